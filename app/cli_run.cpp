@@ -1,0 +1,2 @@
+// attnviz-cli's commands (being written).
+namespace attnviz {}
