@@ -67,8 +67,9 @@ Status config_validate(const ModelConfig& c) {
   if (c.d_ff < 1 || c.d_ff > kMaxFF)
     return fail("the FFN width must be between 1 and " + std::to_string(kMaxFF) + " (got " + std::to_string(c.d_ff) + ")");
   if (!(c.ln_eps > 0.0f) || !(c.ln_eps < 1.0f)) return fail("LayerNorm eps must be in (0, 1)");
-  if (!(c.temperature > 0.0f) || !(c.temperature < 1e6f))
-    return fail("temperature must be a positive number (got " + std::to_string(c.temperature) + ")");
+  if (!(c.temperature >= kMinTemperature && c.temperature <= kMaxTemperature))
+    return fail("temperature must be between " + std::to_string(kMinTemperature) + " and " +
+                std::to_string(kMaxTemperature) + " (got " + std::to_string(c.temperature) + ")");
   if (!c.head_scores.empty() && static_cast<int>(c.head_scores.size()) != c.n_heads)
     return fail("per-head scoring functions: expected " + std::to_string(c.n_heads) + ", got " + std::to_string(c.head_scores.size()));
   if (c.max_positions < 1 || c.max_positions > 1 << 16) return fail("max_positions must be between 1 and 65536");

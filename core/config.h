@@ -45,6 +45,9 @@ inline constexpr int kMaxDModel = 8192;
 inline constexpr int kMaxLayers = 96;
 inline constexpr int kMaxFF = 65536;
 inline constexpr int kMaxTokens = 4096;
+// τ outside this range either overflows the scores (tiny τ) or flattens every row (huge τ).
+inline constexpr float kMinTemperature = 1e-3f;
+inline constexpr float kMaxTemperature = 1e3f;
 
 Status config_validate(const ModelConfig& config);
 

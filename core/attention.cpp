@@ -1,0 +1,128 @@
+// attention_forward runs heads in parallel (OpenMP); Eigen's own GEMM threading handles the
+// projections. The naive twin is a direct transcription of the formulas with scalar loops.
+#include "core/attention.h"
+
+#include <cmath>
+
+#include "core/kernels.h"
+
+namespace attnviz {
+
+float score_scale(ScoreKind kind, int head_size, float temperature) {
+  const float root = kind == ScoreKind::scaled_dot ? std::sqrt(static_cast<float>(head_size)) : 1.0f;
+  return 1.0f / (root * temperature);
+}
+
+namespace {
+
+Mat head_block(const Mat& stacked, int head, int hs) { return stacked.block(head * hs, 0, hs, hs); }
+
+Mat raw_scores(const AttentionWeights& w, ScoreKind kind, int h, int hs, const Mat& q, const Mat& k) {
+  switch (kind) {
+    case ScoreKind::scaled_dot:
+    case ScoreKind::dot: return q * k.transpose();
+    case ScoreKind::general: return (q * head_block(w.general_w, h, hs)) * k.transpose();
+    case ScoreKind::additive: {
+      const Mat pq = q * head_block(w.additive_wq, h, hs).transpose();
+      const Mat pk = k * head_block(w.additive_wk, h, hs).transpose();
+      return additive_scores(pq, pk, w.additive_v.row(h));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
+                                 const Mat& mask) {
+  const int C = c.d_model, NH = c.n_heads, HS = c.head_size();
+  Mat q_all, k_all, v_all;  // (Tq, C), (Tk, C), (Tk, C)
+  if (&xq == &xkv) {
+    const Mat qkv = linear(xq, w.in_proj_w, w.in_proj_b);  // self-attention: one GEMM, (T, 3C)
+    q_all = qkv.leftCols(C);
+    k_all = qkv.middleCols(C, C);
+    v_all = qkv.rightCols(C);
+  } else {
+    q_all = linear(xq, w.in_proj_w.topRows(C), w.in_proj_b.head(C));
+    const Mat kv = linear(xkv, w.in_proj_w.bottomRows(2 * C), w.in_proj_b.tail(2 * C));
+    k_all = kv.leftCols(C);
+    v_all = kv.rightCols(C);
+  }
+
+  AttentionTrace t;
+  t.heads.resize(static_cast<size_t>(NH));
+  t.concat.resize(xq.rows(), C);
+#pragma omp parallel for schedule(dynamic, 1) if (NH > 1 && xq.rows() * xkv.rows() >= 256)
+  for (int h = 0; h < NH; ++h) {
+    HeadTrace& head = t.heads[static_cast<size_t>(h)];
+    head.score = c.score_of_head(h);
+    head.q = q_all.middleCols(h * HS, HS);
+    head.k = k_all.middleCols(h * HS, HS);
+    head.v = v_all.middleCols(h * HS, HS);
+    head.scores_raw = raw_scores(w, head.score, h, HS, head.q, head.k);
+    head.scores_scaled = head.scores_raw * score_scale(head.score, HS, c.temperature);
+    head.weights = softmax_masked(head.scores_scaled, mask);
+    head.out.noalias() = head.weights * head.v;
+    t.concat.middleCols(h * HS, HS) = head.out;
+  }
+  t.out = linear(t.concat, w.out_w, w.out_b);
+  return t;
+}
+
+AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
+                                       const Mat& mask) {
+  const int C = c.d_model, NH = c.n_heads, HS = c.head_size();
+  const Mat q_all = linear_naive(xq, w.in_proj_w.topRows(C), w.in_proj_b.head(C));
+  const Mat k_all = linear_naive(xkv, w.in_proj_w.middleRows(C, C), w.in_proj_b.segment(C, C));
+  const Mat v_all = linear_naive(xkv, w.in_proj_w.bottomRows(C), w.in_proj_b.tail(C));
+  const Eigen::Index Tq = xq.rows(), Tk = xkv.rows();
+
+  AttentionTrace t;
+  t.concat = Mat::Zero(Tq, C);
+  for (int h = 0; h < NH; ++h) {
+    HeadTrace head;
+    head.score = c.score_of_head(h);
+    head.q = q_all.middleCols(h * HS, HS);
+    head.k = k_all.middleCols(h * HS, HS);
+    head.v = v_all.middleCols(h * HS, HS);
+    head.scores_raw.resize(Tq, Tk);
+    const Mat Wa = head_block(w.general_w, h, HS);
+    const Mat Wq = head_block(w.additive_wq, h, HS), Wk = head_block(w.additive_wk, h, HS);
+    for (Eigen::Index i = 0; i < Tq; ++i)
+      for (Eigen::Index j = 0; j < Tk; ++j) {
+        double s = 0;
+        for (int a = 0; a < HS; ++a) {
+          switch (head.score) {
+            case ScoreKind::scaled_dot:
+            case ScoreKind::dot: s += static_cast<double>(head.q(i, a)) * head.k(j, a); break;
+            case ScoreKind::general:
+              for (int b = 0; b < HS; ++b) s += static_cast<double>(head.q(i, a)) * Wa(a, b) * head.k(j, b);
+              break;
+            case ScoreKind::additive: {
+              double pre = 0;
+              for (int b = 0; b < HS; ++b) pre += static_cast<double>(Wq(a, b)) * head.q(i, b) + Wk(a, b) * head.k(j, b);
+              s += w.additive_v(h, a) * std::tanh(pre);
+              break;
+            }
+          }
+        }
+        head.scores_raw(i, j) = static_cast<float>(s);
+      }
+    const float scale = score_scale(head.score, HS, c.temperature);
+    head.scores_scaled = head.scores_raw * scale;
+    head.weights = softmax_masked_naive(head.scores_scaled, mask);
+    head.out = Mat::Zero(Tq, HS);
+    for (Eigen::Index i = 0; i < Tq; ++i)
+      for (int a = 0; a < HS; ++a) {
+        double acc = 0;
+        for (Eigen::Index j = 0; j < Tk; ++j) acc += static_cast<double>(head.weights(i, j)) * head.v(j, a);
+        head.out(i, a) = static_cast<float>(acc);
+        t.concat(i, h * HS + a) = head.out(i, a);
+      }
+    t.heads.push_back(std::move(head));
+  }
+  t.out = linear_naive(t.concat, w.out_w, w.out_b);
+  return t;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,61 @@
+// A model is a config plus weights (plus an optional vocabulary). One struct serves the sandbox
+// model (random weights from a seed), the trained demos and loaded checkpoints. This file holds
+// the weight layout, random initialisation and shape checks; the forward pass is in trace.h.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+#include "core/result.h"
+#include "core/tensor.h"
+
+namespace attnviz {
+
+struct AttentionWeights {
+  Mat in_proj_w;    // (3C, C) rows: W_q, then W_k, then W_v (PyTorch's in_proj_weight)
+  Vec in_proj_b;    // (3C)
+  Mat out_w;        // (C, C) W_O
+  Vec out_b;        // (C)
+  // Parameters of the other scoring functions, one (HS, HS) block per head stacked by head.
+  Mat general_w;    // (NH*HS, HS) Luong "general": score = qᵀ W_a k
+  Mat additive_wq;  // (NH*HS, HS) Bahdanau: score = vᵀ tanh(W_q q + W_k k)
+  Mat additive_wk;  // (NH*HS, HS)
+  Mat additive_v;   // (NH, HS)
+};
+
+struct LayerWeights {
+  AttentionWeights attn;
+  Mat ff1_w;  // (F, C) linear1
+  Vec ff1_b;  // (F)
+  Mat ff2_w;  // (C, F) linear2
+  Vec ff2_b;  // (C)
+  Vec norm1_w, norm1_b;  // (C) around attention
+  Vec norm2_w, norm2_b;  // (C) around the FFN
+};
+
+struct ModelWeights {
+  std::vector<LayerWeights> layers;   // L
+  Mat tok_embed;                      // (V, C); empty: words are embedded by hash (sandbox)
+  Mat pos_embed;                      // (P, C) for learned positions; empty otherwise
+  Vec final_norm_w, final_norm_b;     // (C) when config.final_norm
+};
+
+struct Model {
+  ModelConfig config;
+  ModelWeights weights;
+  std::vector<std::string> vocab;     // V entries when tok_embed is set
+  uint64_t seed = 0;                  // hashed embeddings of the sandbox depend on it
+  std::string source = "sandbox";     // where it came from, for the UI and JSON output
+};
+
+// Random weights, Xavier-style normal scale, zero biases, unit LayerNorm: the sandbox model.
+// Every tensor draws from its own stream seeded by (seed, tensor name), so the values are the
+// same on any machine and do not shift when a tensor is added. The config must be valid.
+Model model_init_random(const ModelConfig& config, uint64_t seed);
+
+// Checks every weight shape against the config and that all values are finite; the message names
+// the first offending tensor.
+Status model_check(const Model& model);
+
+}  // namespace attnviz

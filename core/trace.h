@@ -1,0 +1,55 @@
+// The Trace: every intermediate of a forward pass for one input, per layer and head. It is the
+// only thing the app's panels and the CLI's exporters read — they never recompute attention.
+// trace_run is the one forward function for the sandbox, trained demos and loaded checkpoints.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+#include "core/layer.h"
+#include "core/model.h"
+#include "core/result.h"
+#include "core/tokenizer.h"
+
+namespace attnviz {
+
+struct TraceInput {
+  std::string text;               // the sentence; in cross-attention, the target (queries)
+  std::string source_text;        // non-empty: cross-attention, keys and values from this sentence
+  std::optional<Mat> embeddings;  // (T, C) used as X directly: no tokenizer, embedding or positions
+  MaskSpec mask;
+};
+
+struct TraceToken {
+  std::string text;
+  TokenKind kind = TokenKind::word;
+  bool in_vocab = true;  // false: the model saw [UNK] here
+  bool pad = false;      // a [PAD] added by the padding mask
+};
+
+struct Trace {
+  ModelConfig config;
+  std::string model_source;
+  bool cross = false;
+  std::vector<TraceToken> queries;  // Tq: heatmap rows
+  std::vector<TraceToken> keys;     // Tk: heatmap columns (the same tokens in self-attention)
+  int real_keys = 0;                // keys before padding
+  Mat embed;                        // (Tq, C) the first layer's input
+  Mat memory;                       // (Tk, C) cross-attention only: the encoded source
+  Mat mask;                         // (Tq, Tk) additive, 0 visible / -inf hidden, shared by all heads
+  std::vector<LayerTrace> layers;   // L
+  Mat final;                        // (Tq, C) last layer's output (after the final LayerNorm, if any)
+
+  int n_queries() const { return static_cast<int>(queries.size()); }
+  int n_keys() const { return static_cast<int>(keys.size()); }
+  const HeadTrace& head(int layer, int h) const {
+    return layers[static_cast<size_t>(layer)].attn.heads[static_cast<size_t>(h)];
+  }
+};
+
+// Tokenizes, embeds, builds the mask and runs every layer. Errors (bad config, too many tokens,
+// a mask that does not fit, shape mismatches) come back as messages; nothing is half-built.
+Result<Trace> trace_run(const Model& model, const TraceInput& input);
+
+}  // namespace attnviz
