@@ -1,1 +1,17 @@
-int main() { return 0; }
+// attnviz-cli's entry point: argv to CliOptions, then cli_run. Usage errors exit 2, other errors 1.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app/cli_options.h"
+#include "app/cli_run.h"
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto options = attnviz::cli_parse(args);
+  if (!options) {
+    std::cerr << "attnviz-cli: " << options.error() << "\n";
+    return 2;
+  }
+  return attnviz::cli_run(*options, std::cout, std::cerr);
+}

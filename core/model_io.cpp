@@ -2,6 +2,8 @@
 // runs on every loaded model before it is returned.
 #include "core/model_io.h"
 
+#include <charconv>
+
 #include <nlohmann/json.hpp>
 
 namespace attnviz {
@@ -86,6 +88,13 @@ Result<Model> model_from_tensors(const TensorFile& file, const std::optional<Mod
   // Start from a random model so absent optional parameters (scoring functions) have values.
   Model model = model_init_random(*config, kMissingScoreSeed);
   model.source = "file";
+  model.seed = kDefaultSeed;
+  if (auto it = file.metadata.find(kSeedKey); it != file.metadata.end()) {
+    const std::string& text = it->second;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), model.seed);
+    if (ec != std::errc() || end != text.data() + text.size())
+      return make_error("the file's '" + std::string(kSeedKey) + "' metadata is not a whole number");
+  }
   TensorReader r{file, {}};
   for (int i = 0; i < config->n_layers; ++i) {
     const std::string p = layer_prefix(i);
@@ -132,6 +141,7 @@ TensorFile model_to_tensors(const Model& model) {
   const ModelConfig& c = model.config;
   TensorFile f;
   f.metadata[kConfigKey] = config_to_json(c).dump();
+  f.metadata[kSeedKey] = std::to_string(model.seed);
   auto blocks = [&](std::string name, const Mat& stacked) {
     Tensor t = tensor_from_mat(std::move(name), stacked);
     t.shape = {c.n_heads, c.head_size(), c.head_size()};

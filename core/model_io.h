@@ -13,6 +13,10 @@ namespace attnviz {
 
 inline constexpr const char* kConfigKey = "attnviz.config";  // metadata: config_to_json as a string
 inline constexpr const char* kVocabKey = "attnviz.vocab";    // metadata: JSON list of token strings
+// metadata: decimal seed of the hashed word vectors used when the model has no vocabulary; a file
+// without it (e.g. a raw PyTorch state dict) uses kDefaultSeed.
+inline constexpr const char* kSeedKey = "attnviz.seed";
+inline constexpr uint64_t kDefaultSeed = 1;
 // Parameters of the general/additive scoring functions that a plain PyTorch file lacks are drawn
 // from this seed, so every scoring function can still be tried on a loaded model.
 inline constexpr uint64_t kMissingScoreSeed = 0x5C0E;

@@ -25,6 +25,7 @@ struct KeyWeight {
   float weight = 0;
 };
 // The k keys with the largest weight for one query, strongest first; ties keep key order.
+// Keys with zero weight (hidden by a mask) are never listed, so fewer than k may come back.
 std::vector<KeyWeight> top_keys(const Mat& weights, int query, int k);
 
 }  // namespace attnviz

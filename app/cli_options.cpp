@@ -1,0 +1,239 @@
+// A table-driven parser: each flag names the field it sets and how to read its value, so --help
+// and parsing cannot disagree about which flags exist.
+#include "app/cli_options.h"
+
+#include <charconv>
+#include <functional>
+#include <iomanip>
+#include <sstream>
+
+namespace attnviz {
+
+namespace {
+
+template <class T>
+bool parse_number(const std::string& s, T& out) {
+  if (s.empty()) return false;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+using Setter = std::function<Status(CliOptions&, const std::string&)>;
+
+struct Flag {
+  const char* name;
+  const char* arg;   // nullptr: takes no value
+  const char* help;
+  Setter set;
+};
+
+Status bad_value(const char* flag, const std::string& value, const char* expected) {
+  return make_error("--" + std::string(flag) + " '" + value + "': expected " + expected);
+}
+
+Setter int_flag(int CliOptions::*field, int lo, int hi, const char* flag) {
+  return [=](CliOptions& o, const std::string& v) -> Status {
+    int n = 0;
+    if (!parse_number(v, n) || n < lo || n > hi)
+      return bad_value(flag, v, ("a whole number from " + std::to_string(lo) + " to " + std::to_string(hi)).c_str());
+    o.*field = n;
+    return Ok{};
+  };
+}
+
+Setter config_int(int ModelConfig::*field, int lo, int hi, const char* flag) {
+  return [=](CliOptions& o, const std::string& v) -> Status {
+    int n = 0;
+    if (!parse_number(v, n) || n < lo || n > hi)
+      return bad_value(flag, v, ("a whole number from " + std::to_string(lo) + " to " + std::to_string(hi)).c_str());
+    o.config.*field = n;
+    return Ok{};
+  };
+}
+
+template <class E>
+Setter config_enum(E ModelConfig::*field, std::optional<E> (*parse)(std::string_view), const char* flag,
+                   const char* names) {
+  return [=](CliOptions& o, const std::string& v) -> Status {
+    auto e = parse(v);
+    if (!e) return bad_value(flag, v, names);
+    o.config.*field = *e;
+    return Ok{};
+  };
+}
+
+Setter string_flag(std::string CliOptions::*field) {
+  return [=](CliOptions& o, const std::string& v) -> Status {
+    o.*field = v;
+    return Ok{};
+  };
+}
+
+const std::vector<Flag>& flags() {
+  static const std::vector<Flag> table = {
+      {"text", "TEXT", "the sentence to analyse (the target sentence with --source)", string_flag(&CliOptions::text)},
+      {"source", "TEXT", "cross-attention: keys and values come from this source sentence",
+       string_flag(&CliOptions::source_text)},
+      {"input-npy", "FILE", "float32 (T, C) embeddings: skips the tokenizer, embedding and positions",
+       string_flag(&CliOptions::input_npy)},
+      {"weights", "FILE", "a .safetensors model (PyTorch TransformerEncoder names); default: random weights",
+       string_flag(&CliOptions::weights_path)},
+      {"save-weights", "FILE", "write the model that was used as .safetensors", string_flag(&CliOptions::save_weights)},
+      {"d-model", "C", "model width d_model (default 512)", config_int(&ModelConfig::d_model, 1, kMaxDModel, "d-model")},
+      {"heads", "NH", "number of heads; must divide d_model (default 8)", config_int(&ModelConfig::n_heads, 1, kMaxDModel, "heads")},
+      {"layers", "L", "number of layers (default 1)", config_int(&ModelConfig::n_layers, 1, kMaxLayers, "layers")},
+      {"ffn", "F", "FFN width (default 2048)", config_int(&ModelConfig::d_ff, 1, kMaxFF, "ffn")},
+      {"activation", "relu|gelu|gelu_tanh", "FFN activation (default relu)",
+       config_enum(&ModelConfig::activation, activation_from_name, "activation", "relu, gelu or gelu_tanh")},
+      {"norm", "post|pre", "LayerNorm placement: post (2017 paper, BERT) or pre (GPT) (default post)",
+       config_enum(&ModelConfig::norm, norm_from_name, "norm", "post or pre")},
+      {"positions", "sinusoidal|learned|none", "positional encoding (default sinusoidal)",
+       config_enum(&ModelConfig::positions, positions_from_name, "positions", "sinusoidal, learned or none")},
+      {"ln-eps", "EPS", "LayerNorm epsilon (default 1e-5)",
+       [](CliOptions& o, const std::string& v) -> Status {
+         float f = 0;
+         if (!parse_number(v, f) || !(f > 0 && f < 1)) return bad_value("ln-eps", v, "a number between 0 and 1");
+         o.config.ln_eps = f;
+         return Ok{};
+       }},
+      {"seed", "N", "seed of the random weights (default 1)",
+       [](CliOptions& o, const std::string& v) -> Status {
+         if (!parse_number(v, o.seed)) return bad_value("seed", v, "a non-negative whole number");
+         return Ok{};
+       }},
+      {"score", "KIND", "scoring function of every head: scaled_dot, dot, general (Luong) or additive (Bahdanau)",
+       config_enum(&ModelConfig::score, score_from_name, "score", "scaled_dot, dot, general or additive")},
+      {"head-scores", "K1,K2,...", "one scoring function per head, comma separated",
+       [](CliOptions& o, const std::string& v) -> Status {
+         o.config.head_scores.clear();
+         std::stringstream ss(v);
+         std::string item;
+         while (std::getline(ss, item, ',')) {
+           auto k = score_from_name(item);
+           if (!k) return bad_value("head-scores", item, "scaled_dot, dot, general or additive");
+           o.config.head_scores.push_back(*k);
+         }
+         return Ok{};
+       }},
+      {"temperature", "TAU", "divide the scores by TAU before softmax (default 1)",
+       [](CliOptions& o, const std::string& v) -> Status {
+         float f = 0;
+         if (!parse_number(v, f) || !(f >= kMinTemperature && f <= kMaxTemperature))
+           return bad_value("temperature", v, "a number from 0.001 to 1000");
+         o.config.temperature = f;
+         return Ok{};
+       }},
+      {"mask", "SPEC", "causal | window:R | strided:S | pad:N | none; repeat to combine",
+       [](CliOptions& o, const std::string& v) -> Status { return mask_spec_add(o.mask, v); }},
+      {"json", "FILE", "write tokens, config, every head's weights and statistics, final hidden states ('-': stdout)",
+       string_flag(&CliOptions::json_path)},
+      {"no-weights", nullptr, "leave the (T, T) weight matrices out of --json",
+       [](CliOptions& o, const std::string&) -> Status {
+         o.json_weights = false;
+         return Ok{};
+       }},
+      {"top-k", "K", "strongest keys listed per query in --json (default 3; 0: none)",
+       int_flag(&CliOptions::top_k, 0, kMaxTokens, "top-k")},
+      {"csv", "FILE", "write one head's weights as CSV (needs --layer and --head)", string_flag(&CliOptions::csv_path)},
+      {"png", "FILE", "draw a labelled grid of one layer's heads (needs --layer)", string_flag(&CliOptions::png_path)},
+      {"layer", "L", "layer number, from 0", int_flag(&CliOptions::layer, 0, kMaxLayers, "layer")},
+      {"head", "H", "head number, from 0", int_flag(&CliOptions::head, 0, kMaxDModel, "head")},
+      {"png-scale", "S", "scale of the PNG (default 1)",
+       [](CliOptions& o, const std::string& v) -> Status {
+         float f = 0;
+         if (!parse_number(v, f) || !(f >= 0.25f && f <= 8.0f)) return bad_value("png-scale", v, "a number from 0.25 to 8");
+         o.png_scale = f;
+         return Ok{};
+       }},
+      {"colormap", "NAME", "viridis, magma or high_contrast (default viridis)",
+       [](CliOptions& o, const std::string& v) -> Status {
+         auto c = colormap_from_name(v);
+         if (!c) return bad_value("colormap", v, "viridis, magma or high_contrast");
+         o.colormap = *c;
+         return Ok{};
+       }},
+  };
+  return table;
+}
+
+const Flag* find_flag(std::string_view name) {
+  for (const Flag& f : flags())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+Status check_combination(const CliOptions& o) {
+  const bool has_text = o.given.count("text") > 0, has_npy = !o.input_npy.empty();
+  if (has_text == has_npy) return make_error("give exactly one of --text or --input-npy");
+  if (!o.source_text.empty() && has_npy) return make_error("--source needs --text, not --input-npy");
+  if (!o.csv_path.empty() && (o.layer < 0 || o.head < 0)) return make_error("--csv needs --layer and --head");
+  if (!o.png_path.empty() && o.layer < 0) return make_error("--png needs --layer");
+  if (o.weights_path.empty())
+    if (Status s = config_validate(o.config); !s) return s;
+  return Ok{};
+}
+
+}  // namespace
+
+Result<CliOptions> cli_parse(const std::vector<std::string>& args) {
+  CliOptions o;
+  if (args.empty()) return make_error("no command given (try 'attnviz-cli --help')");
+  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") return o;
+  if (args[0] != "attention") return make_error("unknown command '" + args[0] + "' (try 'attnviz-cli --help')");
+  o.command = CliCommand::attention;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      o.command = CliCommand::help;
+      return o;
+    }
+    if (a.rfind("--", 0) != 0) return make_error("unexpected argument '" + a + "' (flags start with --)");
+    std::string name = a.substr(2), value;
+    bool inline_value = false;
+    if (const size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      inline_value = true;
+    }
+    const Flag* f = find_flag(name);
+    if (!f) return make_error("unknown flag --" + name + " (try 'attnviz-cli --help')");
+    if (f->arg) {
+      if (!inline_value) {
+        if (i + 1 >= args.size()) return make_error("--" + name + " needs a value (" + f->arg + ")");
+        value = args[++i];
+      }
+    } else if (inline_value) {
+      return make_error("--" + name + " takes no value");
+    }
+    if (Status s = f->set(o, value); !s) return make_error(s.error());
+    o.given.insert(name);
+  }
+  if (Status s = check_combination(o); !s) return make_error(s.error());
+  return o;
+}
+
+std::string cli_help() {
+  std::ostringstream out;
+  out << "attnviz-cli — every intermediate of multi-head attention, for one sentence, from the command line\n\n"
+         "usage: attnviz-cli attention (--text TEXT | --input-npy FILE) [options]\n\n"
+         "Without an output flag it prints the tokens and each head's statistics. Layers and heads count from 0.\n"
+         "Exit status: 0 done, 1 a file could not be read or written or the input was rejected, 2 usage error.\n\n"
+         "options:\n";
+  for (const Flag& f : flags()) {
+    std::ostringstream left;
+    left << "  --" << f.name;
+    if (f.arg) left << " " << f.arg;
+    const std::string flag = left.str();
+    out << std::left << std::setw(34) << flag;
+    if (flag.size() >= 34) out << "\n" << std::setw(34) << "";
+    out << f.help << "\n";
+  }
+  out << "  --help                          this text\n\n"
+         "examples:\n"
+         "  attnviz-cli attention --text \"The animal didn't cross the street because it was too tired.\"\n"
+         "  attnviz-cli attention --text \"The cat sat on the mat\" --heads 4 --d-model 64 --mask causal --png heads.png --layer 0\n"
+         "  attnviz-cli attention --weights model.safetensors --text \"...\" --json trace.json\n";
+  return out.str();
+}
+
+}  // namespace attnviz

@@ -1,0 +1,12 @@
+// Runs a parsed attnviz-cli command: builds or loads the model, computes the Trace once, and writes
+// the outputs the user asked for. Returns the process exit status (0, or 1 with a message on err).
+#pragma once
+#include <iosfwd>
+
+#include "app/cli_options.h"
+
+namespace attnviz {
+
+int cli_run(const CliOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace attnviz

@@ -1,0 +1,165 @@
+// The Model & masks panel: architecture (only head counts that divide d_model are offered),
+// seed, norm placement, positions, activation, scoring function, scaling, temperature, masks.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+
+#include "app/panels.h"
+#include "app/widgets.h"
+
+namespace attnviz {
+
+namespace {
+
+constexpr int kModelSizes[] = {8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024};
+
+void size_section(AppState& app) {
+  ModelConfig& c = app.config;
+  const Lang L = app.lang;
+  std::string preview = std::to_string(c.d_model);
+  if (ImGui::BeginCombo(tr(L, Str::d_model), preview.c_str())) {
+    for (int size : kModelSizes)
+      if (ImGui::Selectable(std::to_string(size).c_str(), size == c.d_model)) {
+        c.d_model = size;
+        if (c.d_model % c.n_heads != 0) c.n_heads = 1;  // keep the config valid: 1 always divides
+        app.dirty = true;
+      }
+    ImGui::EndCombo();
+  }
+  if (ImGui::BeginCombo(tr(L, Str::heads), std::to_string(c.n_heads).c_str())) {
+    for (int h = 1; h <= std::min(c.d_model, 64); ++h)
+      if (c.d_model % h == 0 && ImGui::Selectable((std::to_string(h) + "   (d_k = " + std::to_string(c.d_model / h) + ")").c_str(),
+                                                  h == c.n_heads)) {
+        c.n_heads = h;
+        c.head_scores.clear();
+        app.dirty = true;
+      }
+    ImGui::EndCombo();
+  }
+  if (ImGui::SliderInt(tr(L, Str::layers), &c.n_layers, 1, 12)) app.dirty = true;
+  if (ImGui::InputInt(tr(L, Str::ffn_width), &c.d_ff, 64, 512)) {
+    c.d_ff = std::clamp(c.d_ff, 1, 8192);
+    app.dirty = true;
+  }
+  int seed = static_cast<int>(app.seed);
+  if (ImGui::InputInt(tr(L, Str::seed), &seed)) {
+    app.seed = static_cast<uint64_t>(std::max(seed, 0));
+    app.dirty = true;
+  }
+  ImGui::SameLine();
+  if (ImGui::Button(tr(L, Str::reroll))) {
+    app.seed = app.seed * 6364136223846793005ull % 1000003ull + 1;
+    app.dirty = true;
+  }
+}
+
+template <class E>
+bool enum_combo(const char* label, E& value, std::initializer_list<std::pair<E, const char*>> options) {
+  const char* preview = "";
+  for (const auto& [v, name] : options)
+    if (v == value) preview = name;
+  bool changed = false;
+  if (ImGui::BeginCombo(label, preview)) {
+    for (const auto& [v, name] : options)
+      if (ImGui::Selectable(name, v == value)) {
+        changed = v != value;
+        value = v;
+      }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
+void architecture_section(AppState& app) {
+  ModelConfig& c = app.config;
+  const Lang L = app.lang;
+  bool changed = false;
+  changed |= enum_combo(tr(L, Str::norm), c.norm,
+                        {{NormPlacement::post, tr(L, Str::norm_post)}, {NormPlacement::pre, tr(L, Str::norm_pre)}});
+  changed |= enum_combo(tr(L, Str::positions), c.positions,
+                        {{PositionEncoding::sinusoidal, tr(L, Str::pos_sinusoidal)},
+                         {PositionEncoding::learned, tr(L, Str::pos_learned)},
+                         {PositionEncoding::none, tr(L, Str::pos_none)}});
+  changed |= enum_combo(tr(L, Str::activation), c.activation,
+                        {{Activation::relu, "ReLU"}, {Activation::gelu, "GELU"}, {Activation::gelu_tanh, "GELU (tanh)"}});
+  changed |= enum_combo(tr(L, Str::scoring), c.score,
+                        {{ScoreKind::scaled_dot, tr(L, Str::score_scaled_dot)},
+                         {ScoreKind::dot, tr(L, Str::score_dot)},
+                         {ScoreKind::general, tr(L, Str::score_general)},
+                         {ScoreKind::additive, tr(L, Str::score_additive)}});
+  // Scaling is the difference between the two dot-product kinds; the others never scale.
+  const bool dot_kind = c.score == ScoreKind::scaled_dot || c.score == ScoreKind::dot;
+  bool scaled = c.score == ScoreKind::scaled_dot;
+  if (!dot_kind) ImGui::BeginDisabled();
+  if (ImGui::Checkbox(tr(L, Str::scaling), &scaled)) {
+    c.score = scaled ? ScoreKind::scaled_dot : ScoreKind::dot;
+    changed = true;
+  }
+  if (!dot_kind) ImGui::EndDisabled();
+  if (ImGui::SliderFloat(tr(L, Str::temperature), &c.temperature, 0.05f, 20.0f, "%.2f", ImGuiSliderFlags_Logarithmic)) {
+    c.temperature = std::clamp(c.temperature, kMinTemperature, kMaxTemperature);
+    changed = true;
+  }
+  if (changed) {
+    c.head_scores.clear();
+    app.dirty = true;
+  }
+}
+
+// A checkbox that switches an integer mask parameter between "off" and its last value.
+bool toggled_int(const char* label, const char* value_label, int& value, int off, int on_default, int lo, int hi) {
+  bool on = value != off;
+  bool changed = ImGui::Checkbox(label, &on);
+  if (changed) value = on ? on_default : off;
+  if (on) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
+    changed |= ImGui::SliderInt(value_label, &value, lo, hi);
+  }
+  return changed;
+}
+
+void mask_section(AppState& app) {
+  MaskSpec& m = app.mask;
+  const Lang L = app.lang;
+  bool changed = ImGui::Checkbox(tr(L, Str::mask_causal), &m.causal);
+  const int tokens = app.trace ? app.trace->real_keys : 12;
+  ImGui::PushID("pad");
+  changed |= toggled_int(tr(L, Str::mask_padding), tr(L, Str::pad_length), m.pad_to, 0, tokens + 4, 1, std::max(64, tokens + 32));
+  ImGui::PopID();
+  ImGui::PushID("window");
+  changed |= toggled_int(tr(L, Str::mask_window), tr(L, Str::window_radius), m.window, -1, 2, 0, 32);
+  ImGui::PopID();
+  ImGui::PushID("stride");
+  changed |= toggled_int(tr(L, Str::mask_strided), tr(L, Str::stride), m.stride, 0, 3, 1, 32);
+  ImGui::PopID();
+  ImGui::Text("%s: %zu", tr(L, Str::mask_custom), m.hidden_cells.size());
+  ImGui::SameLine();
+  if (ImGui::SmallButton(tr(L, Str::clear_custom))) {
+    changed |= !m.hidden_cells.empty();
+    m.hidden_cells.clear();
+  }
+  ImGui::TextDisabled("%s", tr(L, Str::custom_hint));
+  if (changed) app.dirty = true;
+}
+
+}  // namespace
+
+void panel_model(AppState& app) {
+  if (!ImGui::Begin(tr(app.lang, Str::panel_model))) {
+    ImGui::End();
+    return;
+  }
+  ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+  section_header(tr(app.lang, Str::model_size));
+  size_section(app);
+  architecture_section(app);
+  section_header(tr(app.lang, Str::masks));
+  mask_section(app);
+  ImGui::PopItemWidth();
+  ImGui::End();
+}
+
+}  // namespace attnviz

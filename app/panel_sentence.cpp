@@ -1,0 +1,96 @@
+// The Sentence panel: the text (recomputed as you type), the source sentence for cross-attention,
+// the preset menu, and the tokens as chips (click one to highlight its row in every head).
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "app/panels.h"
+
+namespace attnviz {
+
+namespace {
+
+void preset_menu(AppState& app) {
+  if (app.presets.empty()) {
+    if (!app.presets_error.empty()) ImGui::TextDisabled("%s", app.presets_error.c_str());
+    return;
+  }
+  const char* label = tr(app.lang, Str::menu_presets);
+  if (ImGui::BeginCombo(label, nullptr, ImGuiComboFlags_NoPreview)) {
+    for (const Preset& p : app.presets) {
+      const std::string& name = app.lang == Lang::ko ? p.name_ko : p.name_en;
+      if (ImGui::Selectable(name.c_str())) {
+        app.sentence = p.text;
+        app.cross = !p.source.empty();
+        if (app.cross) app.source_sentence = p.source;
+        app.query = -1;
+        app.dirty = true;
+      }
+    }
+    ImGui::EndCombo();
+  }
+}
+
+void token_chips(AppState& app, const std::vector<TraceToken>& tokens, bool clickable) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const TraceToken& t = tokens[i];
+    const std::string label = t.text + (t.in_vocab ? "" : "*") + "##chip" + std::to_string(i) + (clickable ? "q" : "k");
+    const float w = ImGui::CalcTextSize(label.c_str(), nullptr, true).x + style.FramePadding.x * 2;
+    if (i > 0 && ImGui::GetItemRectMax().x + style.ItemSpacing.x + w < right) ImGui::SameLine();
+    const bool selected = clickable && app.query == static_cast<int>(i);
+    int colors = 0;
+    if (t.pad) {
+      ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.25f, 0.25f, 0.25f, 1));
+      ++colors;
+    } else if (!t.in_vocab) {
+      ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.55f, 0.2f, 0.2f, 1));
+      ++colors;
+    } else if (selected) {
+      ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.85f, 0.55f, 0.1f, 1));
+      ++colors;
+    }
+    if (ImGui::SmallButton(label.c_str()) && clickable) app.query = selected ? -1 : static_cast<int>(i);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("#%zu %s%s", i, t.text.c_str(), t.in_vocab ? "" : "  (out of vocabulary)");
+    ImGui::PopStyleColor(colors);
+  }
+}
+
+}  // namespace
+
+void panel_sentence(AppState& app) {
+  if (!ImGui::Begin(tr(app.lang, Str::panel_sentence))) {
+    ImGui::End();
+    return;
+  }
+  preset_menu(app);
+  ImGui::SameLine();
+  if (ImGui::Checkbox(tr(app.lang, Str::cross_attention), &app.cross)) app.dirty = true;
+  if (app.cross) {
+    ImGui::TextUnformatted(tr(app.lang, Str::source_sentence));
+    if (ImGui::InputTextMultiline("##source", &app.source_sentence, ImVec2(-1, ImGui::GetTextLineHeight() * 3)))
+      app.dirty = true;
+  }
+  ImGui::TextUnformatted(tr(app.lang, Str::sentence));
+  if (ImGui::InputTextMultiline("##sentence", &app.sentence, ImVec2(-1, ImGui::GetTextLineHeight() * 3.5f)))
+    app.dirty = true;
+  if (!app.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1));
+    ImGui::TextWrapped("%s %s", app.error.c_str(), app.trace ? tr(app.lang, Str::error_kept) : "");
+    ImGui::PopStyleColor();
+  }
+  if (app.trace) {
+    ImGui::Separator();
+    ImGui::Text("%s (%d)%s", tr(app.lang, Str::tokens), app.trace->n_queries(), app_computing(app) ? "  …" : "");
+    token_chips(app, app.trace->queries, true);
+    if (app.trace->cross) {
+      ImGui::Separator();
+      ImGui::Text("%s (%d)", tr(app.lang, Str::source_sentence), app.trace->n_keys());
+      token_chips(app, app.trace->keys, false);
+    }
+  }
+  ImGui::End();
+}
+
+}  // namespace attnviz

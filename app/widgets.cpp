@@ -1,0 +1,59 @@
+// Vertical text is drawn glyph by glyph as rotated quads from the font atlas: AddText would cull
+// the unrotated glyphs against the clip rectangle before they could be turned.
+#include "app/widgets.h"
+
+#include <string_view>
+
+#include "core/utf8.h"
+
+namespace attnviz {
+
+void section_header(const char* title) {
+  ImGui::Spacing();
+  ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", title);
+  ImGui::Separator();
+}
+
+void draw_text_vertical(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const char* text, float max_len) {
+  ImFont* font = ImGui::GetFont();
+  const float scale = ImGui::GetFontSize() / font->FontSize;
+  const ImFontGlyph* ellipsis = font->FindGlyph(0x2026);
+  const float ellipsis_w = ellipsis ? ellipsis->AdvanceX * scale : 0.0f;
+  // Rotate about bottom_left: (dx, dy) -> (dy, -dx) turns left-to-right text into bottom-to-top.
+  auto at = [&](float dx, float dy) { return ImVec2(bottom_left.x + dy, bottom_left.y - dx); };
+  auto quad = [&](const ImFontGlyph* g, float x) {
+    if (!g->Visible) return;
+    dl->PrimReserve(6, 4);
+    dl->PrimQuadUV(at(x + g->X0 * scale, g->Y0 * scale), at(x + g->X1 * scale, g->Y0 * scale),
+                   at(x + g->X1 * scale, g->Y1 * scale), at(x + g->X0 * scale, g->Y1 * scale), ImVec2(g->U0, g->V0),
+                   ImVec2(g->U1, g->V0), ImVec2(g->U1, g->V1), ImVec2(g->U0, g->V1), color);
+  };
+  const float total = ImGui::CalcTextSize(text).x;
+  const float limit = total > max_len ? max_len - ellipsis_w : max_len;
+  dl->PushTextureID(font->ContainerAtlas->TexID);
+  float x = 0;
+  const std::string_view utf8(text);  // token text: already valid UTF-8 (sanitized by the tokenizer)
+  for (size_t pos = 0; pos < utf8.size();) {
+    const char32_t c = utf8_next(utf8, pos);
+    if (c > 0xFFFF) continue;  // ImWchar is 16-bit in Debian's build: no glyph beyond the BMP
+    const ImFontGlyph* g = font->FindGlyph(static_cast<ImWchar>(c));
+    if (!g) continue;
+    if (x + g->AdvanceX * scale > limit) {
+      if (ellipsis) quad(ellipsis, x);
+      break;
+    }
+    quad(g, x);
+    x += g->AdvanceX * scale;
+  }
+  dl->PopTextureID();
+}
+
+ImU32 contrast_text_color(ImU32 background) {
+  const float r = static_cast<float>((background >> IM_COL32_R_SHIFT) & 0xFF);
+  const float g = static_cast<float>((background >> IM_COL32_G_SHIFT) & 0xFF);
+  const float b = static_cast<float>((background >> IM_COL32_B_SHIFT) & 0xFF);
+  const float luminance = 0.299f * r + 0.587f * g + 0.114f * b;
+  return luminance > 140.0f ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255);
+}
+
+}  // namespace attnviz

@@ -1,0 +1,567 @@
+// safetensors reader and writer. The reader is strict (every malformed case gets its own message)
+// because it is the door for foreign checkpoints: all sizes are checked in 64-bit arithmetic before
+// anything is allocated, and data bytes are assembled one by one, never reinterpreted in place.
+// It does not decide what tensors a model needs; the model loader does.
+#include "core/safetensors.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "core/file_io.h"
+
+namespace attnviz {
+
+namespace {
+
+using nlohmann::json;
+
+Error fail(const std::string& message) { return make_error("safetensors: " + message); }
+
+// Names come from untrusted files: keep messages on one line and of bounded length.
+std::string quote_name(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "'";
+  for (size_t i = 0; i < s.size() && i < 200; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (s.size() > 200) out += "...";
+  return out + "'";
+}
+
+std::string tensor_label(std::string_view name) { return "tensor " + quote_name(name); }
+
+template <class Int>
+std::string shape_text(const std::vector<Int>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+uint64_t load_le(const uint8_t* p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+// Offset of the first byte that breaks UTF-8 (overlong forms and surrogates included), or npos.
+size_t utf8_invalid_at(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    uint32_t cp = 0, min = 0;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2, cp = c & 0x1Fu, min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3, cp = c & 0x0Fu, min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4, cp = c & 0x07u, min = 0x10000;
+    } else {
+      return i;
+    }
+    if (s.size() - i < len) return i;
+    for (size_t k = 1; k < len; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (cc & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+// A real header nests three deep (object > entry > shape). Refusing absurd nesting before
+// nlohmann builds a DOM keeps a hostile 100 MB "[[[[..." from costing gigabytes.
+constexpr int kMaxHeaderDepth = 16;
+
+bool nesting_within(std::string_view s, int limit) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : s) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return false;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return true;
+}
+
+// nlohmann::json keeps only the last of duplicate keys, which would silently drop a tensor.
+// This parser callback sees every key and remembers the first duplicate.
+struct DuplicateFinder {
+  std::vector<std::pair<int, std::set<std::string>>> objects;  // (nesting depth, keys seen)
+  int depth = 0;
+  std::string top_key;  // latest key of the top-level object: the entry being parsed
+  std::string message;  // first duplicate, empty if none
+
+  bool on_event(json::parse_event_t event, const json& parsed) {
+    using E = json::parse_event_t;
+    switch (event) {
+      case E::object_start:
+        objects.emplace_back(++depth, std::set<std::string>{});
+        break;
+      case E::array_start:
+        ++depth;
+        break;
+      case E::object_end:
+      case E::array_end:
+        if (!objects.empty() && objects.back().first == depth) objects.pop_back();
+        --depth;
+        break;
+      case E::key: {
+        if (objects.empty() || !parsed.is_string()) break;
+        const auto& k = parsed.get_ref<const std::string&>();
+        const int level = objects.back().first;
+        if (level == 1) top_key = k;
+        if (objects.back().second.insert(k).second || !message.empty()) break;
+        if (level == 1)
+          message = k == "__metadata__" ? "header has two '__metadata__' entries" : "duplicate tensor name " + quote_name(k);
+        else if (level == 2 && top_key == "__metadata__")
+          message = "'__metadata__' has duplicate key " + quote_name(k);
+        else if (level == 2)
+          message = tensor_label(top_key) + " has duplicate field " + quote_name(k);
+        else
+          message = "header has duplicate key " + quote_name(k);
+        break;
+      }
+      case E::value:
+        break;
+    }
+    return true;
+  }
+};
+
+struct DTypeInfo {
+  std::string_view name;
+  DType dtype;
+  uint64_t size;
+};
+
+constexpr std::array<DTypeInfo, 4> kSupported{{
+    {"F32", DType::F32, 4}, {"F16", DType::F16, 2}, {"BF16", DType::BF16, 2}, {"F64", DType::F64, 8}}};
+
+// dtypes the format defines but attnviz does not read; anything else is "unknown".
+constexpr std::array<std::string_view, 16> kUnsupported{
+    "BOOL", "U8", "I8", "I16", "U16", "I32", "U32", "I64", "U64", "C64",
+    "F8_E5M2", "F8_E4M3", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2"};
+
+struct Entry {
+  std::string name;
+  DTypeInfo dtype;
+  std::vector<int64_t> shape;
+  uint64_t numel = 1;
+  uint64_t begin = 0, end = 0;
+};
+
+std::optional<DTypeInfo> dtype_lookup(std::string_view s) {
+  for (const auto& d : kSupported)
+    if (d.name == s) return d;
+  return std::nullopt;
+}
+
+Result<std::map<std::string, std::string>> metadata_parse(const json& j) {
+  if (!j.is_object()) return fail("'__metadata__' is not an object of strings (it is " + std::string(j.type_name()) + ")");
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : j.items()) {
+    if (!v.is_string())
+      return fail("'__metadata__' is not an object of strings (key " + quote_name(k) + " holds " +
+                  std::string(v.type_name()) + ")");
+    out.emplace(k, v.get<std::string>());
+  }
+  return out;
+}
+
+Result<Entry> entry_parse(const std::string& name, const json& j) {
+  const std::string who = tensor_label(name);
+  if (!j.is_object()) return fail(who + " entry is not an object (it is " + std::string(j.type_name()) + ")");
+  for (const auto& [k, v] : j.items())
+    if (k != "dtype" && k != "shape" && k != "data_offsets") return fail(who + " has unexpected field " + quote_name(k));
+  for (const char* k : {"dtype", "shape", "data_offsets"})
+    if (!j.contains(k)) return fail(who + " is missing field '" + k + "'");
+
+  Entry e;
+  e.name = name;
+  const json& dt = j["dtype"];
+  if (!dt.is_string()) return fail(who + " field 'dtype' is not a string");
+  const auto& dts = dt.get_ref<const std::string&>();
+  if (auto d = dtype_lookup(dts)) {
+    e.dtype = *d;
+  } else if (std::find(kUnsupported.begin(), kUnsupported.end(), dts) != kUnsupported.end()) {
+    return fail(who + " has unsupported dtype " + dts + " (attnviz reads F32, F16, BF16 and F64)");
+  } else {
+    return fail(who + " has unknown dtype " + quote_name(dts));
+  }
+
+  const json& sh = j["shape"];
+  if (!sh.is_array()) return fail(who + " field 'shape' is not an array");
+  for (size_t i = 0; i < sh.size(); ++i) {
+    const json& d = sh[i];
+    if (!d.is_number_unsigned())
+      return fail(who + " shape entry " + std::to_string(i) + " is " + d.dump() + ", not a non-negative integer");
+    const auto v = d.get<uint64_t>();
+    if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      return fail(who + " shape entry " + std::to_string(i) + " (" + std::to_string(v) + ") is too large");
+    e.shape.push_back(static_cast<int64_t>(v));
+  }
+
+  const json& off = j["data_offsets"];
+  if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
+    return fail(who + " field 'data_offsets' is not two non-negative integers (it is " + off.dump() + ")");
+  e.begin = off[0].get<uint64_t>();
+  e.end = off[1].get<uint64_t>();
+  if (e.begin > e.end)
+    return fail(who + " data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
+                "] end before they begin");
+
+  // Checked: a shape like [2^40, 2^40] must be an error, not a wrapped-around small number.
+  uint64_t bytes = e.dtype.size;
+  for (const int64_t d : e.shape) {
+    const auto u = static_cast<uint64_t>(d);
+    if (u != 0 && e.numel > std::numeric_limits<uint64_t>::max() / u)
+      return fail(who + " shape " + shape_text(e.shape) + " has more values than 64 bits can count");
+    e.numel *= u;
+  }
+  if (e.numel > std::numeric_limits<uint64_t>::max() / e.dtype.size)
+    return fail(who + " shape " + shape_text(e.shape) + " overflows 64 bits in bytes of dtype " +
+                std::string(e.dtype.name));
+  bytes *= e.numel;
+  if (bytes != e.end - e.begin)
+    return fail(who + " has " + std::to_string(e.numel) + " values but its " + std::to_string(e.end - e.begin) +
+                " bytes do not match dtype " + std::string(e.dtype.name));
+  return e;
+}
+
+void entry_convert(const Entry& e, const uint8_t* p, std::vector<float>& out) {
+  out.resize(static_cast<size_t>(e.numel));
+  switch (e.dtype.dtype) {
+    case DType::F32:
+      if constexpr (std::endian::native == std::endian::little) {
+        if (!out.empty()) std::memcpy(out.data(), p, out.size() * 4);  // unaligned source is fine for memcpy
+      } else {
+        for (size_t i = 0; i < out.size(); ++i)
+          out[i] = std::bit_cast<float>(static_cast<uint32_t>(load_le(p + 4 * i, 4)));
+      }
+      break;
+    case DType::F64:
+      for (size_t i = 0; i < out.size(); ++i)
+        out[i] = static_cast<float>(std::bit_cast<double>(load_le(p + 8 * i, 8)));
+      break;
+    case DType::F16:
+      for (size_t i = 0; i < out.size(); ++i) out[i] = f16_to_float(static_cast<uint16_t>(load_le(p + 2 * i, 2)));
+      break;
+    case DType::BF16:
+      for (size_t i = 0; i < out.size(); ++i) out[i] = bf16_to_float(static_cast<uint16_t>(load_le(p + 2 * i, 2)));
+      break;
+  }
+}
+
+Result<json> header_parse(std::string_view text) {
+  if (const size_t bad = utf8_invalid_at(text); bad != std::string_view::npos)
+    return fail("header is not valid UTF-8 (bad byte at header offset " + std::to_string(bad) + ")");
+  if (!nesting_within(text, kMaxHeaderDepth))
+    return fail("header is not a valid header (JSON nested deeper than " + std::to_string(kMaxHeaderDepth) + " levels)");
+  DuplicateFinder dups;
+  json header;
+  // nlohmann reports syntax errors by exception; it is caught here and never leaves this file.
+  try {
+    header = json::parse(
+        text.begin(), text.end(),
+        [&dups](int, json::parse_event_t ev, json& parsed) { return dups.on_event(ev, parsed); },
+        /*allow_exceptions=*/true, /*ignore_comments=*/false);
+  } catch (const json::exception& ex) {
+    std::string what = ex.what();
+    if (const size_t cut = what.find("] "); cut != std::string::npos) what.erase(0, cut + 2);
+    return fail("header is not JSON (" + what + ")");
+  }
+  if (!dups.message.empty()) return fail(dups.message);
+  if (!header.is_object()) return fail("header is not a JSON object (it is " + std::string(header.type_name()) + ")");
+  return header;
+}
+
+}  // namespace
+
+int64_t Tensor::numel() const {
+  int64_t n = 1;
+  for (const int64_t d : shape) n *= d;
+  return n;
+}
+
+const Tensor* TensorFile::find(std::string_view name) const {
+  for (const auto& t : tensors)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+std::string_view dtype_name(DType d) {
+  for (const auto& info : kSupported)
+    if (info.dtype == d) return info.name;
+  return "?";
+}
+
+float f16_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1Fu;
+  uint32_t mant = h & 0x3FFu;
+  uint32_t bits = 0;
+  if (exp == 0x1F) {
+    bits = sign | 0x7F800000u | (mant << 13);  // inf, or NaN with its payload kept
+  } else if (exp != 0) {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  } else if (mant == 0) {
+    bits = sign;  // signed zero
+  } else {
+    // Subnormal half: normalise the mantissa; every half subnormal is a normal float.
+    exp = 127 - 15 + 1;
+    while ((mant & 0x400u) == 0) {
+      mant <<= 1;
+      --exp;
+    }
+    bits = sign | (exp << 23) | ((mant & 0x3FFu) << 13);
+  }
+  return std::bit_cast<float>(bits);
+}
+
+float bf16_to_float(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+
+Result<TensorFile> safetensors_parse(std::span<const uint8_t> bytes) {
+  if (bytes.size() < 8)
+    return fail("file is " + std::to_string(bytes.size()) + " bytes, shorter than the 8-byte header length");
+  const uint64_t n = load_le(bytes.data(), 8);
+  if (n == 0) return fail("header length is 0");
+  if (n > kMaxSafetensorsHeader)
+    return fail("header length " + std::to_string(n) + " is over the " + std::to_string(kMaxSafetensorsHeader) +
+                "-byte limit");
+  if (n > bytes.size() - 8)
+    return fail("header length " + std::to_string(n) + " runs beyond the end of the " + std::to_string(bytes.size()) +
+                "-byte file");
+
+  // The reference writer pads the header with spaces; JSON treats them as whitespace.
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data() + 8), static_cast<size_t>(n));
+  auto header = header_parse(text);
+  if (!header) return Error{header.error()};
+
+  TensorFile file;
+  std::vector<Entry> entries;
+  for (const auto& [name, value] : header->items()) {
+    if (name == "__metadata__") {
+      auto meta = metadata_parse(value);
+      if (!meta) return Error{meta.error()};
+      file.metadata = std::move(*meta);
+      continue;
+    }
+    auto e = entry_parse(name, value);
+    if (!e) return Error{e.error()};
+    entries.push_back(std::move(*e));
+  }
+
+  // Sort by (begin, end) so empty tensors sharing an offset come before the one that starts there.
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) {
+              return std::tie(a.begin, a.end, a.name) < std::tie(b.begin, b.end, b.name);
+            });
+  uint64_t expected = 0;
+  for (const auto& e : entries) {
+    if (e.begin > expected)
+      return fail(tensor_label(e.name) + " starts at byte " + std::to_string(e.begin) +
+                  " but the data before it ends at byte " + std::to_string(expected) + " (a gap)");
+    if (e.begin < expected)
+      return fail(tensor_label(e.name) + " starts at byte " + std::to_string(e.begin) +
+                  " but the data before it ends at byte " + std::to_string(expected) + " (an overlap)");
+    expected = e.end;
+  }
+  const uint64_t buffer_size = bytes.size() - 8 - n;
+  if (expected > buffer_size)
+    return fail("file is truncated: the tensors need " + std::to_string(expected) + " data bytes but only " +
+                std::to_string(buffer_size) + " follow the header");
+  if (expected < buffer_size)
+    return fail(std::to_string(buffer_size - expected) + " trailing bytes after the last tensor (data ends at byte " +
+                std::to_string(expected) + " of " + std::to_string(buffer_size) + ")");
+
+  // Every size is now known to lie inside the buffer, so these allocations are bounded by the file.
+  const uint8_t* buffer = bytes.data() + 8 + n;
+  file.tensors.reserve(entries.size());
+  for (auto& e : entries) {
+    Tensor t;
+    t.name = std::move(e.name);
+    t.shape = std::move(e.shape);
+    t.stored = e.dtype.dtype;
+    entry_convert(e, buffer + e.begin, t.data);
+    file.tensors.push_back(std::move(t));
+  }
+  return file;
+}
+
+Result<TensorFile> safetensors_read(const std::string& path) {
+  auto bytes = file_read_bytes(path);
+  if (!bytes) return Error{bytes.error()};
+  auto file = safetensors_parse(*bytes);
+  if (!file) return make_error("'" + path + "': " + file.error());
+  return file;
+}
+
+Status tensor_file_check(const TensorFile& file) {
+  std::set<std::string_view> names;
+  for (const auto& [k, v] : file.metadata)
+    if (utf8_invalid_at(k) != std::string_view::npos || utf8_invalid_at(v) != std::string_view::npos)
+      return fail("metadata key " + quote_name(k) + " or its value is not valid UTF-8");
+  for (const auto& t : file.tensors) {
+    if (t.name == "__metadata__") return fail("a tensor cannot be named '__metadata__'");
+    if (utf8_invalid_at(t.name) != std::string_view::npos) return fail(tensor_label(t.name) + " name is not valid UTF-8");
+    if (!names.insert(t.name).second) return fail("duplicate tensor name " + quote_name(t.name));
+    uint64_t n = 1;
+    for (const int64_t d : t.shape) {
+      if (d < 0) return fail(tensor_label(t.name) + " has negative shape " + shape_text(t.shape));
+      const auto u = static_cast<uint64_t>(d);
+      if (u != 0 && n > std::numeric_limits<uint64_t>::max() / u)
+        return fail(tensor_label(t.name) + " shape " + shape_text(t.shape) + " is too large");
+      n *= u;
+    }
+    if (n != t.data.size())
+      return fail(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but " + std::to_string(t.data.size()) +
+                  " values");
+  }
+  return Ok{};
+}
+
+std::vector<uint8_t> safetensors_serialize(const TensorFile& file) {
+  // ordered_json keeps "__metadata__" first and the tensors in vector order, as readers expect.
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  if (!file.metadata.empty()) {
+    auto meta = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : file.metadata) meta[k] = v;
+    header["__metadata__"] = std::move(meta);
+  }
+  uint64_t offset = 0;
+  for (const auto& t : file.tensors) {
+    const uint64_t size = uint64_t{4} * t.data.size();
+    auto entry = nlohmann::ordered_json::object();
+    entry["dtype"] = "F32";
+    entry["shape"] = t.shape;
+    entry["data_offsets"] = nlohmann::ordered_json::array({offset, offset + size});
+    header[t.name] = std::move(entry);
+    offset += size;
+  }
+  // `replace` so that dump never throws; tensor_file_check rejects invalid UTF-8 up front.
+  std::string text = header.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  text.append((8 - text.size() % 8) % 8, ' ');  // keeps the data buffer 8-byte aligned
+
+  std::vector<uint8_t> out;
+  out.reserve(8 + text.size() + offset);
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(static_cast<uint64_t>(text.size()) >> (8 * i)));
+  out.insert(out.end(), text.begin(), text.end());
+  for (const auto& t : file.tensors)
+    for (const float f : t.data) {
+      const auto u = std::bit_cast<uint32_t>(f);
+      for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(u >> (8 * i)));
+    }
+  return out;
+}
+
+Status safetensors_write(const std::string& path, const TensorFile& file) {
+  if (Status s = tensor_file_check(file); !s) return s;
+  const auto bytes = safetensors_serialize(file);
+  return file_write_atomic(path, std::span<const uint8_t>(bytes));
+}
+
+Tensor tensor_from_mat(std::string name, const Mat& m) {
+  Tensor t;
+  t.name = std::move(name);
+  t.shape = {static_cast<int64_t>(m.rows()), static_cast<int64_t>(m.cols())};
+  t.data.assign(m.data(), m.data() + m.size());  // Mat is row-major, as safetensors is
+  return t;
+}
+
+Tensor tensor_from_vec(std::string name, const Vec& v) {
+  Tensor t;
+  t.name = std::move(name);
+  t.shape = {static_cast<int64_t>(v.size())};
+  t.data.assign(v.data(), v.data() + v.size());
+  return t;
+}
+
+namespace {
+
+std::string expected_text(std::initializer_list<int64_t> dims) {
+  std::string out = "[";
+  bool first = true;
+  for (const int64_t d : dims) {
+    out += (first ? "" : ", ") + (d >= 0 ? std::to_string(d) : std::string("*"));
+    first = false;
+  }
+  return out + "]";
+}
+
+// A hand-built Tensor may disagree with itself; a parsed one never does.
+Status tensor_consistent(const Tensor& t) {
+  uint64_t n = 1;
+  for (const int64_t d : t.shape) {
+    if (d < 0) return make_error(tensor_label(t.name) + " has negative shape " + shape_text(t.shape));
+    const auto u = static_cast<uint64_t>(d);
+    if (u != 0 && n > std::numeric_limits<uint64_t>::max() / u) n = std::numeric_limits<uint64_t>::max();
+    else n *= u;
+  }
+  if (n != t.data.size())
+    return make_error(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but holds " +
+                      std::to_string(t.data.size()) + " values");
+  return Ok{};
+}
+
+}  // namespace
+
+Result<Mat> tensor_to_mat(const Tensor& t, int64_t expect_rows, int64_t expect_cols) {
+  const std::string want = expected_text({expect_rows, expect_cols});
+  if (t.shape.size() != 1 && t.shape.size() != 2)
+    return make_error(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but a matrix " + want +
+                      " was expected");
+  if (Status s = tensor_consistent(t); !s) return Error{s.error()};
+  const int64_t rows = t.shape.size() == 2 ? t.shape[0] : 1;
+  const int64_t cols = t.shape.back();
+  if ((expect_rows >= 0 && rows != expect_rows) || (expect_cols >= 0 && cols != expect_cols))
+    return make_error(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but " + want + " was expected");
+  Mat m(rows, cols);
+  if (!t.data.empty()) std::memcpy(m.data(), t.data.data(), t.data.size() * sizeof(float));
+  return m;
+}
+
+Result<Vec> tensor_to_vec(const Tensor& t, int64_t expect_len) {
+  const std::string want = expected_text({expect_len});
+  if (t.shape.size() != 1)
+    return make_error(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but a vector " + want +
+                      " was expected");
+  if (Status s = tensor_consistent(t); !s) return Error{s.error()};
+  if (expect_len >= 0 && t.shape[0] != expect_len)
+    return make_error(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but " + want + " was expected");
+  Vec v(t.shape[0]);
+  if (!t.data.empty()) std::memcpy(v.data(), t.data.data(), t.data.size() * sizeof(float));
+  return v;
+}
+
+}  // namespace attnviz

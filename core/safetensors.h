@@ -1,0 +1,58 @@
+// Reads and writes .safetensors files: an 8-byte little-endian header length, a JSON header that
+// names each tensor's dtype, shape and byte range, then one contiguous byte buffer. The reader
+// validates every field before allocating, and converts F32/F16/BF16/F64 to float. The writer
+// always stores F32. Nothing here knows what a tensor means to the model.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "core/tensor.h"
+
+namespace attnviz {
+
+enum class DType { F32, F16, BF16, F64 };
+
+struct Tensor {
+  std::string name;
+  std::vector<int64_t> shape;   // empty = scalar
+  std::vector<float> data;      // row-major, converted to float from the stored dtype
+  DType stored = DType::F32;
+  int64_t numel() const;        // product of shape (1 for a scalar); unchecked, shapes from a file are
+};
+
+struct TensorFile {
+  std::map<std::string, std::string> metadata;  // "__metadata__" (string -> string)
+  std::vector<Tensor> tensors;                   // in the order of their data offsets
+  const Tensor* find(std::string_view name) const;  // nullptr when absent
+};
+
+inline constexpr uint64_t kMaxSafetensorsHeader = 100'000'000;  // 100 MB, as the reference reader
+
+Result<TensorFile> safetensors_parse(std::span<const uint8_t> bytes);   // from memory (fuzzable)
+Result<TensorFile> safetensors_read(const std::string& path);          // uses file_read_bytes
+// Precondition (checked by safetensors_write, not here): tensor_file_check(file) is ok.
+std::vector<uint8_t> safetensors_serialize(const TensorFile& file);    // always writes F32
+Status safetensors_write(const std::string& path, const TensorFile& file);  // via file_write_atomic
+
+// What the writer needs: unique names other than "__metadata__", valid UTF-8 names and metadata,
+// non-negative dims, and data.size() == numel() for every tensor.
+Status tensor_file_check(const TensorFile& file);
+
+Tensor tensor_from_mat(std::string name, const Mat& m);   // shape {rows, cols}
+Tensor tensor_from_vec(std::string name, const Vec& v);   // shape {n}
+// 2-D tensor -> (rows, cols); 1-D -> (1, n). Any other rank, or a shape mismatch with `expect_rows/cols`
+// when they are >= 0, is an error naming the tensor and both shapes.
+Result<Mat> tensor_to_mat(const Tensor& t, int64_t expect_rows = -1, int64_t expect_cols = -1);
+Result<Vec> tensor_to_vec(const Tensor& t, int64_t expect_len = -1);   // 1-D only
+
+std::string_view dtype_name(DType d);    // "F32", "F16", "BF16", "F64"
+// Bit-exact widening of the 16-bit float formats (subnormals, infinities and NaNs included).
+float f16_to_float(uint16_t bits);
+float bf16_to_float(uint16_t bits);
+
+}  // namespace attnviz

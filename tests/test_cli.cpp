@@ -1,0 +1,182 @@
+// attnviz-cli: option parsing (usage errors are one line, exit 2), end-to-end runs against the
+// PyTorch fixtures through --weights/--input-npy/--json, and every output format.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli_options.h"
+#include "app/cli_run.h"
+#include "core/file_io.h"
+#include "core/npy.h"
+#include "tests/fixture_util.h"
+
+using namespace attnviz;
+using namespace attnviz::test;
+
+namespace {
+
+std::string temp(const std::string& name) { return (std::filesystem::temp_directory_path() / ("attnviz_cli_" + name)).string(); }
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+Run run(const std::vector<std::string>& args) {
+  Run r;
+  auto o = cli_parse(args);
+  if (!o) {
+    r.status = 2;
+    r.err = o.error();
+    return r;
+  }
+  std::ostringstream out, err;
+  r.status = cli_run(*o, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+// Runs the real binary; returns its exit status.
+int run_binary(const std::string& args) {
+  const std::string cmd = std::string(ATTNVIZ_CLI) + " " + args + " >/dev/null 2>&1";
+  const int raw = std::system(cmd.c_str());
+  return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("cli: usage errors are one line and name the problem") {
+  auto check = [](std::vector<std::string> args, const std::string& expected) {
+    auto r = cli_parse(args);
+    REQUIRE_FALSE(r.ok());
+    CHECK_MESSAGE(r.error().find(expected) != std::string::npos, r.error());
+    CHECK(r.error().find('\n') == std::string::npos);
+  };
+  check({}, "no command");
+  check({"frobnicate"}, "unknown command");
+  check({"attention", "--text"}, "--text needs a value");
+  check({"attention", "--text", "hi", "--bogus", "1"}, "unknown flag --bogus");
+  check({"attention", "--text", "hi", "--heads", "three"}, "--heads 'three'");
+  check({"attention", "--text", "hi", "--heads", "3"}, "not divisible by 3 heads");
+  check({"attention"}, "exactly one of --text or --input-npy");
+  check({"attention", "--text", "hi", "--input-npy", "x.npy"}, "exactly one of");
+  check({"attention", "--text", "hi", "--csv", "out.csv", "--layer", "0"}, "--csv needs --layer and --head");
+  check({"attention", "--text", "hi", "--png", "out.png"}, "--png needs --layer");
+  check({"attention", "--text", "hi", "--mask", "diagonal"}, "unknown mask");
+  check({"attention", "--text", "hi", "--temperature", "0"}, "--temperature '0'");
+  check({"attention", "--text", "hi", "--score", "cosine"}, "scaled_dot, dot, general or additive");
+  check({"attention", "--text", "hi", "--no-weights=1"}, "takes no value");
+}
+
+TEST_CASE("cli: flags set the config and combine masks; --flag=value works") {
+  auto o = cli_parse({"attention", "--text=it was tired", "--d-model", "96", "--heads=12", "--layers", "3", "--norm", "pre",
+                      "--activation", "gelu", "--score", "additive", "--temperature", "0.5", "--mask", "causal",
+                      "--mask", "window:2", "--seed", "99"});
+  REQUIRE_MESSAGE(o.ok(), o.error());
+  CHECK(o->text == "it was tired");
+  CHECK(o->config.d_model == 96);
+  CHECK(o->config.n_heads == 12);
+  CHECK(o->config.n_layers == 3);
+  CHECK(o->config.norm == NormPlacement::pre);
+  CHECK(o->config.activation == Activation::gelu);
+  CHECK(o->config.score == ScoreKind::additive);
+  CHECK(o->config.temperature == doctest::Approx(0.5));
+  CHECK(o->mask.causal);
+  CHECK(o->mask.window == 2);
+  CHECK(o->seed == 99);
+  CHECK(cli_parse({"--help"})->command == CliCommand::help);
+  CHECK(cli_help().find("--mask SPEC") != std::string::npos);
+}
+
+TEST_CASE("cli: --weights + --input-npy + --json reproduce PyTorch's numbers (encoder fixture)") {
+  const std::string fixture = fixture_path("torch/encoder_c64_h4_post_relu_causal.safetensors");
+  const TensorFile f = load_fixture(fixture);
+  const std::string npy = temp("input.npy");
+  const auto bytes = npy_serialize(fixture_mat(f, "fixture.input"));
+  REQUIRE(file_write_atomic(npy, std::span<const uint8_t>(bytes)).ok());
+  const std::string json_path = temp("trace.json");
+  Run r = run({"attention", "--weights", fixture, "--input-npy", npy, "--mask", "causal", "--json", json_path});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  auto text = file_read_bytes(json_path);
+  REQUIRE(text.ok());
+  const auto j = nlohmann::json::parse(text->begin(), text->end());
+  CHECK(j["model"]["config"]["n_heads"] == 4);
+  CHECK(j["tokens"].size() == 8);
+  REQUIRE(j["layers"].size() == 2);
+  for (int l = 0; l < 2; ++l)
+    for (int h = 0; h < 4; ++h) {
+      const Mat expect = fixture_slice(f, "fixture.weights." + std::to_string(l), h);
+      const auto& got = j["layers"][l]["heads"][h]["weights"];
+      float worst = 0;
+      for (int q = 0; q < expect.rows(); ++q)
+        for (int k = 0; k < expect.cols(); ++k) worst = std::max(worst, std::abs(got[q][k].get<float>() - expect(q, k)));
+      CHECK(worst < 1e-5f);
+      CHECK(j["layers"][l]["heads"][h]["top_keys"][0].size() == 1);  // query 0 sees only key 0 (causal)
+    }
+  const Mat out = fixture_mat(f, "fixture.layer_out.1");
+  float worst = 0;
+  for (int t = 0; t < out.rows(); ++t)
+    for (int c = 0; c < out.cols(); ++c) worst = std::max(worst, std::abs(j["final_hidden"][t][c].get<float>() - out(t, c)));
+  CHECK(worst < 1e-5f);
+}
+
+TEST_CASE("cli: --csv, --png and --save-weights write files; the summary names tokens and heads") {
+  const std::string csv = temp("head.csv"), png = temp("layer.png"), weights = temp("model.safetensors");
+  Run r = run({"attention", "--text", "The cat, the mat", "--d-model", "32", "--heads", "2", "--ffn", "32", "--csv", csv,
+               "--layer", "0", "--head", "1", "--png", png, "--save-weights", weights});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  auto c = file_read_bytes(csv);
+  REQUIRE(c.ok());
+  const std::string text(c->begin(), c->end());
+  CHECK(text.rfind("query\\key,The,cat,\",\",the,mat\n", 0) == 0);  // the comma token is quoted
+  CHECK(std::count(text.begin(), text.end(), '\n') == 6);
+  auto p = file_read_bytes(png);
+  REQUIRE(p.ok());
+  REQUIRE(p->size() > 1000);
+  CHECK((*p)[1] == 'P');
+  CHECK((*p)[2] == 'N');
+  // The saved model reproduces the same attention when loaded back.
+  const std::string csv2 = temp("head2.csv");
+  Run again = run({"attention", "--text", "The cat, the mat", "--weights", weights, "--csv", csv2, "--layer", "0", "--head", "1"});
+  REQUIRE_MESSAGE(again.status == 0, again.err);
+  CHECK(file_read_bytes(csv2)->size() == c->size());
+  CHECK(*file_read_bytes(csv2) == *c);
+
+  Run summary = run({"attention", "--text", "it was tired", "--d-model", "16", "--heads", "2", "--ffn", "16"});
+  REQUIRE(summary.status == 0);
+  CHECK(summary.out.find("0:it 1:was 2:tired") != std::string::npos);
+  CHECK(summary.out.find("scaled_dot") != std::string::npos);
+}
+
+TEST_CASE("cli: unreadable or invalid files exit 1 naming the problem; layer/head out of range too") {
+  Run missing = run({"attention", "--text", "hi", "--weights", "/nonexistent/model.safetensors"});
+  CHECK(missing.status == 1);
+  CHECK(missing.err.find("/nonexistent/model.safetensors") != std::string::npos);
+  const std::string junk = temp("junk.safetensors");
+  REQUIRE(file_write_atomic(junk, std::string_view("not a safetensors file at all")).ok());
+  Run bad = run({"attention", "--text", "hi", "--weights", junk});
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("safetensors") != std::string::npos);
+  Run layer = run({"attention", "--text", "hi", "--d-model", "16", "--heads", "2", "--png", temp("x.png"), "--layer", "4"});
+  CHECK(layer.status == 1);
+  CHECK(layer.err.find("layer 4 does not exist") != std::string::npos);
+  Run conflict = run({"attention", "--text", "hi", "--weights", fixture_path("torch/encoder_c64_h4_post_relu_causal.safetensors"),
+                      "--heads", "8"});
+  CHECK(conflict.status == 1);
+  CHECK(conflict.err.find("--heads 8 disagrees with the file") != std::string::npos);
+  Run unwritable = run({"attention", "--text", "hi", "--d-model", "16", "--heads", "2", "--json", "/nonexistent/dir/out.json"});
+  CHECK(unwritable.status == 1);
+  CHECK(unwritable.err.find("--json") != std::string::npos);
+}
+
+TEST_CASE("cli: the real binary exits 0, 1 and 2 as documented") {
+  CHECK(run_binary("--help") == 0);
+  CHECK(run_binary("attention --text 'hi there' --d-model 16 --heads 2 --ffn 8") == 0);
+  CHECK(run_binary("attention --heads 3 --text hi") == 2);
+  CHECK(run_binary("attention --text hi --weights /nonexistent.safetensors") == 1);
+}
