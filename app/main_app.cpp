@@ -10,6 +10,7 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 
+#include "core/memory_tuning.h"
 #include "app/app_options.h"
 #include "app/app_state.h"
 #include "app/fonts.h"
@@ -121,6 +122,7 @@ int run(const AppOptions& opt) {
 }  // namespace attnviz
 
 int main(int argc, char** argv) {
+  attnviz::memory_keep_freed_blocks();
   auto opt = attnviz::app_options_parse(std::vector<std::string>(argv + 1, argv + argc));
   if (!opt) {
     std::fprintf(stderr, "attnviz: %s\n%s", opt.error().c_str(), attnviz::app_usage());

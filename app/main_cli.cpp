@@ -3,10 +3,12 @@
 #include <string>
 #include <vector>
 
+#include "core/memory_tuning.h"
 #include "app/cli_options.h"
 #include "app/cli_run.h"
 
 int main(int argc, char** argv) {
+  attnviz::memory_keep_freed_blocks();
   std::vector<std::string> args(argv + 1, argv + argc);
   auto options = attnviz::cli_parse(args);
   if (!options) {

@@ -69,6 +69,7 @@ Model model_init_random(const ModelConfig& c, uint64_t seed) {
 namespace {
 
 struct ShapeChecker {
+  bool finite = true;  // also require finite values
   std::string error;
   template <class M>
   void expect(const M& m, const std::string& name, int rows, int cols) {
@@ -76,7 +77,7 @@ struct ShapeChecker {
     if (m.rows() != rows || m.cols() != cols) {
       error = "tensor '" + name + "' has shape (" + std::to_string(m.rows()) + ", " + std::to_string(m.cols()) +
               ") but the config needs (" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
-    } else if (!m.allFinite()) {
+    } else if (finite && !m.allFinite()) {
       error = "tensor '" + name + "' contains NaN or infinite values";
     }
   }
@@ -84,7 +85,9 @@ struct ShapeChecker {
 
 }  // namespace
 
-Status model_check(const Model& model) {
+namespace {
+
+Status check_model(const Model& model, bool finite) {
   if (Status s = config_validate(model.config); !s) return s;
   const ModelConfig& c = model.config;
   const ModelWeights& w = model.weights;
@@ -93,6 +96,7 @@ Status model_check(const Model& model) {
     return make_error("the model has " + std::to_string(w.layers.size()) + " layers of weights but the config says " +
                       std::to_string(c.n_layers));
   ShapeChecker chk;
+  chk.finite = finite;
   for (int i = 0; i < c.n_layers; ++i) {
     const LayerWeights& L = w.layers[static_cast<size_t>(i)];
     const std::string p = "layers." + std::to_string(i) + ".";
@@ -126,5 +130,10 @@ Status model_check(const Model& model) {
   if (!chk.error.empty()) return make_error(chk.error);
   return Ok{};
 }
+
+}  // namespace
+
+Status model_check(const Model& model) { return check_model(model, true); }
+Status model_check_shapes(const Model& model) { return check_model(model, false); }
 
 }  // namespace attnviz

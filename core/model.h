@@ -55,7 +55,9 @@ struct Model {
 Model model_init_random(const ModelConfig& config, uint64_t seed);
 
 // Checks every weight shape against the config and that all values are finite; the message names
-// the first offending tensor.
+// the first offending tensor. Run where weights enter (loading); it reads every weight.
 Status model_check(const Model& model);
+// The shape half of model_check: cheap, run before every forward pass.
+Status model_check_shapes(const Model& model);
 
 }  // namespace attnviz

@@ -102,7 +102,7 @@ Result<std::string> trace_head_csv(const Trace& trace, int layer, int head) {
   const Mat& w = trace.head(layer, head).weights;
   std::string out = "query\\key";
   for (const TraceToken& k : trace.keys) {
-    out += ',';  // (not "," + field: GCC 12 warns falsely on that form, -Wrestrict)
+    out += ',';
     out += csv_field(k.text);
   }
   out += "\n";

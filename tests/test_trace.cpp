@@ -127,13 +127,21 @@ TEST_CASE("trace: bad input is an error with a message, never a crash") {
   REQUIRE_FALSE(b.ok());
   CHECK(b.error().find("divisible") != std::string::npos);
 
+  // NaN weights are caught where weights enter (model_check runs in the loader), and a shape
+  // that does not match the config is caught before every forward.
   Model nan_weights = m;
   nan_weights.weights.layers[0].ff1_w(3, 3) = NAN;
-  TraceInput ok_text;
-  ok_text.text = "hello";
-  auto n = trace_run(nan_weights, ok_text);
+  Status n = model_check(nan_weights);
   REQUIRE_FALSE(n.ok());
   CHECK(n.error().find("linear1.weight") != std::string::npos);
+  CHECK(model_check_shapes(nan_weights).ok());
+  Model wrong_shape = m;
+  wrong_shape.weights.layers[0].ff2_w.resize(3, 3);
+  TraceInput ok_text;
+  ok_text.text = "hello";
+  auto w2 = trace_run(wrong_shape, ok_text);
+  REQUIRE_FALSE(w2.ok());
+  CHECK(w2.error().find("linear2.weight") != std::string::npos);
 }
 
 TEST_CASE("trace: the sandbox embeds the same word the same way wherever it occurs") {
