@@ -156,3 +156,24 @@ TEST_CASE("torch reference: token embeddings plus sinusoidal or learned position
   REQUIRE(learned.ok());
   CHECK(max_abs_diff(learned->x, fixture_mat(f, "fixture.embed_learned")) < 1e-6f);
 }
+
+TEST_CASE("torch reference: a raw state dict without our metadata loads with the head count alone and agrees") {
+  // As a user would save it: nn.TransformerEncoder(...).state_dict() and nothing else.
+  TensorFile f = load_fixture(fixture_path("torch/encoder_c64_h4_post_relu_causal.safetensors"));
+  f.metadata.clear();
+  ModelConfig fallback;  // PyTorch's defaults: post-norm, relu, eps 1e-5
+  fallback.n_heads = 4;
+  fallback.positions = PositionEncoding::none;
+  auto model = model_from_tensors(f, fallback);
+  REQUIRE_MESSAGE(model.ok(), model.error());
+  CHECK(model->config.d_model == 64);
+  CHECK(model->config.n_layers == 2);
+  CHECK(model->config.d_ff == 48);
+  TraceInput in;
+  in.embeddings = fixture_mat(f, "fixture.input");
+  in.mask.causal = true;
+  auto trace = trace_run(*model, in);
+  REQUIRE_MESSAGE(trace.ok(), trace.error());
+  CHECK(max_abs_diff(trace->final, fixture_mat(f, "fixture.layer_out.1")) < kTol);
+  for (int h = 0; h < 4; ++h) CHECK(max_abs_diff(trace->head(1, h).weights, fixture_slice(f, "fixture.weights.1", h)) < kTol);
+}
