@@ -12,6 +12,7 @@
 #include "app/cli_run.h"
 #include "core/file_io.h"
 #include "core/npy.h"
+#include "tests/check_util.h"
 #include "tests/fixture_util.h"
 
 using namespace attnviz;
@@ -19,7 +20,7 @@ using namespace attnviz::test;
 
 namespace {
 
-std::string temp(const std::string& name) { return (std::filesystem::temp_directory_path() / ("attnviz_cli_" + name)).string(); }
+std::string temp(const std::string& name) { return temp_path("attnviz_cli_" + name); }
 
 struct Run {
   int status = -1;

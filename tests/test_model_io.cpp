@@ -7,10 +7,12 @@
 
 #include "core/model_io.h"
 #include "core/trace.h"
+#include "tests/check_util.h"
 #include "tests/fixture_util.h"
 
 using namespace attnviz;
 using attnviz::test::max_abs_diff;
+using attnviz::test::temp_path;
 
 namespace {
 ModelConfig small() {
@@ -27,7 +29,6 @@ ModelConfig small() {
   return c;
 }
 
-std::string temp_path(const char* name) { return (std::filesystem::temp_directory_path() / name).string(); }
 }  // namespace
 
 TEST_CASE("model io: save then load gives the same weights bit for bit and the same trace") {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "tests/byte_util.h"
+#include "tests/check_util.h"
 
 #include <bit>
 #include <cstring>
@@ -20,6 +21,8 @@ using namespace attnviz;
 namespace {
 
 using attnviz::test::Bytes;
+using attnviz::test::has;
+using attnviz::test::temp_path;
 using attnviz::test::append_le;
 using attnviz::test::le_f32;
 
@@ -43,15 +46,6 @@ std::string error_of(const Bytes& bytes) {
   auto r = npy_parse(bytes);
   return r.ok() ? std::string("<parsed without error>") : r.error();
 }
-
-bool has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
-
-#define CHECK_ERROR(bytes, part)              \
-  do {                                        \
-    const std::string err_ = error_of(bytes); \
-    INFO("error: ", err_);                    \
-    CHECK(has(err_, part));                   \
-  } while (0)
 
 Bytes read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "tests/byte_util.h"
+#include "tests/check_util.h"
 
 #include <bit>
 #include <cmath>
@@ -22,6 +23,8 @@ using namespace attnviz;
 namespace {
 
 using attnviz::test::Bytes;
+using attnviz::test::has;
+using attnviz::test::temp_path;
 using attnviz::test::append_le;
 using attnviz::test::le_f32;
 
@@ -55,19 +58,6 @@ std::string error_of(const Bytes& bytes) {
 std::string entry(const std::string& dtype, const std::string& shape, uint64_t begin, uint64_t end) {
   return R"({"dtype":")" + dtype + R"(","shape":)" + shape + R"(,"data_offsets":[)" + std::to_string(begin) + "," +
          std::to_string(end) + "]}";
-}
-
-bool has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
-
-#define CHECK_ERROR(bytes, part)                 \
-  do {                                           \
-    const std::string err_ = error_of(bytes);    \
-    INFO("error: ", err_);                       \
-    CHECK(has(err_, part));                      \
-  } while (0)
-
-std::string temp_path(const std::string& stem) {
-  return (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(::getpid()))).string();
 }
 
 }  // namespace
