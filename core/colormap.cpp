@@ -18,8 +18,13 @@ constexpr Anchors kViridis{0x440154, 0x472D7B, 0x3B528B, 0x2C728E, 0x21918C,
 constexpr Anchors kMagma{0x000004, 0x1C1044, 0x4F127B, 0x812581, 0xB5367A,
                          0xE55064, 0xFB8761, 0xFEC287, 0xFCFDBF};
 
-constexpr std::array<std::pair<Colormap, std::string_view>, 3> kNames{{
-    {Colormap::viridis, "viridis"}, {Colormap::magma, "magma"}, {Colormap::high_contrast, "high_contrast"}}};
+// Diverging: luminance falls away from the white middle on both sides (it is not monotone).
+constexpr Anchors kDiverging{0x1D4E89, 0x3A7BBF, 0x7FB0DA, 0xC4DDEE, 0xF7F7F7,
+                             0xF4C6B4, 0xE2866F, 0xC1443F, 0x8E1020};
+
+constexpr std::array<std::pair<Colormap, std::string_view>, 4> kNames{{
+    {Colormap::viridis, "viridis"}, {Colormap::magma, "magma"}, {Colormap::high_contrast, "high_contrast"},
+    {Colormap::diverging, "diverging"}}};
 
 uint8_t channel(uint32_t rgb, int shift) { return static_cast<uint8_t>((rgb >> shift) & 0xFF); }
 
@@ -44,6 +49,7 @@ Rgba colormap_sample(Colormap map, float t) {
   switch (map) {
     case Colormap::viridis: return sample_anchors(kViridis, t);
     case Colormap::magma: return sample_anchors(kMagma, t);
+    case Colormap::diverging: return sample_anchors(kDiverging, t);
     case Colormap::high_contrast: {
       const uint8_t v = static_cast<uint8_t>(std::lround(255.0f * (1.0f - t)));
       return Rgba{v, v, v, 255};

@@ -13,6 +13,7 @@ enum class Colormap {
   viridis,        // dark purple -> green -> yellow; perceptually ordered, colour-blind safe
   magma,          // black -> purple -> orange -> pale yellow
   high_contrast,  // white -> black, for projectors and print
+  diverging,      // blue -> white (t = 0.5) -> red: differences between two maps
 };
 
 // t is clamped to [0, 1]; NaN gives mid grey so missing values stand out from every map's ends.

@@ -62,3 +62,18 @@ TEST_CASE("colormap: names round trip") {
   CHECK_FALSE(colormap_from_name("jet").has_value());
   CHECK_FALSE(colormap_from_name("").has_value());
 }
+
+TEST_CASE("colormap: diverging is white at the middle, blue below and red above, symmetric in lightness") {
+  CHECK(colormap_sample(Colormap::diverging, 0.5f) == Rgba{0xF7, 0xF7, 0xF7, 255});
+  const Rgba lo = colormap_sample(Colormap::diverging, 0.0f), hi = colormap_sample(Colormap::diverging, 1.0f);
+  CHECK(lo.b > lo.r);
+  CHECK(hi.r > hi.b);
+  for (float d : {0.1f, 0.25f, 0.4f}) {
+    const float below = rgba_luminance(colormap_sample(Colormap::diverging, 0.5f - d));
+    const float above = rgba_luminance(colormap_sample(Colormap::diverging, 0.5f + d));
+    CHECK(below < rgba_luminance(colormap_sample(Colormap::diverging, 0.5f)));
+    CHECK(above < rgba_luminance(colormap_sample(Colormap::diverging, 0.5f)));
+    CHECK(std::abs(below - above) < 40.0f);
+  }
+  CHECK(colormap_from_name("diverging") == Colormap::diverging);
+}
