@@ -1,4 +1,5 @@
-// The desktop app's command line (--screenshot, --frames, --lang, --text, window size).
+// The desktop app's command line: the initial sentence, session and view, the language, window
+// size, and the headless modes used by tests and benchmarks (--screenshot, --script, --bench-frames).
 #pragma once
 #include <string>
 #include <vector>
@@ -9,11 +10,17 @@
 namespace attnviz {
 
 struct AppOptions {
-  std::string screenshot;  // save the framebuffer here after `frames` frames, then quit
-  int frames = 5;          // frames to render (after the first result arrived) before the screenshot
+  std::string session;     // --session FILE: start from a saved session
+  std::string text;        // --text: initial sentence
+  std::string view;        // --view heads|model|lines|compare|steps|stats
+  std::string screenshot;  // --screenshot FILE: save the framebuffer after `frames` frames, then quit
+  int frames = 5;          // frames rendered after the newest result arrived, before the screenshot
+  std::string script;      // --script FILE: run actions (see app_script.h), then quit
+  int bench_frames = 0;    // --bench-frames N: render N frames, print frame-time statistics, quit
   int width = 1280, height = 800;
   Lang lang = Lang::en;
-  std::string text;        // initial sentence (default: the animal sentence)
+  bool lang_given = false;
+  bool presentation = false;
   bool help = false;
 };
 

@@ -1,6 +1,7 @@
 // Everything the app knows, owned by main() — no globals. Panels edit the "what the user asked
-// for" part and set `dirty`; app_update() is the one place that sends work to the engine and
-// installs results. Panels only read the Trace; they never compute attention.
+// for" and "what the user is looking at" parts (setting `dirty` when the engine must rerun);
+// app_update() is the one place that sends work to the engine and installs results, including
+// the derived maps the Compare view shows. Panels only read Traces; they never compute attention.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -13,9 +14,33 @@
 #include "core/colormap.h"
 #include "core/config.h"
 #include "core/presets.h"
+#include "core/session.h"
 #include "core/trace.h"
 
 namespace attnviz {
+
+enum class View { heads, model, lines, compare, steps, stats };
+inline constexpr View kAllViews[] = {View::heads, View::model, View::lines, View::compare, View::steps, View::stats};
+
+// What the Compare view puts beside the main trace (A). B is computed only while Compare is shown.
+enum class CompareMode {
+  sentence_b,          // the same model on a second sentence ("tired" vs "wide")
+  single_vs_multi,     // one head at the same d_model vs the configured heads (and their average)
+  masked_vs_unmasked,  // the masks as set vs none (or causal, when none is set)
+  scaled_vs_unscaled,  // ÷√d_k on vs off
+};
+inline constexpr CompareMode kAllCompareModes[] = {CompareMode::sentence_b, CompareMode::single_vs_multi,
+                                                   CompareMode::masked_vs_unmasked, CompareMode::scaled_vs_unscaled};
+
+// Maps derived from A and B for the chosen layer, rebuilt by app_update when either changes.
+struct CompareMaps {
+  std::vector<Mat> a;        // per head of A, plus (single_vs_multi) the average of A's heads last
+  std::vector<Mat> b;        // per head of B
+  std::vector<Mat> diff;     // a[i] - b[i] where shapes match (single_vs_multi: average - B's head)
+  std::vector<std::string> a_titles, b_titles, diff_titles;
+  std::string note;          // why a difference could not be drawn (different token counts), else empty
+  uint64_t key = 0;          // (trace version, layer) these maps were built for
+};
 
 struct AppState {
   // What the user asked for.
@@ -25,35 +50,65 @@ struct AppState {
   ModelConfig config;  // the paper's base model: C = 512, 8 heads, post-norm, sinusoidal
   uint64_t seed = 1;
   MaskSpec mask;
+  // Changing either of these needs a new B: set `dirty` (app_update asks for B with every request
+  // while the Compare view is shown).
+  CompareMode compare_mode = CompareMode::sentence_b;
+  std::string compare_sentence = "The animal didn't cross the street because it was too wide.";
 
   // What the user is looking at.
+  View view = View::heads;
   int layer = 0;
-  int zoom_head = -1;       // >= 0: one head at full size
+  int head = 0;             // the chosen head (step by step, lines focus, ←/→)
+  int zoom_head = -1;       // Heads view: >= 0 shows one head at full size
   int query = -1;           // highlighted query row in every head, -1: none
+  int step = 0;             // Step by step: index of the current step
   Colormap cmap = Colormap::viridis;
   bool annotate = true;
   Lang lang = Lang::en;
+  bool presentation = false;         // larger fonts and lines for a projector
+  std::vector<uint8_t> lines_hidden; // Lines view: 1 = head switched off (size NH)
+  int stats_sort_column = 0;         // Statistics view
+  bool stats_sort_descending = true;
 
   // Derived state, written only by app_update().
-  std::shared_ptr<const Trace> trace;  // the newest successful result
-  uint64_t trace_version = 0;          // bumped each time a new trace is installed
-  std::string error;                   // why the newest request failed (the previous trace stays)
+  std::shared_ptr<const Trace> trace;    // A: the newest successful result
+  std::shared_ptr<const Trace> trace_b;  // B for the Compare view (null when not shown)
+  uint64_t trace_version = 0;            // bumped whenever A or B is replaced
+  CompareMaps compare;
+  std::string error;                     // why the newest request failed (the previous trace stays)
+  std::string error_b;
   double compute_seconds = 0;
-  bool dirty = true;                   // an edit is waiting to be computed
-  uint64_t posted_id = 0;              // newest request sent to the worker
-  uint64_t shown_id = 0;               // request the current trace answers
+  bool dirty = true;                     // an edit is waiting to be computed
+  uint64_t posted_id = 0;                // newest request sent to the worker
+  uint64_t shown_id = 0;                 // request the current trace answers
   std::vector<Preset> presets;
   std::string presets_error;
+  std::string status;                    // last file action's result, shown in the status bar
+  bool status_is_error = false;
 
   ComputeWorker worker;
-  HeatmapTextures textures;
+  HeatmapTextures textures;     // every layer x head of A, index layer * NH + head
+  HeatmapTextures textures_b;   // every layer x head of B
+  HeatmapTextures textures_cmp; // compare: a, then b, then diff (diverging colour map)
 };
 
-// Sends the edit to the worker when dirty and installs a finished result. Called once per frame
-// before the panels draw.
+// Sends the edit to the worker when dirty, installs finished results and rebuilds derived maps
+// and textures. Called once per frame before the panels draw.
 void app_update(AppState& app);
 
 // True while the worker has not answered the newest edit.
 bool app_computing(const AppState& app);
+
+// The texture of head h of layer l of A.
+unsigned app_head_texture(const AppState& app, int layer, int head);
+
+// Session files: the state <-> core::Session. Loading replaces the current state only when the
+// whole file is valid; otherwise it returns the error and changes nothing.
+Session app_capture_session(const AppState& app);
+Status app_apply_session(AppState& app, const Session& session);
+
+// Per-view names for sessions and scripts ("heads", "model", ...).
+const char* view_id(View v);
+bool view_from_id(const std::string& id, View& out);
 
 }  // namespace attnviz

@@ -1,5 +1,5 @@
-// The worker keeps the last model it built and rebuilds it only when the config or seed change,
-// so typing in the sentence box costs one forward pass, not a re-initialisation of the weights.
+// The worker keeps the last model built for each of A and B and rebuilds one only when its config
+// or seed change, so typing in the sentence box costs a forward pass, not a weight initialisation.
 #include "app/compute_worker.h"
 
 #include <chrono>
@@ -7,6 +7,31 @@
 #include <nlohmann/json.hpp>
 
 namespace attnviz {
+
+namespace {
+
+struct CachedModel {
+  std::optional<Model> model;
+  std::string key;  // config JSON + seed of `model`
+};
+
+// Runs one job, reusing the cached model when config and seed match.
+void run_job(const ComputeJob& job, CachedModel& cache, std::shared_ptr<const Trace>& trace, std::string& error) {
+  if (Status s = config_validate(job.config); !s) {
+    error = s.error();
+    return;
+  }
+  const std::string key = config_to_json(job.config).dump() + "#" + std::to_string(job.seed);
+  if (!cache.model || key != cache.key) {
+    cache.model = model_init_random(job.config, job.seed);
+    cache.key = key;
+  }
+  auto t = trace_run(*cache.model, job.input);
+  if (t) trace = std::make_shared<const Trace>(std::move(*t));
+  else error = t.error();
+}
+
+}  // namespace
 
 ComputeWorker::ComputeWorker() : thread_([this] { run(); }) {}
 
@@ -40,8 +65,7 @@ bool ComputeWorker::busy() const {
 }
 
 void ComputeWorker::run() {
-  std::optional<Model> model;
-  std::string model_key;  // config JSON + seed of `model`
+  CachedModel cache_a, cache_b;
   for (;;) {
     ComputeRequest req;
     {
@@ -55,18 +79,8 @@ void ComputeWorker::run() {
     const auto start = std::chrono::steady_clock::now();
     ComputeResult result;
     result.id = req.id;
-    if (Status s = config_validate(req.config); !s) {
-      result.error = s.error();
-    } else {
-      const std::string key = config_to_json(req.config).dump() + "#" + std::to_string(req.seed);
-      if (!model || key != model_key) {
-        model = model_init_random(req.config, req.seed);
-        model_key = key;
-      }
-      auto trace = trace_run(*model, req.input);
-      if (trace) result.trace = std::make_shared<const Trace>(std::move(*trace));
-      else result.error = trace.error();
-    }
+    run_job(req.a, cache_a, result.trace, result.error);
+    if (req.b) run_job(*req.b, cache_b, result.trace_b, result.error_b);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::lock_guard lock(mutex_);
     done_ = std::move(result);

@@ -1,5 +1,6 @@
 // Runs the engine off the UI thread. The UI posts the newest request; an older request that has
 // not started is dropped (the newest edit wins), and results arrive tagged with their request id.
+// A request may carry a second job (B, for the Compare view), computed right after A.
 // Owns no UI state and draws nothing.
 #pragma once
 #include <condition_variable>
@@ -15,18 +16,23 @@
 
 namespace attnviz {
 
-struct ComputeRequest {
-  uint64_t id = 0;
+struct ComputeJob {
   ModelConfig config;
   uint64_t seed = 1;
   TraceInput input;
 };
 
+struct ComputeRequest {
+  uint64_t id = 0;
+  ComputeJob a;
+  std::optional<ComputeJob> b;
+};
+
 struct ComputeResult {
   uint64_t id = 0;
-  std::shared_ptr<const Trace> trace;  // null on error
-  std::string error;
-  double seconds = 0;
+  std::shared_ptr<const Trace> trace, trace_b;  // null on error (or no B asked for)
+  std::string error, error_b;
+  double seconds = 0;  // A and B together
 };
 
 class ComputeWorker {
@@ -36,9 +42,9 @@ class ComputeWorker {
   ComputeWorker(const ComputeWorker&) = delete;
   ComputeWorker& operator=(const ComputeWorker&) = delete;
 
-  void post(ComputeRequest request);           // replaces any request not yet started
-  std::optional<ComputeResult> poll();          // the newest finished result, once
-  bool busy() const;                            // a request is queued or running
+  void post(ComputeRequest request);   // replaces any request not yet started
+  std::optional<ComputeResult> poll();  // the newest finished result, once
+  bool busy() const;                    // a request is queued or running
 
  private:
   void run();

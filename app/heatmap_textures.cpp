@@ -5,37 +5,37 @@
 
 namespace attnviz {
 
-HeatmapTextures::~HeatmapTextures() = default;  // textures die with the context; release() is explicit
-
 void HeatmapTextures::release() {
   if (!ids_.empty()) glDeleteTextures(static_cast<GLsizei>(ids_.size()), ids_.data());
   ids_.clear();
   version_ = 0;
 }
 
-void HeatmapTextures::update(const Trace& trace, uint64_t version, int layer, Colormap cmap) {
-  if (version == version_ && layer == layer_ && cmap == cmap_) return;
+void HeatmapTextures::update(uint64_t version, const std::vector<const Mat*>& maps, Colormap cmap, float vmin, float vmax) {
+  if (version == version_ && cmap == cmap_ && vmin == vmin_ && vmax == vmax_ && ids_.size() == maps.size()) return;
   release();
   version_ = version;
-  layer_ = layer;
   cmap_ = cmap;
-  const auto& heads = trace.layers[static_cast<size_t>(layer)].attn.heads;
-  ids_.resize(heads.size());
+  vmin_ = vmin;
+  vmax_ = vmax;
+  ids_.resize(maps.size());
+  if (ids_.empty()) return;
   glGenTextures(static_cast<GLsizei>(ids_.size()), ids_.data());
+  const float span = vmax > vmin ? vmax - vmin : 1.0f;
   std::vector<uint8_t> pixels;
-  for (size_t h = 0; h < heads.size(); ++h) {
-    const Mat& w = heads[h].weights;
+  for (size_t i = 0; i < maps.size(); ++i) {
+    const Mat& w = *maps[i];
     pixels.resize(static_cast<size_t>(w.size()) * 4);
-    for (Eigen::Index i = 0; i < w.rows(); ++i)
-      for (Eigen::Index j = 0; j < w.cols(); ++j) {
-        const Rgba c = colormap_sample(cmap, w(i, j));
-        uint8_t* p = &pixels[static_cast<size_t>(i * w.cols() + j) * 4];
-        p[0] = c.r;
-        p[1] = c.g;
-        p[2] = c.b;
+    for (Eigen::Index r = 0; r < w.rows(); ++r)
+      for (Eigen::Index c = 0; c < w.cols(); ++c) {
+        const Rgba col = colormap_sample(cmap, (w(r, c) - vmin) / span);
+        uint8_t* p = &pixels[static_cast<size_t>(r * w.cols() + c) * 4];
+        p[0] = col.r;
+        p[1] = col.g;
+        p[2] = col.b;
         p[3] = 255;
       }
-    glBindTexture(GL_TEXTURE_2D, ids_[h]);
+    glBindTexture(GL_TEXTURE_2D, ids_[i]);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);

@@ -1,33 +1,33 @@
-// One OpenGL texture per head of the shown layer, holding the colour-mapped weights (one texel
-// per cell). They are re-uploaded only when the trace, layer or colour map change, so drawing a
-// frame costs no per-cell work on the CPU.
+// A set of OpenGL textures holding colour-mapped matrices (one texel per cell). They are
+// re-uploaded only when the data version, colour map or range change, so drawing a frame costs no
+// per-cell work on the CPU however many heads are shown.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "core/colormap.h"
-#include "core/trace.h"
+#include "core/tensor.h"
 
 namespace attnviz {
 
 class HeatmapTextures {
  public:
   HeatmapTextures() = default;
-  ~HeatmapTextures();
   HeatmapTextures(const HeatmapTextures&) = delete;
   HeatmapTextures& operator=(const HeatmapTextures&) = delete;
 
-  // version identifies the trace (it changes whenever a new trace is installed); no-op when
-  // version, layer and colour map are unchanged.
-  void update(const Trace& trace, uint64_t version, int layer, Colormap cmap);
-  unsigned texture(int head) const { return head >= 0 && head < static_cast<int>(ids_.size()) ? ids_[head] : 0; }
+  // version identifies the matrices' contents (bump it whenever they change); values in
+  // [vmin, vmax] span the colour map. No-op when version, colour map and range are unchanged.
+  void update(uint64_t version, const std::vector<const Mat*>& maps, Colormap cmap, float vmin = 0.0f, float vmax = 1.0f);
+  unsigned texture(int i) const { return i >= 0 && i < static_cast<int>(ids_.size()) ? ids_[static_cast<size_t>(i)] : 0; }
+  int size() const { return static_cast<int>(ids_.size()); }
   void release();  // must run while the GL context is alive
 
  private:
   std::vector<unsigned> ids_;
   uint64_t version_ = 0;
-  int layer_ = -1;
   Colormap cmap_ = Colormap::viridis;
+  float vmin_ = 0.0f, vmax_ = 1.0f;
 };
 
 }  // namespace attnviz

@@ -1,7 +1,7 @@
-// The Heads panel: the chosen layer's heads as a grid of heatmaps (rows = queries, columns = keys)
-// with token labels, values printed in cells that are large enough, an exact tooltip on hover, a
-// highlighted query row shared by all heads, Ctrl+click to hide or show a key (custom mask), and
-// double-click (or the title) to zoom one head to full size. Pixels come from HeatmapTextures.
+// The Heads view: the chosen layer's heads as small multiples with shared axes (query labels left
+// of the first column, key labels above the first row), values printed in cells that are large
+// enough, an exact tooltip on hover, a highlighted query row shared by all heads, Ctrl+click to
+// hide or show a key (custom mask), and a click on a title (or a double-click) to zoom one head.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -9,36 +9,26 @@
 
 #include <imgui.h>
 
+#include "app/heatmap_widget.h"
 #include "app/panels.h"
-#include "app/widgets.h"
-#include "core/heatmap_render.h"
 
 namespace attnviz {
 
 namespace {
 
-constexpr float kLabelMax = 110.0f;  // longest label drawn, in pixels; longer ones are clipped
-constexpr float kGap = 14.0f;        // between head panels
+constexpr float kGap = 14.0f;  // between head panels
 
-// Small multiples with shared axes: query labels left of the first column, key labels above the
-// first row, so the cells get the space. A zoomed head is one panel with both axes.
 struct GridLayout {
   int columns = 1;
-  float cell = 8;              // pixels per heatmap cell
+  float cell = 8;
   float row_label_w = 0, col_label_h = 0, title_h = 0;
-  ImVec2 panel;                // one head's block without the shared labels: title + heatmap + gap
+  ImVec2 panel;  // one head's block without the shared labels: title + cells + gap
 };
-
-float widest(const std::vector<TraceToken>& tokens) {
-  float w = 0;
-  for (const TraceToken& t : tokens) w = std::max(w, ImGui::CalcTextSize(t.text.c_str()).x);
-  return std::min(w, kLabelMax) + 6.0f;
-}
 
 GridLayout layout_grid(const Trace& t, int n_panels, ImVec2 avail) {
   GridLayout g;
-  g.row_label_w = widest(t.queries);
-  g.col_label_h = widest(t.keys);
+  g.row_label_w = heatmap_label_extent(t.queries);
+  g.col_label_h = heatmap_label_extent(t.keys);
   g.title_h = ImGui::GetTextLineHeightWithSpacing() + 2;
   const float Tq = static_cast<float>(t.n_queries()), Tk = static_cast<float>(t.n_keys());
   g.cell = 0;
@@ -55,12 +45,6 @@ GridLayout layout_grid(const Trace& t, int n_panels, ImVec2 avail) {
   g.cell = std::clamp(g.cell, 2.0f, 64.0f);
   g.panel = ImVec2(g.cell * Tk + kGap, g.title_h + g.cell * Tq + kGap);
   return g;
-}
-
-// Every k-th label when cells are smaller than a line of text.
-int label_step(float cell) {
-  const float line = ImGui::GetTextLineHeight();
-  return cell >= line * 0.85f ? 1 : static_cast<int>(std::ceil(line * 0.85f / cell));
 }
 
 void toggle_hidden_cell(AppState& app, int q, int k) {
@@ -86,92 +70,50 @@ void head_tooltip(const AppState& app, const Trace& t, int h, int q, int k) {
   ImGui::EndTooltip();
 }
 
-// origin: top-left of the head's title; the heatmap starts one title line below it.
+// origin: top-left of the head's title; its cells start one title line below.
 void draw_head(AppState& app, const Trace& t, int h, const GridLayout& g, ImVec2 origin, bool row_labels, bool col_labels) {
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const int Tq = t.n_queries(), Tk = t.n_keys();
   const HeadTrace& head = t.head(app.layer, h);
-  const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
-  const ImU32 dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  const ImU32 accent = IM_COL32(255, 160, 30, 255);
-
-  // Title: clicking it zooms this head (or returns to the grid).
+  ImGui::PushID(h);
   ImGui::SetCursorScreenPos(origin);
   std::string title = std::string(tr(app.lang, Str::head)) + " " + std::to_string(h + 1);
   if (head.score != ScoreKind::scaled_dot) title += " · " + std::string(name_of(head.score));
-  ImGui::PushID(h);
-  if (ImGui::Selectable(title.c_str(), app.zoom_head == h, 0, ImVec2(g.cell * Tk, 0)))
+  if (ImGui::Selectable(title.c_str(), app.zoom_head == h || app.head == h, 0, ImVec2(g.cell * t.n_keys(), 0))) {
+    app.head = h;
     app.zoom_head = app.zoom_head == h ? -1 : h;
-
-  const ImVec2 map0(origin.x, origin.y + g.title_h);
-  const ImVec2 map1(map0.x + g.cell * Tk, map0.y + g.cell * Tq);
-  const int step = label_step(g.cell);
-  const float line = ImGui::GetTextLineHeight();
-
-  // Key labels, rotated, above the columns (above the title line).
-  for (int k = 0; col_labels && k < Tk; k += step) {
-    const TraceToken& tok = t.keys[static_cast<size_t>(k)];
-    const ImVec2 at(map0.x + g.cell * (k + 0.5f) - line * 0.5f, origin.y - 4);
-    draw_text_vertical(dl, at, tok.pad ? dim_col : text_col, tok.text.c_str(), g.col_label_h - 4);
   }
-  // Query labels, right-aligned, left of the rows; a click selects that query row everywhere.
-  for (int q = 0; row_labels && q < Tq; q += step) {
-    const TraceToken& tok = t.queries[static_cast<size_t>(q)];
-    const float w = std::min(ImGui::CalcTextSize(tok.text.c_str()).x, kLabelMax);
-    const ImVec2 at(map0.x - 4 - w, map0.y + g.cell * (q + 0.5f) - line * 0.5f);
-    ImGui::PushClipRect(ImVec2(map0.x - g.row_label_w, at.y), ImVec2(map0.x - 2, at.y + line), true);
-    dl->AddText(at, q == app.query ? accent : (tok.pad ? dim_col : text_col), tok.text.c_str());
-    ImGui::PopClipRect();
-  }
-  if (row_labels) {
-    ImGui::SetCursorScreenPos(ImVec2(map0.x - g.row_label_w, map0.y));
-    if (ImGui::InvisibleButton("rows", ImVec2(g.row_label_w, g.cell * Tq))) {
-      const int q = static_cast<int>((ImGui::GetIO().MousePos.y - map0.y) / g.cell);
-      if (q >= 0 && q < Tq) app.query = app.query == q ? -1 : q;
+  HeatmapWidget w;
+  w.texture = app_head_texture(app, app.layer, h);
+  w.values = &head.weights;
+  w.rows = &t.queries;
+  w.cols = &t.keys;
+  w.mask = &t.mask;
+  w.origin = ImVec2(origin.x, origin.y + g.title_h);
+  w.cell = g.cell;
+  w.row_labels = row_labels;
+  w.col_labels = col_labels;
+  w.row_label_w = g.row_label_w;
+  w.col_label_h = g.col_label_h;
+  w.col_label_gap = g.title_h;
+  w.annotate = app.annotate;
+  w.cmap = app.cmap;
+  w.highlight_row = app.query;
+  const HeatmapHit hit = heatmap_widget(w);
+  if (hit.label_row_clicked >= 0) app.query = app.query == hit.label_row_clicked ? -1 : hit.label_row_clicked;
+  if (hit.hovered) {
+    head_tooltip(app, t, h, hit.row, hit.col);
+    if (hit.ctrl_clicked) toggle_hidden_cell(app, hit.row, hit.col);
+    else if (hit.clicked) {
+      app.query = hit.row;
+      app.head = h;
     }
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app.lang, Str::click_row_hint));
-  }
-
-  // The heatmap itself: one texel per cell, drawn by the GPU.
-  dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(app.textures.texture(h))), map0, map1);
-  const bool annotate = app.annotate && g.cell >= 26.0f;
-  for (int q = 0; q < Tq; ++q)
-    for (int k = 0; k < Tk; ++k) {
-      const ImVec2 c0(map0.x + g.cell * k, map0.y + g.cell * q), c1(c0.x + g.cell, c0.y + g.cell);
-      if (!std::isfinite(t.mask(q, k)) && g.cell >= 6) dl->AddLine(c0, c1, IM_COL32(120, 120, 120, 160));
-      if (annotate) {
-        const Rgba bg = colormap_sample(app.cmap, head.weights(q, k));
-        const std::string v = heatmap_value_text(head.weights(q, k), true);
-        const ImVec2 sz = ImGui::CalcTextSize(v.c_str());
-        dl->AddText(ImVec2(c0.x + (g.cell - sz.x) * 0.5f, c0.y + (g.cell - sz.y) * 0.5f),
-                    contrast_text_color(IM_COL32(bg.r, bg.g, bg.b, 255)), v.c_str());
-      }
-    }
-  if (app.query >= 0 && app.query < Tq)
-    dl->AddRect(ImVec2(map0.x - 1, map0.y + g.cell * app.query - 1), ImVec2(map1.x + 1, map0.y + g.cell * (app.query + 1) + 1),
-                accent, 0, 0, 2.0f);
-
-  ImGui::SetCursorScreenPos(map0);
-  ImGui::InvisibleButton("map", ImVec2(map1.x - map0.x, map1.y - map0.y));
-  if (ImGui::IsItemHovered()) {
-    const ImVec2 m = ImGui::GetIO().MousePos;
-    const int q = std::clamp(static_cast<int>((m.y - map0.y) / g.cell), 0, Tq - 1);
-    const int k = std::clamp(static_cast<int>((m.x - map0.x) / g.cell), 0, Tk - 1);
-    dl->AddRect(ImVec2(map0.x + g.cell * k, map0.y + g.cell * q), ImVec2(map0.x + g.cell * (k + 1), map0.y + g.cell * (q + 1)),
-                IM_COL32(255, 255, 255, 220));
-    head_tooltip(app, t, h, q, k);
-    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-      if (ImGui::GetIO().KeyCtrl) toggle_hidden_cell(app, q, k);
-      else app.query = q;
-    }
-    if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) app.zoom_head = app.zoom_head == h ? -1 : h;
+    if (hit.double_clicked) app.zoom_head = app.zoom_head == h ? -1 : h;
   }
   ImGui::PopID();
 }
 
 void toolbar(AppState& app, const Trace& t) {
   const Lang L = app.lang;
-  ImGui::SetNextItemWidth(140);
+  ImGui::SetNextItemWidth(120);
   const std::string layer_preview = std::to_string(app.layer + 1) + " / " + std::to_string(t.layers.size());
   if (ImGui::BeginCombo(tr(L, Str::layer), layer_preview.c_str())) {
     for (int l = 0; l < static_cast<int>(t.layers.size()); ++l)
@@ -199,7 +141,7 @@ void toolbar(AppState& app, const Trace& t) {
 }  // namespace
 
 void panel_heads(AppState& app) {
-  if (!ImGui::Begin(tr(app.lang, Str::panel_heads))) {
+  if (!ImGui::Begin(tr(app.lang, Str::panel_heads), nullptr, kViewWindowFlags)) {
     ImGui::End();
     return;
   }

@@ -148,7 +148,7 @@ void mask_section(AppState& app) {
 }  // namespace
 
 void panel_model(AppState& app) {
-  if (!ImGui::Begin(tr(app.lang, Str::panel_model))) {
+  if (!ImGui::Begin(tr(app.lang, Str::panel_model), nullptr, kPanelWindowFlags)) {
     ImGui::End();
     return;
   }

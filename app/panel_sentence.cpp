@@ -60,7 +60,7 @@ void token_chips(AppState& app, const std::vector<TraceToken>& tokens, bool clic
 }  // namespace
 
 void panel_sentence(AppState& app) {
-  if (!ImGui::Begin(tr(app.lang, Str::panel_sentence))) {
+  if (!ImGui::Begin(tr(app.lang, Str::panel_sentence), nullptr, kPanelWindowFlags)) {
     ImGui::End();
     return;
   }

@@ -1,12 +1,28 @@
 // One function per panel, one file per panel (panel_<name>.cpp). Panels read AppState and the
-// Trace, and edit only the "what the user asked for" fields, setting app.dirty.
+// Trace, and edit only the "what the user asked for / is looking at" fields, setting app.dirty
+// when the engine must rerun. The left column holds Sentence and Model & masks; the right-hand
+// area shows one view at a time (app.view), each in its own window at the same place.
 #pragma once
+#include <imgui.h>
+
 #include "app/app_state.h"
 
 namespace attnviz {
 
+// The shell places every window each frame, so none moves, resizes or collapses. Views share the
+// right-hand area below the view tabs, which already name them: no title bar.
+inline constexpr ImGuiWindowFlags kPanelWindowFlags =
+    ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoSavedSettings;
+inline constexpr ImGuiWindowFlags kViewWindowFlags = kPanelWindowFlags | ImGuiWindowFlags_NoTitleBar;
+
 void panel_sentence(AppState& app);
 void panel_model(AppState& app);
-void panel_heads(AppState& app);
+
+void panel_heads(AppState& app);       // View::heads
+void panel_model_view(AppState& app);  // View::model: every layer x head as thumbnails
+void panel_lines(AppState& app);       // View::lines: bertviz-style head view
+void panel_compare(AppState& app);     // View::compare
+void panel_steps(AppState& app);       // View::steps: the lecture, one step per click
+void panel_stats(AppState& app);       // View::stats: per-head statistics, sortable
 
 }  // namespace attnviz

@@ -73,6 +73,33 @@ constexpr Entry kStrings[] = {
     {"(the previous result is still shown)", "(이전 결과를 계속 표시합니다)"},
     {"hidden by the mask", "마스크로 가려짐"},
     {"Click a query token (row label) to highlight its row in every head", "쿼리 토큰(행 이름)을 누르면 모든 헤드에서 그 행이 강조됩니다"},
+    // shell
+    {"File", "파일"},
+    {"Open session…", "세션 열기…"},
+    {"Save session…", "세션 저장…"},
+    {"Export PNG of the heads…", "헤드 PNG로 내보내기…"},
+    {"Export CSV of the head…", "헤드 CSV로 내보내기…"},
+    {"Export JSON of the trace…", "트레이스 JSON으로 내보내기…"},
+    {"Quit", "끝내기"},
+    {"Presentation mode", "발표 모드"},
+    {"High-contrast colours", "고대비 색상"},
+    {"Heads", "헤드"},
+    {"Model view", "모델 전체"},
+    {"Lines", "연결선"},
+    {"Compare", "비교"},
+    {"Step by step", "단계별 계산"},
+    {"Statistics", "통계"},
+    {"Path", "경로"},
+    {"OK", "확인"},
+    {"Cancel", "취소"},
+    {"Scale", "배율"},
+    {"Saved", "저장함"},
+    {"Opened", "열었음"},
+    // @model_view
+    // @lines
+    // @compare
+    // @steps
+    // @stats
 };
 static_assert(std::size(kStrings) == static_cast<size_t>(Str::count_), "one entry per Str value");
 

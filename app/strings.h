@@ -18,6 +18,14 @@ enum class Str {
   custom_hint, clear_custom,
   layer, head, colormap, annotate, zoom, back_to_grid, query, key, weight, raw_score, scaled_score,
   computing, error_kept, hidden_cell, click_row_hint,
+  // shell: menus, views, status
+  menu_file, open_session, save_session, export_png, export_csv, export_json, quit, presentation, high_contrast,
+  view_heads, view_model, view_lines, view_compare, view_steps, view_stats, path, ok, cancel, scale, saved, loaded,
+  // @model_view (panel_model_view.cpp adds its ids here)
+  // @lines (panel_lines.cpp adds its ids here)
+  // @compare (panel_compare.cpp adds its ids here)
+  // @steps (panel_steps.cpp adds its ids here)
+  // @stats (panel_stats.cpp adds its ids here)
   count_
 };
 

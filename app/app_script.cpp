@@ -1,0 +1,182 @@
+// Each verb maps onto the same AppState fields the panels edit, so a script exercises exactly
+// the state changes a click would make.
+#include "app/app_script.h"
+
+#include <charconv>
+#include <iterator>
+#include <sstream>
+
+#include "app/app_shell.h"
+
+namespace attnviz {
+
+namespace {
+
+bool is_text_verb(const std::string& v) {
+  return v == "sentence" || v == "source" || v == "compare_sentence";
+}
+
+bool to_int(const std::string& s, int lo, int hi, int& out) {
+  int v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || v < lo || v > hi) return false;
+  out = v;
+  return true;
+}
+
+bool to_on(const std::string& s, bool& out) {
+  if (s != "on" && s != "off") return false;
+  out = s == "on";
+  return true;
+}
+
+}  // namespace
+
+Result<std::vector<ScriptLine>> script_parse(std::string_view text) {
+  std::vector<ScriptLine> lines;
+  std::istringstream in{std::string(text)};
+  std::string raw;
+  int number = 0;
+  while (std::getline(in, raw)) {
+    ++number;
+    if (!raw.empty() && raw.back() == '\r') raw.pop_back();
+    const size_t first = raw.find_first_not_of(" \t");
+    if (first == std::string::npos || raw[first] == '#') continue;
+    ScriptLine line;
+    line.number = number;
+    std::istringstream words(raw.substr(first));
+    words >> line.verb;
+    if (is_text_verb(line.verb)) {
+      std::string rest;
+      std::getline(words, rest);
+      const size_t start = rest.find_first_not_of(" \t");
+      line.args.push_back(start == std::string::npos ? "" : rest.substr(start));
+    } else {
+      for (std::string w; words >> w;) line.args.push_back(w);
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+ScriptStep script_apply(AppState& app, const ScriptLine& line) {
+  ScriptStep step;
+  const auto& a = line.args;
+  auto fail = [&](const std::string& m) {
+    step.error = "script line " + std::to_string(line.number) + " (" + line.verb + "): " + m;
+    return step;
+  };
+  auto need = [&](size_t n) { return a.size() == n; };
+  ModelConfig& c = app.config;
+  auto set_config_int = [&](int ModelConfig::*field, int lo, int hi) -> bool {
+    int v = 0;
+    if (!need(1) || !to_int(a[0], lo, hi, v)) return false;
+    c.*field = v;
+    app.dirty = true;
+    return true;
+  };
+  const std::string& v = line.verb;
+  bool on = false;
+  int n = 0;
+  if (v == "sentence") app.sentence = a[0], app.dirty = true;
+  else if (v == "source") app.source_sentence = a[0], app.dirty = true;
+  else if (v == "compare_sentence") app.compare_sentence = a[0], app.dirty = true;
+  else if (v == "cross") {
+    if (!need(1) || !to_on(a[0], app.cross)) return fail("expected on or off");
+    app.dirty = true;
+  } else if (v == "d_model") {
+    if (!set_config_int(&ModelConfig::d_model, 1, kMaxDModel)) return fail("expected a width");
+  } else if (v == "heads") {
+    if (!set_config_int(&ModelConfig::n_heads, 1, kMaxDModel)) return fail("expected a head count");
+    c.head_scores.clear();
+  } else if (v == "layers") {
+    if (!set_config_int(&ModelConfig::n_layers, 1, kMaxLayers)) return fail("expected a layer count");
+  } else if (v == "ffn") {
+    if (!set_config_int(&ModelConfig::d_ff, 1, kMaxFF)) return fail("expected an FFN width");
+  } else if (v == "seed") {
+    if (!need(1) || !to_int(a[0], 0, 1 << 30, n)) return fail("expected a seed");
+    app.seed = static_cast<uint64_t>(n);
+    app.dirty = true;
+  } else if (v == "score") {
+    auto k = need(1) ? score_from_name(a[0]) : std::nullopt;
+    if (!k) return fail("expected scaled_dot, dot, general or additive");
+    c.score = *k;
+    c.head_scores.clear();
+    app.dirty = true;
+  } else if (v == "norm") {
+    auto k = need(1) ? norm_from_name(a[0]) : std::nullopt;
+    if (!k) return fail("expected post or pre");
+    c.norm = *k;
+    app.dirty = true;
+  } else if (v == "temperature") {
+    float t = 0;
+    if (!need(1)) return fail("expected a temperature");
+    auto [end, ec] = std::from_chars(a[0].data(), a[0].data() + a[0].size(), t);
+    if (ec != std::errc() || !(t >= kMinTemperature && t <= kMaxTemperature)) return fail("expected 0.001 to 1000");
+    c.temperature = t;
+    app.dirty = true;
+  } else if (v == "mask") {
+    MaskSpec& m = app.mask;
+    if (need(1) && a[0] == "none") m = MaskSpec{};
+    else if (need(2) && a[0] == "causal" && to_on(a[1], on)) m.causal = on;
+    else if (need(2) && a[0] == "window") m.window = a[1] == "off" ? -1 : (to_int(a[1], 0, kMaxTokens, n) ? n : -2);
+    else if (need(2) && a[0] == "strided") m.stride = a[1] == "off" ? 0 : (to_int(a[1], 1, kMaxTokens, n) ? n : -1);
+    else if (need(2) && a[0] == "pad") m.pad_to = a[1] == "off" ? 0 : (to_int(a[1], 1, kMaxTokens, n) ? n : -1);
+    else if (need(3) && a[0] == "hide") {
+      int q = 0, k = 0;
+      if (!to_int(a[1], 0, kMaxTokens, q) || !to_int(a[2], 0, kMaxTokens, k)) return fail("expected query and key numbers");
+      m.hidden_cells.emplace_back(q, k);
+    } else return fail("unknown mask action");
+    if (Status s = mask_spec_validate(m); !s) return fail(s.error());
+    app.dirty = true;
+  } else if (v == "view") {
+    if (!need(1) || !view_from_id(a[0], app.view)) return fail("unknown view");
+  } else if (v == "compare") {
+    static_assert(std::size(kAllCompareModes) == 4);
+    const char* names[] = {"sentence_b", "single_vs_multi", "masked_vs_unmasked", "scaled_vs_unscaled"};
+    bool found = false;
+    for (int i = 0; i < 4; ++i)
+      if (need(1) && a[0] == names[i]) app.compare_mode = kAllCompareModes[i], found = true;
+    if (!found) return fail("unknown compare mode");
+    app.dirty = true;
+  } else if (v == "layer" || v == "head" || v == "query" || v == "step") {
+    int& field = v == "layer" ? app.layer : v == "head" ? app.head : v == "query" ? app.query : app.step;
+    if (!need(1) || !to_int(a[0], v == "query" ? -1 : 0, kMaxTokens, field)) return fail("expected a number");
+  } else if (v == "lang") {
+    if (!need(1) || (a[0] != "en" && a[0] != "ko")) return fail("expected en or ko");
+    app.lang = a[0] == "ko" ? Lang::ko : Lang::en;
+  } else if (v == "presentation") {
+    if (!need(1) || !to_on(a[0], app.presentation)) return fail("expected on or off");
+  } else if (v == "annotate") {
+    if (!need(1) || !to_on(a[0], app.annotate)) return fail("expected on or off");
+  } else if (v == "colormap") {
+    auto m = need(1) ? colormap_from_name(a[0]) : std::nullopt;
+    if (!m || *m == Colormap::diverging) return fail("expected viridis, magma or high_contrast");
+    app.cmap = *m;
+  } else if (v == "export" && a.size() >= 2) {
+    Status s = make_error("unknown export kind");
+    if (a[0] == "png") {
+      float scale = 1.0f;
+      if (a.size() == 3) std::from_chars(a[2].data(), a[2].data() + a[2].size(), scale);
+      s = shell_export_png(app, a[1], scale);
+    } else if (a[0] == "csv") s = shell_export_csv(app, a[1]);
+    else if (a[0] == "json") s = shell_export_json(app, a[1]);
+    if (!s) return fail(s.error());
+  } else if (v == "save") {
+    if (!need(1)) return fail("expected a path");
+    if (Status s = shell_save_session(app, a[0]); !s) return fail(s.error());
+  } else if (v == "open") {
+    if (!need(1)) return fail("expected a path");
+    if (Status s = shell_open_session(app, a[0]); !s) return fail(s.error());
+  } else if (v == "screenshot") {
+    if (!need(1)) return fail("expected a path");
+    step.screenshot = a[0];
+  } else if (v == "quit") {
+    step.quit = true;
+  } else {
+    return fail("unknown action");
+  }
+  return step;
+}
+
+}  // namespace attnviz
