@@ -18,7 +18,8 @@ bool parse_int(const std::string& s, int lo, int hi, int& out) {
 const char* app_usage() {
   return "usage: attnviz [--session FILE] [--text SENTENCE] [--view heads|model|lines|compare|steps|stats]\n"
          "               [--lang en|ko] [--presentation] [--size WxH]\n"
-         "               [--screenshot OUT.png [--frames N]] [--script ACTIONS.txt] [--bench-frames N]\n"
+         "               [--screenshot OUT.png [--frames N] [--layout-report OUT.json]] [--script ACTIONS.txt]\n"
+         "               [--bench-frames N]\n"
          "keys: ←/→ head, ↑/↓ layer, space next step, F5 presentation mode, F11 full screen, Ctrl+S / Ctrl+O sessions\n";
 }
 
@@ -40,6 +41,7 @@ Result<AppOptions> app_options_parse(const std::vector<std::string>& args) {
     else if (a == "--text") o.text = v;
     else if (a == "--view") o.view = v;
     else if (a == "--screenshot") o.screenshot = v;
+    else if (a == "--layout-report") o.layout_report = v;
     else if (a == "--script") o.script = v;
     else if (a == "--frames") {
       if (!parse_int(v, 1, 100000, o.frames)) return make_error("--frames needs a whole number from 1 to 100000");

@@ -14,6 +14,7 @@ struct AppOptions {
   std::string text;        // --text: initial sentence
   std::string view;        // --view heads|model|lines|compare|steps|stats
   std::string screenshot;  // --screenshot FILE: save the framebuffer after `frames` frames, then quit
+  std::string layout_report;  // --layout-report FILE: with --screenshot, where each head's cells were drawn (JSON)
   int frames = 5;          // frames rendered after the newest result arrived, before the screenshot
   std::string script;      // --script FILE: run actions (see app_script.h), then quit
   int bench_frames = 0;    // --bench-frames N: render N frames, print frame-time statistics, quit

@@ -206,6 +206,7 @@ Status shell_export_json(const AppState& app, const std::string& path) {
 }
 
 void shell_draw(AppState& app, ShellState& shell, float width, float height) {
+  app.drawn.clear();
   shortcuts(app, shell);
   menu_bar(app, shell);
   const float s = app.presentation ? kPresentationScale : 1.0f;

@@ -10,6 +10,7 @@
 
 #include "app/compute_worker.h"
 #include "app/heatmap_textures.h"
+#include "app/stats_cache.h"
 #include "app/strings.h"
 #include "core/colormap.h"
 #include "core/config.h"
@@ -42,6 +43,14 @@ struct CompareMaps {
   uint64_t key = 0;          // (trace version, layer) these maps were built for
 };
 
+// Where a head's heatmap landed on screen this frame (written while drawing, read by
+// --layout-report so the GUI tests can check pixels against the engine's weights).
+struct DrawnHeatmap {
+  int layer = 0, head = 0;
+  float x = 0, y = 0, cell = 0;  // top-left of cell (0, 0) and the cell size, in framebuffer pixels
+  int rows = 0, cols = 0;
+};
+
 struct AppState {
   // What the user asked for.
   std::string sentence = "The animal didn't cross the street because it was too tired.";
@@ -69,6 +78,7 @@ struct AppState {
   std::vector<uint8_t> lines_hidden; // Lines view: 1 = head switched off (size NH)
   int stats_sort_column = 0;         // Statistics view
   bool stats_sort_descending = true;
+  StatsCache stats_cache;            // Statistics view: rows built by panel_stats, keyed by trace_version
 
   // Derived state, written only by app_update().
   std::shared_ptr<const Trace> trace;    // A: the newest successful result
@@ -83,6 +93,7 @@ struct AppState {
   uint64_t shown_id = 0;                 // request the current trace answers
   std::vector<Preset> presets;
   std::string presets_error;
+  std::vector<DrawnHeatmap> drawn;       // cleared each frame by the shell, filled by the Heads view
   std::string status;                    // last file action's result, shown in the status bar
   bool status_is_error = false;
 

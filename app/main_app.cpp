@@ -12,6 +12,7 @@
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
+#include <nlohmann/json.hpp>
 
 #include "app/app_options.h"
 #include "app/app_script.h"
@@ -35,6 +36,16 @@ Status save_framebuffer(const std::string& path, int width, int height) {
   for (int y = 0; y < height; ++y)  // GL's origin is bottom-left; PNG's is top-left
     std::copy_n(raw.data() + row * static_cast<size_t>(height - 1 - y), row, img.rgba.data() + row * static_cast<size_t>(y));
   return png_write(path, img);
+}
+
+// --layout-report: where the Heads view drew each head's cells in the saved frame.
+Status save_layout_report(const std::string& path, const AppState& app) {
+  nlohmann::json heads = nlohmann::json::array();
+  for (const DrawnHeatmap& d : app.drawn)
+    heads.push_back({{"layer", d.layer}, {"head", d.head}, {"x", d.x}, {"y", d.y}, {"cell", d.cell}, {"rows", d.rows},
+                     {"cols", d.cols}});
+  const nlohmann::json report{{"colormap", name_of(app.cmap)}, {"heads", heads}};
+  return file_write_atomic(path, std::string_view(report.dump(1)));
 }
 
 // Frame-time statistics for --bench-frames.
@@ -125,7 +136,9 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, ShellSt
       pending_screenshot = step.screenshot;
     }
     if (!opt.screenshot.empty() && opt.script.empty() && idle && ++frames_after_result >= opt.frames) {
-      if (Status s = save_framebuffer(opt.screenshot, width, height); !s) {
+      Status s = save_framebuffer(opt.screenshot, width, height);
+      if (s && !opt.layout_report.empty()) s = save_layout_report(opt.layout_report, app);
+      if (!s) {
         std::fprintf(stderr, "attnviz: %s\n", s.error().c_str());
         exit_code = 1;
       }

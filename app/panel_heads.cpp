@@ -98,6 +98,7 @@ void draw_head(AppState& app, const Trace& t, int h, const GridLayout& g, ImVec2
   w.cmap = app.cmap;
   w.highlight_row = app.query;
   const HeatmapHit hit = heatmap_widget(w);
+  app.drawn.push_back(DrawnHeatmap{app.layer, h, w.origin.x, w.origin.y, w.cell, t.n_queries(), t.n_keys()});
   if (hit.label_row_clicked >= 0) app.query = app.query == hit.label_row_clicked ? -1 : hit.label_row_clicked;
   if (hit.hovered) {
     head_tooltip(app, t, h, hit.row, hit.col);

@@ -1,5 +1,5 @@
 // GUI smoke check: the app's screenshot exists, has the expected size and is not blank (it shows
-// many distinct colours: text, widgets and heatmaps). Usage: check_png FILE WIDTH HEIGHT
+// many distinct colours: text, widgets and heatmaps). Usage: check_png FILE WIDTH HEIGHT (0 0: any size)
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
     colours.insert(px[i * 4] << 16 | px[i * 4 + 1] << 8 | px[i * 4 + 2]);
   stbi_image_free(px);
   std::printf("check_png: %dx%d, %zu distinct colours\n", w, h, colours.size());
-  if (w != std::atoi(argv[2]) || h != std::atoi(argv[3])) {
+  const int want_w = std::atoi(argv[2]), want_h = std::atoi(argv[3]);  // 0 0: any size
+  if (want_w > 0 && (w != want_w || h != want_h)) {
     std::fprintf(stderr, "check_png: expected %sx%s\n", argv[2], argv[3]);
     return 1;
   }

@@ -1,0 +1,68 @@
+// GUI pixel test: the app's screenshot of the Heads view shows, in every cell of every head, the
+// colour the colour map gives the engine's weight for that cell. The trace is recomputed here with
+// core from the same session file, so a wrong texture, layout, flip or colour would show.
+// Usage: check_heads_pixels SCREENSHOT.png LAYOUT.json SESSION.json
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#define STB_IMAGE_IMPLEMENTATION
+#define STB_IMAGE_STATIC
+#include <stb/stb_image.h>
+
+#include "core/colormap.h"
+#include "core/file_io.h"
+#include "core/model.h"
+#include "core/session.h"
+#include "core/trace.h"
+
+using namespace attnviz;
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: check_heads_pixels SCREENSHOT.png LAYOUT.json SESSION.json\n");
+    return 2;
+  }
+  int W = 0, H = 0, n = 0;
+  unsigned char* px = stbi_load(argv[1], &W, &H, &n, 4);
+  if (!px) return std::fprintf(stderr, "cannot read %s\n", argv[1]), 1;
+  auto layout_bytes = file_read_bytes(argv[2]);
+  auto session = session_load(argv[3]);
+  if (!layout_bytes || !session) return std::fprintf(stderr, "cannot read the layout or session\n"), 1;
+  const auto layout = nlohmann::json::parse(layout_bytes->begin(), layout_bytes->end());
+  const auto cmap = colormap_from_name(layout["colormap"].get<std::string>());
+  TraceInput in;
+  in.text = session->sentence;
+  in.mask = session->mask;
+  auto trace = trace_run(model_init_random(session->config, session->seed), in);
+  if (!trace || !cmap) return std::fprintf(stderr, "cannot recompute the trace\n"), 1;
+
+  int checked = 0, wrong = 0, heads = 0;
+  for (const auto& d : layout["heads"]) {
+    ++heads;
+    const Mat& w = trace->head(d["layer"].get<int>(), d["head"].get<int>()).weights;
+    if (d["rows"].get<int>() != w.rows() || d["cols"].get<int>() != w.cols())
+      return std::fprintf(stderr, "head %d: drawn %dx%d, trace %ldx%ld\n", d["head"].get<int>(), d["rows"].get<int>(),
+                          d["cols"].get<int>(), static_cast<long>(w.rows()), static_cast<long>(w.cols())), 1;
+    const float x0 = d["x"].get<float>(), y0 = d["y"].get<float>(), cell = d["cell"].get<float>();
+    for (int r = 0; r < w.rows(); ++r)
+      for (int c = 0; c < w.cols(); ++c) {
+        // Sample near the lower-left corner: away from the diagonal mark on masked cells.
+        const int x = static_cast<int>(x0 + cell * (c + 0.25f)), y = static_cast<int>(y0 + cell * (r + 0.75f));
+        if (x < 0 || y < 0 || x >= W || y >= H) continue;
+        const unsigned char* p = px + (static_cast<size_t>(y) * W + x) * 4;
+        const Rgba want = colormap_sample(*cmap, w(r, c));
+        ++checked;
+        if (std::abs(p[0] - want.r) > 2 || std::abs(p[1] - want.g) > 2 || std::abs(p[2] - want.b) > 2) {
+          if (++wrong <= 5)
+            std::fprintf(stderr, "head %d cell (%d, %d): pixel %d,%d,%d, expected %d,%d,%d for weight %.4f\n",
+                         d["head"].get<int>(), r, c, p[0], p[1], p[2], want.r, want.g, want.b, w(r, c));
+        }
+      }
+  }
+  stbi_image_free(px);
+  std::printf("check_heads_pixels: %d heads, %d cells checked, %d wrong\n", heads, checked, wrong);
+  return heads == trace->config.n_heads && checked > 0 && wrong == 0 ? 0 : 1;
+}
