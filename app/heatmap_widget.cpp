@@ -65,11 +65,12 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
 
   dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(w.texture)), p0, p1);
   const bool annotate = w.annotate && w.cell >= 26.0f;
+  const bool mark_masked = w.mask && w.cell >= 6.0f;
   const float span = w.vmax > w.vmin ? w.vmax - w.vmin : 1.0f;
-  for (int q = 0; q < R; ++q)
+  for (int q = 0; (annotate || mark_masked) && q < R; ++q)
     for (int k = 0; k < C; ++k) {
       const ImVec2 c0(p0.x + w.cell * k, p0.y + w.cell * q), c1(c0.x + w.cell, c0.y + w.cell);
-      if (w.mask && q < w.mask->rows() && k < w.mask->cols() && !std::isfinite((*w.mask)(q, k)) && w.cell >= 6)
+      if (mark_masked && q < w.mask->rows() && k < w.mask->cols() && !std::isfinite((*w.mask)(q, k)))
         dl->AddLine(c0, c1, IM_COL32(150, 150, 150, 170));
       if (annotate) {
         const float v = (*w.values)(q, k);
