@@ -91,6 +91,10 @@ void view_tabs(AppState& app) {
 }
 
 void status_bar(const AppState& app) {
+  if (app_computing(app)) {
+    ImGui::ProgressBar(app.worker.progress(), ImVec2(160, 0), tr(app.lang, Str::computing));
+    ImGui::SameLine();
+  }
   if (!app.status.empty()) {
     ImGui::TextColored(app.status_is_error ? ImVec4(1, 0.45f, 0.4f, 1) : ImVec4(0.55f, 0.85f, 0.55f, 1), "%s",
                        app.status.c_str());

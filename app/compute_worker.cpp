@@ -2,6 +2,7 @@
 // or seed change, so typing in the sentence box costs a forward pass, not a weight initialisation.
 #include "app/compute_worker.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <nlohmann/json.hpp>
@@ -15,8 +16,14 @@ struct CachedModel {
   std::string key;  // config JSON + seed of `model`
 };
 
+// Layers a job runs: its stack, twice in cross-attention (the source is encoded first).
+int job_layers(const ComputeJob& job) {
+  return job.config.n_layers * (job.input.source_text.empty() ? 1 : 2);
+}
+
 // Runs one job, reusing the cached model when config and seed match.
-void run_job(const ComputeJob& job, CachedModel& cache, std::shared_ptr<const Trace>& trace, std::string& error) {
+void run_job(const ComputeJob& job, CachedModel& cache, const TraceControl& control, std::shared_ptr<const Trace>& trace,
+             std::string& error) {
   if (Status s = config_validate(job.config); !s) {
     error = s.error();
     return;
@@ -26,7 +33,7 @@ void run_job(const ComputeJob& job, CachedModel& cache, std::shared_ptr<const Tr
     cache.model = model_init_random(job.config, job.seed);
     cache.key = key;
   }
-  auto t = trace_run(*cache.model, job.input);
+  auto t = trace_run(*cache.model, job.input, control);
   if (t) trace = std::make_shared<const Trace>(std::move(*t));
   else error = t.error();
 }
@@ -48,6 +55,7 @@ void ComputeWorker::post(ComputeRequest request) {
   {
     std::lock_guard lock(mutex_);
     pending_ = std::move(request);
+    if (running_) cancel_ = true;
   }
   wake_.notify_one();
 }
@@ -57,6 +65,11 @@ std::optional<ComputeResult> ComputeWorker::poll() {
   std::optional<ComputeResult> out = std::move(done_);
   done_.reset();
   return out;
+}
+
+float ComputeWorker::progress() const {
+  const float total = static_cast<float>(std::max(1, layers_total_.load()));
+  return std::min(1.0f, static_cast<float>(layers_done_.load()) / total);
 }
 
 bool ComputeWorker::busy() const {
@@ -75,15 +88,19 @@ void ComputeWorker::run() {
       req = std::move(*pending_);
       pending_.reset();
       running_ = true;
+      cancel_ = false;
+      layers_done_ = 0;
+      layers_total_ = job_layers(req.a) + (req.b ? job_layers(*req.b) : 0);
     }
     const auto start = std::chrono::steady_clock::now();
     ComputeResult result;
     result.id = req.id;
-    run_job(req.a, cache_a, result.trace, result.error);
-    if (req.b) run_job(*req.b, cache_b, result.trace_b, result.error_b);
+    const TraceControl control{&cancel_, &layers_done_};
+    run_job(req.a, cache_a, control, result.trace, result.error);
+    if (req.b && !cancel_) run_job(*req.b, cache_b, control, result.trace_b, result.error_b);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::lock_guard lock(mutex_);
-    done_ = std::move(result);
+    if (!cancel_) done_ = std::move(result);  // a newer request is pending: this result is stale
     running_ = false;
   }
 }

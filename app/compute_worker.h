@@ -3,6 +3,7 @@
 // A request may carry a second job (B, for the Compare view), computed right after A.
 // Owns no UI state and draws nothing.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -42,9 +43,12 @@ class ComputeWorker {
   ComputeWorker(const ComputeWorker&) = delete;
   ComputeWorker& operator=(const ComputeWorker&) = delete;
 
-  void post(ComputeRequest request);   // replaces any request not yet started
-  std::optional<ComputeResult> poll();  // the newest finished result, once
+  // Replaces any request not yet started and stops a running one at its next layer boundary:
+  // the newest edit wins, and a stale forward pass on a long text does not delay it.
+  void post(ComputeRequest request);
+  std::optional<ComputeResult> poll();  // the newest finished result, once (cancelled ones never arrive)
   bool busy() const;                    // a request is queued or running
+  float progress() const;               // of the running request: finished layers / all layers, 0..1
 
  private:
   void run();
@@ -54,6 +58,9 @@ class ComputeWorker {
   std::optional<ComputeResult> done_;
   bool running_ = false;
   bool stop_ = false;
+  std::atomic<bool> cancel_{false};
+  std::atomic<int> layers_done_{0};
+  std::atomic<int> layers_total_{1};
   std::thread thread_;  // last: starts after the members it uses exist
 };
 

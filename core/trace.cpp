@@ -43,21 +43,24 @@ Result<Mat> embed_for_trace(const Model& model, std::vector<TraceToken>& tokens)
   return std::move(e->x);
 }
 
-// Runs every layer; memory == nullptr for self-attention.
-void run_layers(const Model& model, const Mat& x0, const Mat* memory, const Mat& mask, std::vector<LayerTrace>& out,
-                Mat& final) {
+// Runs every layer; memory == nullptr for self-attention. False when cancelled.
+bool run_layers(const Model& model, const Mat& x0, const Mat* memory, const Mat& mask, const TraceControl& control,
+                std::vector<LayerTrace>& out, Mat& final) {
   const ModelConfig& c = model.config;
   const Mat* x = &x0;
   out.clear();
   out.reserve(static_cast<size_t>(c.n_layers));
   for (int l = 0; l < c.n_layers; ++l) {
+    if (control.cancel && control.cancel->load(std::memory_order_relaxed)) return false;
     out.push_back(layer_forward(model.weights.layers[static_cast<size_t>(l)], c, *x, memory, mask));
     x = &out.back().out;
+    if (control.layers_done) control.layers_done->fetch_add(1, std::memory_order_relaxed);
   }
   final = c.final_norm ? layer_norm(*x, model.weights.final_norm_w, model.weights.final_norm_b, c.ln_eps) : *x;
+  return true;
 }
 
-Result<Trace> trace_embeddings(const Model& model, const TraceInput& input) {
+Result<Trace> trace_embeddings(const Model& model, const TraceInput& input, const TraceControl& control) {
   const Mat& x = *input.embeddings;
   if (x.cols() != model.config.d_model)
     return make_error("the input has " + std::to_string(x.cols()) + " features per token but the model's d_model is " +
@@ -73,13 +76,13 @@ Result<Trace> trace_embeddings(const Model& model, const TraceInput& input) {
   t.real_keys = static_cast<int>(x.rows());
   t.embed = x;
   t.mask = mask_build(input.mask, t.n_queries(), t.n_keys(), t.real_keys);
-  run_layers(model, t.embed, nullptr, t.mask, t.layers, t.final);
+  if (!run_layers(model, t.embed, nullptr, t.mask, control, t.layers, t.final)) return make_error(kTraceCancelled);
   return t;
 }
 
 }  // namespace
 
-Result<Trace> trace_run(const Model& model, const TraceInput& input) {
+Result<Trace> trace_run(const Model& model, const TraceInput& input, const TraceControl& control) {
   // Shapes only: finiteness of every weight was checked where the model was loaded (model_check);
   // re-reading 85M weights per forward cost GPT-2-small 0.2 s.
   if (Status s = model_check_shapes(model); !s) return make_error(s.error());
@@ -87,7 +90,7 @@ Result<Trace> trace_run(const Model& model, const TraceInput& input) {
   Result<Trace> result = [&]() -> Result<Trace> {
     if (input.embeddings) {
       if (!input.source_text.empty()) return make_error("cross-attention needs text input, not embeddings");
-      return trace_embeddings(model, input);
+      return trace_embeddings(model, input, control);
     }
     const bool cross = !input.source_text.empty();
     // Padding applies to the keys: the sentence itself, or the source in cross-attention.
@@ -103,7 +106,7 @@ Result<Trace> trace_run(const Model& model, const TraceInput& input) {
       t.keys = t.queries;
       t.real_keys = target->real;
       t.mask = mask_build(input.mask, t.n_queries(), t.n_keys(), t.real_keys);
-      run_layers(model, t.embed, nullptr, t.mask, t.layers, t.final);
+      if (!run_layers(model, t.embed, nullptr, t.mask, control, t.layers, t.final)) return make_error(kTraceCancelled);
       return t;
     }
     auto source = tokenize_for_trace(input.source_text, input.mask.pad_to);
@@ -117,9 +120,9 @@ Result<Trace> trace_run(const Model& model, const TraceInput& input) {
     encoder_mask.pad_to = input.mask.pad_to;
     const Mat source_mask = mask_build(encoder_mask, t.n_keys(), t.n_keys(), t.real_keys);
     std::vector<LayerTrace> encoder_layers;
-    run_layers(model, *xs, nullptr, source_mask, encoder_layers, t.memory);
+    if (!run_layers(model, *xs, nullptr, source_mask, control, encoder_layers, t.memory)) return make_error(kTraceCancelled);
     t.mask = mask_build(input.mask, t.n_queries(), t.n_keys(), t.real_keys);
-    run_layers(model, t.embed, &t.memory, t.mask, t.layers, t.final);
+    if (!run_layers(model, t.embed, &t.memory, t.mask, control, t.layers, t.final)) return make_error(kTraceCancelled);
     return t;
   }();
   if (result) {

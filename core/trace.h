@@ -2,6 +2,7 @@
 // only thing the app's panels and the CLI's exporters read — they never recompute attention.
 // trace_run is the one forward function for the sandbox, trained demos and loaded checkpoints.
 #pragma once
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,8 +49,17 @@ struct Trace {
   }
 };
 
+// Lets another thread follow and stop a long forward pass (the app's worker): `layers_done` counts
+// finished layers (of the encoder too, in cross-attention), and a set `cancel` stops the pass at
+// the next layer boundary with the error kTraceCancelled.
+struct TraceControl {
+  const std::atomic<bool>* cancel = nullptr;
+  std::atomic<int>* layers_done = nullptr;
+};
+inline constexpr const char* kTraceCancelled = "cancelled";
+
 // Tokenizes, embeds, builds the mask and runs every layer. Errors (bad config, too many tokens,
 // a mask that does not fit, shape mismatches) come back as messages; nothing is half-built.
-Result<Trace> trace_run(const Model& model, const TraceInput& input);
+Result<Trace> trace_run(const Model& model, const TraceInput& input, const TraceControl& control = {});
 
 }  // namespace attnviz

@@ -155,3 +155,28 @@ TEST_CASE("trace: the sandbox embeds the same word the same way wherever it occu
   CHECK(max_abs_diff(t->embed.row(0), t->embed.row(2)) == 0.0f);
   CHECK(max_abs_diff(t->embed.row(0), t->embed.row(1)) > 0.1f);
 }
+
+TEST_CASE("trace: progress counts finished layers and a set cancel flag stops the pass") {
+  ModelConfig c = paper_config(3);
+  c.d_model = 32;
+  c.n_heads = 2;
+  c.d_ff = 32;
+  const Model m = model_init_random(c, 4);
+  TraceInput in;
+  in.text = "The cat sat on the mat";
+  std::atomic<bool> cancel{false};
+  std::atomic<int> done{0};
+  auto full = trace_run(m, in, TraceControl{&cancel, &done});
+  REQUIRE(full.ok());
+  CHECK(done.load() == 3);
+  in.source_text = "a source sentence";  // cross-attention: the encoder's layers count too
+  done = 0;
+  REQUIRE(trace_run(m, in, TraceControl{&cancel, &done}).ok());
+  CHECK(done.load() == 6);
+  cancel = true;
+  done = 0;
+  auto stopped = trace_run(m, in, TraceControl{&cancel, &done});
+  REQUIRE_FALSE(stopped.ok());
+  CHECK(stopped.error() == kTraceCancelled);
+  CHECK(done.load() == 0);
+}
