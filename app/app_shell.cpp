@@ -3,6 +3,8 @@
 // the window size and presentation mode; there is no docking in ImGui 1.86.
 #include "app/app_shell.h"
 
+#include <algorithm>
+
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -216,7 +218,9 @@ void shell_draw(AppState& app, ShellState& shell, float width, float height) {
   const float s = app.presentation ? kPresentationScale : 1.0f;
   const float top = ImGui::GetFrameHeight();
   const float status_h = ImGui::GetFrameHeight() + 4;
-  const float left = 390.0f * s, sentence_h = 300.0f * s;
+  // The controls column never takes more than ~30% of the width: the heatmaps are what a class looks at.
+  const float left = std::min(390.0f * s, std::max(300.0f, 0.3f * width));
+  const float sentence_h = std::min(300.0f * s, 0.4f * height);
   const float tabs_h = ImGui::GetFrameHeight() + 10;
   const float bottom = height - status_h;
 

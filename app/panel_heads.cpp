@@ -11,6 +11,7 @@
 
 #include "app/heatmap_widget.h"
 #include "app/panels.h"
+#include "app/widgets.h"
 
 namespace attnviz {
 
@@ -128,6 +129,8 @@ void toolbar(AppState& app, const Trace& t) {
       if (ImGui::Selectable(std::string(name_of(c)).c_str(), c == app.cmap)) app.cmap = c;
     ImGui::EndCombo();
   }
+  ImGui::SameLine();
+  colormap_legend(app.cmap, 0.0f, 1.0f, 120.0f * ImGui::GetFontSize() / 17.0f);
   ImGui::SameLine();
   ImGui::Checkbox(tr(L, Str::annotate), &app.annotate);
   if (app.zoom_head >= 0) {

@@ -2,6 +2,7 @@
 // the unrotated glyphs against the clip rectangle before they could be turned.
 #include "app/widgets.h"
 
+#include <cstdio>
 #include <string_view>
 
 #include "core/utf8.h"
@@ -46,6 +47,31 @@ void draw_text_vertical(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const c
     x += g->AdvanceX * scale;
   }
   dl->PopTextureID();
+}
+
+void colormap_legend(Colormap cmap, float vmin, float vmax, float width) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const float bar_h = ImGui::GetTextLineHeight() * 0.6f;
+  constexpr int kSteps = 48;  // enough quads that the ramp looks continuous
+  for (int i = 0; i < kSteps; ++i) {
+    const Rgba a = colormap_sample(cmap, static_cast<float>(i) / kSteps);
+    const Rgba b = colormap_sample(cmap, static_cast<float>(i + 1) / kSteps);
+    const float x0 = p.x + width * i / kSteps, x1 = p.x + width * (i + 1) / kSteps;
+    dl->AddRectFilledMultiColor(ImVec2(x0, p.y), ImVec2(x1, p.y + bar_h), IM_COL32(a.r, a.g, a.b, 255),
+                                IM_COL32(b.r, b.g, b.b, 255), IM_COL32(b.r, b.g, b.b, 255), IM_COL32(a.r, a.g, a.b, 255));
+  }
+  dl->AddRect(p, ImVec2(p.x + width, p.y + bar_h), ImGui::GetColorU32(ImGuiCol_Border));
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  char buf[32];
+  const float values[3] = {vmin, 0.5f * (vmin + vmax), vmax};
+  for (int i = 0; i < 3; ++i) {
+    std::snprintf(buf, sizeof buf, "%.2g", static_cast<double>(values[i]));
+    const float tw = ImGui::CalcTextSize(buf).x;
+    const float x = p.x + width * 0.5f * i - tw * 0.5f * i;  // left, centred, right-aligned
+    dl->AddText(ImVec2(x, p.y + bar_h + 1), text, buf);
+  }
+  ImGui::Dummy(ImVec2(width, bar_h + ImGui::GetTextLineHeight() + 2));
 }
 
 ImU32 contrast_text_color(ImU32 background) {
