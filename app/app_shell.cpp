@@ -73,7 +73,7 @@ void menu_bar(AppState& app, ShellState& shell) {
     if (ImGui::MenuItem(tr(L, Str::high_contrast), nullptr, &high_contrast))
       app.cmap = high_contrast ? Colormap::high_contrast : Colormap::viridis;
     ImGui::MenuItem(tr(L, Str::annotate), nullptr, &app.annotate);
-    if (ImGui::MenuItem("Full screen", "F11")) shell.toggle_fullscreen = true;
+    if (ImGui::MenuItem(tr(L, Str::full_screen), "F11")) shell.toggle_fullscreen = true;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu(tr(L, Str::menu_language))) {

@@ -66,7 +66,7 @@ void rebuild_compare(AppState& app) {
     cm.a.push_back(avg);
     cm.a_titles.push_back("A · average");
     cm.diff.push_back(avg - hb[0].weights);
-    cm.diff_titles.push_back("average − B");
+    cm.diff_titles.push_back("average – B");
     return;
   }
   if (A.n_queries() != B.n_queries() || A.n_keys() != B.n_keys()) {
@@ -76,7 +76,7 @@ void rebuild_compare(AppState& app) {
   }
   for (size_t h = 0; h < std::min(ha.size(), hb.size()); ++h) {
     cm.diff.push_back(ha[h].weights - hb[h].weights);
-    cm.diff_titles.push_back("A − B · " + std::to_string(h + 1));
+    cm.diff_titles.push_back("A – B · " + std::to_string(h + 1));
   }
 }
 

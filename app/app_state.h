@@ -77,7 +77,7 @@ struct AppState {
   bool presentation = false;         // larger fonts and lines for a projector
   std::vector<uint8_t> lines_hidden; // Lines view: 1 = head switched off (size NH)
   int stats_sort_column = 0;         // Statistics view
-  bool stats_sort_descending = true;
+  bool stats_sort_descending = false;
   StatsCache stats_cache;            // Statistics view: rows built by panel_stats, keyed by trace_version
 
   // Derived state, written only by app_update().

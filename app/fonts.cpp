@@ -15,7 +15,7 @@ std::string fonts_load(float size_px, float large_px, ImVector<ImWchar>& ranges,
   }
   ImFontGlyphRangesBuilder builder;
   builder.AddRanges(io.Fonts->GetGlyphRangesKorean());
-  builder.AddText("—–…√τ·→←↑↓×÷≤≥∞²ᵀ⁻¹‘’“”•◀▶▲▼✓∑");
+  builder.AddText("—–…√τ·→←↔↑↓×÷≤≥∞²ᵀ⁻¹‘’“”•◀▶▲▼✓∑Σ");
   builder.BuildRanges(&ranges);
   ImFontConfig cfg;
   cfg.OversampleH = 2;

@@ -21,11 +21,39 @@ enum class Str {
   // shell: menus, views, status
   menu_file, open_session, save_session, export_png, export_csv, export_json, quit, presentation, high_contrast,
   view_heads, view_model, view_lines, view_compare, view_steps, view_stats, path, ok, cancel, scale, saved, loaded,
+  full_screen,
   // @model_view (panel_model_view.cpp adds its ids here)
+  mv_summary, mv_hint, mv_click_open, mv_entropy, mv_uniform, mv_max_weight, mv_mean_distance, mv_tokens_unit,
+  mv_first_token, mv_punct, mv_current,
   // @lines (panel_lines.cpp adds its ids here)
+  ln_queries, ln_keys, ln_legend_hint, ln_all_on, ln_all_off, ln_hint, ln_all_hidden, ln_mean_weight, ln_strongest,
+  ln_on, ln_off, ln_clear_query, ln_into_key, ln_budget,
   // @compare (panel_compare.cpp adds its ids here)
+  cmp_mode, cmp_mode_sentence, cmp_mode_heads, cmp_mode_mask, cmp_mode_scale,
+  cmp_explain_sentence, cmp_explain_heads, cmp_explain_mask, cmp_explain_scale,
+  cmp_sentence_b, cmp_swap, cmp_swap_tip, cmp_desc_sentence_a, cmp_desc_sentence_b, cmp_desc_average,
+  cmp_desc_single, cmp_desc_masks_set, cmp_desc_no_mask, cmp_desc_causal, cmp_legend_b_higher,
+  cmp_legend_a_higher, cmp_legend_same, cmp_error_b, cmp_note_tokens, cmp_overview, cmp_heads_strip, cmp_max_abs,
   // @steps (panel_steps.cpp adds its ids here)
+  steps_back, steps_next, steps_keys_hint, steps_query_default,
+  steps_short_input, steps_short_split, steps_short_qkv, steps_short_scores, steps_short_scale,
+  steps_short_mask, steps_short_softmax, steps_short_values, steps_short_concat, steps_short_out,
+  steps_title_input, steps_title_split, steps_title_qkv, steps_title_scores, steps_title_scale,
+  steps_title_mask, steps_title_softmax, steps_title_values, steps_title_concat, steps_title_out,
+  steps_explain_input, steps_explain_split, steps_explain_qkv, steps_explain_scores, steps_explain_scale,
+  steps_explain_mask, steps_explain_softmax, steps_explain_values, steps_explain_concat, steps_explain_out,
+  steps_shape, steps_token, steps_first_dims, steps_note_prev_layer, steps_note_prenorm, steps_note_cross,
+  steps_split_line, steps_split_columns, steps_split_strip, steps_click_head, steps_example,
+  steps_scale_temperature, steps_scale_dot, steps_scale_general, steps_scale_additive, steps_scale_unchanged,
+  steps_col_raw, steps_col_scaled, steps_col_mask, steps_mask_none, steps_mask_hidden_count,
+  steps_reason_causal, steps_reason_padding, steps_reason_window, steps_reason_strided, steps_reason_custom,
+  steps_reason_stale, steps_visible, steps_all_hidden, steps_terms, steps_more_terms, steps_concat_block,
+  steps_out_next, steps_row_of,
   // @stats (panel_stats.cpp adds its ids here)
+  st_entropy, st_entropy_tip, st_max_weight, st_max_weight_tip, st_distance, st_distance_tip, st_first, st_first_tip,
+  st_punct, st_punct_tip, st_top_keys, st_top_keys_tip_query, st_top_keys_tip_all, st_layer_tip, st_head_tip,
+  st_scoring_tip, st_keys_for, st_all_queries, st_hint, st_summary, st_score_scaled, st_score_dot, st_score_general,
+  st_score_additive,
   count_
 };
 
