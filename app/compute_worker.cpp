@@ -46,6 +46,7 @@ ComputeWorker::~ComputeWorker() {
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
+    cancel_ = true;  // quitting should not wait for a long forward pass
   }
   wake_.notify_one();
   thread_.join();
