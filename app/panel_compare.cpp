@@ -491,16 +491,8 @@ void compare_grid(AppState& app, const Trace& A, const Trace& B, const std::vect
 }  // namespace
 
 void panel_compare(AppState& app) {
-  if (!ImGui::Begin(tr(app.lang, Str::view_compare), nullptr, kViewWindowFlags)) {
-    ImGui::End();
-    return;
-  }
+  if (!view_begin(app, tr(app.lang, Str::view_compare))) return;
   const Lang L = app.lang;
-  if (!app.trace) {
-    ImGui::TextDisabled("%s", app.error.empty() ? tr(L, Str::computing) : app.error.c_str());
-    ImGui::End();
-    return;
-  }
   const Trace& A = *app.trace;
   // app.compare was built for this layer before the panels drew; edits below apply next frame.
   const int layer = app.layer;

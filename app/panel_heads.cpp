@@ -145,15 +145,7 @@ void toolbar(AppState& app, const Trace& t) {
 }  // namespace
 
 void panel_heads(AppState& app) {
-  if (!ImGui::Begin(tr(app.lang, Str::panel_heads), nullptr, kViewWindowFlags)) {
-    ImGui::End();
-    return;
-  }
-  if (!app.trace) {
-    ImGui::TextDisabled("%s", app.error.empty() ? tr(app.lang, Str::computing) : app.error.c_str());
-    ImGui::End();
-    return;
-  }
+  if (!view_begin(app, tr(app.lang, Str::panel_heads))) return;
   const Trace& t = *app.trace;
   toolbar(app, t);
   std::vector<int> heads;

@@ -252,15 +252,7 @@ void focus_panel(const AppState& app, const Trace& t, const std::vector<int>& sh
 
 void panel_lines(AppState& app) {
   const Lang L = app.lang;
-  if (!ImGui::Begin(tr(L, Str::view_lines), nullptr, kViewWindowFlags)) {
-    ImGui::End();
-    return;
-  }
-  if (!app.trace) {
-    ImGui::TextDisabled("%s", app.error.empty() ? tr(L, Str::computing) : app.error.c_str());
-    ImGui::End();
-    return;
-  }
+  if (!view_begin(app, tr(L, Str::view_lines))) return;
   const Trace& t = *app.trace;
   const int NH = t.config.n_heads, Tq = t.n_queries(), Tk = t.n_keys();
   toolbar(app, t);

@@ -150,15 +150,7 @@ void toolbar(AppState& app, const Trace& t) {
 
 void panel_model_view(AppState& app) {
   const Lang L = app.lang;
-  if (!ImGui::Begin(tr(L, Str::view_model), nullptr, kViewWindowFlags)) {
-    ImGui::End();
-    return;
-  }
-  if (!app.trace) {
-    ImGui::TextDisabled("%s", app.error.empty() ? tr(L, Str::computing) : app.error.c_str());
-    ImGui::End();
-    return;
-  }
+  if (!view_begin(app, tr(L, Str::view_model))) return;
   const Trace& t = *app.trace;
   toolbar(app, t);
   const int NL = static_cast<int>(t.layers.size()), NH = t.config.n_heads;

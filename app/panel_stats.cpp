@@ -313,15 +313,7 @@ void stats_table(AppState& app, const Trace& t) {
 }  // namespace
 
 void panel_stats(AppState& app) {
-  if (!ImGui::Begin(tr(app.lang, Str::view_stats), nullptr, kViewWindowFlags)) {
-    ImGui::End();
-    return;
-  }
-  if (!app.trace) {
-    ImGui::TextDisabled("%s", app.error.empty() ? tr(app.lang, Str::computing) : app.error.c_str());
-    ImGui::End();
-    return;
-  }
+  if (!view_begin(app, tr(app.lang, Str::view_stats))) return;
   const Trace& t = *app.trace;
   cache_refresh(app, t);
   toolbar(app, t);

@@ -134,16 +134,8 @@ void step_body(StepsView& v, LectureStep step) {
 }  // namespace
 
 void panel_steps(AppState& app) {
-  if (!ImGui::Begin(tr(app.lang, Str::view_steps), nullptr, kViewWindowFlags)) {
-    ImGui::End();
-    return;
-  }
+  if (!view_begin(app, tr(app.lang, Str::view_steps))) return;  // a trace always has layers and tokens
   const Lang L = app.lang;
-  if (!app.trace || app.trace->layers.empty() || app.trace->n_queries() == 0 || app.trace->n_keys() == 0) {
-    ImGui::TextDisabled("%s", app.error.empty() ? tr(L, Str::computing) : app.error.c_str());
-    ImGui::End();
-    return;
-  }
   const Trace& t = *app.trace;
   app.step = lecture_step_clamp(app.step);  // space / shift+space may have stepped past an end
   const LectureFocus f = lecture_focus(t, app.layer, app.head, app.query);

@@ -15,6 +15,10 @@ inline constexpr ImGuiWindowFlags kPanelWindowFlags =
     ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoSavedSettings;
 inline constexpr ImGuiWindowFlags kViewWindowFlags = kPanelWindowFlags | ImGuiWindowFlags_NoTitleBar;
 
+// Opens a view's window. When there is nothing to show yet (no trace: "computing…" or the error)
+// it says so, closes the window and returns false; otherwise the caller draws and calls End().
+bool view_begin(AppState& app, const char* title);
+
 void panel_sentence(AppState& app);
 void panel_model(AppState& app);
 

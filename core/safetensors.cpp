@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file_io.h"
+#include "core/json_depth.h"
 
 namespace attnviz {
 
@@ -94,25 +95,6 @@ size_t utf8_invalid_at(std::string_view s) {
 // A real header nests three deep (object > entry > shape). Refusing absurd nesting before
 // nlohmann builds a DOM keeps a hostile 100 MB "[[[[..." from costing gigabytes.
 constexpr int kMaxHeaderDepth = 16;
-
-bool nesting_within(std::string_view s, int limit) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (const char c : s) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > limit) return false;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return true;
-}
 
 // nlohmann::json keeps only the last of duplicate keys, which would silently drop a tensor.
 // This parser callback sees every key and remembers the first duplicate.
@@ -286,7 +268,7 @@ void entry_convert(const Entry& e, const uint8_t* p, std::vector<float>& out) {
 Result<json> header_parse(std::string_view text) {
   if (const size_t bad = utf8_invalid_at(text); bad != std::string_view::npos)
     return fail("header is not valid UTF-8 (bad byte at header offset " + std::to_string(bad) + ")");
-  if (!nesting_within(text, kMaxHeaderDepth))
+  if (!json_nesting_within(text, kMaxHeaderDepth))
     return fail("header is not a valid header (JSON nested deeper than " + std::to_string(kMaxHeaderDepth) + " levels)");
   DuplicateFinder dups;
   json header;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file_io.h"
+#include "core/json_depth.h"
 
 namespace attnviz {
 
@@ -11,26 +12,6 @@ namespace {
 
 constexpr int kMaxDepth = 32;                   // a session is 4 levels deep; more is not ours
 constexpr uint64_t kMaxSessionBytes = 8 << 20;  // sentences are at most 1 MB; masks are small
-
-// Nesting depth of brackets outside strings, found without building anything.
-int json_depth(std::string_view text) {
-  int depth = 0, max = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      max = std::max(max, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return max;
-}
 
 Status read_string(const nlohmann::json& j, const char* key, std::string& out) {
   auto it = j.find(key);
@@ -69,7 +50,7 @@ std::string session_to_json(const Session& s) {
 Result<Session> session_from_json(std::string_view text) {
   auto fail = [](const std::string& m) { return make_error("session: " + m); };
   if (text.size() > kMaxSessionBytes) return fail("the file is too large to be a session");
-  if (json_depth(text) > kMaxDepth) return fail("the file is nested too deeply to be a session");
+  if (!json_nesting_within(text, kMaxDepth)) return fail("the file is nested too deeply to be a session");
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded()) return fail("the file is not valid JSON (truncated or damaged?)");
   if (!j.is_object()) return fail("the file is not a JSON object");

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "core/file_io.h"
+#include "core/json_depth.h"
 #include "core/session.h"
 #include "tests/check_util.h"
 
@@ -91,4 +92,12 @@ TEST_CASE("session: a failed save leaves the existing file intact") {
   std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
   std::filesystem::remove_all(dir);
   std::filesystem::remove(path);
+}
+
+TEST_CASE("json depth guard: counts brackets outside strings only") {
+  CHECK(json_nesting_within("{\"a\": [1, [2]]}", 3));
+  CHECK_FALSE(json_nesting_within("{\"a\": [1, [2]]}", 2));
+  CHECK(json_nesting_within("{\"text\": \"[[[[[[[[\"}", 1));
+  CHECK(json_nesting_within("{\"esc\": \"\\\"[[[[\"}", 1));
+  CHECK_FALSE(json_nesting_within(std::string(100000, '['), 32));
 }
