@@ -33,6 +33,21 @@ Mat raw_scores(const AttentionWeights& w, ScoreKind kind, int h, int hs, const M
 
 }  // namespace
 
+HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& c, int h, const Mat& q, const Mat& k, const Mat& v,
+                       const Mat& mask) {
+  const int HS = c.head_size();
+  HeadTrace head;
+  head.score = c.score_of_head(h);
+  head.q = q;
+  head.k = k;
+  head.v = v;
+  head.scores_raw = raw_scores(w, head.score, h, HS, head.q, head.k);
+  head.scores_scaled = head.scores_raw * score_scale(head.score, HS, c.temperature);
+  head.weights = softmax_masked(head.scores_scaled, mask);
+  head.out.noalias() = head.weights * head.v;
+  return head;
+}
+
 AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
                                  const Mat& mask) {
   const int C = c.d_model, NH = c.n_heads, HS = c.head_size();
@@ -55,14 +70,8 @@ AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c
 #pragma omp parallel for schedule(dynamic, 1) if (NH > 1 && xq.rows() * xkv.rows() >= 256)
   for (int h = 0; h < NH; ++h) {
     HeadTrace& head = t.heads[static_cast<size_t>(h)];
-    head.score = c.score_of_head(h);
-    head.q = q_all.middleCols(h * HS, HS);
-    head.k = k_all.middleCols(h * HS, HS);
-    head.v = v_all.middleCols(h * HS, HS);
-    head.scores_raw = raw_scores(w, head.score, h, HS, head.q, head.k);
-    head.scores_scaled = head.scores_raw * score_scale(head.score, HS, c.temperature);
-    head.weights = softmax_masked(head.scores_scaled, mask);
-    head.out.noalias() = head.weights * head.v;
+    head = head_forward(w, c, h, q_all.middleCols(h * HS, HS), k_all.middleCols(h * HS, HS),
+                        v_all.middleCols(h * HS, HS), mask);
     t.concat.middleCols(h * HS, HS) = head.out;
   }
   t.out = linear(t.concat, w.out_w, w.out_b);

@@ -34,6 +34,11 @@ AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c
 AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelConfig& config, const Mat& xq,
                                        const Mat& xkv, const Mat& mask);
 
+// One head given its Q (Tq, HS), K and V (Tk, HS): scores, weights and output (head index h picks
+// the head's block of the scoring parameters). attention_forward runs this for every head.
+HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& config, int h, const Mat& q, const Mat& k,
+                       const Mat& v, const Mat& mask);
+
 // Divides raw scores as the head's scoring function prescribes: ÷√HS for scaled_dot, then ÷τ.
 float score_scale(ScoreKind kind, int head_size, float temperature);
 

@@ -1,0 +1,65 @@
+// Gradients of the forward kernels (core/kernels.h) and of one attention head (core/attention.h),
+// for the trainer. Each takes what its forward saw (and, where cheaper, what it produced) plus the
+// gradient of the loss with respect to its output. Tests check every one against central finite
+// differences. Nothing here updates weights; that is the optimiser's job.
+#pragma once
+#include <vector>
+
+#include "core/config.h"
+#include "core/tensor.h"
+
+namespace attnviz {
+
+struct LinearGrads {
+  Mat dx;  // (T, in)
+  Mat dw;  // (out, in)
+  Vec db;  // (out)
+};
+// y = x · wᵀ + b
+LinearGrads linear_backward(const Mat& x, const Mat& w, const Mat& dy);
+
+// Row-wise softmax, given its output `weights` (T, Tk): dS = W ⊙ (dW − rowsum(dW ⊙ W)). Hidden cells
+// (weight 0) and fully masked rows get zero gradient, as they should.
+Mat softmax_backward(const Mat& weights, const Mat& dweights);
+
+struct LayerNormGrads {
+  Mat dx;  // (T, C)
+  Vec dw;  // (C)
+  Vec db;  // (C)
+};
+LayerNormGrads layer_norm_backward(const Mat& x, const Vec& w, float eps, const Mat& dy);
+
+// `pre` is the activation's input.
+Mat activation_backward(const Mat& pre, Activation a, const Mat& dy);
+
+struct CrossEntropy {
+  float loss = 0;  // mean over rows with a target
+  Mat dlogits;     // (N, V)
+};
+// Softmax cross-entropy per row; rows whose target is negative are ignored (and get zero gradient).
+CrossEntropy cross_entropy(const Mat& logits, const std::vector<int>& targets);
+
+// One head's scores -> weights -> output, backwards. Inputs are the head's forward values.
+struct HeadGrads {
+  Mat dq;  // (Tq, HS)
+  Mat dk;  // (Tk, HS)
+  Mat dv;  // (Tk, HS)
+  Mat dgeneral;      // (HS, HS) for ScoreKind::general, else empty
+  Mat dadditive_wq;  // (HS, HS) for ScoreKind::additive, else empty
+  Mat dadditive_wk;  // (HS, HS)
+  RowVec dadditive_v;  // (HS)
+};
+struct HeadInputs {
+  ScoreKind score = ScoreKind::scaled_dot;
+  float scale = 1.0f;        // score_scale(kind, HS, τ)
+  const Mat* q = nullptr;    // (Tq, HS)
+  const Mat* k = nullptr;    // (Tk, HS)
+  const Mat* v = nullptr;    // (Tk, HS)
+  const Mat* weights = nullptr;  // (Tq, Tk) softmax output
+  const Mat* general_w = nullptr;                                  // (HS, HS) for general
+  const Mat* additive_wq = nullptr, *additive_wk = nullptr;        // (HS, HS) for additive
+  const RowVec* additive_v = nullptr;                              // (HS)
+};
+HeadGrads head_backward(const HeadInputs& in, const Mat& dout);
+
+}  // namespace attnviz

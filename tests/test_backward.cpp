@@ -1,0 +1,163 @@
+// Every backward kernel against central finite differences of the real forward code. The loss is
+// L = Σ R ⊙ output for a fixed random R, accumulated in double; h = 1e-3 on float inputs keeps both
+// the truncation (h²) and the rounding error near 1e-5, well inside the 2e-3 tolerance.
+#include <doctest/doctest.h>
+
+#include <functional>
+
+#include "core/attention.h"
+#include "core/backward.h"
+#include "core/kernels.h"
+#include "core/mask.h"
+#include "core/model.h"
+#include "core/rng.h"
+
+using namespace attnviz;
+
+namespace {
+
+Mat random_mat(Eigen::Index r, Eigen::Index c, uint64_t seed, double scale = 1.0) {
+  Rng rng(seed);
+  Mat m(r, c);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(rng.normal() * scale);
+  return m;
+}
+
+double weighted_sum(const Mat& out, const Mat& r) {
+  double s = 0;
+  for (Eigen::Index i = 0; i < out.size(); ++i) s += static_cast<double>(out.data()[i]) * r.data()[i];
+  return s;
+}
+
+// Checks grad against (f(p + h) - f(p - h)) / 2h for every entry of p (p is restored afterwards).
+template <class M, class G>
+void check_gradient(const char* what, M& p, const G& grad, const std::function<double()>& f) {
+  constexpr float h = 1e-3f;
+  REQUIRE(grad.size() == p.size());
+  float worst = 0;
+  for (Eigen::Index i = 0; i < p.size(); ++i) {
+    const float keep = p.data()[i];
+    p.data()[i] = keep + h;
+    const double up = f();
+    p.data()[i] = keep - h;
+    const double down = f();
+    p.data()[i] = keep;
+    const double numeric = (up - down) / (2.0 * h);
+    const double err = std::abs(numeric - grad.data()[i]) / std::max(1.0, std::abs(numeric));
+    worst = std::max(worst, static_cast<float>(err));
+  }
+  CHECK_MESSAGE(worst < 2e-3f, std::string(what) << ": worst relative error " << worst);
+}
+
+}  // namespace
+
+TEST_CASE("backward: linear") {
+  Mat x = random_mat(5, 7, 1), w = random_mat(4, 7, 2, 0.4);
+  Vec b = random_mat(4, 1, 3);
+  const Mat r = random_mat(5, 4, 4);
+  const LinearGrads g = linear_backward(x, w, r);
+  auto f = [&] { return weighted_sum(linear(x, w, b), r); };
+  check_gradient("dx", x, g.dx, f);
+  check_gradient("dw", w, g.dw, f);
+  check_gradient("db", b, g.db, f);
+}
+
+TEST_CASE("backward: masked softmax, including hidden cells and a fully masked row") {
+  Mat s = random_mat(4, 6, 5, 2.0);
+  MaskSpec spec;
+  spec.causal = true;
+  spec.hidden_cells = {{0, 0}};  // row 0 sees nothing at all
+  const Mat mask = mask_build(spec, 4, 6, 6);
+  const Mat r = random_mat(4, 6, 6);
+  const Mat ds = softmax_backward(softmax_masked(s, mask), r);
+  check_gradient("dscores", s, ds, [&] { return weighted_sum(softmax_masked(s, mask), r); });
+  CHECK(ds.row(0).isZero(0.0f));
+  CHECK(ds(1, 3) == 0.0f);
+}
+
+TEST_CASE("backward: LayerNorm") {
+  Mat x = random_mat(3, 10, 7, 2.0);
+  Vec w = random_mat(10, 1, 8), b = random_mat(10, 1, 9);
+  const Mat r = random_mat(3, 10, 10);
+  const LayerNormGrads g = layer_norm_backward(x, w, 1e-5f, r);
+  auto f = [&] { return weighted_sum(layer_norm(x, w, b, 1e-5f), r); };
+  check_gradient("dx", x, g.dx, f);
+  check_gradient("dw", w, g.dw, f);
+  check_gradient("db", b, g.db, f);
+}
+
+TEST_CASE("backward: relu, gelu and gelu_tanh") {
+  for (Activation a : {Activation::relu, Activation::gelu, Activation::gelu_tanh}) {
+    CAPTURE(a);
+    Mat x = random_mat(4, 9, 11, 1.5);
+    for (Eigen::Index i = 0; i < x.size(); ++i)  // keep away from relu's kink at 0
+      if (std::abs(x.data()[i]) < 0.01f) x.data()[i] = 0.5f;
+    const Mat r = random_mat(4, 9, 12);
+    const Mat dx = activation_backward(x, a, r);
+    check_gradient("dx", x, dx, [&] {
+      Mat y = x;
+      activation_apply(y, a);
+      return weighted_sum(y, r);
+    });
+  }
+}
+
+TEST_CASE("backward: cross-entropy, with an ignored row") {
+  Mat logits = random_mat(4, 6, 13, 2.0);
+  const std::vector<int> targets{2, -1, 0, 5};
+  const CrossEntropy ce = cross_entropy(logits, targets);
+  CHECK(ce.dlogits.row(1).isZero(0.0f));
+  CHECK(ce.loss > 0);
+  check_gradient("dlogits", logits, ce.dlogits, [&] { return static_cast<double>(cross_entropy(logits, targets).loss); });
+  // Known value: uniform logits over 6 classes give ln 6.
+  CHECK(cross_entropy(Mat::Zero(2, 6), {1, 4}).loss == doctest::Approx(std::log(6.0)));
+}
+
+TEST_CASE("backward: one attention head, for every scoring function, with a mask and temperature") {
+  for (ScoreKind kind : {ScoreKind::scaled_dot, ScoreKind::dot, ScoreKind::general, ScoreKind::additive}) {
+    CAPTURE(kind);
+    ModelConfig c;
+    c.d_model = 8;
+    c.n_heads = 2;
+    c.d_ff = 8;
+    c.score = kind;
+    c.temperature = 0.8f;
+    Model m = model_init_random(c, 21);
+    AttentionWeights& w = m.weights.layers[0].attn;
+    const int h = 1, HS = 4;
+    Mat q = random_mat(5, HS, 22, 0.7), k = random_mat(6, HS, 23, 0.7), v = random_mat(6, HS, 24);
+    MaskSpec spec;
+    spec.window = 3;
+    const Mat mask = mask_build(spec, 5, 6, 6);
+    const Mat r = random_mat(5, HS, 25);
+    auto f = [&] { return weighted_sum(head_forward(w, c, h, q, k, v, mask).out, r); };
+
+    const HeadTrace fwd = head_forward(w, c, h, q, k, v, mask);
+    Mat G = w.general_w.block(h * HS, 0, HS, HS);
+    Mat Wq = w.additive_wq.block(h * HS, 0, HS, HS), Wk = w.additive_wk.block(h * HS, 0, HS, HS);
+    RowVec va = w.additive_v.row(h);
+    HeadInputs in{kind, score_scale(kind, HS, c.temperature), &q, &k, &v, &fwd.weights, &G, &Wq, &Wk, &va};
+    const HeadGrads g = head_backward(in, r);
+    check_gradient("dq", q, g.dq, f);
+    check_gradient("dk", k, g.dk, f);
+    check_gradient("dv", v, g.dv, f);
+    if (kind == ScoreKind::general) {
+      auto fg = [&] {
+        w.general_w.block(h * HS, 0, HS, HS) = G;
+        return f();
+      };
+      check_gradient("dgeneral", G, g.dgeneral, fg);
+    }
+    if (kind == ScoreKind::additive) {
+      auto fa = [&] {
+        w.additive_wq.block(h * HS, 0, HS, HS) = Wq;
+        w.additive_wk.block(h * HS, 0, HS, HS) = Wk;
+        w.additive_v.row(h) = va;
+        return f();
+      };
+      check_gradient("dWq", Wq, g.dadditive_wq, fa);
+      check_gradient("dWk", Wk, g.dadditive_wk, fa);
+      check_gradient("dv_a", va, g.dadditive_v, fa);
+    }
+  }
+}
