@@ -142,3 +142,113 @@ HeadGrads head_backward(const HeadInputs& in, const Mat& dout) {
 }
 
 }  // namespace attnviz
+
+namespace attnviz {
+
+namespace {
+
+// A zero gradient container shaped like w.
+AttentionWeights zeros_like(const AttentionWeights& w) {
+  AttentionWeights z;
+  z.in_proj_w = Mat::Zero(w.in_proj_w.rows(), w.in_proj_w.cols());
+  z.in_proj_b = Vec::Zero(w.in_proj_b.size());
+  z.out_w = Mat::Zero(w.out_w.rows(), w.out_w.cols());
+  z.out_b = Vec::Zero(w.out_b.size());
+  z.general_w = Mat::Zero(w.general_w.rows(), w.general_w.cols());
+  z.additive_wq = Mat::Zero(w.additive_wq.rows(), w.additive_wq.cols());
+  z.additive_wk = Mat::Zero(w.additive_wk.rows(), w.additive_wk.cols());
+  z.additive_v = Mat::Zero(w.additive_v.rows(), w.additive_v.cols());
+  return z;
+}
+
+}  // namespace
+
+AttentionGrads attention_backward(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
+                                  const AttentionTrace& fwd, const Mat& dout) {
+  const int C = c.d_model, HS = c.head_size();
+  AttentionGrads g;
+  g.dw = zeros_like(w);
+  const LinearGrads out = linear_backward(fwd.concat, w.out_w, dout);
+  g.dw.out_w = out.dw;
+  g.dw.out_b = out.db;
+  Mat dq(xq.rows(), C), dk(xkv.rows(), C), dv(xkv.rows(), C);
+  for (int h = 0; h < c.n_heads; ++h) {
+    const HeadTrace& head = fwd.heads[static_cast<size_t>(h)];
+    const Mat G = w.general_w.block(h * HS, 0, HS, HS);
+    const Mat Wq = w.additive_wq.block(h * HS, 0, HS, HS), Wk = w.additive_wk.block(h * HS, 0, HS, HS);
+    const RowVec va = w.additive_v.row(h);
+    const HeadInputs in{head.score, score_scale(head.score, HS, c.temperature), &head.q, &head.k, &head.v,
+                        &head.weights, &G, &Wq, &Wk, &va};
+    const HeadGrads hg = head_backward(in, out.dx.middleCols(h * HS, HS));
+    dq.middleCols(h * HS, HS) = hg.dq;
+    dk.middleCols(h * HS, HS) = hg.dk;
+    dv.middleCols(h * HS, HS) = hg.dv;
+    if (hg.dgeneral.size() > 0) g.dw.general_w.block(h * HS, 0, HS, HS) = hg.dgeneral;
+    if (hg.dadditive_wq.size() > 0) {
+      g.dw.additive_wq.block(h * HS, 0, HS, HS) = hg.dadditive_wq;
+      g.dw.additive_wk.block(h * HS, 0, HS, HS) = hg.dadditive_wk;
+      g.dw.additive_v.row(h) = hg.dadditive_v;
+    }
+  }
+  // The three projections: rows [0, C) of in_proj read xq, rows [C, 3C) read xkv.
+  const LinearGrads pq = linear_backward(xq, w.in_proj_w.topRows(C), dq);
+  const LinearGrads pk = linear_backward(xkv, w.in_proj_w.middleRows(C, C), dk);
+  const LinearGrads pv = linear_backward(xkv, w.in_proj_w.bottomRows(C), dv);
+  g.dw.in_proj_w << pq.dw, pk.dw, pv.dw;
+  g.dw.in_proj_b << pq.db, pk.db, pv.db;
+  g.dxq = pq.dx;
+  g.dxkv = pk.dx + pv.dx;
+  return g;
+}
+
+LayerGrads layer_backward(const LayerWeights& w, const ModelConfig& c, const LayerTrace& f, const Mat* memory,
+                          const Mat& dout) {
+  const bool pre = c.norm == NormPlacement::pre;
+  LayerGrads g;
+  // FFN: hidden = act(ffn_in · W1ᵀ + b1); ffn_out = hidden · W2ᵀ + b2. The pre-activation is recomputed.
+  auto ffn_backward = [&](const Mat& dffn_out) {
+    const LinearGrads l2 = linear_backward(f.ffn_hidden, w.ff2_w, dffn_out);
+    Mat pre_act = f.ffn_in * w.ff1_w.transpose();
+    pre_act.rowwise() += w.ff1_b.transpose();
+    const LinearGrads l1 = linear_backward(f.ffn_in, w.ff1_w, activation_backward(pre_act, c.activation, l2.dx));
+    g.dw.ff1_w = l1.dw;
+    g.dw.ff1_b = l1.db;
+    g.dw.ff2_w = l2.dw;
+    g.dw.ff2_b = l2.db;
+    return l1.dx;  // d ffn_in
+  };
+  auto attn_backward = [&](const Mat& dattn_out) {
+    const Mat& kv = memory ? *memory : f.attn_in;
+    AttentionGrads a = attention_backward(w.attn, c, f.attn_in, kv, f.attn, dattn_out);
+    g.dw.attn = std::move(a.dw);
+    if (memory) {
+      g.dmemory = std::move(a.dxkv);
+      return a.dxq;
+    }
+    return Mat(a.dxq + a.dxkv);  // d attn_in
+  };
+  if (pre) {
+    // resid1 = x + attn(LN1(x)); out = resid1 + ffn(LN2(resid1))
+    const LayerNormGrads n2 = layer_norm_backward(f.resid1, w.norm2_w, c.ln_eps, ffn_backward(dout));
+    const Mat dresid1 = dout + n2.dx;
+    const LayerNormGrads n1 = layer_norm_backward(f.x_in, w.norm1_w, c.ln_eps, attn_backward(dresid1));
+    g.dx = dresid1 + n1.dx;
+    g.dw.norm1_w = n1.dw;
+    g.dw.norm1_b = n1.db;
+    g.dw.norm2_w = n2.dw;
+    g.dw.norm2_b = n2.db;
+  } else {
+    // resid1 = LN1(x + attn(x)); out = LN2(resid1 + ffn(resid1))
+    const LayerNormGrads n2 = layer_norm_backward(f.resid1 + f.ffn_out, w.norm2_w, c.ln_eps, dout);
+    const Mat dresid1 = n2.dx + ffn_backward(n2.dx);
+    const LayerNormGrads n1 = layer_norm_backward(f.x_in + f.attn.out, w.norm1_w, c.ln_eps, dresid1);
+    g.dx = n1.dx + attn_backward(n1.dx);
+    g.dw.norm1_w = n1.dw;
+    g.dw.norm1_b = n1.db;
+    g.dw.norm2_w = n2.dw;
+    g.dw.norm2_b = n2.db;
+  }
+  return g;
+}
+
+}  // namespace attnviz

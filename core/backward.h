@@ -5,7 +5,10 @@
 #pragma once
 #include <vector>
 
+#include "core/attention.h"
 #include "core/config.h"
+#include "core/layer.h"
+#include "core/model.h"
 #include "core/tensor.h"
 
 namespace attnviz {
@@ -61,5 +64,26 @@ struct HeadInputs {
   const RowVec* additive_v = nullptr;                              // (HS)
 };
 HeadGrads head_backward(const HeadInputs& in, const Mat& dout);
+
+// Gradients of a whole attention block (core/attention.h attention_forward): with respect to the
+// query input, the key/value input (the same matrix in self-attention: add the two) and every
+// parameter. Parameter gradients use the weights' own layout, in an AttentionWeights.
+struct AttentionGrads {
+  Mat dxq;   // (Tq, C)
+  Mat dxkv;  // (Tk, C)
+  AttentionWeights dw;
+};
+AttentionGrads attention_backward(const AttentionWeights& w, const ModelConfig& config, const Mat& xq, const Mat& xkv,
+                                  const AttentionTrace& forward, const Mat& dout);
+
+// Gradients of one layer (core/layer.h layer_forward), from its trace. memory is the cross-attention
+// source (nullptr for self-attention); its gradient lands in dmemory.
+struct LayerGrads {
+  Mat dx;       // (T, C)
+  Mat dmemory;  // (Tk, C) cross-attention only
+  LayerWeights dw;
+};
+LayerGrads layer_backward(const LayerWeights& w, const ModelConfig& config, const LayerTrace& forward, const Mat* memory,
+                          const Mat& dout);
 
 }  // namespace attnviz

@@ -161,3 +161,71 @@ TEST_CASE("backward: one attention head, for every scoring function, with a mask
     }
   }
 }
+
+TEST_CASE("backward: a whole attention block (self and cross), inputs and every parameter") {
+  for (ScoreKind kind : {ScoreKind::scaled_dot, ScoreKind::general, ScoreKind::additive}) {
+    CAPTURE(kind);
+    ModelConfig c;
+    c.d_model = 8;
+    c.n_heads = 2;
+    c.d_ff = 8;
+    c.score = kind;
+    Model m = model_init_random(c, 31);
+    AttentionWeights& w = m.weights.layers[0].attn;
+    w.in_proj_b = random_mat(24, 1, 32, 0.1);
+    w.out_b = random_mat(8, 1, 33, 0.1);
+    Mat xq = random_mat(4, 8, 34), xkv = random_mat(5, 8, 35);
+    MaskSpec spec;
+    spec.causal = true;
+    const Mat mask = mask_build(spec, 4, 5, 5);
+    const Mat r = random_mat(4, 8, 36);
+    auto f = [&] { return weighted_sum(attention_forward(w, c, xq, xkv, mask).out, r); };
+    const AttentionGrads g = attention_backward(w, c, xq, xkv, attention_forward(w, c, xq, xkv, mask), r);
+    check_gradient("dxq", xq, g.dxq, f);
+    check_gradient("dxkv", xkv, g.dxkv, f);
+    check_gradient("d in_proj_w", w.in_proj_w, g.dw.in_proj_w, f);
+    check_gradient("d in_proj_b", w.in_proj_b, g.dw.in_proj_b, f);
+    check_gradient("d out_w", w.out_w, g.dw.out_w, f);
+    check_gradient("d out_b", w.out_b, g.dw.out_b, f);
+    if (kind == ScoreKind::general) check_gradient("d general_w", w.general_w, g.dw.general_w, f);
+    if (kind == ScoreKind::additive) {
+      check_gradient("d additive_wq", w.additive_wq, g.dw.additive_wq, f);
+      check_gradient("d additive_v", w.additive_v, g.dw.additive_v, f);
+    }
+  }
+}
+
+TEST_CASE("backward: a whole layer, post- and pre-norm, relu and gelu, self- and cross-attention") {
+  for (NormPlacement norm : {NormPlacement::post, NormPlacement::pre})
+    for (Activation act : {Activation::relu, Activation::gelu})
+      for (bool cross : {false, true}) {
+        CAPTURE(norm);
+        CAPTURE(act);
+        CAPTURE(cross);
+        ModelConfig c;
+        c.d_model = 8;
+        c.n_heads = 2;
+        c.d_ff = 12;
+        c.norm = norm;
+        c.activation = act;
+        Model m = model_init_random(c, 41);
+        LayerWeights& w = m.weights.layers[0];
+        w.ff1_b = random_mat(12, 1, 42, 0.1);
+        w.norm1_w = Vec::Ones(8) + Vec(random_mat(8, 1, 43, 0.1));
+        w.norm2_b = random_mat(8, 1, 44, 0.1);
+        Mat x = random_mat(5, 8, 45), memory = random_mat(6, 8, 46);
+        const Mat* mem = cross ? &memory : nullptr;
+        const Mat mask = Mat::Zero(5, cross ? 6 : 5);
+        const Mat r = random_mat(5, 8, 47);
+        auto f = [&] { return weighted_sum(layer_forward(w, c, x, mem, mask).out, r); };
+        const LayerGrads g = layer_backward(w, c, layer_forward(w, c, x, mem, mask), mem, r);
+        check_gradient("dx", x, g.dx, f);
+        if (cross) check_gradient("dmemory", memory, g.dmemory, f);
+        check_gradient("d norm1_w", w.norm1_w, g.dw.norm1_w, f);
+        check_gradient("d norm2_b", w.norm2_b, g.dw.norm2_b, f);
+        check_gradient("d ff1_w", w.ff1_w, g.dw.ff1_w, f);
+        check_gradient("d ff1_b", w.ff1_b, g.dw.ff1_b, f);
+        check_gradient("d ff2_w", w.ff2_w, g.dw.ff2_w, f);
+        check_gradient("d in_proj_w", w.attn.in_proj_w, g.dw.attn.in_proj_w, f);
+      }
+}
