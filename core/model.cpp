@@ -127,6 +127,10 @@ Status check_model(const Model& model, bool finite) {
     chk.expect(w.final_norm_w, "norm.weight", C, 1);
     chk.expect(w.final_norm_b, "norm.bias", C, 1);
   }
+  if (w.output_w.size() > 0) {
+    chk.expect(w.output_w, "output.weight", static_cast<int>(model.vocab.size()), C);
+    chk.expect(w.output_b, "output.bias", static_cast<int>(model.vocab.size()), 1);
+  }
   if (!chk.error.empty()) return make_error(chk.error);
   return Ok{};
 }

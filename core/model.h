@@ -39,6 +39,8 @@ struct ModelWeights {
   Mat tok_embed;                      // (V, C); empty: words are embedded by hash (sandbox)
   Mat pos_embed;                      // (P, C) for learned positions; empty otherwise
   Vec final_norm_w, final_norm_b;     // (C) when config.final_norm
+  Mat output_w;                       // (V, C) output projection to the vocabulary (trained models); may be empty
+  Vec output_b;                       // (V)
 };
 
 struct Model {

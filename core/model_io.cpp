@@ -121,6 +121,7 @@ Result<Model> model_from_tensors(const TensorFile& file, const std::optional<Mod
     r.vec("norm.weight", model.weights.final_norm_w);
     r.vec("norm.bias", model.weights.final_norm_b);
   }
+  if (r.optional_mat("output.weight", model.weights.output_w)) r.vec("output.bias", model.weights.output_b);
   if (r.optional_mat("tok_embed.weight", model.weights.tok_embed)) {
     auto it = file.metadata.find(kVocabKey);
     if (it == file.metadata.end())
@@ -171,6 +172,10 @@ TensorFile model_to_tensors(const Model& model) {
   if (c.final_norm) {
     f.tensors.push_back(tensor_from_vec("norm.weight", model.weights.final_norm_w));
     f.tensors.push_back(tensor_from_vec("norm.bias", model.weights.final_norm_b));
+  }
+  if (model.weights.output_w.size() > 0) {
+    f.tensors.push_back(tensor_from_mat("output.weight", model.weights.output_w));
+    f.tensors.push_back(tensor_from_vec("output.bias", model.weights.output_b));
   }
   if (model.weights.tok_embed.rows() > 0) {
     f.tensors.push_back(tensor_from_mat("tok_embed.weight", model.weights.tok_embed));

@@ -1,6 +1,7 @@
 // Models as safetensors files, with the tensor names of PyTorch's
 // nn.TransformerEncoder(nn.TransformerEncoderLayer(...), L).state_dict() — so any PyTorch encoder
-// saved with a few lines of Python opens here — plus tok_embed.weight, pos_embed.weight, norm.* and
+// saved with a few lines of Python opens here — plus tok_embed.weight, pos_embed.weight, norm.*,
+// output.* (a trained model's projection to its vocabulary) and
 // our scoring-function parameters. The config travels as JSON in the "__metadata__".
 #pragma once
 #include <optional>

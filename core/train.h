@@ -1,0 +1,54 @@
+// Training: the loss of a model on token ids with per-position targets, its gradient for every
+// weight (same layout as the weights: a ModelWeights), global-norm clipping and AdamW. Deterministic
+// for given data and seed. The forward here is the engine's own (layer_forward); the backward is
+// core/backward.h. Demo data and the training loop live elsewhere.
+#pragma once
+#include <vector>
+
+#include "core/model.h"
+#include "core/result.h"
+
+namespace attnviz {
+
+struct TrainExample {
+  std::vector<int> ids;      // token ids (T), indices into model.vocab / tok_embed rows
+  std::vector<int> targets;  // (T): the vocabulary id to predict at each position, or -1 for none
+  MaskSpec mask;             // e.g. causal for a decoder
+};
+
+struct LossGrads {
+  float loss = 0;        // mean cross-entropy over positions with a target
+  int correct = 0;       // positions whose arg-max prediction equals the target
+  int counted = 0;       // positions with a target
+  ModelWeights grads;    // d loss / d weight, every tensor shaped like the model's
+};
+
+// Needs tok_embed, output_w and a vocabulary. Errors: ids out of range, length mismatch, too long.
+Result<LossGrads> model_loss_grads(const Model& model, const TrainExample& example);
+
+// Predictions at every position (arg-max over the vocabulary) and the loss, without gradients.
+Result<LossGrads> model_loss(const Model& model, const TrainExample& example);
+
+// A ModelWeights of zeros shaped like w.
+ModelWeights weights_zeros_like(const ModelWeights& w);
+// a += scale * b, tensor by tensor.
+void weights_add(ModelWeights& a, const ModelWeights& b, float scale = 1.0f);
+float weights_norm(const ModelWeights& w);  // global L2 norm over every tensor
+
+struct AdamConfig {
+  float lr = 3e-3f;
+  float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+  float weight_decay = 0.01f;  // decoupled (AdamW), applied to matrices, not to biases or norms
+  float clip_norm = 1.0f;      // global gradient norm cap; <= 0: no clipping
+};
+
+struct AdamState {
+  ModelWeights m, v;
+  int step = 0;
+};
+
+AdamState adam_init(const ModelWeights& w);
+// Clips grads to clip_norm, then one AdamW update of model.weights.
+void adam_step(ModelWeights& weights, const ModelWeights& grads, AdamState& state, const AdamConfig& config);
+
+}  // namespace attnviz
