@@ -134,6 +134,12 @@ Result<LossGrads> model_loss(const Model& model, const TrainExample& ex) {
   return out;
 }
 
+Result<Mat> model_logits(const Model& model, const TrainExample& ex) {
+  auto f = forward(model, ex);
+  if (!f) return make_error(f.error());
+  return std::move(f->logits);
+}
+
 Result<LossGrads> model_loss_grads(const Model& model, const TrainExample& ex) {
   auto fr = forward(model, ex);
   if (!fr) return make_error(fr.error());

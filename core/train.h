@@ -29,6 +29,9 @@ Result<LossGrads> model_loss_grads(const Model& model, const TrainExample& examp
 // Predictions at every position (arg-max over the vocabulary) and the loss, without gradients.
 Result<LossGrads> model_loss(const Model& model, const TrainExample& example);
 
+// The output logits (T, V) for token ids (targets are ignored).
+Result<Mat> model_logits(const Model& model, const TrainExample& example);
+
 // A ModelWeights of zeros shaped like w.
 ModelWeights weights_zeros_like(const ModelWeights& w);
 // a += scale * b, tensor by tensor.

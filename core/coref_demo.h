@@ -1,0 +1,65 @@
+// Demo 1 of issue 4: a small bidirectional encoder trained, on the Winograd-style sentences of
+// core/coref_data.h, to name at the pronoun the word "it" refers to. Model set-up, the training
+// loop (single-threaded, deterministic for a seed), held-out evaluation and prediction for typed
+// text. The loop reports progress through a callback that may also stop it (pause / cancel).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/coref_data.h"
+#include "core/model.h"
+#include "core/result.h"
+#include "core/train.h"
+
+namespace attnviz {
+
+struct CorefTrainOptions {
+  uint64_t seed = 1;           // weights, data order and held-out split order
+  int d_model = 64, n_heads = 4, n_layers = 2, d_ff = 128;
+  int batch = 16;
+  int max_steps = 3000;
+  float target_accuracy = 0.99f;  // stop once the held-out accuracy reaches it
+  int eval_every = 100;           // steps between held-out evaluations
+  float lr = 3e-3f;
+};
+
+struct CorefTrainProgress {
+  int step = 0;
+  float loss = 0;              // mean training loss of the last batch
+  float heldout_accuracy = 0;  // at this step
+  double seconds = 0;          // since training started
+};
+
+struct CorefTrainResult {
+  Model model;
+  std::vector<CorefTrainProgress> history;  // one entry per evaluation
+  float heldout_accuracy = 0;
+  bool stopped = false;                      // the callback asked to stop
+};
+
+// A fresh model for the options (vocabulary from coref_vocabulary()); errors for invalid sizes.
+Result<Model> coref_model_init(const CorefTrainOptions& options);
+
+// The example as token ids with one target: the referent's word at the pronoun.
+Result<TrainExample> coref_train_example(const Model& model, const CorefExample& example);
+
+// Share of examples whose prediction at the pronoun is the referent's word.
+float coref_evaluate(const Model& model, const std::vector<CorefExample>& examples);
+
+// on_eval is called after every evaluation; returning false stops training there.
+Result<CorefTrainResult> coref_train(const CorefTrainOptions& options,
+                                     const std::function<bool(const CorefTrainProgress&)>& on_eval = {});
+
+struct CorefPrediction {
+  int pronoun = -1;           // token index
+  int referent = -1;          // token index of the chosen candidate
+  std::string referent_text;
+  float probability = 0;      // of the chosen candidate, among the two candidates
+};
+// Finds "it" and two candidate nouns (coref_make) and asks the model which one "it" is.
+Result<CorefPrediction> coref_predict(const Model& model, std::string_view text);
+
+}  // namespace attnviz
