@@ -20,11 +20,15 @@ bool parse_number(const std::string& s, T& out) {
 
 using Setter = std::function<Status(CliOptions&, const std::string&)>;
 
+// Which commands a flag belongs to.
+enum : unsigned { kAttention = 1, kTrain = 2, kPredict = 4 };
+
 struct Flag {
   const char* name;
   const char* arg;   // nullptr: takes no value
   const char* help;
   Setter set;
+  unsigned commands = kAttention;
 };
 
 Status bad_value(const char* flag, const std::string& value, const char* expected) {
@@ -71,7 +75,8 @@ Setter string_flag(std::string CliOptions::*field) {
 
 const std::vector<Flag>& flags() {
   static const std::vector<Flag> table = {
-      {"text", "TEXT", "the sentence to analyse (the target sentence with --source)", string_flag(&CliOptions::text)},
+      {"text", "TEXT", "the sentence to analyse (the target sentence with --source)", string_flag(&CliOptions::text),
+       kAttention | kPredict},
       {"source", "TEXT", "cross-attention: keys and values come from this source sentence",
        string_flag(&CliOptions::source_text)},
       {"input-npy", "FILE", "float32 (T, C) embeddings: skips the tokenizer, embedding and positions",
@@ -79,9 +84,12 @@ const std::vector<Flag>& flags() {
       {"weights", "FILE", "a .safetensors model (PyTorch TransformerEncoder names); default: random weights",
        string_flag(&CliOptions::weights_path)},
       {"save-weights", "FILE", "write the model that was used as .safetensors", string_flag(&CliOptions::save_weights)},
-      {"d-model", "C", "model width d_model (default 512)", config_int(&ModelConfig::d_model, 1, kMaxDModel, "d-model")},
-      {"heads", "NH", "number of heads; must divide d_model (default 8)", config_int(&ModelConfig::n_heads, 1, kMaxDModel, "heads")},
-      {"layers", "L", "number of layers (default 1)", config_int(&ModelConfig::n_layers, 1, kMaxLayers, "layers")},
+      {"d-model", "C", "model width d_model (default 512; train: 64)", config_int(&ModelConfig::d_model, 1, kMaxDModel, "d-model"),
+       kAttention | kTrain},
+      {"heads", "NH", "number of heads; must divide d_model (default 8; train: 4)",
+       config_int(&ModelConfig::n_heads, 1, kMaxDModel, "heads"), kAttention | kTrain},
+      {"layers", "L", "number of layers (default 1; train: 2)", config_int(&ModelConfig::n_layers, 1, kMaxLayers, "layers"),
+       kAttention | kTrain},
       {"ffn", "F", "FFN width (default 2048)", config_int(&ModelConfig::d_ff, 1, kMaxFF, "ffn")},
       {"activation", "relu|gelu|gelu_tanh", "FFN activation (default relu)",
        config_enum(&ModelConfig::activation, activation_from_name, "activation", "relu, gelu or gelu_tanh")},
@@ -96,11 +104,12 @@ const std::vector<Flag>& flags() {
          o.config.ln_eps = f;
          return Ok{};
        }},
-      {"seed", "N", "seed of the random weights (default 1)",
+      {"seed", "N", "seed of the random weights (train: of weights, data order and split) (default 1)",
        [](CliOptions& o, const std::string& v) -> Status {
          if (!parse_number(v, o.seed)) return bad_value("seed", v, "a non-negative whole number");
          return Ok{};
-       }},
+       },
+       kAttention | kTrain},
       {"score", "KIND", "scoring function of every head: scaled_dot, dot, general (Luong) or additive (Bahdanau)",
        config_enum(&ModelConfig::score, score_from_name, "score", "scaled_dot, dot, general or additive")},
       {"head-scores", "K1,K2,...", "one scoring function per head, comma separated",
@@ -125,8 +134,15 @@ const std::vector<Flag>& flags() {
        }},
       {"mask", "SPEC", "causal | window:R | strided:S | pad:N | none; repeat to combine",
        [](CliOptions& o, const std::string& v) -> Status { return mask_spec_add(o.mask, v); }},
-      {"json", "FILE", "write tokens, config, every head's weights and statistics, final hidden states ('-': stdout)",
-       string_flag(&CliOptions::json_path)},
+      {"json", "FILE",
+       "attention: tokens, config, every head's weights and statistics, final hidden states; predict: the answer and "
+       "every head's attention from the pronoun to each candidate ('-': stdout)",
+       string_flag(&CliOptions::json_path), kAttention | kPredict},
+      {"out", "DIR", "train: the folder to write model.safetensors to", string_flag(&CliOptions::out_dir), kTrain},
+      {"steps", "N", "train: the most optimiser steps (default 3000; stops at 99% held-out accuracy)",
+       int_flag(&CliOptions::steps, 1, 1000000, "steps"), kTrain},
+      {"model", "PATH", "predict: a trained model (folder with model.safetensors, or the file)",
+       string_flag(&CliOptions::model_path), kPredict},
       {"no-weights", nullptr, "leave the (T, T) weight matrices out of --json",
        [](CliOptions& o, const std::string&) -> Status {
          o.json_weights = false;
@@ -163,6 +179,15 @@ const Flag* find_flag(std::string_view name) {
 }
 
 Status check_combination(const CliOptions& o) {
+  if (o.command == CliCommand::train_coref) {
+    if (o.out_dir.empty()) return make_error("train coref needs --out DIR");
+    return Ok{};
+  }
+  if (o.command == CliCommand::predict) {
+    if (o.model_path.empty()) return make_error("predict needs --model DIR");
+    if (!o.given.count("text")) return make_error("predict needs --text");
+    return Ok{};
+  }
   const bool has_text = o.given.count("text") > 0, has_npy = !o.input_npy.empty();
   if (has_text == has_npy) return make_error("give exactly one of --text or --input-npy");
   if (!o.source_text.empty() && has_npy) return make_error("--source needs --text, not --input-npy");
@@ -179,9 +204,22 @@ Result<CliOptions> cli_parse(const std::vector<std::string>& args) {
   CliOptions o;
   if (args.empty()) return make_error("no command given (try 'attnviz-cli --help')");
   if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") return o;
-  if (args[0] != "attention") return make_error("unknown command '" + args[0] + "' (try 'attnviz-cli --help')");
-  o.command = CliCommand::attention;
-  for (size_t i = 1; i < args.size(); ++i) {
+  size_t first_flag = 1;
+  unsigned allowed = kAttention;
+  if (args[0] == "attention") {
+    o.command = CliCommand::attention;
+  } else if (args[0] == "train") {
+    if (args.size() < 2 || args[1] != "coref") return make_error("train needs a demo name: 'train coref'");
+    o.command = CliCommand::train_coref;
+    allowed = kTrain;
+    first_flag = 2;
+  } else if (args[0] == "predict") {
+    o.command = CliCommand::predict;
+    allowed = kPredict;
+  } else {
+    return make_error("unknown command '" + args[0] + "' (try 'attnviz-cli --help')");
+  }
+  for (size_t i = first_flag; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
       o.command = CliCommand::help;
@@ -197,6 +235,7 @@ Result<CliOptions> cli_parse(const std::vector<std::string>& args) {
     }
     const Flag* f = find_flag(name);
     if (!f) return make_error("unknown flag --" + name + " (try 'attnviz-cli --help')");
+    if (!(f->commands & allowed)) return make_error("--" + name + " does not apply to '" + args[0] + "'");
     if (f->arg) {
       if (!inline_value) {
         if (i + 1 >= args.size()) return make_error("--" + name + " needs a value (" + f->arg + ")");
@@ -215,7 +254,9 @@ Result<CliOptions> cli_parse(const std::vector<std::string>& args) {
 std::string cli_help() {
   std::ostringstream out;
   out << "attnviz-cli — every intermediate of multi-head attention, for one sentence, from the command line\n\n"
-         "usage: attnviz-cli attention (--text TEXT | --input-npy FILE) [options]\n\n"
+         "usage: attnviz-cli attention (--text TEXT | --input-npy FILE) [options]\n"
+         "       attnviz-cli train coref --out DIR [--seed S] [--heads NH] [--d-model C] [--layers L] [--steps N]\n"
+         "       attnviz-cli predict --model DIR --text TEXT [--json FILE]\n\n"
          "Without an output flag it prints the tokens and each head's statistics. Layers and heads count from 0.\n"
          "Exit status: 0 done, 1 a file could not be read or written or the input was rejected, 2 usage error.\n\n"
          "options:\n";

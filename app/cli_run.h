@@ -9,4 +9,8 @@ namespace attnviz {
 
 int cli_run(const CliOptions& options, std::ostream& out, std::ostream& err);
 
+// The demo commands (app/cli_demo.cpp), dispatched by cli_run.
+int cli_train_coref(const CliOptions& options, std::ostream& out, std::ostream& err);
+int cli_predict(const CliOptions& options, std::ostream& out, std::ostream& err);
+
 }  // namespace attnviz

@@ -17,6 +17,7 @@
 
 using namespace attnviz;
 using namespace attnviz::test;
+using attnviz::test::has;
 
 namespace {
 
@@ -180,4 +181,44 @@ TEST_CASE("cli: the real binary exits 0, 1 and 2 as documented") {
   CHECK(run_binary("attention --text 'hi there' --d-model 16 --heads 2 --ffn 8") == 0);
   CHECK(run_binary("attention --heads 3 --text hi") == 2);
   CHECK(run_binary("attention --text hi --weights /nonexistent.safetensors") == 1);
+}
+
+TEST_CASE("cli: train coref writes a model that predict reads; JSON lists every head's attention to the candidates") {
+  const std::string dir = temp("coref_model");
+  Run train = run({"train", "coref", "--seed", "3", "--steps", "40", "--out", dir});
+  REQUIRE_MESSAGE(train.status == 0, train.err);
+  CHECK(train.out.find("step    40") != std::string::npos);
+  CHECK(train.out.find("saved") != std::string::npos);
+  const std::string json = temp("predict.json");
+  Run predict = run({"predict", "--model", dir, "--text", "The animal didn't cross the street because it was too tired.",
+                     "--json", json});
+  REQUIRE_MESSAGE(predict.status == 0, predict.err);
+  CHECK(predict.out.rfind("it (#7) -> ", 0) == 0);
+  auto bytes = file_read_bytes(json);
+  REQUIRE(bytes.ok());
+  const auto j = nlohmann::json::parse(bytes->begin(), bytes->end());
+  CHECK(j["pronoun"]["index"] == 7);
+  CHECK(j["candidates"][0]["text"] == "animal");
+  CHECK(j["candidates"][1]["text"] == "street");
+  REQUIRE(j["heads"].size() == 8);  // 2 layers x 4 heads
+  for (const auto& h : j["heads"]) {
+    const float a = h["to_candidates"][0].get<float>(), b = h["to_candidates"][1].get<float>();
+    CHECK(a >= 0.0f);
+    CHECK(a + b <= 1.0f + 1e-5f);
+  }
+  Run no_it = run({"predict", "--model", dir, "--text", "The cat sat on the mat."});
+  CHECK(no_it.status == 1);
+  CHECK(no_it.err.find("no pronoun") != std::string::npos);
+}
+
+TEST_CASE("cli: the demo commands' usage errors") {
+  auto error_of = [](std::vector<std::string> args) {
+    auto r = cli_parse(args);
+    return r.ok() ? std::string("(accepted)") : r.error();
+  };
+  CHECK(has(error_of({"train"}), "train coref"));
+  CHECK(has(error_of({"train", "coref"}), "needs --out"));
+  CHECK(has(error_of({"predict", "--text", "it"}), "needs --model"));
+  CHECK(has(error_of({"attention", "--text", "hi", "--model", "x"}), "does not apply to 'attention'"));
+  CHECK(has(error_of({"train", "coref", "--out", "d", "--mask", "causal"}), "does not apply to 'train'"));
 }

@@ -1,0 +1,90 @@
+// attnviz-cli's demo commands: `train coref` (train the coreference demo from scratch and save it)
+// and `predict` (ask a trained model which word "it" refers to, with every head's attention from
+// the pronoun to each candidate).
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli_run.h"
+#include "core/coref_demo.h"
+#include "core/file_io.h"
+#include "core/model_io.h"
+#include "core/trace.h"
+
+namespace attnviz {
+
+namespace {
+
+int fail(std::ostream& err, const std::string& message) {
+  err << "attnviz-cli: " << message << "\n";
+  return 1;
+}
+
+std::string model_file(const std::string& path) {
+  return std::filesystem::is_directory(path) ? (std::filesystem::path(path) / "model.safetensors").string() : path;
+}
+
+}  // namespace
+
+int cli_train_coref(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  CorefTrainOptions t;
+  t.seed = o.seed;
+  if (o.given.count("heads")) t.n_heads = o.config.n_heads;
+  if (o.given.count("d-model")) t.d_model = o.config.d_model;
+  if (o.given.count("layers")) t.n_layers = o.config.n_layers;
+  t.max_steps = o.steps;
+  out << "training the coreference demo: d_model " << t.d_model << ", " << t.n_heads << " heads, " << t.n_layers
+      << " layers, seed " << t.seed << "\n";
+  auto result = coref_train(t, [&](const CorefTrainProgress& p) {
+    out << "step " << std::setw(5) << p.step << "  loss " << std::fixed << std::setprecision(4) << p.loss
+        << "  held-out accuracy " << std::setprecision(2) << 100.0 * p.heldout_accuracy << "%  " << std::setprecision(1)
+        << p.seconds << " s\n";
+    out.unsetf(std::ios::floatfield);
+    return true;
+  });
+  if (!result) return fail(err, result.error());
+  std::error_code ec;
+  std::filesystem::create_directories(o.out_dir, ec);
+  if (ec) return fail(err, "cannot create '" + o.out_dir + "': " + ec.message());
+  const std::string path = (std::filesystem::path(o.out_dir) / "model.safetensors").string();
+  if (Status s = model_save(path, result->model); !s) return fail(err, s.error());
+  out << "held-out accuracy " << std::fixed << std::setprecision(2) << 100.0 * result->heldout_accuracy << "% after "
+      << result->history.back().step << " steps — saved " << path << "\n";
+  return 0;
+}
+
+int cli_predict(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  auto model = model_load(model_file(o.model_path), std::nullopt);
+  if (!model) return fail(err, model.error());
+  auto p = coref_predict(*model, o.text);
+  if (!p) return fail(err, p.error());
+  TraceInput in;
+  in.text = o.text;
+  auto trace = trace_run(*model, in);
+  if (!trace) return fail(err, trace.error());
+  const CorefExample e = coref_make(o.text);
+  out << trace->queries[static_cast<size_t>(p->pronoun)].text << " (#" << p->pronoun << ") -> " << p->referent_text << " (#"
+      << p->referent << ", p = " << std::fixed << std::setprecision(3) << p->probability << ")\n";
+  if (o.json_path.empty()) return 0;
+  nlohmann::ordered_json j;
+  j["text"] = o.text;
+  j["pronoun"] = {{"index", p->pronoun}, {"text", trace->queries[static_cast<size_t>(p->pronoun)].text}};
+  j["candidates"] = nlohmann::json::array();
+  for (int c : {e.candidate_a, e.candidate_b}) j["candidates"].push_back({{"index", c}, {"text", trace->keys[static_cast<size_t>(c)].text}});
+  j["referent"] = {{"index", p->referent}, {"text", p->referent_text}, {"probability", p->probability}};
+  nlohmann::ordered_json heads = nlohmann::json::array();
+  for (size_t l = 0; l < trace->layers.size(); ++l)
+    for (size_t h = 0; h < trace->layers[l].attn.heads.size(); ++h) {
+      const Mat& w = trace->layers[l].attn.heads[h].weights;
+      heads.push_back({{"layer", l}, {"head", h}, {"to_candidates", {w(p->pronoun, e.candidate_a), w(p->pronoun, e.candidate_b)}}});
+    }
+  j["heads"] = heads;
+  const std::string text = j.dump(2);
+  if (o.json_path == "-") out << text << "\n";
+  else if (Status s = file_write_atomic(o.json_path, std::string_view(text)); !s) return fail(err, "--json: " + s.error());
+  return 0;
+}
+
+}  // namespace attnviz
