@@ -22,11 +22,7 @@ std::vector<KeyWeight> top_keys_received(const Mat& w, int k) {
   if (attending == 0) return out;
   for (size_t j = 0; j < total.size(); ++j)
     if (total[j] > 0) out.push_back(KeyWeight{static_cast<int>(j), static_cast<float>(total[j] / attending)});
-  const size_t n = std::min(out.size(), static_cast<size_t>(k));
-  std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n), out.end(),
-                    [](const KeyWeight& a, const KeyWeight& b) { return a.weight > b.weight || (a.weight == b.weight && a.key < b.key); });
-  out.resize(n);
-  return out;
+  return key_weights_strongest(std::move(out), k);
 }
 
 }  // namespace attnviz

@@ -41,16 +41,20 @@ HeadStats head_stats(const Mat& w, const std::vector<bool>& is_punct) {
   return s;
 }
 
+std::vector<KeyWeight> key_weights_strongest(std::vector<KeyWeight> out, int k) {
+  const size_t n = std::min(out.size(), static_cast<size_t>(std::max(k, 0)));
+  std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n), out.end(),
+                    [](const KeyWeight& a, const KeyWeight& b) { return a.weight > b.weight || (a.weight == b.weight && a.key < b.key); });
+  out.resize(n);
+  return out;
+}
+
 std::vector<KeyWeight> top_keys(const Mat& w, int query, int k) {
   std::vector<KeyWeight> out;
   if (query < 0 || query >= w.rows() || k <= 0) return out;
   for (Eigen::Index j = 0; j < w.cols(); ++j)
     if (w(query, j) > 0.0f) out.push_back(KeyWeight{static_cast<int>(j), w(query, j)});
-  const size_t n = std::min(out.size(), static_cast<size_t>(k));
-  std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n), out.end(),
-                    [](const KeyWeight& a, const KeyWeight& b) { return a.weight > b.weight || (a.weight == b.weight && a.key < b.key); });
-  out.resize(n);
-  return out;
+  return key_weights_strongest(std::move(out), k);
 }
 
 }  // namespace attnviz

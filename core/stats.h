@@ -24,6 +24,9 @@ struct KeyWeight {
   int key = 0;
   float weight = 0;
 };
+// Keeps the k strongest of `candidates`, strongest first, ties in key order.
+std::vector<KeyWeight> key_weights_strongest(std::vector<KeyWeight> candidates, int k);
+
 // The k keys with the largest weight for one query, strongest first; ties keep key order.
 // Keys with zero weight (hidden by a mask) are never listed, so fewer than k may come back.
 std::vector<KeyWeight> top_keys(const Mat& weights, int query, int k);
