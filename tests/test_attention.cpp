@@ -11,18 +11,13 @@
 #include "core/mask.h"
 #include "core/rng.h"
 #include "tests/fixture_util.h"
+#include "tests/check_util.h"
 
 using namespace attnviz;
+using attnviz::test::random_mat;
 using attnviz::test::max_abs_diff;
 
 namespace {
-
-Mat random_input(int rows, int cols, uint64_t seed) {
-  Rng rng(seed);
-  Mat m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(rng.normal());
-  return m;
-}
 
 ModelConfig small_config(int C, int NH, ScoreKind score = ScoreKind::scaled_dot) {
   ModelConfig c;
@@ -39,7 +34,7 @@ TEST_CASE("attention: rows sum to 1 and hidden cells are exactly 0, for every sc
   for (ScoreKind score : {ScoreKind::scaled_dot, ScoreKind::dot, ScoreKind::general, ScoreKind::additive}) {
     const ModelConfig c = small_config(32, 4, score);
     const Model m = model_init_random(c, 7);
-    const Mat x = random_input(11, 32, 1);
+    const Mat x = random_mat(11, 32, 1);
     MaskSpec spec;
     spec.causal = true;
     spec.stride = 3;
@@ -59,7 +54,7 @@ TEST_CASE("attention: with one head it equals a hand-written single-head computa
   const ModelConfig c = small_config(16, 1);
   const Model m = model_init_random(c, 3);
   const AttentionWeights& w = m.weights.layers[0].attn;
-  const Mat x = random_input(6, 16, 2);
+  const Mat x = random_mat(6, 16, 2);
   const Mat mask = Mat::Zero(6, 6);
   const AttentionTrace t = attention_forward(w, c, x, x, mask);
   REQUIRE(t.heads.size() == 1);
@@ -79,8 +74,8 @@ TEST_CASE("attention: with one head it equals a hand-written single-head computa
 TEST_CASE("attention: permuting the keys permutes the weights' columns") {
   const ModelConfig c = small_config(24, 3);
   const Model m = model_init_random(c, 5);
-  const Mat xq = random_input(5, 24, 8);
-  const Mat xkv = random_input(7, 24, 9);
+  const Mat xq = random_mat(5, 24, 8);
+  const Mat xkv = random_mat(7, 24, 9);
   const std::vector<int> perm{3, 0, 6, 1, 5, 2, 4};
   Mat permuted(7, 24);
   for (int j = 0; j < 7; ++j) permuted.row(j) = xkv.row(perm[static_cast<size_t>(j)]);
@@ -98,7 +93,7 @@ TEST_CASE("attention: permuting the keys permutes the weights' columns") {
 TEST_CASE("attention: a query whose every key is hidden gets zero weights and a zero output, never NaN") {
   const ModelConfig c = small_config(16, 2);
   const Model m = model_init_random(c, 4);
-  const Mat x = random_input(4, 16, 3);
+  const Mat x = random_mat(4, 16, 3);
   MaskSpec spec;
   spec.hidden_cells = {{2, 0}, {2, 1}, {2, 2}, {2, 3}};
   const Mat mask = mask_build(spec, 4, 4, 4);
@@ -138,8 +133,8 @@ TEST_CASE("attention: every scoring function's fast path equals its naive twin")
     ModelConfig c = small_config(48, 4, score);
     c.temperature = 0.7f;
     const Model m = model_init_random(c, 11);
-    const Mat xq = random_input(9, 48, 12);
-    const Mat xkv = random_input(13, 48, 13);
+    const Mat xq = random_mat(9, 48, 12);
+    const Mat xkv = random_mat(13, 48, 13);
     MaskSpec spec;
     spec.window = 4;
     const Mat mask = mask_build(spec, 9, 13, 13);
@@ -157,7 +152,7 @@ TEST_CASE("attention: per-head scoring functions and temperature") {
   ModelConfig c = small_config(32, 4);
   c.head_scores = {ScoreKind::scaled_dot, ScoreKind::dot, ScoreKind::general, ScoreKind::additive};
   const Model m = model_init_random(c, 2);
-  const Mat x = random_input(6, 32, 4);
+  const Mat x = random_mat(6, 32, 4);
   const AttentionTrace t = attention_forward(m.weights.layers[0].attn, c, x, x, Mat::Zero(6, 6));
   CHECK(t.heads[0].score == ScoreKind::scaled_dot);
   CHECK(t.heads[3].score == ScoreKind::additive);

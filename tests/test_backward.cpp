@@ -11,17 +11,12 @@
 #include "core/mask.h"
 #include "core/model.h"
 #include "core/rng.h"
+#include "tests/check_util.h"
 
 using namespace attnviz;
+using attnviz::test::random_mat;
 
 namespace {
-
-Mat random_mat(Eigen::Index r, Eigen::Index c, uint64_t seed, double scale = 1.0) {
-  Rng rng(seed);
-  Mat m(r, c);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(rng.normal() * scale);
-  return m;
-}
 
 double weighted_sum(const Mat& out, const Mat& r) {
   double s = 0;

@@ -7,18 +7,11 @@
 #include "core/layer.h"
 #include "core/rng.h"
 #include "tests/fixture_util.h"
+#include "tests/check_util.h"
 
 using namespace attnviz;
+using attnviz::test::random_mat;
 using attnviz::test::max_abs_diff;
-
-namespace {
-Mat random_mat(int r, int c, uint64_t seed, double scale = 1.0) {
-  Rng rng(seed);
-  Mat m(r, c);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(rng.normal() * scale);
-  return m;
-}
-}  // namespace
 
 TEST_CASE("kernels: linear equals linear_naive (1e-5) at sizes that exercise GEMM blocking") {
   for (auto [T, in, out] : {std::tuple{1, 3, 2}, std::tuple{17, 64, 33}, std::tuple{130, 300, 260}}) {

@@ -7,17 +7,12 @@
 
 #include "core/rng.h"
 #include "core/train.h"
+#include "tests/check_util.h"
 
 using namespace attnviz;
+using attnviz::test::random_mat;
 
 namespace {
-
-Mat random_mat(Eigen::Index r, Eigen::Index c, uint64_t seed, double scale) {
-  Rng rng(seed);
-  Mat m(r, c);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(rng.normal() * scale);
-  return m;
-}
 
 Model tiny_model(const ModelConfig& c, int vocab, uint64_t seed) {
   Model m = model_init_random(c, seed);
