@@ -37,7 +37,7 @@ int cli_train_coref(const CliOptions& o, std::ostream& out, std::ostream& err) {
   t.max_steps = o.steps;
   out << "training the coreference demo: d_model " << t.d_model << ", " << t.n_heads << " heads, " << t.n_layers
       << " layers, seed " << t.seed << "\n";
-  auto result = coref_train(t, [&](const CorefTrainProgress& p) {
+  auto result = coref_train(t, [&](const TrainProgress& p, const Model&) {
     out << "step " << std::setw(5) << p.step << "  loss " << std::fixed << std::setprecision(4) << p.loss
         << "  held-out accuracy " << std::setprecision(2) << 100.0 * p.heldout_accuracy << "%  " << std::setprecision(1)
         << p.seconds << " s\n";

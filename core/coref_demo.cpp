@@ -88,17 +88,19 @@ float coref_evaluate(const Model& model, const std::vector<CorefExample>& exampl
   return counted > 0 ? static_cast<float>(correct) / static_cast<float>(counted) : 0.0f;
 }
 
-Result<CorefTrainResult> coref_train(const CorefTrainOptions& o, const std::function<bool(const CorefTrainProgress&)>& on_eval) {
-  if (o.batch < 1 || o.max_steps < 1 || o.eval_every < 1) return make_error("batch, steps and evaluation interval must be positive");
+Result<TrainRun> coref_train(const CorefTrainOptions& o, const TrainCallback& on_progress) {
+  if (o.batch < 1 || o.max_steps < 1 || o.eval_every < 1 || o.report_every < 0)
+    return make_error("batch, steps and evaluation interval must be positive");
   auto model = coref_model_init(o);
   if (!model) return make_error(model.error());
   Eigen::setNbThreads(1);  // one thread: the same seed gives the same bits
   const CorefSplit data = coref_generate(o.seed);
-  CorefTrainResult result;
+  TrainRun result;
   result.model = std::move(*model);
   AdamState state = adam_init(result.model.weights);
   AdamConfig adam;
   adam.lr = o.lr;
+  const int report_every = o.report_every > 0 ? o.report_every : o.eval_every;
   const auto start = std::chrono::steady_clock::now();
   size_t next = 0;
   for (int step = 1; step <= o.max_steps; ++step) {
@@ -112,20 +114,23 @@ Result<CorefTrainResult> coref_train(const CorefTrainOptions& o, const std::func
       loss += lg->loss / static_cast<float>(o.batch);
     }
     adam_step(result.model.weights, grads, state, adam);
-    if (step % o.eval_every == 0 || step == o.max_steps) {
-      CorefTrainProgress p;
-      p.step = step;
-      p.loss = loss;
-      p.heldout_accuracy = coref_evaluate(result.model, data.heldout);
-      p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    TrainProgress p;
+    p.step = step;
+    p.loss = loss;
+    p.evaluated = step % o.eval_every == 0 || step == o.max_steps;
+    if (p.evaluated) {
+      result.heldout_accuracy = coref_evaluate(result.model, data.heldout);
       result.history.push_back(p);
-      result.heldout_accuracy = p.heldout_accuracy;
-      if (on_eval && !on_eval(p)) {
-        result.stopped = true;
-        break;
-      }
-      if (p.heldout_accuracy >= o.target_accuracy) break;
     }
+    p.heldout_accuracy = result.heldout_accuracy;
+    p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (p.evaluated) result.history.back() = p;
+    const bool done = p.evaluated && p.heldout_accuracy >= o.target_accuracy;
+    if (on_progress && (p.evaluated || step % report_every == 0) && !on_progress(p, result.model)) {
+      result.stopped = true;
+      break;
+    }
+    if (done) break;
   }
   return result;
 }

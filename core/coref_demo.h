@@ -4,7 +4,6 @@
 // text. The loop reports progress through a callback that may also stop it (pause / cancel).
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,21 +22,8 @@ struct CorefTrainOptions {
   int max_steps = 3000;
   float target_accuracy = 0.99f;  // stop once the held-out accuracy reaches it
   int eval_every = 100;           // steps between held-out evaluations
+  int report_every = 0;           // steps between callbacks; 0: at every evaluation
   float lr = 3e-3f;
-};
-
-struct CorefTrainProgress {
-  int step = 0;
-  float loss = 0;              // mean training loss of the last batch
-  float heldout_accuracy = 0;  // at this step
-  double seconds = 0;          // since training started
-};
-
-struct CorefTrainResult {
-  Model model;
-  std::vector<CorefTrainProgress> history;  // one entry per evaluation
-  float heldout_accuracy = 0;
-  bool stopped = false;                      // the callback asked to stop
 };
 
 // A fresh model for the options (vocabulary from coref_vocabulary()); errors for invalid sizes.
@@ -49,9 +35,8 @@ Result<TrainExample> coref_train_example(const Model& model, const CorefExample&
 // Share of examples whose prediction at the pronoun is the referent's word.
 float coref_evaluate(const Model& model, const std::vector<CorefExample>& examples);
 
-// on_eval is called after every evaluation; returning false stops training there.
-Result<CorefTrainResult> coref_train(const CorefTrainOptions& options,
-                                     const std::function<bool(const CorefTrainProgress&)>& on_eval = {});
+// on_progress is called every report_every steps and after every evaluation (see TrainCallback).
+Result<TrainRun> coref_train(const CorefTrainOptions& options, const TrainCallback& on_progress = {});
 
 struct CorefPrediction {
   int pronoun = -1;           // token index

@@ -3,6 +3,7 @@
 // for given data and seed. The forward here is the engine's own (layer_forward); the backward is
 // core/backward.h. Demo data and the training loop live elsewhere.
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "core/model.h"
@@ -53,5 +54,25 @@ struct AdamState {
 AdamState adam_init(const ModelWeights& w);
 // Clips grads to clip_norm, then one AdamW update of model.weights.
 void adam_step(ModelWeights& weights, const ModelWeights& grads, AdamState& state, const AdamConfig& config);
+
+// What a demo's training loop reports while it runs (core/coref_demo.h, core/induction_demo.h).
+struct TrainProgress {
+  int step = 0;
+  float loss = 0;              // mean training loss of the last batch
+  float heldout_accuracy = 0;  // of the latest held-out evaluation
+  double seconds = 0;          // since training started
+  bool evaluated = false;      // heldout_accuracy was measured at this step
+};
+
+// Called with the progress and the current weights; returning false stops training there. It runs
+// on the training thread, so an app can pause training by blocking in it.
+using TrainCallback = std::function<bool(const TrainProgress&, const Model&)>;
+
+struct TrainRun {
+  Model model;
+  std::vector<TrainProgress> history;  // one entry per evaluation
+  float heldout_accuracy = 0;          // the last evaluation's
+  bool stopped = false;                // the callback asked to stop
+};
 
 }  // namespace attnviz

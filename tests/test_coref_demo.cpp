@@ -10,7 +10,7 @@ TEST_CASE("coref demo: trains to >= 99% on held-out word combinations, the same 
   CorefTrainOptions o;
   o.seed = 1;
   int calls = 0;
-  auto r = coref_train(o, [&](const CorefTrainProgress& p) {
+  auto r = coref_train(o, [&](const TrainProgress& p, const Model&) {
     ++calls;
     CHECK(p.heldout_accuracy >= 0.0f);
     return true;
@@ -43,7 +43,7 @@ TEST_CASE("coref demo: trains to >= 99% on held-out word combinations, the same 
 TEST_CASE("coref demo: the callback can stop training, and bad input is an error") {
   CorefTrainOptions o;
   o.eval_every = 10;
-  auto r = coref_train(o, [](const CorefTrainProgress& p) { return p.step < 20; });
+  auto r = coref_train(o, [](const TrainProgress& p, const Model&) { return p.step < 20; });
   REQUIRE(r.ok());
   CHECK(r->stopped);
   CHECK(r->history.back().step == 20);
