@@ -77,8 +77,10 @@ Result<TrainExample> coref_train_example(const Model& model, const CorefExample&
 
 float coref_evaluate(const Model& model, const std::vector<CorefExample>& examples) {
   int correct = 0, counted = 0;
-  for (const CorefExample& e : examples) {
-    auto ex = coref_train_example(model, e);
+  const int n = static_cast<int>(examples.size());
+#pragma omp parallel for num_threads(kTrainShards) reduction(+ : correct, counted) schedule(static)
+  for (int i = 0; i < n; ++i) {
+    auto ex = coref_train_example(model, examples[static_cast<size_t>(i)]);
     if (!ex) continue;
     auto r = model_loss(model, *ex);
     if (!r) continue;
@@ -93,26 +95,27 @@ Result<TrainRun> coref_train(const CorefTrainOptions& o, const TrainCallback& on
     return make_error("batch, steps and evaluation interval must be positive");
   auto model = coref_model_init(o);
   if (!model) return make_error(model.error());
-  Eigen::setNbThreads(1);  // one thread: the same seed gives the same bits
   const CorefSplit data = coref_generate(o.seed);
   TrainRun result;
   result.model = std::move(*model);
   AdamState state = adam_init(result.model.weights);
   AdamConfig adam;
   adam.lr = o.lr;
+  adam.weight_decay = o.weight_decay;
   const int report_every = o.report_every > 0 ? o.report_every : o.eval_every;
   const auto start = std::chrono::steady_clock::now();
   size_t next = 0;
   for (int step = 1; step <= o.max_steps; ++step) {
-    ModelWeights grads = weights_zeros_like(result.model.weights);
-    float loss = 0;
+    std::vector<TrainExample> batch;
     for (int b = 0; b < o.batch; ++b) {
       auto ex = coref_train_example(result.model, data.train[next++ % data.train.size()]);
-      auto lg = ex ? model_loss_grads(result.model, *ex) : Result<LossGrads>(make_error(ex.error()));
-      if (!lg) return make_error(lg.error());
-      weights_add(grads, lg->grads, 1.0f / static_cast<float>(o.batch));
-      loss += lg->loss / static_cast<float>(o.batch);
+      if (!ex) return make_error(ex.error());
+      batch.push_back(std::move(*ex));
     }
+    auto lg = batch_loss_grads(result.model, batch);
+    if (!lg) return make_error(lg.error());
+    const float loss = lg->loss;
+    const ModelWeights& grads = lg->grads;
     adam_step(result.model.weights, grads, state, adam);
     TrainProgress p;
     p.step = step;

@@ -24,6 +24,7 @@ struct CorefTrainOptions {
   int eval_every = 100;           // steps between held-out evaluations
   int report_every = 0;           // steps between callbacks; 0: at every evaluation
   float lr = 3e-3f;
+  float weight_decay = 0.01f;
 };
 
 // A fresh model for the options (vocabulary from coref_vocabulary()); errors for invalid sizes.

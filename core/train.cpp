@@ -3,6 +3,7 @@
 #include "core/train.h"
 
 #include <cmath>
+#include <string>
 
 #include "core/backward.h"
 #include "core/embed.h"
@@ -174,6 +175,40 @@ Result<LossGrads> model_loss_grads(const Model& model, const TrainExample& ex) {
   return out;
 }
 
+Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainExample>& batch) {
+  if (batch.empty()) return make_error("the batch is empty");
+  const int n = static_cast<int>(batch.size());
+  const float scale = 1.0f / static_cast<float>(n);
+  std::vector<LossGrads> shards(kTrainShards);
+  std::vector<std::string> errors(kTrainShards);
+#pragma omp parallel for num_threads(kTrainShards) schedule(static, 1)
+  for (int s = 0; s < kTrainShards; ++s) {
+    LossGrads& acc = shards[static_cast<size_t>(s)];
+    acc.grads = weights_zeros_like(model.weights);
+    for (int i = s * n / kTrainShards; i < (s + 1) * n / kTrainShards; ++i) {
+      auto lg = model_loss_grads(model, batch[static_cast<size_t>(i)]);
+      if (!lg) {
+        errors[static_cast<size_t>(s)] = "example " + std::to_string(i) + ": " + lg.error();
+        break;
+      }
+      weights_add(acc.grads, lg->grads, scale);
+      acc.loss += lg->loss * scale;
+      acc.correct += lg->correct;
+      acc.counted += lg->counted;
+    }
+  }
+  for (const std::string& e : errors)
+    if (!e.empty()) return make_error(e);
+  LossGrads total = std::move(shards[0]);
+  for (size_t s = 1; s < shards.size(); ++s) {
+    weights_add(total.grads, shards[s].grads);
+    total.loss += shards[s].loss;
+    total.correct += shards[s].correct;
+    total.counted += shards[s].counted;
+  }
+  return total;
+}
+
 AdamState adam_init(const ModelWeights& w) {
   AdamState s;
   s.m = weights_zeros_like(w);
@@ -191,15 +226,16 @@ void adam_step(ModelWeights& weights, const ModelWeights& grads, AdamState& stat
   auto g = weights_tensors(grads);
   auto m = weights_tensors(state.m);
   auto v = weights_tensors(state.v);
-  for (size_t i = 0; i < w.size(); ++i)
-    for (Eigen::Index j = 0; j < w[i].size; ++j) {
-      const float gj = g[i].data[j] * clip;
-      m[i].data[j] = cfg.beta1 * m[i].data[j] + (1.0f - cfg.beta1) * gj;
-      v[i].data[j] = cfg.beta2 * v[i].data[j] + (1.0f - cfg.beta2) * gj * gj;
-      const float update = (m[i].data[j] / bc1) / (std::sqrt(v[i].data[j] / bc2) + cfg.eps);
-      if (w[i].decay) w[i].data[j] -= cfg.lr * cfg.weight_decay * w[i].data[j];
-      w[i].data[j] -= cfg.lr * update;
-    }
+  using Arr = Eigen::Map<Eigen::ArrayXf>;
+  using ConstArr = Eigen::Map<const Eigen::ArrayXf>;
+  for (size_t i = 0; i < w.size(); ++i) {
+    Arr wi(w[i].data, w[i].size), mi(m[i].data, w[i].size), vi(v[i].data, w[i].size);
+    const ConstArr gi(g[i].data, w[i].size);
+    mi = cfg.beta1 * mi + ((1.0f - cfg.beta1) * clip) * gi;
+    vi = cfg.beta2 * vi + ((1.0f - cfg.beta2) * clip * clip) * gi.square();
+    if (w[i].decay) wi -= (cfg.lr * cfg.weight_decay) * wi;
+    wi -= cfg.lr * ((mi / bc1) / ((vi / bc2).sqrt() + cfg.eps));
+  }
 }
 
 }  // namespace attnviz

@@ -30,6 +30,12 @@ Result<LossGrads> model_loss_grads(const Model& model, const TrainExample& examp
 // Predictions at every position (arg-max over the vocabulary) and the loss, without gradients.
 Result<LossGrads> model_loss(const Model& model, const TrainExample& example);
 
+// The mean over a batch of each example's loss and gradient. The batch is cut into kTrainShards
+// fixed shards, computed in parallel when cores allow and summed in shard order, so the result is
+// bit-identical whatever the number of threads. correct / counted are summed.
+inline constexpr int kTrainShards = 2;
+Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainExample>& batch);
+
 // The output logits (T, V) for token ids (targets are ignored).
 Result<Mat> model_logits(const Model& model, const TrainExample& example);
 
