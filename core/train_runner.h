@@ -1,0 +1,67 @@
+// Runs one training job on its own thread so a UI can watch it: pause, resume and stop at the next
+// report, a copy of the weights at every report, and — optionally — the trace of a probe sentence
+// on those weights, computed on the training thread so the UI thread never runs the model.
+// What is trained (which demo, which options) is the job's business; this only drives it.
+#pragma once
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/model.h"
+#include "core/result.h"
+#include "core/trace.h"
+#include "core/train.h"
+
+namespace attnviz {
+
+// A job trains and calls the callback it is given every few steps (coref_train, induction_train).
+using TrainJob = std::function<Result<TrainRun>(const TrainCallback&)>;
+
+struct TrainSnapshot {
+  uint64_t version = 0;                   // bumped at every report; 0: nothing reported yet
+  std::vector<TrainProgress> reports;     // every report so far (curves)
+  std::shared_ptr<const Model> model;     // the weights at the last report (or the final ones)
+  std::shared_ptr<const Trace> probe;     // the probe sentence on those weights (null: none / error)
+  std::string probe_error;
+  double steps_per_second = 0;            // over the last two reports
+  bool running = false, paused = false, finished = false, stopped = false;
+  std::string error;                      // the job failed
+};
+
+class TrainRunner {
+ public:
+  TrainRunner() = default;
+  ~TrainRunner();
+  TrainRunner(const TrainRunner&) = delete;
+  TrainRunner& operator=(const TrainRunner&) = delete;
+
+  // Stops any running job (and waits for it), forgets its results, starts this one.
+  void start(TrainJob job);
+  void pause();
+  void resume();
+  void stop();   // stops at the next report and waits; the results so far stay
+  void reset();  // stop, then forget everything
+
+  // The text whose trace accompanies every report; "" for none. Takes effect at the next report.
+  void set_probe(const std::string& text);
+
+  TrainSnapshot snapshot() const;  // a copy, under the lock
+  uint64_t version() const;        // cheap check for "anything new?"
+
+ private:
+  bool on_report(const TrainProgress& progress, const Model& model);
+  void join();
+
+  mutable std::mutex mutex_;
+  std::condition_variable resume_;
+  TrainSnapshot state_;
+  std::string probe_text_;
+  bool pause_requested_ = false, stop_requested_ = false;
+  std::thread thread_;
+};
+
+}  // namespace attnviz
