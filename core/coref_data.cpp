@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/rng.h"
+#include "core/utf8.h"
 
 namespace attnviz {
 
@@ -162,6 +163,44 @@ std::vector<std::string> coref_vocabulary() {
   return vocab;
 }
 
-CorefExample coref_make(std::string_view text) { return coref_parse(text, coref_nouns(coref_groups())); }
+CorefExample coref_make(std::string_view text) {
+  const std::array<Group, 2> groups = coref_groups();
+  CorefExample ex = coref_parse(text, coref_nouns(groups));
+  if (ex.pronoun < 0) return ex;
+  auto in = [](const Words& words, std::string_view w) { return std::find(words.begin(), words.end(), w) != words.end(); };
+  for (int i = ex.pronoun + 1; i < static_cast<int>(ex.tokens.size()) && ex.property < 0; ++i) {
+    const std::string w = ascii_lower(ex.tokens[static_cast<size_t>(i)].text);
+    for (const Group& g : groups) {
+      const bool points_a = in(g.props_a, w), points_b = in(g.props_b, w);
+      if (!points_a && !points_b) continue;
+      ex.property = i;
+      if (ex.candidate_b < 0) break;
+      const Words& role = points_a ? g.role_a : g.role_b;
+      const bool a_fits = in(role, ascii_lower(ex.tokens[static_cast<size_t>(ex.candidate_a)].text));
+      const bool b_fits = in(role, ascii_lower(ex.tokens[static_cast<size_t>(ex.candidate_b)].text));
+      if (a_fits != b_fits) ex.referent = a_fits ? ex.candidate_a : ex.candidate_b;
+      break;
+    }
+  }
+  return ex;
+}
+
+std::string coref_minimal_pair(const CorefExample& e) {
+  if (e.property < 0 || e.property >= static_cast<int>(e.tokens.size())) return {};
+  const Token& t = e.tokens[static_cast<size_t>(e.property)];
+  const std::string w = ascii_lower(t.text);
+  std::string partner;
+  for (const Group& g : coref_groups())
+    for (size_t i = 0; i < g.props_a.size() && i < g.props_b.size(); ++i) {
+      if (w == g.props_a[i]) partner = g.props_b[i];
+      if (w == g.props_b[i]) partner = g.props_a[i];
+    }
+  if (partner.empty()) return {};
+  if (!t.text.empty() && t.text[0] >= 'A' && t.text[0] <= 'Z') partner[0] = static_cast<char>(partner[0] - 'a' + 'A');
+  std::string out = utf8_sanitize(e.text);  // token offsets refer to the sanitized text
+  if (t.end > out.size() || t.begin > t.end) return {};
+  out.replace(t.begin, t.end - t.begin, partner);
+  return out;
+}
 
 }  // namespace attnviz

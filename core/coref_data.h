@@ -18,6 +18,7 @@ struct CorefExample {
   int pronoun = -1;                        // token index of "it"
   int candidate_a = -1, candidate_b = -1;  // token indices of the two nouns, in sentence order
   int referent = -1;                       // == candidate_a or candidate_b; -1 when unknown
+  int property = -1;                       // token index of the property word ("tired"), -1: none
   std::string frame;                       // "cross", "avoided", "crossed_by", "avoided_by", "fit",
                                            // "hold"; empty for typed text
 };
@@ -43,9 +44,16 @@ CorefSplit coref_generate(uint64_t seed, double heldout_fraction = 0.2);
 std::vector<std::string> coref_vocabulary();
 
 // Parses any sentence: pronoun = the first "it" (any case); candidates = the first two
-// vocabulary nouns before it (in the whole text when there is no "it"). referent is -1 and frame
-// is empty: typed text carries no label. Fields stay -1 when absent; tokens stay empty when the
-// text cannot be tokenized (over the tokenizer's limits).
+// vocabulary nouns before it (in the whole text when there is no "it"); property = the first
+// property word after the pronoun. referent follows the generator's rule when it decides: the
+// property points at one role and exactly one candidate has that role ("tired" -> the agent);
+// otherwise -1. frame is empty. Fields stay -1 when absent; tokens stay empty when the text cannot
+// be tokenized (over the tokenizer's limits).
 CorefExample coref_make(std::string_view text);
+
+// The minimal pair: the text with its property word replaced by its partner of the other role
+// (tired <-> wide, big <-> small, ...; a capital first letter is kept), so "it" changes referent
+// and nothing else changes. Empty when the example has no property word.
+std::string coref_minimal_pair(const CorefExample& example);
 
 }  // namespace attnviz

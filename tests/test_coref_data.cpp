@@ -152,7 +152,8 @@ TEST_CASE("coref_data: coref_make finds the pronoun and candidates in typed text
   CHECK(e.pronoun == 7);
   CHECK(e.candidate_a == 1);
   CHECK(e.candidate_b == 5);
-  CHECK(e.referent == -1);
+  CHECK(e.property == 10);
+  CHECK(e.referent == 1);  // "tired" points at the agent: the animal
   CHECK(e.frame.empty());
   // Case-insensitive, and only nouns before the pronoun count.
   const CorefExample f = coref_make("IT rained. The Horse saw the cat.");
@@ -186,4 +187,38 @@ TEST_CASE("coref_data: labels are balanced and both orders occur for every prope
     CAPTURE(prop);
     CHECK(seen.size() == 2);
   }
+}
+
+TEST_CASE("coref_data: typed text gets the rule's referent only when the rule decides") {
+  CHECK(coref_make("The animal didn't cross the street because it was too wide.").referent == 5);
+  CHECK(coref_make("The road was avoided by the cow because it was too Icy!").referent == 1);
+  CHECK(coref_make("The trophy didn't fit in the suitcase because it was too small.").referent == 6);
+  CHECK(coref_make("The suitcase couldn't hold the trophy because it was too big.").referent == 5);
+  // Two agents: "tired" fits both, so there is no label; no property word: no label either.
+  const CorefExample both = coref_make("The dog didn't cross the cat because it was too tired.");
+  CHECK(both.property == 10);
+  CHECK(both.referent == -1);
+  const CorefExample none = coref_make("The animal didn't cross the street because it was raining.");
+  CHECK(none.property == -1);
+  CHECK(none.referent == -1);
+  // Property words before the pronoun do not count.
+  CHECK(coref_make("The tired animal didn't cross the street because it was late.").property == -1);
+}
+
+TEST_CASE("coref_data: the minimal pair swaps only the property word, keeping its case") {
+  CHECK(coref_minimal_pair(coref_make("The animal didn't cross the street because it was too tired.")) ==
+        "The animal didn't cross the street because it was too wide.");
+  CHECK(coref_minimal_pair(coref_make("The animal didn't cross the street because it was too wide.")) ==
+        "The animal didn't cross the street because it was too tired.");
+  CHECK(coref_minimal_pair(coref_make("The ball didn't fit in the bag because it was too Large.")) ==
+        "The ball didn't fit in the bag because it was too Tiny.");
+  CHECK(coref_minimal_pair(coref_make("The animal didn't cross the street because it was raining.")).empty());
+  CHECK(coref_minimal_pair(coref_make("")).empty());
+  // Every property has a partner of the other role, and swapping twice gives the text back.
+  const std::string text = "The cow avoided the river because it was too dangerous.";
+  const std::string once = coref_minimal_pair(coref_make(text));
+  CHECK(once == "The cow avoided the river because it was too old.");
+  CHECK(coref_minimal_pair(coref_make(once)) == text);
+  CHECK(coref_make(once).referent == 1);
+  CHECK(coref_make(text).referent == 4);
 }
