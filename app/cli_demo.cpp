@@ -1,6 +1,6 @@
-// attnviz-cli's demo commands: `train coref` (train the coreference demo from scratch and save it)
-// and `predict` (ask a trained model which word "it" refers to, with every head's attention from
-// the pronoun to each candidate).
+// attnviz-cli's demo commands: `train coref` and `train induction` (train a demo from scratch and
+// save it), and `predict` (ask a trained coreference model which word "it" refers to, with every
+// head's attention from the pronoun to each candidate).
 #include <filesystem>
 #include <iomanip>
 #include <ostream>
@@ -9,6 +9,7 @@
 
 #include "app/cli_run.h"
 #include "core/coref_demo.h"
+#include "core/induction_demo.h"
 #include "core/file_io.h"
 #include "core/model_io.h"
 #include "core/trace.h"
@@ -26,6 +27,24 @@ std::string model_file(const std::string& path) {
   return std::filesystem::is_directory(path) ? (std::filesystem::path(path) / "model.safetensors").string() : path;
 }
 
+// Writes DIR/model.safetensors; returns its path, or an error naming the folder or file.
+Result<std::string> save_in(const std::string& dir, const Model& model) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return make_error("cannot create '" + dir + "': " + ec.message());
+  const std::string path = (std::filesystem::path(dir) / "model.safetensors").string();
+  if (Status s = model_save(path, model); !s) return make_error(s.error());
+  return path;
+}
+
+// "step   100  loss 2.1234  held-out accuracy 45.00%  0.3 s", the start of every progress line.
+void progress_line(std::ostream& out, const TrainProgress& p) {
+  out << "step " << std::setw(5) << p.step << "  loss " << std::fixed << std::setprecision(4) << p.loss
+      << "  held-out accuracy " << std::setprecision(2) << 100.0 * p.heldout_accuracy << "%  " << std::setprecision(1)
+      << p.seconds << " s";
+  out.unsetf(std::ios::floatfield);
+}
+
 }  // namespace
 
 int cli_train_coref(const CliOptions& o, std::ostream& out, std::ostream& err) {
@@ -38,20 +57,50 @@ int cli_train_coref(const CliOptions& o, std::ostream& out, std::ostream& err) {
   out << "training the coreference demo: d_model " << t.d_model << ", " << t.n_heads << " heads, " << t.n_layers
       << " layers, seed " << t.seed << "\n";
   auto result = coref_train(t, [&](const TrainProgress& p, const Model&) {
-    out << "step " << std::setw(5) << p.step << "  loss " << std::fixed << std::setprecision(4) << p.loss
-        << "  held-out accuracy " << std::setprecision(2) << 100.0 * p.heldout_accuracy << "%  " << std::setprecision(1)
-        << p.seconds << " s\n";
+    progress_line(out, p);
+    out << "\n";
+    return true;
+  });
+  if (!result) return fail(err, result.error());
+  auto path = save_in(o.out_dir, result->model);
+  if (!path) return fail(err, path.error());
+  out << "held-out accuracy " << std::fixed << std::setprecision(2) << 100.0 * result->heldout_accuracy << "% after "
+      << result->history.back().step << " steps — saved " << *path << "\n";
+  return 0;
+}
+
+int cli_train_induction(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  InductionTrainOptions t;
+  t.seed = o.seed;
+  if (o.given.count("heads")) t.n_heads = o.config.n_heads;
+  if (o.given.count("d-model")) t.d_model = o.config.d_model;
+  if (o.given.count("layers")) t.n_layers = o.config.n_layers;
+  t.max_steps = o.steps;
+  out << "training the induction demo (attention only): d_model " << t.d_model << ", " << t.n_heads << " heads, "
+      << t.n_layers << " layers, seed " << t.seed << "\n";
+  // Each line also shows the best induction score, so the moment the head forms is visible.
+  Status callback_error = Ok{};
+  auto result = induction_train(t, [&](const TrainProgress& p, const Model& m) {
+    progress_line(out, p);
+    auto s = induction_scores(m, t.seed, t.length, t.segment_length);
+    if (!s) {
+      callback_error = make_error(s.error());
+      return false;
+    }
+    out << "  induction " << std::fixed << std::setprecision(3) << s->best_induction << "\n";
     out.unsetf(std::ios::floatfield);
     return true;
   });
   if (!result) return fail(err, result.error());
-  std::error_code ec;
-  std::filesystem::create_directories(o.out_dir, ec);
-  if (ec) return fail(err, "cannot create '" + o.out_dir + "': " + ec.message());
-  const std::string path = (std::filesystem::path(o.out_dir) / "model.safetensors").string();
-  if (Status s = model_save(path, result->model); !s) return fail(err, s.error());
+  if (!callback_error) return fail(err, callback_error.error());
+  auto s = induction_scores(result->model, t.seed, t.length, t.segment_length);
+  if (!s) return fail(err, s.error());
+  auto path = save_in(o.out_dir, result->model);
+  if (!path) return fail(err, path.error());
   out << "held-out accuracy " << std::fixed << std::setprecision(2) << 100.0 * result->heldout_accuracy << "% after "
-      << result->history.back().step << " steps — saved " << path << "\n";
+      << result->history.back().step << " steps; induction head L" << s->best_induction_layer << "H"
+      << s->best_induction_head << " " << std::setprecision(3) << s->best_induction << ", previous-token head L0H"
+      << s->best_previous_head << " " << s->best_previous << " — saved " << *path << "\n";
   return 0;
 }
 

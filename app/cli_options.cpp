@@ -84,13 +84,13 @@ const std::vector<Flag>& flags() {
       {"weights", "FILE", "a .safetensors model (PyTorch TransformerEncoder names); default: random weights",
        string_flag(&CliOptions::weights_path)},
       {"save-weights", "FILE", "write the model that was used as .safetensors", string_flag(&CliOptions::save_weights)},
-      {"d-model", "C", "model width d_model (default 512; train: 64)", config_int(&ModelConfig::d_model, 1, kMaxDModel, "d-model"),
+      {"d-model", "C", "model width d_model (default 512; train coref: 64, induction: 32)", config_int(&ModelConfig::d_model, 1, kMaxDModel, "d-model"),
        kAttention | kTrain},
-      {"heads", "NH", "number of heads; must divide d_model (default 8; train: 4)",
+      {"heads", "NH", "number of heads; must divide d_model (default 8; train coref: 4, induction: 2)",
        config_int(&ModelConfig::n_heads, 1, kMaxDModel, "heads"), kAttention | kTrain},
       {"layers", "L", "number of layers (default 1; train: 2)", config_int(&ModelConfig::n_layers, 1, kMaxLayers, "layers"),
        kAttention | kTrain},
-      {"ffn", "F", "FFN width (default 2048)", config_int(&ModelConfig::d_ff, 1, kMaxFF, "ffn")},
+      {"ffn", "F", "FFN width; 0: attention-only layers (default 2048)", config_int(&ModelConfig::d_ff, 0, kMaxFF, "ffn")},
       {"activation", "relu|gelu|gelu_tanh", "FFN activation (default relu)",
        config_enum(&ModelConfig::activation, activation_from_name, "activation", "relu, gelu or gelu_tanh")},
       {"norm", "post|pre", "LayerNorm placement: post (2017 paper, BERT) or pre (GPT) (default post)",
@@ -139,7 +139,9 @@ const std::vector<Flag>& flags() {
        "every head's attention from the pronoun to each candidate ('-': stdout)",
        string_flag(&CliOptions::json_path), kAttention | kPredict},
       {"out", "DIR", "train: the folder to write model.safetensors to", string_flag(&CliOptions::out_dir), kTrain},
-      {"steps", "N", "train: the most optimiser steps (default 3000; stops at 99% held-out accuracy)",
+      {"steps", "N",
+       "train: the most optimiser steps (default 3000; coref stops at 99% held-out accuracy, induction once a layer-1 "
+       "head scores 0.95 as an induction head)",
        int_flag(&CliOptions::steps, 1, 1000000, "steps"), kTrain},
       {"model", "PATH", "predict: a trained model (folder with model.safetensors, or the file)",
        string_flag(&CliOptions::model_path), kPredict},
@@ -179,8 +181,10 @@ const Flag* find_flag(std::string_view name) {
 }
 
 Status check_combination(const CliOptions& o) {
-  if (o.command == CliCommand::train_coref) {
-    if (o.out_dir.empty()) return make_error("train coref needs --out DIR");
+  if (o.command == CliCommand::train_coref || o.command == CliCommand::train_induction) {
+    if (o.out_dir.empty())
+      return make_error(std::string("train ") + (o.command == CliCommand::train_coref ? "coref" : "induction") +
+                        " needs --out DIR");
     return Ok{};
   }
   if (o.command == CliCommand::predict) {
@@ -209,8 +213,9 @@ Result<CliOptions> cli_parse(const std::vector<std::string>& args) {
   if (args[0] == "attention") {
     o.command = CliCommand::attention;
   } else if (args[0] == "train") {
-    if (args.size() < 2 || args[1] != "coref") return make_error("train needs a demo name: 'train coref'");
-    o.command = CliCommand::train_coref;
+    if (args.size() < 2 || (args[1] != "coref" && args[1] != "induction"))
+      return make_error("train needs a demo name: 'train coref' or 'train induction'");
+    o.command = args[1] == "coref" ? CliCommand::train_coref : CliCommand::train_induction;
     allowed = kTrain;
     first_flag = 2;
   } else if (args[0] == "predict") {
@@ -256,6 +261,7 @@ std::string cli_help() {
   out << "attnviz-cli — every intermediate of multi-head attention, for one sentence, from the command line\n\n"
          "usage: attnviz-cli attention (--text TEXT | --input-npy FILE) [options]\n"
          "       attnviz-cli train coref --out DIR [--seed S] [--heads NH] [--d-model C] [--layers L] [--steps N]\n"
+         "       attnviz-cli train induction --out DIR [--seed S] [--heads NH] [--d-model C] [--steps N]\n"
          "       attnviz-cli predict --model DIR --text TEXT [--json FILE]\n\n"
          "Without an output flag it prints the tokens and each head's statistics. Layers and heads count from 0.\n"
          "Exit status: 0 done, 1 a file could not be read or written or the input was rejected, 2 usage error.\n\n"

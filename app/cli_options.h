@@ -12,7 +12,7 @@
 
 namespace attnviz {
 
-enum class CliCommand { help, attention, train_coref, predict };
+enum class CliCommand { help, attention, train_coref, train_induction, predict };
 
 struct CliOptions {
   CliCommand command = CliCommand::help;
@@ -32,7 +32,7 @@ struct CliOptions {
   Colormap colormap = Colormap::viridis;  // --colormap
   int top_k = 3;              // --top-k: strongest keys per query in JSON
   bool json_weights = true;   // --no-weights drops the (T, T) matrices from JSON
-  std::string out_dir;        // train: --out DIR (model.safetensors is written there)
+  std::string out_dir;        // train coref / induction: --out DIR (model.safetensors is written there)
   int steps = 3000;           // train: --steps, the most optimiser steps
   std::string model_path;     // predict: --model DIR or FILE.safetensors
   std::set<std::string> given;  // flags the user set explicitly (without the leading dashes)

@@ -101,6 +101,7 @@ int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
     return 0;
   }
   if (o.command == CliCommand::train_coref) return cli_train_coref(o, out, err);
+  if (o.command == CliCommand::train_induction) return cli_train_induction(o, out, err);
   if (o.command == CliCommand::predict) return cli_predict(o, out, err);
   auto fail = [&](const std::string& message) {
     err << "attnviz-cli: " << message << "\n";

@@ -11,6 +11,7 @@ int cli_run(const CliOptions& options, std::ostream& out, std::ostream& err);
 
 // The demo commands (app/cli_demo.cpp), dispatched by cli_run.
 int cli_train_coref(const CliOptions& options, std::ostream& out, std::ostream& err);
+int cli_train_induction(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_predict(const CliOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace attnviz

@@ -40,9 +40,10 @@ void size_section(AppState& app) {
   }
   if (ImGui::SliderInt(tr(L, Str::layers), &c.n_layers, 1, 12)) app.dirty = true;
   if (ImGui::InputInt(tr(L, Str::ffn_width), &c.d_ff, 64, 512)) {
-    c.d_ff = std::clamp(c.d_ff, 1, 8192);
+    c.d_ff = std::clamp(c.d_ff, 0, 8192);  // 0: attention-only layers
     app.dirty = true;
   }
+  if (c.d_ff == 0) ImGui::TextDisabled("%s", tr(L, Str::ffn_none));
   int seed = static_cast<int>(app.seed);
   if (ImGui::InputInt(tr(L, Str::seed), &seed)) {
     app.seed = static_cast<uint64_t>(std::max(seed, 0));

@@ -186,7 +186,7 @@ void steps_body_out(StepsView& v) {
   ImGui::TextDisabled("%s", steps_printf(tr(L, Str::steps_first_dims), table.groups[0].dims, static_cast<int>(out.cols())).c_str());
   steps_number_table(table);
   ImGui::Spacing();
-  ImGui::TextWrapped("%s", tr(L, Str::steps_out_next));
+  ImGui::TextWrapped("%s", tr(L, t.config.d_ff == 0 ? Str::steps_out_next_no_ffn : Str::steps_out_next));
 }
 
 }  // namespace attnviz

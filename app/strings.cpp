@@ -308,6 +308,12 @@ constexpr Entry kStrings[] = {
     {"dot (no ÷√d_k)", "닷 (÷√d_k 없음)"},
     {"general", "general"},
     {"additive", "additive"},
+    // @attention-only layers
+    {"0: no feed-forward block (attention only)", "0: 피드포워드 없음 (어텐션만)"},
+    {"Next in the layer: the residual connection (+ LayerNorm in post-norm). This model has no feed-forward "
+     "block, so that is the layer's output.",
+     "레이어의 다음 과정: 잔차 연결 (post-norm이면 + 레이어 정규화). 이 모델에는 피드 포워드 신경망이 없으므로 "
+     "그것이 레이어의 출력입니다."},
 };
 static_assert(std::size(kStrings) == static_cast<size_t>(Str::count_), "one entry per Str value");
 

@@ -54,6 +54,8 @@ enum class Str {
   st_punct, st_punct_tip, st_top_keys, st_top_keys_tip_query, st_top_keys_tip_all, st_layer_tip, st_head_tip,
   st_scoring_tip, st_keys_for, st_all_queries, st_hint, st_summary, st_score_scaled, st_score_dot, st_score_general,
   st_score_additive,
+  // @attention-only layers (d_ff 0: the induction demo)
+  ffn_none, steps_out_next_no_ffn,
   count_
 };
 

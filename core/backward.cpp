@@ -227,7 +227,29 @@ LayerGrads layer_backward(const LayerWeights& w, const ModelConfig& c, const Lay
     }
     return Mat(a.dxq + a.dxkv);  // d attn_in
   };
-  if (pre) {
+  if (c.d_ff == 0) {
+    // Attention only. The absent FFN and norm2 get zero-size gradients shaped like their weights,
+    // so the optimiser's tensor list still lines up with the model's.
+    g.dw.ff1_w = Mat::Zero(w.ff1_w.rows(), w.ff1_w.cols());
+    g.dw.ff1_b = Vec::Zero(w.ff1_b.size());
+    g.dw.ff2_w = Mat::Zero(w.ff2_w.rows(), w.ff2_w.cols());
+    g.dw.ff2_b = Vec::Zero(w.ff2_b.size());
+    g.dw.norm2_w = Vec::Zero(w.norm2_w.size());
+    g.dw.norm2_b = Vec::Zero(w.norm2_b.size());
+    if (pre) {
+      // out = x + attn(LN1(x))
+      const LayerNormGrads n1 = layer_norm_backward(f.x_in, w.norm1_w, c.ln_eps, attn_backward(dout));
+      g.dx = dout + n1.dx;
+      g.dw.norm1_w = n1.dw;
+      g.dw.norm1_b = n1.db;
+    } else {
+      // out = LN1(x + attn(x))
+      const LayerNormGrads n1 = layer_norm_backward(f.x_in + f.attn.out, w.norm1_w, c.ln_eps, dout);
+      g.dx = n1.dx + attn_backward(n1.dx);
+      g.dw.norm1_w = n1.dw;
+      g.dw.norm1_b = n1.db;
+    }
+  } else if (pre) {
     // resid1 = x + attn(LN1(x)); out = resid1 + ffn(LN2(resid1))
     const LayerNormGrads n2 = layer_norm_backward(f.resid1, w.norm2_w, c.ln_eps, ffn_backward(dout));
     const Mat dresid1 = dout + n2.dx;

@@ -77,7 +77,8 @@ AttentionGrads attention_backward(const AttentionWeights& w, const ModelConfig& 
                                   const AttentionTrace& forward, const Mat& dout);
 
 // Gradients of one layer (core/layer.h layer_forward), from its trace. memory is the cross-attention
-// source (nullptr for self-attention); its gradient lands in dmemory.
+// source (nullptr for self-attention); its gradient lands in dmemory. An attention-only layer
+// (d_ff == 0) gets empty FFN and norm2 gradients, like its weights.
 struct LayerGrads {
   Mat dx;       // (T, C)
   Mat dmemory;  // (Tk, C) cross-attention only

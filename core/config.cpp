@@ -64,8 +64,10 @@ Status config_validate(const ModelConfig& c) {
                 " heads: each head needs d_model / heads dimensions");
   if (c.n_layers < 1 || c.n_layers > kMaxLayers)
     return fail("the number of layers must be between 1 and " + std::to_string(kMaxLayers) + " (got " + std::to_string(c.n_layers) + ")");
-  if (c.d_ff < 1 || c.d_ff > kMaxFF)
-    return fail("the FFN width must be between 1 and " + std::to_string(kMaxFF) + " (got " + std::to_string(c.d_ff) + ")");
+  // 0 is allowed: an attention-only layer (no feed-forward block), as in the induction demo.
+  if (c.d_ff < 0 || c.d_ff > kMaxFF)
+    return fail("the FFN width must be between 0 (no feed-forward block) and " + std::to_string(kMaxFF) + " (got " +
+                std::to_string(c.d_ff) + ")");
   if (!(c.ln_eps > 0.0f) || !(c.ln_eps < 1.0f)) return fail("LayerNorm eps must be in (0, 1)");
   if (!(c.temperature >= kMinTemperature && c.temperature <= kMaxTemperature))
     return fail("temperature must be between " + std::to_string(kMinTemperature) + " and " +

@@ -23,7 +23,7 @@ struct ModelConfig {
   int d_model = 512;      // C
   int n_heads = 8;        // NH; C % NH must be 0, HS = C / NH
   int n_layers = 1;       // L
-  int d_ff = 2048;        // F
+  int d_ff = 2048;        // F; 0: attention-only layers (no feed-forward block, no norm2)
   Activation activation = Activation::relu;
   NormPlacement norm = NormPlacement::post;
   PositionEncoding positions = PositionEncoding::sinusoidal;

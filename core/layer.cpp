@@ -39,6 +39,10 @@ LayerTrace layer_run(const LayerWeights& w, const ModelConfig& c, const Mat& x, 
   t.attn = K::attention(w.attn, c, t.attn_in, memory ? *memory : t.attn_in, mask);
   t.resid1 = x + t.attn.out;
   if (!pre) t.resid1 = K::norm(t.resid1, w.norm1_w, w.norm1_b, c.ln_eps);
+  if (c.d_ff == 0) {  // attention-only: the FFN fields stay empty rather than pretend to be zeros
+    t.out = t.resid1;
+    return t;
+  }
   t.ffn_in = pre ? K::norm(t.resid1, w.norm2_w, w.norm2_b, c.ln_eps) : t.resid1;
   t.ffn_hidden = K::linear(t.ffn_in, w.ff1_w, w.ff1_b);
   K::act(t.ffn_hidden, c.activation);

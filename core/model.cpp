@@ -47,14 +47,16 @@ Model model_init_random(const ModelConfig& c, uint64_t seed) {
     L.attn.additive_wk = per_head_blocks(seed, p + "self_attn.score_additive.w_k", NH, HS);
     // v's scale keeps the additive scores' spread near that of scaled dot-product (std ~1.5).
     L.attn.additive_v = random_normal(seed, p + "self_attn.score_additive.v", NH, HS, 2.0 / std::sqrt(HS));
-    L.ff1_w = random_normal(seed, p + "linear1.weight", F, C, xavier(C, F));
-    L.ff1_b = Vec::Zero(F);
-    L.ff2_w = random_normal(seed, p + "linear2.weight", C, F, xavier(F, C));
-    L.ff2_b = Vec::Zero(C);
     L.norm1_w = Vec::Ones(C);
     L.norm1_b = Vec::Zero(C);
-    L.norm2_w = Vec::Ones(C);
-    L.norm2_b = Vec::Zero(C);
+    if (F > 0) {  // attention-only layers (F == 0) have no FFN and no norm around it
+      L.ff1_w = random_normal(seed, p + "linear1.weight", F, C, xavier(C, F));
+      L.ff1_b = Vec::Zero(F);
+      L.ff2_w = random_normal(seed, p + "linear2.weight", C, F, xavier(F, C));
+      L.ff2_b = Vec::Zero(C);
+      L.norm2_w = Vec::Ones(C);
+      L.norm2_b = Vec::Zero(C);
+    }
     model.weights.layers.push_back(std::move(L));
   }
   if (c.positions == PositionEncoding::learned)
@@ -71,6 +73,12 @@ namespace {
 struct ShapeChecker {
   bool finite = true;  // also require finite values
   std::string error;
+  // A tensor the config says the model does not have (the FFN of an attention-only layer).
+  template <class M>
+  void expect_absent(const M& m, const std::string& name) {
+    if (error.empty() && m.size() > 0)
+      error = "tensor '" + name + "' is present but the config has no feed-forward block (d_ff 0)";
+  }
   template <class M>
   void expect(const M& m, const std::string& name, int rows, int cols) {
     if (!error.empty()) return;
@@ -108,14 +116,23 @@ Status check_model(const Model& model, bool finite) {
     chk.expect(L.attn.additive_wq, p + "self_attn.score_additive.w_q", NH * HS, HS);
     chk.expect(L.attn.additive_wk, p + "self_attn.score_additive.w_k", NH * HS, HS);
     chk.expect(L.attn.additive_v, p + "self_attn.score_additive.v", NH, HS);
-    chk.expect(L.ff1_w, p + "linear1.weight", F, C);
-    chk.expect(L.ff1_b, p + "linear1.bias", F, 1);
-    chk.expect(L.ff2_w, p + "linear2.weight", C, F);
-    chk.expect(L.ff2_b, p + "linear2.bias", C, 1);
     chk.expect(L.norm1_w, p + "norm1.weight", C, 1);
     chk.expect(L.norm1_b, p + "norm1.bias", C, 1);
-    chk.expect(L.norm2_w, p + "norm2.weight", C, 1);
-    chk.expect(L.norm2_b, p + "norm2.bias", C, 1);
+    if (F > 0) {
+      chk.expect(L.ff1_w, p + "linear1.weight", F, C);
+      chk.expect(L.ff1_b, p + "linear1.bias", F, 1);
+      chk.expect(L.ff2_w, p + "linear2.weight", C, F);
+      chk.expect(L.ff2_b, p + "linear2.bias", C, 1);
+      chk.expect(L.norm2_w, p + "norm2.weight", C, 1);
+      chk.expect(L.norm2_b, p + "norm2.bias", C, 1);
+    } else {
+      chk.expect_absent(L.ff1_w, p + "linear1.weight");
+      chk.expect_absent(L.ff1_b, p + "linear1.bias");
+      chk.expect_absent(L.ff2_w, p + "linear2.weight");
+      chk.expect_absent(L.ff2_b, p + "linear2.bias");
+      chk.expect_absent(L.norm2_w, p + "norm2.weight");
+      chk.expect_absent(L.norm2_b, p + "norm2.bias");
+    }
   }
   if (w.tok_embed.size() > 0) {
     chk.expect(w.tok_embed, "tok_embed.weight", static_cast<int>(model.vocab.size()), C);

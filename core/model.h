@@ -24,6 +24,7 @@ struct AttentionWeights {
   Mat additive_v;   // (NH, HS)
 };
 
+// With d_ff == 0 (attention only) the FFN tensors and norm2 are empty: the layer has none.
 struct LayerWeights {
   AttentionWeights attn;
   Mat ff1_w;  // (F, C) linear1

@@ -69,7 +69,8 @@ Result<ModelConfig> config_for_file(const TensorFile& file, const std::optional<
   const Tensor* ff = file.find("layers.0.linear1.weight");
   if (!in || in->shape.size() != 2) return make_error("the file has no tensor 'layers.0.self_attn.in_proj_weight'");
   c.d_model = static_cast<int>(in->shape[1]);
-  if (ff && ff->shape.size() == 2) c.d_ff = static_cast<int>(ff->shape[0]);
+  // No linear1 at all: an attention-only model (nn.TransformerEncoderLayer always has one).
+  c.d_ff = ff && ff->shape.size() == 2 ? static_cast<int>(ff->shape[0]) : 0;
   c.n_layers = 0;
   while (file.find(layer_prefix(c.n_layers) + "self_attn.in_proj_weight")) ++c.n_layers;
   c.positions = file.find("pos_embed.weight") ? PositionEncoding::learned : c.positions;
@@ -107,12 +108,13 @@ Result<Model> model_from_tensors(const TensorFile& file, const std::optional<Mod
     r.optional_blocks(p + "self_attn.score_additive.w_q", L.attn.additive_wq);
     r.optional_blocks(p + "self_attn.score_additive.w_k", L.attn.additive_wk);
     r.optional_mat(p + "self_attn.score_additive.v", L.attn.additive_v);
+    r.vec(p + "norm1.weight", L.norm1_w);
+    r.vec(p + "norm1.bias", L.norm1_b);
+    if (config->d_ff == 0) continue;  // attention only: no FFN or norm2 tensors to read
     r.mat(p + "linear1.weight", L.ff1_w);
     r.vec(p + "linear1.bias", L.ff1_b);
     r.mat(p + "linear2.weight", L.ff2_w);
     r.vec(p + "linear2.bias", L.ff2_b);
-    r.vec(p + "norm1.weight", L.norm1_w);
-    r.vec(p + "norm1.bias", L.norm1_b);
     r.vec(p + "norm2.weight", L.norm2_w);
     r.vec(p + "norm2.bias", L.norm2_b);
   }
@@ -159,12 +161,13 @@ TensorFile model_to_tensors(const Model& model) {
     f.tensors.push_back(blocks(p + "self_attn.score_additive.w_q", L.attn.additive_wq));
     f.tensors.push_back(blocks(p + "self_attn.score_additive.w_k", L.attn.additive_wk));
     f.tensors.push_back(tensor_from_mat(p + "self_attn.score_additive.v", L.attn.additive_v));
+    f.tensors.push_back(tensor_from_vec(p + "norm1.weight", L.norm1_w));
+    f.tensors.push_back(tensor_from_vec(p + "norm1.bias", L.norm1_b));
+    if (c.d_ff == 0) continue;  // attention only: the FFN and norm2 are absent, not zero-size tensors
     f.tensors.push_back(tensor_from_mat(p + "linear1.weight", L.ff1_w));
     f.tensors.push_back(tensor_from_vec(p + "linear1.bias", L.ff1_b));
     f.tensors.push_back(tensor_from_mat(p + "linear2.weight", L.ff2_w));
     f.tensors.push_back(tensor_from_vec(p + "linear2.bias", L.ff2_b));
-    f.tensors.push_back(tensor_from_vec(p + "norm1.weight", L.norm1_w));
-    f.tensors.push_back(tensor_from_vec(p + "norm1.bias", L.norm1_b));
     f.tensors.push_back(tensor_from_vec(p + "norm2.weight", L.norm2_w));
     f.tensors.push_back(tensor_from_vec(p + "norm2.bias", L.norm2_b));
   }

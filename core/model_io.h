@@ -24,8 +24,10 @@ inline constexpr uint64_t kMissingScoreSeed = 0x5C0E;
 
 // Reads the model's tensors. The config comes from the file's metadata; a file without it (a raw
 // PyTorch state dict) takes d_model, layers and FFN width from the shapes and the rest — above all
-// the number of heads, which no shape reveals — from `fallback`. A missing tensor, a wrong shape or
-// a non-finite value is an error naming the tensor. Tensors with other names are ignored.
+// the number of heads, which no shape reveals — from `fallback`; a file without layers.0.linear1 is
+// attention-only (d_ff 0). A missing tensor, a wrong shape or a non-finite value is an error naming
+// the tensor. Tensors with other names are ignored. An attention-only model is saved without FFN
+// and norm2 tensors.
 Result<Model> model_from_tensors(const TensorFile& file, const std::optional<ModelConfig>& fallback);
 TensorFile model_to_tensors(const Model& model);
 

@@ -224,3 +224,45 @@ TEST_CASE("backward: a whole layer, post- and pre-norm, relu and gelu, self- and
         check_gradient("d in_proj_w", w.attn.in_proj_w, g.dw.attn.in_proj_w, f);
       }
 }
+
+TEST_CASE("backward: an attention-only layer (d_ff 0), post- and pre-norm") {
+  for (NormPlacement norm : {NormPlacement::post, NormPlacement::pre}) {
+    CAPTURE(norm);
+    ModelConfig c;
+    c.d_model = 8;
+    c.n_heads = 2;
+    c.d_ff = 0;
+    c.norm = norm;
+    Model m = model_init_random(c, 51);
+    LayerWeights& w = m.weights.layers[0];
+    REQUIRE(w.ff1_w.size() == 0);
+    REQUIRE(w.norm2_w.size() == 0);
+    w.attn.in_proj_b = random_mat(24, 1, 52, 0.1);
+    w.norm1_w = Vec::Ones(8) + Vec(random_mat(8, 1, 53, 0.1));
+    w.norm1_b = random_mat(8, 1, 54, 0.1);
+    Mat x = random_mat(5, 8, 55);
+    MaskSpec spec;
+    spec.causal = true;
+    const Mat mask = mask_build(spec, 5, 5, 5);
+    const Mat r = random_mat(5, 8, 56);
+    const LayerTrace fwd = layer_forward(w, c, x, nullptr, mask);
+    // The layer is attention + residual (+ LN1 in post-norm): no FFN intermediates, out = resid1.
+    CHECK(fwd.ffn_hidden.size() == 0);
+    CHECK(fwd.ffn_out.size() == 0);
+    CHECK(fwd.out == fwd.resid1);
+    const Mat naive = layer_forward_naive(w, c, x, nullptr, mask).out;
+    CHECK((fwd.out - naive).cwiseAbs().maxCoeff() < 1e-5f);
+    auto f = [&] { return weighted_sum(layer_forward(w, c, x, nullptr, mask).out, r); };
+    const LayerGrads g = layer_backward(w, c, fwd, nullptr, r);
+    check_gradient("dx", x, g.dx, f);
+    check_gradient("d norm1_w", w.norm1_w, g.dw.norm1_w, f);
+    check_gradient("d norm1_b", w.norm1_b, g.dw.norm1_b, f);
+    check_gradient("d in_proj_w", w.attn.in_proj_w, g.dw.attn.in_proj_w, f);
+    check_gradient("d in_proj_b", w.attn.in_proj_b, g.dw.attn.in_proj_b, f);
+    check_gradient("d out_w", w.attn.out_w, g.dw.attn.out_w, f);
+    // The absent FFN and norm2 have empty gradients, shaped like their (empty) weights.
+    CHECK(g.dw.ff1_w.size() == 0);
+    CHECK(g.dw.ff2_b.size() == 0);
+    CHECK(g.dw.norm2_w.size() == 0);
+  }
+}

@@ -11,6 +11,7 @@
 #include "app/cli_options.h"
 #include "app/cli_run.h"
 #include "core/file_io.h"
+#include "core/model_io.h"
 #include "core/npy.h"
 #include "tests/check_util.h"
 #include "tests/fixture_util.h"
@@ -221,4 +222,46 @@ TEST_CASE("cli: the demo commands' usage errors") {
   CHECK(has(error_of({"predict", "--text", "it"}), "needs --model"));
   CHECK(has(error_of({"attention", "--text", "hi", "--model", "x"}), "does not apply to 'attention'"));
   CHECK(has(error_of({"train", "coref", "--out", "d", "--mask", "causal"}), "does not apply to 'train'"));
+  CHECK(has(error_of({"train", "induction"}), "train induction needs --out"));
+  CHECK(has(error_of({"train", "sideways", "--out", "d"}), "'train induction'"));
+}
+
+TEST_CASE("cli: train induction writes an attention-only model that loads, and reports the induction head") {
+  const std::string dir = temp("induction_model");
+  Run train = run({"train", "induction", "--seed", "2", "--steps", "50", "--heads", "4", "--d-model", "16", "--out", dir});
+  REQUIRE_MESSAGE(train.status == 0, train.err);
+  CHECK(has(train.out, "training the induction demo (attention only): d_model 16, 4 heads, 2 layers, seed 2\n"));
+  // One line per evaluation (every 25 steps): step, loss, held-out accuracy, time and induction score.
+  const size_t line = train.out.find("step    25  loss ");
+  REQUIRE(line != std::string::npos);
+  const std::string first = train.out.substr(line, train.out.find('\n', line) - line);
+  CHECK(has(first, "% "));
+  CHECK(has(first, " s  induction 0."));
+  CHECK(has(train.out, "step    50  loss "));
+  CHECK(has(train.out, "steps; induction head L1H"));
+  CHECK(has(train.out, ", previous-token head L0H"));
+  CHECK(has(train.out, "saved "));
+  auto model = model_load((std::filesystem::path(dir) / "model.safetensors").string(), std::nullopt);
+  REQUIRE_MESSAGE(model.ok(), model.error());
+  CHECK(model->config.d_ff == 0);
+  CHECK(model->config.n_layers == 2);
+  CHECK(model->config.n_heads == 4);
+  CHECK(model->config.d_model == 16);
+  CHECK(model->vocab.size() == 32);
+  CHECK(model->vocab[5] == "t5");
+  // The saved model runs like any other: attention over a repeated sequence of its tokens.
+  Run attention = run({"attention", "--weights", (std::filesystem::path(dir) / "model.safetensors").string(), "--text",
+                       "t1 t2 t3 t1 t2", "--mask", "causal"});
+  REQUIRE_MESSAGE(attention.status == 0, attention.err);
+  CHECK(has(attention.out, "2 layer(s)"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("cli: --ffn 0 runs attention-only layers") {
+  Run r = run({"attention", "--text", "the cat sat", "--d-model", "16", "--heads", "2", "--ffn", "0"});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(has(r.out, "0:the 1:cat 2:sat"));
+  Run bad = run({"attention", "--text", "hi", "--ffn", "-1"});
+  CHECK(bad.status == 2);
+  CHECK(has(bad.err, "from 0 to"));
 }

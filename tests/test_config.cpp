@@ -90,3 +90,19 @@ TEST_CASE("mask: --mask values parse and combine") {
   CHECK(back->window == 2);
   CHECK(back->pad_to == 12);
 }
+
+TEST_CASE("config: d_ff 0 means attention-only layers; a negative width is refused") {
+  ModelConfig c;
+  c.d_ff = 0;
+  CHECK(config_validate(c).ok());
+  auto back = config_from_json(config_to_json(c));
+  REQUIRE(back.ok());
+  CHECK(back->d_ff == 0);
+  c.d_ff = -1;
+  const Status s = config_validate(c);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().find("between 0 (no feed-forward block)") != std::string::npos);
+  c.d_ff = kMaxFF + 1;
+  CHECK_FALSE(config_validate(c).ok());
+  CHECK_FALSE(config_from_json(nlohmann::json{{"d_ff", -4}}).ok());
+}

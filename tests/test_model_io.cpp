@@ -107,3 +107,54 @@ TEST_CASE("model io: missing tensors, wrong shapes and NaN weights name the tens
   REQUIRE_FALSE(d.ok());
   CHECK(d.error().find("divisible") != std::string::npos);
 }
+
+TEST_CASE("model io: an attention-only model (d_ff 0) round-trips without FFN or norm2 tensors") {
+  ModelConfig c = small();
+  c.d_ff = 0;
+  Model m = model_init_random(c, 5);
+  m.weights.tok_embed = Mat::Random(4, 32);
+  m.vocab = {"t0", "t1", "t2", "t3"};
+  const TensorFile f = model_to_tensors(m);
+  for (const Tensor& t : f.tensors) {
+    CAPTURE(t.name);
+    CHECK(t.name.find("linear") == std::string::npos);
+    CHECK(t.name.find("norm2") == std::string::npos);
+  }
+  CHECK(f.find("layers.1.norm1.weight") != nullptr);
+  const std::string path = temp_path("attnviz_model_io_attn_only.safetensors");
+  REQUIRE(model_save(path, m).ok());
+  auto back = model_load(path, std::nullopt);
+  REQUIRE_MESSAGE(back.ok(), back.error());
+  CHECK(back->config.d_ff == 0);
+  CHECK(back->weights.layers[0].ff1_w.size() == 0);
+  CHECK(back->weights.layers[1].norm2_w.size() == 0);
+  CHECK(back->weights.layers[1].attn.out_w == m.weights.layers[1].attn.out_w);
+  TraceInput in;
+  in.text = "t0 t1 t2 t3 t1";
+  in.mask.causal = true;
+  auto a = trace_run(m, in);
+  auto b = trace_run(*back, in);
+  REQUIRE((a.ok() && b.ok()));
+  CHECK(max_abs_diff(a->final, b->final) == 0.0f);
+  CHECK(a->layers[1].ffn_out.size() == 0);
+  std::filesystem::remove(path);
+
+  // Without our metadata, a state dict with no linear1 is read as attention-only.
+  TensorFile plain = f;
+  plain.metadata.clear();
+  std::erase_if(plain.tensors, [](const Tensor& t) { return t.name == "tok_embed.weight"; });
+  ModelConfig fallback;
+  fallback.n_heads = 4;
+  fallback.norm = NormPlacement::pre;
+  auto loaded = model_from_tensors(plain, fallback);
+  REQUIRE_MESSAGE(loaded.ok(), loaded.error());
+  CHECK(loaded->config.d_ff == 0);
+  CHECK(loaded->config.n_layers == 2);
+
+  // An FFN tensor in an attention-only model is refused by the shape check, by name.
+  Model extra = m;
+  extra.weights.layers[0].ff1_w = Mat::Zero(4, 32);
+  const Status s = model_check(extra);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().find("layers.0.linear1.weight") != std::string::npos);
+}
