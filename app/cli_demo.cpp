@@ -27,13 +27,19 @@ std::string model_file(const std::string& path) {
   return std::filesystem::is_directory(path) ? (std::filesystem::path(path) / "model.safetensors").string() : path;
 }
 
-// Writes DIR/model.safetensors; returns its path, or an error naming the folder or file.
+// Writes DIR/model.safetensors (the vocabulary is in its metadata) and DIR/vocab.txt, one word per
+// line, for people building sentences the model knows. Returns the model's path, or an error
+// naming the folder or file.
 Result<std::string> save_in(const std::string& dir, const Model& model) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return make_error("cannot create '" + dir + "': " + ec.message());
   const std::string path = (std::filesystem::path(dir) / "model.safetensors").string();
   if (Status s = model_save(path, model); !s) return make_error(s.error());
+  std::string words;
+  for (const std::string& w : model.vocab) words += w + "\n";
+  if (Status s = file_write_atomic((std::filesystem::path(dir) / "vocab.txt").string(), std::string_view(words)); !s)
+    return make_error(s.error());
   return path;
 }
 
@@ -49,7 +55,7 @@ void progress_line(std::ostream& out, const TrainProgress& p) {
 
 int cli_train_coref(const CliOptions& o, std::ostream& out, std::ostream& err) {
   CorefTrainOptions t;
-  t.seed = o.seed;
+  if (o.given.count("seed")) t.seed = o.seed;
   if (o.given.count("heads")) t.n_heads = o.config.n_heads;
   if (o.given.count("d-model")) t.d_model = o.config.d_model;
   if (o.given.count("layers")) t.n_layers = o.config.n_layers;
@@ -71,7 +77,7 @@ int cli_train_coref(const CliOptions& o, std::ostream& out, std::ostream& err) {
 
 int cli_train_induction(const CliOptions& o, std::ostream& out, std::ostream& err) {
   InductionTrainOptions t;
-  t.seed = o.seed;
+  if (o.given.count("seed")) t.seed = o.seed;
   if (o.given.count("heads")) t.n_heads = o.config.n_heads;
   if (o.given.count("d-model")) t.d_model = o.config.d_model;
   if (o.given.count("layers")) t.n_layers = o.config.n_layers;

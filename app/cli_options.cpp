@@ -104,7 +104,7 @@ const std::vector<Flag>& flags() {
          o.config.ln_eps = f;
          return Ok{};
        }},
-      {"seed", "N", "seed of the random weights (train: of weights, data order and split) (default 1)",
+      {"seed", "N", "seed of the random weights (train: of weights, data order and split) (default 1; train coref: 3, the shipped demo)",
        [](CliOptions& o, const std::string& v) -> Status {
          if (!parse_number(v, o.seed)) return bad_value("seed", v, "a non-negative whole number");
          return Ok{};

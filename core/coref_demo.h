@@ -15,9 +15,14 @@
 
 namespace attnviz {
 
+// The defaults are the shipped demo (assets/demo_coref): attention only (no feed-forward block),
+// so the referent's word can reach the pronoun only through attention. Seed 3 is the seed whose
+// run grows one head that resolves "it" both ways in the famous pair; see bench/README.md for how
+// often that happens across seeds.
+inline constexpr uint64_t kCorefDemoSeed = 3;
 struct CorefTrainOptions {
-  uint64_t seed = 1;           // weights, data order and held-out split order
-  int d_model = 64, n_heads = 4, n_layers = 2, d_ff = 128;
+  uint64_t seed = kCorefDemoSeed;  // weights, data order and held-out split order
+  int d_model = 64, n_heads = 4, n_layers = 2, d_ff = 0;
   int batch = 16;
   int max_steps = 3000;
   float target_accuracy = 0.99f;  // stop once the held-out accuracy reaches it
