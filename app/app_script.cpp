@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "app/app_shell.h"
+#include "app/model_source.h"
 
 namespace attnviz {
 
@@ -92,7 +93,7 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
   } else if (v == "layers") {
     if (!set_config_int(&ModelConfig::n_layers, 1, kMaxLayers)) return fail("expected a layer count");
   } else if (v == "ffn") {
-    if (!set_config_int(&ModelConfig::d_ff, 1, kMaxFF)) return fail("expected an FFN width");
+    if (!set_config_int(&ModelConfig::d_ff, 0, kMaxFF)) return fail("expected an FFN width (0: attention only)");
   } else if (v == "seed") {
     if (!need(1) || !to_int(a[0], 0, 1 << 30, n)) return fail("expected a seed");
     app.seed = static_cast<uint64_t>(n);
@@ -129,6 +130,11 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     } else return fail("unknown mask action");
     if (Status s = mask_spec_validate(m); !s) return fail(s.error());
     app.dirty = true;
+  } else if (v == "model") {
+    ModelSource src = ModelSource::sandbox;
+    if (a.empty() || !source_from_id(a[0], src) || need(1) != (src != ModelSource::file))
+      return fail("expected sandbox, coref, induction, trained or file PATH");
+    if (Status s = app_use_source(app, src, src == ModelSource::file ? a[1] : std::string()); !s) return fail(s.error());
   } else if (v == "view") {
     if (!need(1) || !view_from_id(a[0], app.view)) return fail("unknown view");
   } else if (v == "compare") {

@@ -3,9 +3,10 @@
 // previous one, and a frame is drawn in between. Layers, heads and queries count from 0.
 //
 //   sentence TEXT | source TEXT | cross on|off | compare_sentence TEXT
-//   d_model N | heads N | layers N | ffn N | seed N | score NAME | temperature T | norm post|pre
+//   d_model N | heads N | layers N | ffn N (0: attention only) | seed N | score NAME | temperature T | norm post|pre
 //   mask causal on|off | mask window R|off | mask strided S|off | mask pad N|off | mask hide Q K | mask none
-//   view heads|model|lines|compare|steps|stats | compare MODE | layer L | head H | query Q | step S
+//   model sandbox|coref|induction|trained | model file PATH
+//   view heads|model|lines|compare|steps|stats|coref|train | compare MODE | layer L | head H | query Q | step S
 //   lang en|ko | presentation on|off | annotate on|off | colormap NAME
 //   export png PATH [SCALE] | export csv PATH | export json PATH | save PATH | open PATH
 //   screenshot PATH | quit          (# starts a comment)

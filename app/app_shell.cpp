@@ -30,6 +30,8 @@ Str view_label(View v) {
     case View::compare: return Str::view_compare;
     case View::steps: return Str::view_steps;
     case View::stats: return Str::view_stats;
+    case View::coref: return Str::view_coref;
+    case View::train: return Str::view_train;
   }
   return Str::view_heads;
 }
@@ -245,6 +247,8 @@ void shell_draw(AppState& app, ShellState& shell, float width, float height) {
     case View::compare: panel_compare(app); break;
     case View::steps: panel_steps(app); break;
     case View::stats: panel_stats(app); break;
+    case View::coref: panel_coref(app); break;
+    case View::train: panel_train(app); break;
   }
 
   ImGui::SetNextWindowPos(ImVec2(0, bottom));

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 
+#include "app/model_source.h"
+
 namespace attnviz {
 
 namespace {
 
-constexpr const char* kViewIds[] = {"heads", "model", "lines", "compare", "steps", "stats"};
+constexpr const char* kViewIds[] = {"heads", "model", "lines", "compare", "steps", "stats", "coref", "train"};
 
 // B's job for the chosen compare mode: A's job with one thing changed.
 ComputeJob compare_job(const AppState& app, const ComputeJob& a) {
@@ -18,7 +20,7 @@ ComputeJob compare_job(const AppState& app, const ComputeJob& a) {
     case CompareMode::single_vs_multi:
       b.config.n_heads = 1;
       b.config.head_scores.clear();
-      break;
+      break;  // only for the sandbox: app_update does not ask a fixed model for it
     case CompareMode::masked_vs_unmasked:
       b.input.mask = MaskSpec{};
       if (!a.input.mask.any()) b.input.mask.causal = true;
@@ -26,6 +28,12 @@ ComputeJob compare_job(const AppState& app, const ComputeJob& a) {
     case CompareMode::scaled_vs_unscaled:
       b.config.score = a.config.score == ScoreKind::dot ? ScoreKind::scaled_dot : ScoreKind::dot;
       b.config.head_scores.clear();
+      if (a.model) {  // the same trained weights, scored the other way
+        auto m = std::make_shared<Model>(*a.model);
+        m->config.score = m->config.score == ScoreKind::dot ? ScoreKind::scaled_dot : ScoreKind::dot;
+        m->config.head_scores.clear();
+        b.model = std::move(m);
+      }
       break;
   }
   return b;
@@ -80,6 +88,21 @@ void rebuild_compare(AppState& app) {
   }
 }
 
+// While the views show the Train view's model, every new report replaces it: the heatmaps follow
+// training as it happens.
+void follow_training(AppState& app) {
+  if (app.source != ModelSource::trained) return;
+  TrainViewState& tv = app.train_view;
+  const uint64_t v = tv.runner.version();
+  if (v == tv.runner_seen) return;
+  tv.runner_seen = v;
+  auto model = tv.runner.snapshot().model;
+  if (model && model != app.model) {
+    app.model = std::move(model);
+    app.dirty = true;
+  }
+}
+
 void refresh_textures(AppState& app) {
   if (app.trace) app.textures.update(app.trace_version, all_heads(*app.trace), app.cmap);
   if (app.trace_b) app.textures_b.update(app.trace_version, all_heads(*app.trace_b), app.cmap);
@@ -100,7 +123,9 @@ void app_update(AppState& app) {
     req.a.input.text = app.sentence;
     if (app.cross) req.a.input.source_text = app.source_sentence;
     req.a.input.mask = app.mask;
-    if (app.view == View::compare) req.b = compare_job(app, req.a);
+    if (app.source != ModelSource::sandbox) req.a.model = app.model;
+    const bool fixed_heads = req.a.model && app.compare_mode == CompareMode::single_vs_multi;
+    if (app_needs_b(app) && !fixed_heads) req.b = compare_job(app, req.a);
     app.worker.post(std::move(req));
     app.dirty = false;
   }
@@ -129,9 +154,20 @@ void app_update(AppState& app) {
     app.step = std::max(app.step, 0);
   }
   // The Compare view needs B: ask for it when the view opens or its mode changed.
-  if (app.view == View::compare && app.trace && !app.trace_b && !app_computing(app) && app.error_b.empty()) app.dirty = true;
+  if (app_needs_b(app) && app.trace && !app.trace_b && !app_computing(app) && app.error_b.empty()) {
+    if (app.source != ModelSource::sandbox && app.compare_mode == CompareMode::single_vs_multi)
+      app.error_b = "1 head vs N heads rebuilds a sandbox model with one head; a trained model has fixed heads "
+                    "(the Train view trains a 1-head and an N-head model side by side)";
+    else
+      app.dirty = true;
+  }
+  follow_training(app);
   rebuild_compare(app);
   refresh_textures(app);
+}
+
+bool app_needs_b(const AppState& app) {
+  return app.view == View::compare || (app.view == View::coref && app.compare_mode == CompareMode::sentence_b);
 }
 
 bool app_computing(const AppState& app) { return app.shown_id != app.posted_id || app.worker.busy(); }
@@ -169,6 +205,10 @@ Session app_capture_session(const AppState& app) {
   s.ui["compare_sentence"] = app.compare_sentence;
   s.ui["compare_mode"] = std::to_string(static_cast<int>(app.compare_mode));
   s.ui["annotate"] = app.annotate ? "1" : "0";
+  // A model trained in the app lives only in memory (the Train view saves it as a file).
+  const bool saved_source = app.source != ModelSource::trained;
+  s.ui["model_source"] = source_id(saved_source ? app.source : ModelSource::sandbox);
+  if (app.source == ModelSource::file) s.ui["model_path"] = app.model_path;
   return s;
 }
 
@@ -195,6 +235,14 @@ Status app_apply_session(AppState& app, const Session& s) {
     mode = static_cast<CompareMode>(it->second[0] - '0');
   }
   if (Status st = config_validate(s.config); !st) return make_error("session: " + st.error());
+  ModelSource source = ModelSource::sandbox;
+  if (auto it = s.ui.find("model_source"); it != s.ui.end() && (!source_from_id(it->second, source) || source == ModelSource::trained))
+    return make_error("session: unknown model source '" + it->second + "'");
+  const auto path = s.ui.find("model_path");
+  if (source == ModelSource::file && path == s.ui.end()) return make_error("session: model_source file needs model_path");
+  // Last check, first change: loading the model may fail (a moved file) and then nothing changes.
+  if (Status st = app_use_source(app, source, path == s.ui.end() ? std::string() : path->second); !st)
+    return make_error("session: " + st.error());
   app.sentence = s.sentence;
   app.source_sentence = s.source_sentence;
   app.cross = s.cross;

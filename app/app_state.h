@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "app/compute_worker.h"
+#include "app/coref_view_state.h"
 #include "app/heatmap_textures.h"
+#include "app/train_view_state.h"
 #include "app/stats_cache.h"
 #include "app/strings.h"
 #include "core/colormap.h"
@@ -20,8 +22,16 @@
 
 namespace attnviz {
 
-enum class View { heads, model, lines, compare, steps, stats };
-inline constexpr View kAllViews[] = {View::heads, View::model, View::lines, View::compare, View::steps, View::stats};
+enum class View { heads, model, lines, compare, steps, stats, coref, train };
+inline constexpr View kAllViews[] = {View::heads, View::model, View::lines, View::compare,
+                                     View::steps, View::stats, View::coref, View::train};
+
+// Which model every view shows. The sandbox is built from `config` and `seed`; the others are a
+// fixed Model (`AppState::model`): a demo shipped in assets/, a file, or the Train panel's model.
+enum class ModelSource { sandbox, demo_coref, demo_induction, file, trained };
+inline constexpr ModelSource kAllModelSources[] = {ModelSource::sandbox, ModelSource::demo_coref,
+                                                   ModelSource::demo_induction, ModelSource::file,
+                                                   ModelSource::trained};
 
 // What the Compare view puts beside the main trace (A). B is computed only while Compare is shown.
 enum class CompareMode {
@@ -56,9 +66,15 @@ struct AppState {
   std::string sentence = "The animal didn't cross the street because it was too tired.";
   std::string source_sentence = "The animal didn't cross the street because it was too tired.";
   bool cross = false;
-  ModelConfig config;  // the paper's base model: C = 512, 8 heads, post-norm, sinusoidal
+  ModelConfig config;  // the sandbox: the paper's base model, C = 512, 8 heads, post-norm, sinusoidal
   uint64_t seed = 1;
   MaskSpec mask;
+  ModelSource source = ModelSource::sandbox;
+  std::shared_ptr<const Model> model;  // the model of every source but the sandbox (null there)
+  std::string model_path;              // ModelSource::file: the file or folder it came from
+  std::string model_error;             // why the last model switch failed (the previous model stays)
+  bool model_file_pending = false;     // "File…" chosen in the Model panel, not loaded yet
+  std::string model_path_edit;         // the Model panel's path field, loaded on "Load"
   // Changing either of these needs a new B: set `dirty` (app_update asks for B with every request
   // while the Compare view is shown).
   CompareMode compare_mode = CompareMode::sentence_b;
@@ -79,6 +95,8 @@ struct AppState {
   int stats_sort_column = 0;         // Statistics view
   bool stats_sort_descending = false;
   StatsCache stats_cache;            // Statistics view: rows built by panel_stats, keyed by trace_version
+  CorefViewState coref_view;         // Coreference view
+  TrainViewState train_view;         // Train view: settings, runners and what they last reported
 
   // Derived state, written only by app_update().
   std::shared_ptr<const Trace> trace;    // A: the newest successful result
@@ -106,6 +124,9 @@ struct AppState {
 // Sends the edit to the worker when dirty, installs finished results and rebuilds derived maps
 // and textures. Called once per frame before the panels draw.
 void app_update(AppState& app);
+
+// True when the shown view needs trace B (Compare; the Coreference view's minimal pair).
+bool app_needs_b(const AppState& app);
 
 // True while the worker has not answered the newest edit.
 bool app_computing(const AppState& app);

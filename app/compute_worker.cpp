@@ -18,12 +18,18 @@ struct CachedModel {
 
 // Layers a job runs: its stack, twice in cross-attention (the source is encoded first).
 int job_layers(const ComputeJob& job) {
-  return job.config.n_layers * (job.input.source_text.empty() ? 1 : 2);
+  return (job.model ? job.model->config.n_layers : job.config.n_layers) * (job.input.source_text.empty() ? 1 : 2);
 }
 
 // Runs one job, reusing the cached model when config and seed match.
 void run_job(const ComputeJob& job, CachedModel& cache, const TraceControl& control, std::shared_ptr<const Trace>& trace,
              std::string& error) {
+  if (job.model) {
+    auto t = trace_run(*job.model, job.input, control);
+    if (t) trace = std::make_shared<const Trace>(std::move(*t));
+    else error = t.error();
+    return;
+  }
   if (Status s = config_validate(job.config); !s) {
     error = s.error();
     return;

@@ -18,8 +18,9 @@
 namespace attnviz {
 
 struct ComputeJob {
-  ModelConfig config;
+  ModelConfig config;  // with seed: the sandbox's random model, unless `model` is set
   uint64_t seed = 1;
+  std::shared_ptr<const Model> model;  // a fixed model (demo, file, trained): config and seed unused
   TraceInput input;
 };
 

@@ -1,11 +1,15 @@
-// The Model & masks panel: architecture (only head counts that divide d_model are offered),
-// seed, norm placement, positions, activation, scoring function, scaling, temperature, masks.
+// The Model & masks panel: which model (sandbox, trained demos, a file, the Train view's model);
+// for the sandbox its architecture (only head counts that divide d_model are offered), seed, norm
+// placement, positions, activation, scoring function, scaling, temperature; the masks; and, for a
+// model with a vocabulary, the words it knows.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
+#include "app/model_source.h"
 #include "app/panels.h"
 #include "app/widgets.h"
 
@@ -146,6 +150,87 @@ void mask_section(AppState& app) {
   if (changed) app.dirty = true;
 }
 
+Str source_label(ModelSource s) {
+  switch (s) {
+    case ModelSource::sandbox: return Str::src_sandbox;
+    case ModelSource::demo_coref: return Str::src_coref;
+    case ModelSource::demo_induction: return Str::src_induction;
+    case ModelSource::file: return Str::src_file;
+    case ModelSource::trained: return Str::src_trained;
+  }
+  return Str::src_sandbox;
+}
+
+void source_section(AppState& app) {
+  const Lang L = app.lang;
+  // "File…" is chosen in the combo but loaded only by the Load button; until then it is pending.
+  static_assert(std::size(kAllModelSources) == 5);
+  const bool has_trained = app.train_view.runner.snapshot().model != nullptr;
+  ModelSource shown = app.source;
+  if (app.model_file_pending) shown = ModelSource::file;
+  section_header(tr(L, Str::src_label));
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::BeginCombo("##source", tr(L, source_label(shown)))) {
+    for (ModelSource s : kAllModelSources) {
+      const bool enabled = s != ModelSource::trained || has_trained;
+      if (!enabled) ImGui::BeginDisabled();
+      if (ImGui::Selectable(tr(L, source_label(s)), s == shown)) {
+        app.model_file_pending = s == ModelSource::file;
+        if (s == ModelSource::file) app.model_path_edit = app.model_path;
+        else (void)app_use_source(app, s);  // a failure is shown from model_error below
+      }
+      if (!enabled) ImGui::EndDisabled();
+    }
+    ImGui::EndCombo();
+  }
+  if (shown == ModelSource::file) {
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(tr(L, Str::src_load)).x -
+                            ImGui::GetStyle().FramePadding.x * 2 - ImGui::GetStyle().ItemSpacing.x);
+    ImGui::InputTextWithHint("##model_path", tr(L, Str::src_path_hint), &app.model_path_edit);
+    ImGui::SameLine();
+    if (ImGui::Button(tr(L, Str::src_load)) && app_use_source(app, ModelSource::file, app.model_path_edit))
+      app.model_file_pending = false;
+  }
+  if (!app.model_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+    ImGui::TextWrapped(tr(L, Str::src_error), app.model_error.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (app.source == ModelSource::sandbox || !app.model) return;
+  const ModelConfig& c = app.model->config;
+  ImGui::TextWrapped(tr(L, Str::src_summary), c.d_model, c.n_heads, c.n_layers, c.d_ff, app.model->source.c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", tr(L, Str::src_fixed));
+  ImGui::PopStyleColor();
+}
+
+// The words a trained model knows, as buttons that add the word to the sentence.
+void vocab_section(AppState& app) {
+  if (app.source == ModelSource::sandbox || !app.model || app.model->vocab.empty()) return;
+  const Lang L = app.lang;
+  const auto& vocab = app.model->vocab;
+  char title[128];
+  std::snprintf(title, sizeof title, tr(L, Str::vocab_title), static_cast<int>(vocab.size()));
+  if (!ImGui::CollapsingHeader(title)) return;
+  ImGui::TextWrapped("%s", tr(L, Str::vocab_hint));
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  for (size_t i = 0; i < vocab.size(); ++i) {
+    const std::string& w = vocab[i];
+    if (w.size() > 2 && w.front() == '[' && w.back() == ']') continue;  // [PAD], [UNK], [CLS]: not typed
+    ImGui::PushID(static_cast<int>(i));
+    if (ImGui::SmallButton(w.c_str())) {
+      const bool glue = w == "." || w == "," || w == "'" || app.sentence.empty() || app.sentence.back() == ' ';
+      app.sentence += (glue ? "" : " ") + w;
+      app.dirty = true;
+    }
+    ImGui::PopID();
+    const float next = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x +
+                       (i + 1 < vocab.size() ? ImGui::CalcTextSize(vocab[i + 1].c_str()).x : 0) +
+                       ImGui::GetStyle().FramePadding.x * 2;
+    if (i + 1 < vocab.size() && next < right) ImGui::SameLine();
+  }
+}
+
 }  // namespace
 
 void panel_model(AppState& app) {
@@ -154,12 +239,16 @@ void panel_model(AppState& app) {
     return;
   }
   ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
-  section_header(tr(app.lang, Str::model_size));
-  size_section(app);
-  architecture_section(app);
+  source_section(app);
+  if (app.source == ModelSource::sandbox) {
+    section_header(tr(app.lang, Str::model_size));
+    size_section(app);
+    architecture_section(app);
+  }
   section_header(tr(app.lang, Str::masks));
   mask_section(app);
   ImGui::PopItemWidth();
+  vocab_section(app);
   ImGui::End();
 }
 

@@ -27,6 +27,8 @@ void panel_model_view(AppState& app);  // View::model: every layer x head as thu
 void panel_lines(AppState& app);       // View::lines: bertviz-style head view
 void panel_compare(AppState& app);     // View::compare
 void panel_steps(AppState& app);       // View::steps: the lecture, one step per click
-void panel_stats(AppState& app);       // View::stats: per-head statistics, sortable
+void panel_stats(AppState& app);       // View::stats: per-head statistics, sortable, and head detectors
+void panel_coref(AppState& app);       // View::coref: where "it" looks, per head; the minimal pair
+void panel_train(AppState& app);       // View::train: train a demo live, curves, 1 head vs N heads
 
 }  // namespace attnviz

@@ -314,6 +314,25 @@ constexpr Entry kStrings[] = {
      "block, so that is the layer's output.",
      "레이어의 다음 과정: 잔차 연결 (post-norm이면 + 레이어 정규화). 이 모델에는 피드 포워드 신경망이 없으므로 "
      "그것이 레이어의 출력입니다."},
+    // @model source and demos
+    {"Coreference", "상호참조"},
+    {"Train", "학습"},
+    {"Model", "모델"},
+    {"Sandbox (random weights)", "샌드박스 (무작위 가중치)"},
+    {"Demo: coreference (trained)", "데모: 상호참조 (학습됨)"},
+    {"Demo: induction heads (trained)", "데모: 인덕션 헤드 (학습됨)"},
+    {"File…", "파일…"},
+    {"Trained in this app", "이 앱에서 학습한 모델"},
+    {"Load", "불러오기"},
+    {"a .safetensors file, or a folder holding model.safetensors", ".safetensors 파일 또는 model.safetensors가 있는 폴더"},
+    {"A trained model's architecture is fixed; the masks below still apply.",
+     "학습된 모델은 구조가 고정되어 있습니다. 아래 마스킹은 그대로 적용됩니다."},
+    {"d_model %d · %d heads · %d layers · d_ff %d · %s", "d_model %d · 헤드 %d개 · 레이어 %d개 · d_ff %d · %s"},
+    {"Could not load the model (the previous one stays): %s", "모델을 불러오지 못했습니다 (이전 모델 유지): %s"},
+    {"Vocabulary (%d words) · click a word to add it", "어휘 (%d 단어) · 단어를 누르면 문장에 추가"},
+    {"The model knows only these words. Others are marked * on the token chips and read as [UNK].",
+     "모델은 이 단어들만 압니다. 그 밖의 단어는 토큰에 * 표시가 붙고 [UNK]로 읽힙니다."},
+    {"%d of %d tokens are outside the model's vocabulary (marked *).", "어휘 밖 단어: 토큰 %d개 (전체 %d개 중, * 표시)."},
 };
 static_assert(std::size(kStrings) == static_cast<size_t>(Str::count_), "one entry per Str value");
 

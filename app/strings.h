@@ -56,6 +56,9 @@ enum class Str {
   st_score_additive,
   // @attention-only layers (d_ff 0: the induction demo)
   ffn_none, steps_out_next_no_ffn,
+  // @model source and demos (app_shell.cpp, panel_model.cpp, panel_sentence.cpp)
+  view_coref, view_train, src_label, src_sandbox, src_coref, src_induction, src_file, src_trained, src_load,
+  src_path_hint, src_fixed, src_summary, src_error, vocab_title, vocab_hint, vocab_unk_count,
   count_
 };
 

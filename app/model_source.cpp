@@ -1,0 +1,117 @@
+// Demo models are read from the assets folder the build points at (ATTNVIZ_ASSETS_DIR), the same
+// place presets.json comes from. Loading a small demo takes milliseconds, so it happens here, on
+// the UI thread; the previous model is replaced only once the new one has loaded.
+#include "app/model_source.h"
+
+#include <filesystem>
+
+#include "core/induction_data.h"
+#include "core/induction_demo.h"
+#include "core/model_io.h"
+#include "core/rng.h"
+#include "core/tokenizer.h"
+
+namespace attnviz {
+
+namespace {
+
+constexpr const char* kSourceIds[] = {"sandbox", "coref", "induction", "file", "trained"};
+static_assert(std::size(kSourceIds) == std::size(kAllModelSources));
+
+Result<Model> load_from(const std::string& path) {
+  std::error_code ec;
+  const bool dir = std::filesystem::is_directory(path, ec);
+  return model_load(dir ? (std::filesystem::path(path) / "model.safetensors").string() : path, std::nullopt);
+}
+
+std::string demo_path(ModelSource s) {
+  return std::string(ATTNVIZ_ASSETS_DIR) + (s == ModelSource::demo_coref ? "/demo_coref" : "/demo_induction");
+}
+
+// True when every word of text is in the vocabulary (so the demo sees no [UNK]).
+bool text_in_vocab(const std::string& text, const std::vector<std::string>& vocab) {
+  auto tokens = tokenize_words(text);
+  if (!tokens || tokens->empty()) return false;
+  for (const Token& t : *tokens)
+    if (std::find(vocab.begin(), vocab.end(), t.text) == vocab.end()) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string induction_sample_text() {
+  Rng rng(seed_for(7, "app.induction.sample"));
+  const InductionTrainOptions o;
+  auto seq = induction_sequence(rng, o.vocab_size, kInductionLength, kInductionSegment);
+  return seq ? induction_text(*seq, induction_vocabulary(o.vocab_size)) : std::string();
+}
+
+Status app_use_source(AppState& app, ModelSource source, const std::string& path) {
+  if (source == ModelSource::sandbox) {
+    app.model.reset();
+    app.source = source;
+    app.model_error.clear();
+    app.dirty = true;
+    return Ok{};
+  }
+  if (source == ModelSource::trained) {
+    auto snap = app.train_view.runner.snapshot();
+    if (!snap.model) return make_error("nothing has been trained yet: start training in the Train view");
+    app_use_trained(app, snap.model);
+    return Ok{};
+  }
+  const std::string from = source == ModelSource::file ? path : demo_path(source);
+  auto m = load_from(from);
+  if (!m) {
+    app.model_error = m.error();
+    return make_error(m.error());
+  }
+  if (source != ModelSource::file)  // the short name people see in the panel and the status bar
+    m->source = source == ModelSource::demo_coref ? "assets/demo_coref" : "assets/demo_induction";
+  app.model = std::make_shared<const Model>(std::move(*m));
+  app.source = source;
+  app.model_path = source == ModelSource::file ? path : std::string();
+  app.model_error.clear();
+  if (source == ModelSource::demo_induction) {
+    app.mask = MaskSpec{};
+    app.mask.causal = true;  // a decoder: each token sees only what came before it
+    if (!text_in_vocab(app.sentence, app.model->vocab)) app.sentence = induction_sample_text();
+  } else if (source == ModelSource::demo_coref) {
+    app.mask = MaskSpec{};
+  }
+  app.trace_b.reset();
+  app.error_b.clear();
+  app.dirty = true;
+  return Ok{};
+}
+
+void app_use_trained(AppState& app, std::shared_ptr<const Model> model) {
+  if (!model) return;
+  const bool decoder = app.train_view.demo == DemoKind::induction;
+  if (app.source != ModelSource::trained) {
+    app.mask = MaskSpec{};
+    app.mask.causal = decoder;
+    if (decoder && !text_in_vocab(app.sentence, model->vocab)) app.sentence = induction_sample_text();
+  }
+  app.model = std::move(model);
+  app.source = ModelSource::trained;
+  app.model_error.clear();
+  app.dirty = true;
+}
+
+const ModelConfig& app_model_config(const AppState& app) {
+  return app.source != ModelSource::sandbox && app.model ? app.model->config : app.config;
+}
+
+const char* source_id(ModelSource s) { return kSourceIds[static_cast<size_t>(s)]; }
+
+bool source_from_id(const std::string& id, ModelSource& out) {
+  for (ModelSource s : kAllModelSources)
+    if (id == source_id(s)) {
+      out = s;
+      return true;
+    }
+  return false;
+}
+
+}  // namespace attnviz
