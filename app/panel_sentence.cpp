@@ -52,9 +52,19 @@ void token_chips(AppState& app, const std::vector<TraceToken>& tokens, bool clic
     }
     if (ImGui::SmallButton(label.c_str()) && clickable) app.query = selected ? -1 : static_cast<int>(i);
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("#%zu %s%s", i, t.text.c_str(), t.in_vocab ? "" : "  (out of vocabulary)");
+      ImGui::SetTooltip("#%zu %s%s%s", i, t.text.c_str(), t.in_vocab ? "" : "  · ", t.in_vocab ? "" : tr(app.lang, Str::out_of_vocab));
     ImGui::PopStyleColor(colors);
   }
+}
+
+// A trained model reads words outside its vocabulary as [UNK]: say how many, and where to look.
+void unknown_words_note(const AppState& app, const std::vector<TraceToken>& tokens) {
+  int unknown = 0;
+  for (const TraceToken& t : tokens) unknown += t.in_vocab ? 0 : 1;
+  if (unknown == 0) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.6f, 0.5f, 1));
+  ImGui::TextWrapped(tr(app.lang, Str::vocab_unk_count), unknown, static_cast<int>(tokens.size()));
+  ImGui::PopStyleColor();
 }
 
 }  // namespace
@@ -84,6 +94,7 @@ void panel_sentence(AppState& app) {
     ImGui::Separator();
     ImGui::Text("%s (%d)%s", tr(app.lang, Str::tokens), app.trace->n_queries(), app_computing(app) ? "  …" : "");
     token_chips(app, app.trace->queries, true);
+    unknown_words_note(app, app.trace->queries);
     if (app.trace->cross) {
       ImGui::Separator();
       ImGui::Text("%s (%d)", tr(app.lang, Str::source_sentence), app.trace->n_keys());
