@@ -3,11 +3,9 @@
 // close to uniform predictions.
 #include "core/coref_demo.h"
 
-#include <chrono>
 #include <cmath>
+#include <numeric>
 #include <unordered_map>
-
-#include <Eigen/Core>
 
 #include "core/rng.h"
 
@@ -21,23 +19,36 @@ std::string ascii_lower(std::string s) {
   return s;
 }
 
-Mat random_normal(Rng& rng, Eigen::Index rows, Eigen::Index cols, double stddev) {
-  Mat m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(rng.normal() * stddev);
-  return m;
+// Vocabulary word -> id, built once per run rather than once per sentence.
+struct VocabIndex {
+  std::unordered_map<std::string, int> ids;
+  int unk = 0;
+};
+
+VocabIndex vocab_index(const Model& model) {
+  VocabIndex v;
+  for (size_t i = 0; i < model.vocab.size(); ++i) v.ids.emplace(model.vocab[i], static_cast<int>(i));
+  if (auto it = v.ids.find("[UNK]"); it != v.ids.end()) v.unk = it->second;
+  return v;
 }
 
 // Token ids of an example's tokens ([UNK] for words outside the vocabulary).
-std::vector<int> token_ids(const Model& model, const std::vector<Token>& tokens) {
-  std::unordered_map<std::string, int> index;
-  for (size_t i = 0; i < model.vocab.size(); ++i) index.emplace(model.vocab[i], static_cast<int>(i));
-  const int unk = index.count("[UNK]") ? index.at("[UNK]") : 0;
+std::vector<int> token_ids(const VocabIndex& index, const std::vector<Token>& tokens) {
   std::vector<int> ids;
   for (const Token& t : tokens) {
-    auto it = index.find(ascii_lower(t.text));
-    ids.push_back(it == index.end() ? unk : it->second);
+    auto it = index.ids.find(ascii_lower(t.text));
+    ids.push_back(it == index.ids.end() ? index.unk : it->second);
   }
   return ids;
+}
+
+Result<TrainExample> coref_train_example(const VocabIndex& index, const CorefExample& e) {
+  if (e.pronoun < 0 || e.referent < 0 || e.tokens.empty()) return make_error("the example has no pronoun or referent");
+  TrainExample ex;
+  ex.ids = token_ids(index, e.tokens);
+  ex.targets.assign(ex.ids.size(), -1);
+  ex.targets[static_cast<size_t>(e.pronoun)] = ex.ids[static_cast<size_t>(e.referent)];
+  return ex;
 }
 
 }  // namespace
@@ -59,83 +70,62 @@ Result<Model> coref_model_init(const CorefTrainOptions& o) {
   m.source = "demo: coreference (seed " + std::to_string(o.seed) + ")";
   Rng rng(seed_for(o.seed, "coref.embeddings"));
   const auto V = static_cast<Eigen::Index>(m.vocab.size());
-  m.weights.tok_embed = random_normal(rng, V, c.d_model, 0.5);
-  m.weights.pos_embed = random_normal(rng, c.max_positions, c.d_model, 0.15);
-  m.weights.output_w = random_normal(rng, V, c.d_model, 0.05);
+  m.weights.tok_embed = rng_normal_mat(rng, V, c.d_model, 0.5);
+  m.weights.pos_embed = rng_normal_mat(rng, c.max_positions, c.d_model, 0.15);
+  m.weights.output_w = rng_normal_mat(rng, V, c.d_model, 0.05);
   m.weights.output_b = Vec::Zero(V);
   return m;
 }
 
 Result<TrainExample> coref_train_example(const Model& model, const CorefExample& e) {
-  if (e.pronoun < 0 || e.referent < 0 || e.tokens.empty()) return make_error("the example has no pronoun or referent");
-  TrainExample ex;
-  ex.ids = token_ids(model, e.tokens);
-  ex.targets.assign(ex.ids.size(), -1);
-  ex.targets[static_cast<size_t>(e.pronoun)] = ex.ids[static_cast<size_t>(e.referent)];
-  return ex;
+  return coref_train_example(vocab_index(model), e);
 }
 
 float coref_evaluate(const Model& model, const std::vector<CorefExample>& examples) {
-  int correct = 0, counted = 0;
-  const int n = static_cast<int>(examples.size());
-#pragma omp parallel for num_threads(kTrainShards) reduction(+ : correct, counted) schedule(static)
-  for (int i = 0; i < n; ++i) {
-    auto ex = coref_train_example(model, examples[static_cast<size_t>(i)]);
-    if (!ex) continue;
-    auto r = model_loss(model, *ex);
-    if (!r) continue;
-    correct += r->correct;
-    counted += r->counted;
-  }
-  return counted > 0 ? static_cast<float>(correct) / static_cast<float>(counted) : 0.0f;
+  const VocabIndex index = vocab_index(model);
+  std::vector<int> correct(kTrainShards, 0), counted(kTrainShards, 0);
+  const size_t n = examples.size();
+  run_sharded(kTrainShards, [&](int s) {
+    for (size_t i = n * static_cast<size_t>(s) / kTrainShards; i < n * static_cast<size_t>(s + 1) / kTrainShards; ++i) {
+      auto ex = coref_train_example(index, examples[i]);
+      if (!ex) continue;
+      auto r = model_loss(model, *ex);
+      if (!r) continue;
+      correct[static_cast<size_t>(s)] += r->correct;
+      counted[static_cast<size_t>(s)] += r->counted;
+    }
+  });
+  const int c = std::accumulate(correct.begin(), correct.end(), 0), k = std::accumulate(counted.begin(), counted.end(), 0);
+  return k > 0 ? static_cast<float>(c) / static_cast<float>(k) : 0.0f;
 }
 
 Result<TrainRun> coref_train(const CorefTrainOptions& o, const TrainCallback& on_progress) {
-  if (o.batch < 1 || o.max_steps < 1 || o.eval_every < 1 || o.report_every < 0)
-    return make_error("batch, steps and evaluation interval must be positive");
+  if (o.batch < 1) return make_error("the batch size must be positive");
   auto model = coref_model_init(o);
   if (!model) return make_error(model.error());
   const CorefSplit data = coref_generate(o.seed);
-  TrainRun result;
-  result.model = std::move(*model);
-  AdamState state = adam_init(result.model.weights);
-  AdamConfig adam;
-  adam.lr = o.lr;
-  adam.weight_decay = o.weight_decay;
-  const int report_every = o.report_every > 0 ? o.report_every : o.eval_every;
-  const auto start = std::chrono::steady_clock::now();
-  size_t next = 0;
-  for (int step = 1; step <= o.max_steps; ++step) {
-    std::vector<TrainExample> batch;
+  TrainLoopOptions loop;
+  loop.max_steps = o.max_steps;
+  loop.eval_every = o.eval_every;
+  loop.report_every = o.report_every;
+  loop.adam.lr = o.lr;
+  loop.adam.weight_decay = o.weight_decay;
+  size_t next = 0;  // the training sentences in their shuffled order, round and round
+  const VocabIndex index = vocab_index(*model);
+  auto batch = [&](int) -> Result<std::vector<TrainExample>> {
+    std::vector<TrainExample> out;
     for (int b = 0; b < o.batch; ++b) {
-      auto ex = coref_train_example(result.model, data.train[next++ % data.train.size()]);
+      auto ex = coref_train_example(index, data.train[next++ % data.train.size()]);
       if (!ex) return make_error(ex.error());
-      batch.push_back(std::move(*ex));
+      out.push_back(std::move(*ex));
     }
-    auto lg = batch_loss_grads(result.model, batch);
-    if (!lg) return make_error(lg.error());
-    const float loss = lg->loss;
-    const ModelWeights& grads = lg->grads;
-    adam_step(result.model.weights, grads, state, adam);
-    TrainProgress p;
-    p.step = step;
-    p.loss = loss;
-    p.evaluated = step % o.eval_every == 0 || step == o.max_steps;
-    if (p.evaluated) {
-      result.heldout_accuracy = coref_evaluate(result.model, data.heldout);
-      result.history.push_back(p);
-    }
-    p.heldout_accuracy = result.heldout_accuracy;
-    p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (p.evaluated) result.history.back() = p;
-    const bool done = p.evaluated && p.heldout_accuracy >= o.target_accuracy;
-    if (on_progress && (p.evaluated || step % report_every == 0) && !on_progress(p, result.model)) {
-      result.stopped = true;
-      break;
-    }
-    if (done) break;
-  }
-  return result;
+    return out;
+  };
+  auto evaluate = [&](const Model& m) -> Result<Evaluation> {
+    const float acc = coref_evaluate(m, data.heldout);
+    return Evaluation{acc, acc >= o.target_accuracy};
+  };
+  return train_loop(std::move(*model), loop, batch, evaluate, on_progress);
 }
 
 Result<CorefPrediction> coref_predict(const Model& model, std::string_view text) {
@@ -145,7 +135,7 @@ Result<CorefPrediction> coref_predict(const Model& model, std::string_view text)
   if (e.candidate_a < 0 || e.candidate_b < 0)
     return make_error("the sentence needs two candidate nouns the model knows (see its vocabulary)");
   TrainExample ex;
-  ex.ids = token_ids(model, e.tokens);
+  ex.ids = token_ids(vocab_index(model), e.tokens);
   ex.targets.assign(ex.ids.size(), -1);
   auto logits = model_logits(model, ex);
   if (!logits) return make_error(logits.error());

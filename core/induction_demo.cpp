@@ -1,12 +1,9 @@
-// Mini-batches of `batch` sequences, gradients averaged, AdamW with clipping, on the calling thread
-// only. Pre-norm, learned positions and no FFN: what made induction form in under a thousand steps
-// (the choices and what else was tried are in the notes next to induction_model_init).
+// Mini-batches of `batch` sequences through the shared train_loop (core/train.h). Pre-norm,
+// learned positions and no FFN: what made induction form in under a thousand steps (the choices
+// and what else was tried are in the notes next to induction_model_init).
 #include "core/induction_demo.h"
 
 #include <algorithm>
-#include <chrono>
-
-#include <omp.h>
 
 #include "core/rng.h"
 #include "core/trace.h"
@@ -23,26 +20,6 @@ constexpr int kMaxVocab = 4096;
 // tokens get nothing and the induction score stalls near 0.6. All (sinusoidal positions, lr 3e-3):
 // no learning in 2000 steps.
 constexpr double kShiftedShare = 0.3;
-
-// attention_forward runs heads in parallel with OpenMP. For these (24, 24) heads the fork/join
-// costs more than the work (3.5x slower with 2 threads on a busy machine), so training asks for
-// one thread — for its own thread only: OpenMP's thread count is per thread, and put back after.
-class OneOmpThread {
- public:
-  OneOmpThread() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
-  ~OneOmpThread() { omp_set_num_threads(saved_); }
-  OneOmpThread(const OneOmpThread&) = delete;
-  OneOmpThread& operator=(const OneOmpThread&) = delete;
-
- private:
-  int saved_;
-};
-
-Mat random_normal(Rng& rng, Eigen::Index rows, Eigen::Index cols, double stddev) {
-  Mat m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(rng.normal() * stddev);
-  return m;
-}
 
 Result<std::vector<InductionSequence>> sequences_from(uint64_t seed, int vocab_size, int length, int segment_length,
                                                       int count) {
@@ -155,9 +132,9 @@ Result<Model> induction_model_init(const InductionTrainOptions& o) {
   Rng rng(seed_for(o.seed, "induction.embeddings"));
   const auto V = static_cast<Eigen::Index>(m.vocab.size());
   // Positions as strong as tokens: the previous-token head in layer 0 reads nothing else.
-  m.weights.tok_embed = random_normal(rng, V, c.d_model, 1.0);
-  m.weights.pos_embed = random_normal(rng, c.max_positions, c.d_model, 1.0);
-  m.weights.output_w = random_normal(rng, V, c.d_model, 0.05);
+  m.weights.tok_embed = rng_normal_mat(rng, V, c.d_model, 1.0);
+  m.weights.pos_embed = rng_normal_mat(rng, c.max_positions, c.d_model, 1.0);
+  m.weights.output_w = rng_normal_mat(rng, V, c.d_model, 0.05);
   m.weights.output_b = Vec::Zero(V);
   return m;
 }
@@ -226,51 +203,33 @@ Result<TrainRun> induction_train(const InductionTrainOptions& o, const TrainCall
   if (!model) return make_error(model.error());
   auto heldout = induction_heldout(o, kHeldoutCount);
   if (!heldout) return make_error(heldout.error());
-  const OneOmpThread one_thread;  // for speed; the results do not depend on the thread count
   Rng data(seed_for(o.seed, "induction.train"));
-  TrainRun result;
-  result.model = std::move(*model);
-  AdamState state = adam_init(result.model.weights);
-  AdamConfig adam;
-  adam.lr = o.lr;
-  const int report_every = o.report_every > 0 ? o.report_every : o.eval_every;
-  const auto start = std::chrono::steady_clock::now();
-  for (int step = 1; step <= o.max_steps; ++step) {
-    ModelWeights grads = weights_zeros_like(result.model.weights);
-    float loss = 0;
+  TrainLoopOptions loop;
+  loop.max_steps = o.max_steps;
+  loop.eval_every = o.eval_every;
+  loop.report_every = o.report_every;
+  loop.adam.lr = o.lr;
+  auto batch = [&](int) -> Result<std::vector<TrainExample>> {
+    std::vector<TrainExample> out;
     for (int b = 0; b < o.batch; ++b) {
       auto seq = training_sequence(data, o);
       if (!seq) return make_error(seq.error());
-      auto lg = model_loss_grads(result.model, induction_train_example(*seq));
-      if (!lg) return make_error(lg.error());
-      weights_add(grads, lg->grads, 1.0f / static_cast<float>(o.batch));
-      loss += lg->loss / static_cast<float>(o.batch);
+      out.push_back(induction_train_example(*seq));
     }
-    adam_step(result.model.weights, grads, state, adam);
-    TrainProgress p;
-    p.step = step;
-    p.loss = loss;
-    p.evaluated = step % o.eval_every == 0 || step == o.max_steps;
-    bool done = false;
-    if (p.evaluated) {
-      result.heldout_accuracy = induction_evaluate(result.model, *heldout);
-      // The detector pass costs a few forward passes; only worth it once the answers are right.
-      if (result.heldout_accuracy >= o.target_accuracy) {
-        auto scores = induction_scores(result.model, o.seed, o.length, o.segment_length);
-        if (!scores) return make_error(scores.error());
-        done = scores->best_induction >= o.target;
-      }
+    return out;
+  };
+  auto evaluate = [&](const Model& m) -> Result<Evaluation> {
+    Evaluation e;
+    e.accuracy = induction_evaluate(m, *heldout);
+    // The detector pass costs a few forward passes; only worth it once the answers are right.
+    if (e.accuracy >= o.target_accuracy) {
+      auto scores = induction_scores(m, o.seed, o.length, o.segment_length);
+      if (!scores) return make_error(scores.error());
+      e.done = scores->best_induction >= o.target;
     }
-    p.heldout_accuracy = result.heldout_accuracy;
-    p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (p.evaluated) result.history.push_back(p);
-    if (on_progress && (p.evaluated || step % report_every == 0) && !on_progress(p, result.model)) {
-      result.stopped = true;
-      break;
-    }
-    if (done) break;
-  }
-  return result;
+    return e;
+  };
+  return train_loop(std::move(*model), loop, batch, evaluate, on_progress);
 }
 
 }  // namespace attnviz

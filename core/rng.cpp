@@ -60,4 +60,10 @@ double log_portable(double x) {
   return 2.0 * sum + e * 0.69314718055994530942;
 }
 
+Mat rng_normal_mat(Rng& rng, Eigen::Index rows, Eigen::Index cols, double stddev) {
+  Mat m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(rng.normal() * stddev);
+  return m;
+}
+
 }  // namespace attnviz

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/tensor.h"
+
 namespace attnviz {
 
 class Rng {
@@ -23,6 +25,9 @@ class Rng {
 // FNV-1a over the bytes, then mixed with the seed: a stable stream per (seed, name), so adding a
 // tensor to a model never changes the values of the others.
 uint64_t seed_for(uint64_t seed, std::string_view name);
+
+// A (rows, cols) matrix of N(0, stddev²) draws from rng, row by row.
+Mat rng_normal_mat(Rng& rng, Eigen::Index rows, Eigen::Index cols, double stddev);
 
 // Natural logarithm from + - * / and frexp only, correctly rounded to within a few ulp; used instead of
 // std::log so that the normal sampler is bit-identical everywhere.

@@ -2,8 +2,12 @@
 // optimiser walks all tensors through one list (weights_tensors) so no tensor can be forgotten.
 #include "core/train.h"
 
+#include <chrono>
 #include <cmath>
 #include <string>
+#include <thread>
+
+#include <omp.h>
 
 #include "core/backward.h"
 #include "core/embed.h"
@@ -175,14 +179,26 @@ Result<LossGrads> model_loss_grads(const Model& model, const TrainExample& ex) {
   return out;
 }
 
+void run_sharded(int shards, const std::function<void(int shard)>& fn) {
+  auto one_thread = [&fn](int shard) {
+    const int saved = omp_get_max_threads();  // per thread: this changes no other thread's setting
+    omp_set_num_threads(1);
+    fn(shard);
+    omp_set_num_threads(saved);
+  };
+  std::vector<std::thread> others;
+  for (int s = 1; s < shards; ++s) others.emplace_back(one_thread, s);
+  one_thread(0);
+  for (std::thread& t : others) t.join();
+}
+
 Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainExample>& batch) {
   if (batch.empty()) return make_error("the batch is empty");
   const int n = static_cast<int>(batch.size());
   const float scale = 1.0f / static_cast<float>(n);
   std::vector<LossGrads> shards(kTrainShards);
   std::vector<std::string> errors(kTrainShards);
-#pragma omp parallel for num_threads(kTrainShards) schedule(static, 1)
-  for (int s = 0; s < kTrainShards; ++s) {
+  run_sharded(kTrainShards, [&](int s) {
     LossGrads& acc = shards[static_cast<size_t>(s)];
     acc.grads = weights_zeros_like(model.weights);
     for (int i = s * n / kTrainShards; i < (s + 1) * n / kTrainShards; ++i) {
@@ -196,7 +212,7 @@ Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainEx
       acc.correct += lg->correct;
       acc.counted += lg->counted;
     }
-  }
+  });
   for (const std::string& e : errors)
     if (!e.empty()) return make_error(e);
   LossGrads total = std::move(shards[0]);
@@ -236,6 +252,44 @@ void adam_step(ModelWeights& weights, const ModelWeights& grads, AdamState& stat
     if (w[i].decay) wi -= (cfg.lr * cfg.weight_decay) * wi;
     wi -= cfg.lr * ((mi / bc1) / ((vi / bc2).sqrt() + cfg.eps));
   }
+}
+
+Result<TrainRun> train_loop(Model model, const TrainLoopOptions& o, const BatchSource& next_batch,
+                            const Evaluator& evaluate, const TrainCallback& on_progress) {
+  if (o.max_steps < 1 || o.eval_every < 1 || o.report_every < 0)
+    return make_error("steps and the evaluation interval must be positive");
+  TrainRun run;
+  run.model = std::move(model);
+  AdamState state = adam_init(run.model.weights);
+  const int report_every = o.report_every > 0 ? o.report_every : o.eval_every;
+  const auto start = std::chrono::steady_clock::now();
+  for (int step = 1; step <= o.max_steps; ++step) {
+    auto batch = next_batch(step);
+    if (!batch) return make_error(batch.error());
+    auto lg = batch_loss_grads(run.model, *batch);
+    if (!lg) return make_error(lg.error());
+    adam_step(run.model.weights, lg->grads, state, o.adam);
+    TrainProgress p;
+    p.step = step;
+    p.loss = lg->loss;
+    p.evaluated = step % o.eval_every == 0 || step == o.max_steps;
+    bool done = false;
+    if (p.evaluated) {
+      auto e = evaluate(run.model);
+      if (!e) return make_error(e.error());
+      run.heldout_accuracy = e->accuracy;
+      done = e->done;
+    }
+    p.heldout_accuracy = run.heldout_accuracy;
+    p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (p.evaluated) run.history.push_back(p);
+    if (on_progress && (p.evaluated || step % report_every == 0) && !on_progress(p, run.model)) {
+      run.stopped = true;
+      break;
+    }
+    if (done) break;
+  }
+  return run;
 }
 
 }  // namespace attnviz

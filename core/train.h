@@ -34,6 +34,12 @@ Result<LossGrads> model_loss(const Model& model, const TrainExample& example);
 // fixed shards, computed in parallel when cores allow and summed in shard order, so the result is
 // bit-identical whatever the number of threads. correct / counted are summed.
 inline constexpr int kTrainShards = 2;
+
+// Runs fn(0) ... fn(shards - 1) at once: shard 0 on the calling thread, the others on threads of
+// their own, each with OpenMP (and so Eigen) kept to one thread inside. Plain threads rather than
+// an OpenMP team: idle OpenMP workers spin, which on a busy machine took CPU from the other shard
+// (training ran 2.3x slower under load with the default wait policy).
+void run_sharded(int shards, const std::function<void(int shard)>& fn);
 Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainExample>& batch);
 
 // The output logits (T, V) for token ids (targets are ignored).
@@ -80,5 +86,23 @@ struct TrainRun {
   float heldout_accuracy = 0;          // the last evaluation's
   bool stopped = false;                // the callback asked to stop
 };
+
+// The training loop both demos share: a batch per step, AdamW, an evaluation every eval_every
+// steps (and at the last), the callback every report_every steps (0: at evaluations only) and after
+// every evaluation, and a stop as soon as an evaluation says the run is done.
+struct TrainLoopOptions {
+  int max_steps = 1000;
+  int eval_every = 100;
+  int report_every = 0;
+  AdamConfig adam;
+};
+struct Evaluation {
+  float accuracy = 0;  // becomes TrainProgress::heldout_accuracy
+  bool done = false;   // the target is reached: stop here
+};
+using BatchSource = std::function<Result<std::vector<TrainExample>>(int step)>;
+using Evaluator = std::function<Result<Evaluation>(const Model& model)>;
+Result<TrainRun> train_loop(Model model, const TrainLoopOptions& options, const BatchSource& next_batch,
+                            const Evaluator& evaluate, const TrainCallback& on_progress);
 
 }  // namespace attnviz
