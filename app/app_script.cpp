@@ -135,6 +135,8 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     if (a.empty() || !source_from_id(a[0], src) || need(1) != (src != ModelSource::file))
       return fail("expected sandbox, coref, induction, trained or file PATH");
     if (Status s = app_use_source(app, src, src == ModelSource::file ? a[1] : std::string()); !s) return fail(s.error());
+  } else if (v == "vocabulary") {
+    if (!need(1) || !to_on(a[0], app.vocab_open)) return fail("expected on or off");
   } else if (v == "view") {
     if (!need(1) || !view_from_id(a[0], app.view)) return fail("unknown view");
   } else if (v == "compare") {

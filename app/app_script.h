@@ -5,7 +5,7 @@
 //   sentence TEXT | source TEXT | cross on|off | compare_sentence TEXT
 //   d_model N | heads N | layers N | ffn N (0: attention only) | seed N | score NAME | temperature T | norm post|pre
 //   mask causal on|off | mask window R|off | mask strided S|off | mask pad N|off | mask hide Q K | mask none
-//   model sandbox|coref|induction|trained | model file PATH
+//   model sandbox|coref|induction|trained | model file PATH | vocabulary on|off
 //   view heads|model|lines|compare|steps|stats|coref|train | compare MODE | layer L | head H | query Q | step S
 //   lang en|ko | presentation on|off | annotate on|off | colormap NAME
 //   export png PATH [SCALE] | export csv PATH | export json PATH | save PATH | open PATH

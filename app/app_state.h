@@ -75,6 +75,7 @@ struct AppState {
   std::string model_error;             // why the last model switch failed (the previous model stays)
   bool model_file_pending = false;     // "File…" chosen in the Model panel, not loaded yet
   std::string model_path_edit;         // the Model panel's path field, loaded on "Load"
+  bool vocab_open = false;             // the Model panel's vocabulary list is unfolded
   // Changing either of these needs a new B: set `dirty` (app_update asks for B with every request
   // while the Compare view is shown).
   CompareMode compare_mode = CompareMode::sentence_b;

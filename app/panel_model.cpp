@@ -211,7 +211,9 @@ void vocab_section(AppState& app) {
   const auto& vocab = app.model->vocab;
   char title[128];
   std::snprintf(title, sizeof title, tr(L, Str::vocab_title), static_cast<int>(vocab.size()));
-  if (!ImGui::CollapsingHeader(title)) return;
+  ImGui::SetNextItemOpen(app.vocab_open);
+  app.vocab_open = ImGui::CollapsingHeader(title);
+  if (!app.vocab_open) return;
   ImGui::TextWrapped("%s", tr(L, Str::vocab_hint));
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   for (size_t i = 0; i < vocab.size(); ++i) {
