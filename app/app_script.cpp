@@ -135,6 +135,16 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     if (a.empty() || !source_from_id(a[0], src) || need(1) != (src != ModelSource::file))
       return fail("expected sandbox, coref, induction, trained or file PATH");
     if (Status s = app_use_source(app, src, src == ModelSource::file ? a[1] : std::string()); !s) return fail(s.error());
+  } else if (v == "coref_swap") {  // the Coreference view's buttons (app/coref_view_state.h)
+    if (a.empty()) {
+      if (!coref_use_minimal_pair(app)) return fail("the sentence has no property word to swap (tired, wide, ...)");
+    } else if (a.size() == 1 && a[0] == "ab") {
+      coref_swap_sentences(app);
+    } else {
+      return fail("expected nothing (B := the minimal pair) or ab (swap sentences A and B)");
+    }
+  } else if (v == "train") {
+    if (Status s = script_train(app, a); !s) return fail(s.error());
   } else if (v == "vocabulary") {
     if (!need(1) || !to_on(a[0], app.vocab_open)) return fail("expected on or off");
   } else if (v == "view") {

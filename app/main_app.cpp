@@ -124,7 +124,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, ShellSt
       }
       pending_screenshot.clear();
     }
-    if (!opt.script.empty() && idle && pending_screenshot.empty()) {
+    if (!opt.script.empty() && idle && pending_screenshot.empty() && script_train_ready(app)) {
       if (script_pos == script.size()) break;
       const ScriptStep step = script_apply(app, script[script_pos++]);
       if (!step.error.empty()) {

@@ -263,37 +263,7 @@ HeatmapHit draw_map(AppState& app, const Layout& g, const char* id, const std::s
   return hit;
 }
 
-// Blue (B higher) - white (no change) - red (A higher), with its ends and middle named.
-void diverging_legend(const AppState& app, ImVec2 p, float width) {
-  const Lang L = app.lang;
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float h = ImGui::GetFontSize() * 0.7f;
-  const int steps = 48;
-  for (int i = 0; i < steps; ++i) {
-    const float t0 = static_cast<float>(i) / steps, t1 = static_cast<float>(i + 1) / steps;
-    const Rgba c = colormap_sample(Colormap::diverging, (t0 + t1) * 0.5f);
-    dl->AddRectFilled(ImVec2(p.x + width * t0, p.y), ImVec2(p.x + width * t1 + 0.5f, p.y + h), IM_COL32(c.r, c.g, c.b, 255));
-  }
-  dl->AddRect(p, ImVec2(p.x + width, p.y + h), ImGui::GetColorU32(ImGuiCol_Border));
-  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
-  const float y = p.y + h + 2;
-  auto put = [&](float anchor, const std::string& s) {
-    const float tw = ImGui::CalcTextSize(s.c_str()).x;
-    const float x = anchor == 0 ? p.x : anchor == 1 ? p.x + width - tw : p.x + (width - tw) * 0.5f;
-    dl->AddText(ImVec2(x, y), text, s.c_str());
-  };
-  put(0, std::string(tr(L, Str::cmp_legend_b_higher)) + " (–1)");
-  put(0.5f, std::string(tr(L, Str::cmp_legend_same)) + " (0)");
-  put(1, std::string(tr(L, Str::cmp_legend_a_higher)) + " (+1)");
-}
-
 float legend_height() { return ImGui::GetFontSize() * 0.7f + 4 + ImGui::GetTextLineHeight(); }
-
-float legend_min_width(Lang L) {
-  const float sp = ImGui::GetFontSize() * 1.5f;
-  return ImGui::CalcTextSize(tr(L, Str::cmp_legend_b_higher)).x + ImGui::CalcTextSize(tr(L, Str::cmp_legend_same)).x +
-         ImGui::CalcTextSize(tr(L, Str::cmp_legend_a_higher)).x + ImGui::CalcTextSize(" (–1) (0) (+1)").x + 2 * sp;
-}
 
 void toolbar(AppState& app, const Trace& t, bool head_selector) {
   const Lang L = app.lang;
@@ -477,10 +447,10 @@ void compare_grid(AppState& app, const Trace& A, const Trace& B, const std::vect
   float bottom = grid0.y + g.row_h * static_cast<float>(shown.size());
   if (has_diff) {
     const float diff_w = g.cell * static_cast<float>(g.tk_a);
-    const float w = std::max(diff_w, legend_min_width(L));
+    const float w = std::max(diff_w, diverging_legend_min_width(L));
     const float right = std::max(start.x + g.x_d + diff_w, start.x + ImGui::GetContentRegionAvail().x);
     const float x = std::min(start.x + g.x_d, right - w);
-    diverging_legend(app, ImVec2(x, bottom - g.gap * 0.5f), w);
+    diverging_legend_at(L, ImVec2(x, bottom - g.gap * 0.5f), w);
     bottom += legend_height();
   }
   ImGui::SetCursorScreenPos(start);

@@ -1,6 +1,7 @@
-// The Statistics view: one table row per layer x head with head_stats' numbers (entropy, max
-// weight, mean distance, first-token and punctuation share) and the strongest keys, sortable by any
-// numeric column. Rows are built once per trace (and query) into app.stats_cache, not every frame.
+// The Statistics view: the head detectors (app/stats_detectors) as five layer x head grids on top,
+// then one table row per layer x head with head_stats' numbers (entropy, max weight, mean distance,
+// first-token and punctuation share) and the strongest keys, sortable by any numeric column. Rows
+// and detector reports are built once per trace (and query) into app.stats_cache, not every frame.
 // A click chooses the head; a double-click opens it in the Heads view.
 #include <algorithm>
 #include <cmath>
@@ -11,6 +12,8 @@
 #include <imgui.h>
 
 #include "app/panels.h"
+#include "app/stats_detectors.h"
+#include "app/widgets.h"
 #include "core/key_totals.h"
 
 namespace attnviz {
@@ -142,21 +145,24 @@ void header_tooltip(const AppState& app, const Trace& t, int column) {
   ImGui::EndTooltip();
 }
 
-void toolbar(AppState& app, const Trace& t) {
+void summary_line(const AppState& app, const Trace& t) {
+  ImGui::Text(tr(app.lang, Str::st_summary), static_cast<int>(t.layers.size()), t.config.n_heads, t.n_queries(), t.n_keys());
+  if (app_computing(app)) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", tr(app.lang, Str::computing));
+  }
+}
+
+// The table's own bar: which query the top keys belong to, and how to use the rows.
+void table_toolbar(AppState& app, const Trace& t) {
   const Lang L = app.lang;
-  ImGui::AlignTextToFramePadding();
-  ImGui::Text(tr(L, Str::st_summary), static_cast<int>(t.layers.size()), t.config.n_heads, t.n_queries(), t.n_keys());
-  // The query chooser follows on the same line when it fits (not in presentation mode at 1280 px).
-  const float combo_w = ImGui::GetFontSize() * 13;
-  const float chooser_w = ImGui::CalcTextSize(tr(L, Str::st_keys_for)).x + ImGui::GetStyle().ItemSpacing.x + combo_w;
-  ImGui::SameLine(0, ImGui::GetFontSize() * 2);
-  if (ImGui::GetContentRegionAvail().x < chooser_w) ImGui::NewLine();
+  section_header(tr(L, Str::dt_table_section));
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(tr(L, Str::st_keys_for));
   ImGui::SameLine();
   const std::string preview = app.query >= 0 ? std::string(tr(L, Str::query)) + " \"" + t.queries[static_cast<size_t>(app.query)].text + "\""
                                              : std::string(tr(L, Str::st_all_queries));
-  ImGui::SetNextItemWidth(combo_w);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 13);
   if (ImGui::BeginCombo("##keys_for", preview.c_str())) {
     if (ImGui::Selectable(tr(L, Str::st_all_queries), app.query < 0)) app.query = -1;
     for (int q = 0; q < t.n_queries(); ++q) {
@@ -165,12 +171,13 @@ void toolbar(AppState& app, const Trace& t) {
     }
     ImGui::EndCombo();
   }
-  if (app_computing(app)) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s", tr(L, Str::computing));
-  }
+  // The hint follows on the same line when it fits whole, else wraps below.
+  const char* hint = tr(L, Str::st_hint);
+  ImGui::SameLine(0, ImGui::GetFontSize());
+  if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(hint).x) ImGui::NewLine();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s", tr(L, Str::st_hint));
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextWrapped("%s", hint);
   ImGui::PopStyleColor();
 }
 
@@ -316,7 +323,11 @@ void panel_stats(AppState& app) {
   if (!view_begin(app, tr(app.lang, Str::view_stats))) return;
   const Trace& t = *app.trace;
   cache_refresh(app, t);
-  toolbar(app, t);
+  stats_detectors_refresh(app, t);
+  summary_line(app, t);
+  // The grids take what they need, up to 60% of the view: the table keeps the rest and scrolls.
+  stats_detectors_section(app, t, ImGui::GetContentRegionAvail().y * 0.6f);
+  table_toolbar(app, t);
   ImGui::Spacing();
   stats_table(app, t);
   ImGui::End();

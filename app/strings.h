@@ -59,6 +59,30 @@ enum class Str {
   // @model source and demos (app_shell.cpp, panel_model.cpp, panel_sentence.cpp)
   view_coref, view_train, src_label, src_sandbox, src_coref, src_induction, src_file, src_trained, src_load,
   src_path_hint, src_fixed, src_summary, src_error, vocab_title, vocab_hint, vocab_unk_count,
+  // @coref (panel_coref.cpp adds its ids here)
+  co_title, co_pronoun, co_candidates, co_property, co_none, co_rule, co_rule_unknown, co_answer, co_answer_prob,
+  co_correct, co_wrong, co_sandbox, co_use_demo, co_no_answer, co_no_it, co_few_nouns, co_empty, co_vocab_hint,
+  co_use_example, co_cross, co_heads_title, co_legend_resolves, co_legend_unknown, co_legend_property, co_heads_hint,
+  co_resolves_count, co_rest, co_best, co_shown, co_pair_title, co_pair_swap, co_pair_swap_tip, co_pair_no_property,
+  co_pair_make_main, co_pair_make_main_tip, co_pair_hint, co_pair_not_pair, co_pair_head, co_pair_rule,
+  // @train (panel_train.cpp adds its ids here)
+  tr_demo_coref, tr_demo_induction, tr_demo, tr_demo_tip, tr_seed, tr_seed_tip, tr_heads, tr_heads_tip,
+  tr_d_model_tip, tr_max_steps, tr_max_steps_tip, tr_report_every, tr_report_every_tip, tr_defaults, tr_defaults_tip,
+  tr_start, tr_start_tip, tr_resume, tr_pause, tr_stop, tr_stop_tip, tr_reset, tr_reset_tip, tr_in_views,
+  tr_use_in_views, tr_use_tip, tr_save, tr_save_hint, tr_step_of, tr_speed, tr_elapsed, tr_loss_value,
+  tr_heldout_value, tr_start_failed, tr_save_failed, tr_saved, tr_loss_curve, tr_step_axis, tr_loss,
+  tr_accuracy_curve, tr_heldout, tr_target, tr_answer, tr_right, tr_wrong, tr_probe_error, tr_probe_wait,
+  tr_probe_none, tr_probe_title, tr_induction_hint, tr_no_candidates, tr_status_error, tr_status_paused,
+  tr_status_starting, tr_status_running, tr_status_reached, tr_status_finished, tr_status_stopped, tr_status_idle,
+  tr_tab_run, tr_tab_pair, tr_head_short, tr_pair_progress, tr_pair_rows, tr_pair_explain, tr_pair_start,
+  tr_pair_start_tip, tr_pair_same, tr_pair_none, tr_pair_n_heads, tr_pair_one_head, tr_pair_sentence,
+  tr_pair_sentence_default, tr_legend_candidates, tr_legend_property, tr_save_button,
+  // @detectors (panel_stats.cpp adds its ids here)
+  dt_section, dt_table_section, dt_hint, dt_random_note,
+  dt_name_previous, dt_name_first, dt_name_duplicate, dt_name_induction, dt_name_coref,
+  dt_def_previous, dt_def_first, dt_def_duplicate, dt_def_induction, dt_def_coref,
+  dt_not_defined, dt_why_cross, dt_why_short, dt_why_no_repeat, dt_why_no_spaced_repeat, dt_why_coref,
+  dt_why_masked, dt_mean_over, dt_coref_target, dt_coref_short, dt_best, dt_score, dt_click_hint,
   count_
 };
 

@@ -1,8 +1,10 @@
+// Drawing helpers shared by panels: section headers, vertical labels, colour legends. No state.
 // Vertical text is drawn glyph by glyph as rotated quads from the font atlas: AddText would cull
 // the unrotated glyphs against the clip rectangle before they could be turned.
 #include "app/widgets.h"
 
 #include <cstdio>
+#include <string>
 #include <string_view>
 
 #include "core/utf8.h"
@@ -72,6 +74,39 @@ void colormap_legend(Colormap cmap, float vmin, float vmax, float width) {
     dl->AddText(ImVec2(x, p.y + bar_h + 1), text, buf);
   }
   ImGui::Dummy(ImVec2(width, bar_h + ImGui::GetTextLineHeight() + 2));
+}
+
+void diverging_legend_at(Lang lang, ImVec2 p, float width) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float h = ImGui::GetFontSize() * 0.7f;
+  const int steps = 48;
+  for (int i = 0; i < steps; ++i) {
+    const float t0 = static_cast<float>(i) / steps, t1 = static_cast<float>(i + 1) / steps;
+    const Rgba c = colormap_sample(Colormap::diverging, (t0 + t1) * 0.5f);
+    dl->AddRectFilled(ImVec2(p.x + width * t0, p.y), ImVec2(p.x + width * t1 + 0.5f, p.y + h), IM_COL32(c.r, c.g, c.b, 255));
+  }
+  dl->AddRect(p, ImVec2(p.x + width, p.y + h), ImGui::GetColorU32(ImGuiCol_Border));
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  const float y = p.y + h + 2;
+  auto put = [&](float anchor, const std::string& s) {  // anchor 0: left, 0.5: centred, 1: right-aligned
+    const float tw = ImGui::CalcTextSize(s.c_str()).x;
+    const float x = anchor == 0 ? p.x : anchor == 1 ? p.x + width - tw : p.x + (width - tw) * 0.5f;
+    dl->AddText(ImVec2(x, y), text, s.c_str());
+  };
+  put(0, std::string(tr(lang, Str::cmp_legend_b_higher)) + " (–1)");
+  put(0.5f, std::string(tr(lang, Str::cmp_legend_same)) + " (0)");
+  put(1, std::string(tr(lang, Str::cmp_legend_a_higher)) + " (+1)");
+}
+
+void diverging_legend(Lang lang, float width) {
+  diverging_legend_at(lang, ImGui::GetCursorScreenPos(), width);
+  ImGui::Dummy(ImVec2(width, ImGui::GetFontSize() * 0.7f + 2 + ImGui::GetTextLineHeight()));
+}
+
+float diverging_legend_min_width(Lang lang) {
+  return ImGui::CalcTextSize(tr(lang, Str::cmp_legend_b_higher)).x + ImGui::CalcTextSize(tr(lang, Str::cmp_legend_same)).x +
+         ImGui::CalcTextSize(tr(lang, Str::cmp_legend_a_higher)).x + ImGui::CalcTextSize(" (–1) (0) (+1)").x +
+         ImGui::GetFontSize() * 3;
 }
 
 ImU32 contrast_text_color(ImU32 background) {

@@ -108,4 +108,14 @@ Result<CorefPrediction> coref_answer(const Model& model, const Trace& trace, con
   return p;
 }
 
+Result<CorefReadout> coref_readout(const Model& model, const Trace& trace, std::string_view text) {
+  CorefReadout r;
+  r.example = coref_make(text);
+  if (Status s = coref_check(trace, r.example); !s) return make_error(s.error());
+  auto p = coref_answer(model, trace, r.example);
+  if (!p) return make_error(p.error());
+  r.prediction = std::move(*p);
+  return r;
+}
+
 }  // namespace attnviz

@@ -2,6 +2,7 @@
 // candidate noun in every head, which heads resolve "it", and the model's answer taken from the
 // trace's final hidden states. No forward pass runs here, and no sentence is parsed (coref_make does).
 #pragma once
+#include <string_view>
 #include <vector>
 
 #include "core/coref_data.h"
@@ -39,5 +40,13 @@ int coref_best_head(const std::vector<CorefHeadScore>& scores, const CorefExampl
 // the trace that trace_run makes without masks it equals coref_predict. Errors: no output
 // projection or vocabulary, a trace not made by this model, a candidate word outside the vocabulary.
 Result<CorefPrediction> coref_answer(const Model& model, const Trace& trace, const CorefExample& example);
+
+// coref_make(text) and coref_answer together, for a UI holding a trace of `text`: the example (its
+// pronoun, candidates and property as token indices of the trace) and the model's answer.
+struct CorefReadout {
+  CorefExample example;
+  CorefPrediction prediction;
+};
+Result<CorefReadout> coref_readout(const Model& model, const Trace& trace, std::string_view text);
 
 }  // namespace attnviz

@@ -1,5 +1,5 @@
 // The job's callback (on_report) is where the training thread meets the UI: it publishes a copy of
-// the weights and the probe's trace, then blocks while paused. Time spent paused is taken out of
+// the weights, then blocks while paused. Time spent paused is taken out of
 // the reported seconds so curves and steps per second show training time only.
 #include "core/train_runner.h"
 
@@ -7,22 +7,6 @@
 
 namespace attnviz {
 
-namespace {
-
-std::shared_ptr<const Trace> probe_trace(const Model& model, const std::string& text, std::string& error) {
-  if (text.empty()) return nullptr;
-  TraceInput in;
-  in.text = text;
-  auto t = trace_run(model, in);
-  if (!t) {
-    error = t.error();
-    return nullptr;
-  }
-  error.clear();
-  return std::make_shared<const Trace>(std::move(*t));
-}
-
-}  // namespace
 
 TrainRunner::~TrainRunner() { stop(); }
 
@@ -46,17 +30,7 @@ void TrainRunner::start(TrainJob job) {
       return go_on;
     });
     std::shared_ptr<const Model> final_model;
-    std::shared_ptr<const Trace> probe;
-    std::string probe_error;
-    if (run) {
-      final_model = std::make_shared<const Model>(std::move(run->model));
-      std::string text;
-      {
-        std::lock_guard l(mutex_);
-        text = probe_text_;
-      }
-      probe = probe_trace(*final_model, text, probe_error);
-    }
+    if (run) final_model = std::make_shared<const Model>(std::move(run->model));
     std::lock_guard l(mutex_);
     state_.running = false;
     state_.paused = false;
@@ -64,8 +38,6 @@ void TrainRunner::start(TrainJob job) {
       state_.error = run.error();
     } else {
       state_.model = std::move(final_model);
-      state_.probe = std::move(probe);
-      state_.probe_error = std::move(probe_error);
       state_.stopped = run->stopped;
       state_.finished = !run->stopped;
     }
@@ -75,13 +47,6 @@ void TrainRunner::start(TrainJob job) {
 
 bool TrainRunner::on_report(const TrainProgress& progress, const Model& model) {
   auto copy = std::make_shared<const Model>(model);
-  std::string text;
-  {
-    std::lock_guard lock(mutex_);
-    text = probe_text_;
-  }
-  std::string probe_error;
-  auto probe = probe_trace(*copy, text, probe_error);
   std::unique_lock lock(mutex_);
   if (!state_.reports.empty()) {
     const TrainProgress& last = state_.reports.back();
@@ -92,8 +57,6 @@ bool TrainRunner::on_report(const TrainProgress& progress, const Model& model) {
   }
   state_.reports.push_back(progress);
   state_.model = std::move(copy);
-  state_.probe = std::move(probe);
-  state_.probe_error = std::move(probe_error);
   ++state_.version;
   while (pause_requested_ && !stop_requested_) {
     if (!state_.paused) {
@@ -140,11 +103,6 @@ void TrainRunner::reset() {
   const uint64_t version = state_.version;
   state_ = TrainSnapshot{};
   state_.version = version + 1;  // observers must see the change
-}
-
-void TrainRunner::set_probe(const std::string& text) {
-  std::lock_guard lock(mutex_);
-  probe_text_ = text;
 }
 
 TrainSnapshot TrainRunner::snapshot() const {

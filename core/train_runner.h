@@ -1,7 +1,7 @@
 // Runs one training job on its own thread so a UI can watch it: pause, resume and stop at the next
-// report, a copy of the weights at every report, and — optionally — the trace of a probe sentence
-// on those weights, computed on the training thread so the UI thread never runs the model.
-// What is trained (which demo, which options) is the job's business; this only drives it.
+// report, and a copy of the weights at every report (a UI traces its sentence on them with its own
+// worker, masks and all). What is trained (which demo, which options) is the job's business; this
+// only drives it.
 #pragma once
 #include <condition_variable>
 #include <functional>
@@ -13,7 +13,6 @@
 
 #include "core/model.h"
 #include "core/result.h"
-#include "core/trace.h"
 #include "core/train.h"
 
 namespace attnviz {
@@ -25,8 +24,6 @@ struct TrainSnapshot {
   uint64_t version = 0;                   // bumped at every report; 0: nothing reported yet
   std::vector<TrainProgress> reports;     // every report so far (curves)
   std::shared_ptr<const Model> model;     // the weights at the last report (or the final ones)
-  std::shared_ptr<const Trace> probe;     // the probe sentence on those weights (null: none / error)
-  std::string probe_error;
   double steps_per_second = 0;            // over the last two reports
   bool running = false, paused = false, finished = false, stopped = false;
   std::string error;                      // the job failed
@@ -46,9 +43,6 @@ class TrainRunner {
   void stop();   // stops at the next report and waits; the results so far stay
   void reset();  // stop, then forget everything
 
-  // The text whose trace accompanies every report; "" for none. Takes effect at the next report.
-  void set_probe(const std::string& text);
-
   TrainSnapshot snapshot() const;  // a copy, under the lock
   uint64_t version() const;        // cheap check for "anything new?"
 
@@ -59,7 +53,6 @@ class TrainRunner {
   mutable std::mutex mutex_;
   std::condition_variable resume_;
   TrainSnapshot state_;
-  std::string probe_text_;
   bool pause_requested_ = false, stop_requested_ = false;
   std::thread thread_;
 };
