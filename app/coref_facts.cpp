@@ -81,7 +81,8 @@ void coref_verdict(const AppState& app, bool right) {
   ImGui::AlignTextToFramePadding();
   if (right) {
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    coref_draw_check(ImGui::GetWindowDrawList(), ImVec2(p.x, p.y + ImGui::GetStyle().FramePadding.y), h, col, 2.0f * coref_line_scale(app));
+    coref_draw_check(ImGui::GetWindowDrawList(), ImVec2(p.x, p.y + ImGui::GetStyle().FramePadding.y), h, col,
+                     2.0f * coref_line_scale(app));
     ImGui::Dummy(ImVec2(h, ImGui::GetFrameHeight()));
   } else {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(col), "×");

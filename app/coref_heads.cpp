@@ -106,7 +106,8 @@ void head_box(AppState& app, const CorefSide& a, const CorefHeadScore& s, const 
       b.compact ? std::to_string(s.head + 1) : std::string(tr(app.lang, Str::head)) + " " + std::to_string(s.head + 1);
   dl->AddText(ImVec2(p.x + b.pad, p.y + b.pad), s.resolves ? kCorefColResolves : text, title.c_str());
   if (s.resolves)
-    coref_draw_check(dl, ImVec2(p.x + b.pad * 2 + ImGui::CalcTextSize(title.c_str()).x, p.y + b.pad), line, kCorefColResolves, 2.0f * thick);
+    coref_draw_check(dl, ImVec2(p.x + b.pad * 2 + ImGui::CalcTextSize(title.c_str()).x, p.y + b.pad), line, kCorefColResolves,
+                     2.0f * thick);
   const float bar_x = p.x + b.pad, bar_max = std::max(1.0f, b.box_w - b.pad * 3 - b.value_w);
   auto bar = [&](float y, float h, float value, ImU32 color, bool print) {
     dl->AddRectFilled(ImVec2(bar_x, y), ImVec2(bar_x + bar_max, y + h), ImGui::GetColorU32(ImGuiCol_WindowBg));
