@@ -1,19 +1,9 @@
 // Hand-written parsing: few flags, each checked with a one-line message.
 #include "app/app_options.h"
 
-#include <charconv>
+#include "core/parse_number.h"
 
 namespace attnviz {
-
-namespace {
-bool parse_int(const std::string& s, int lo, int hi, int& out) {
-  int v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || v < lo || v > hi) return false;
-  out = v;
-  return true;
-}
-}  // namespace
 
 const char* app_usage() {
   return "usage: attnviz [--session FILE] [--text SENTENCE] [--view heads|model|lines|compare|steps|stats]\n"
@@ -44,17 +34,17 @@ Result<AppOptions> app_options_parse(const std::vector<std::string>& args) {
     else if (a == "--layout-report") o.layout_report = v;
     else if (a == "--script") o.script = v;
     else if (a == "--frames") {
-      if (!parse_int(v, 1, 100000, o.frames)) return make_error("--frames needs a whole number from 1 to 100000");
+      if (!parse_int_in(v, 1, 100000, o.frames)) return make_error("--frames needs a whole number from 1 to 100000");
     } else if (a == "--bench-frames") {
-      if (!parse_int(v, 1, 1000000, o.bench_frames)) return make_error("--bench-frames needs a whole number from 1 to 1000000");
+      if (!parse_int_in(v, 1, 1000000, o.bench_frames)) return make_error("--bench-frames needs a whole number from 1 to 1000000");
     } else if (a == "--lang") {
       if (v != "en" && v != "ko") return make_error("--lang must be en or ko");
       o.lang = v == "ko" ? Lang::ko : Lang::en;
       o.lang_given = true;
     } else if (a == "--size") {
       const size_t x = v.find('x');
-      if (x == std::string::npos || !parse_int(v.substr(0, x), 320, 8192, o.width) ||
-          !parse_int(v.substr(x + 1), 240, 8192, o.height))
+      if (x == std::string::npos || !parse_int_in(v.substr(0, x), 320, 8192, o.width) ||
+          !parse_int_in(v.substr(x + 1), 240, 8192, o.height))
         return make_error("--size must look like 1280x800");
     } else {
       return make_error("unknown option " + a);

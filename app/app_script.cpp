@@ -2,12 +2,12 @@
 // the state changes a click would make.
 #include "app/app_script.h"
 
-#include <charconv>
 #include <iterator>
 #include <sstream>
 
 #include "app/app_shell.h"
 #include "app/model_source.h"
+#include "core/parse_number.h"
 
 namespace attnviz {
 
@@ -15,14 +15,6 @@ namespace {
 
 bool is_text_verb(const std::string& v) {
   return v == "sentence" || v == "source" || v == "compare_sentence";
-}
-
-bool to_int(const std::string& s, int lo, int hi, int& out) {
-  int v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || v < lo || v > hi) return false;
-  out = v;
-  return true;
 }
 
 bool to_on(const std::string& s, bool& out) {
@@ -71,7 +63,7 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
   ModelConfig& c = app.config;
   auto set_config_int = [&](int ModelConfig::*field, int lo, int hi) -> bool {
     int v = 0;
-    if (!need(1) || !to_int(a[0], lo, hi, v)) return false;
+    if (!need(1) || !parse_int_in(a[0], lo, hi, v)) return false;
     c.*field = v;
     app.dirty = true;
     return true;
@@ -95,7 +87,7 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
   } else if (v == "ffn") {
     if (!set_config_int(&ModelConfig::d_ff, 0, kMaxFF)) return fail("expected an FFN width (0: attention only)");
   } else if (v == "seed") {
-    if (!need(1) || !to_int(a[0], 0, 1 << 30, n)) return fail("expected a seed");
+    if (!need(1) || !parse_int_in(a[0], 0, 1 << 30, n)) return fail("expected a seed");
     app.seed = static_cast<uint64_t>(n);
     app.dirty = true;
   } else if (v == "score") {
@@ -112,20 +104,19 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
   } else if (v == "temperature") {
     float t = 0;
     if (!need(1)) return fail("expected a temperature");
-    auto [end, ec] = std::from_chars(a[0].data(), a[0].data() + a[0].size(), t);
-    if (ec != std::errc() || !(t >= kMinTemperature && t <= kMaxTemperature)) return fail("expected 0.001 to 1000");
+    if (!parse_number(a[0], t) || !(t >= kMinTemperature && t <= kMaxTemperature)) return fail("expected 0.001 to 1000");
     c.temperature = t;
     app.dirty = true;
   } else if (v == "mask") {
     MaskSpec& m = app.mask;
     if (need(1) && a[0] == "none") m = MaskSpec{};
     else if (need(2) && a[0] == "causal" && to_on(a[1], on)) m.causal = on;
-    else if (need(2) && a[0] == "window") m.window = a[1] == "off" ? -1 : (to_int(a[1], 0, kMaxTokens, n) ? n : -2);
-    else if (need(2) && a[0] == "strided") m.stride = a[1] == "off" ? 0 : (to_int(a[1], 1, kMaxTokens, n) ? n : -1);
-    else if (need(2) && a[0] == "pad") m.pad_to = a[1] == "off" ? 0 : (to_int(a[1], 1, kMaxTokens, n) ? n : -1);
+    else if (need(2) && a[0] == "window") m.window = a[1] == "off" ? -1 : (parse_int_in(a[1], 0, kMaxTokens, n) ? n : -2);
+    else if (need(2) && a[0] == "strided") m.stride = a[1] == "off" ? 0 : (parse_int_in(a[1], 1, kMaxTokens, n) ? n : -1);
+    else if (need(2) && a[0] == "pad") m.pad_to = a[1] == "off" ? 0 : (parse_int_in(a[1], 1, kMaxTokens, n) ? n : -1);
     else if (need(3) && a[0] == "hide") {
       int q = 0, k = 0;
-      if (!to_int(a[1], 0, kMaxTokens, q) || !to_int(a[2], 0, kMaxTokens, k)) return fail("expected query and key numbers");
+      if (!parse_int_in(a[1], 0, kMaxTokens, q) || !parse_int_in(a[2], 0, kMaxTokens, k)) return fail("expected query and key numbers");
       m.hidden_cells.emplace_back(q, k);
     } else return fail("unknown mask action");
     if (Status s = mask_spec_validate(m); !s) return fail(s.error());
@@ -159,7 +150,7 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     app.dirty = true;
   } else if (v == "layer" || v == "head" || v == "query" || v == "step") {
     int& field = v == "layer" ? app.layer : v == "head" ? app.head : v == "query" ? app.query : app.step;
-    if (!need(1) || !to_int(a[0], v == "query" ? -1 : 0, kMaxTokens, field)) return fail("expected a number");
+    if (!need(1) || !parse_int_in(a[0], v == "query" ? -1 : 0, kMaxTokens, field)) return fail("expected a number");
   } else if (v == "lang") {
     if (!need(1) || (a[0] != "en" && a[0] != "ko")) return fail("expected en or ko");
     app.lang = a[0] == "ko" ? Lang::ko : Lang::en;
@@ -175,7 +166,7 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     Status s = make_error("unknown export kind");
     if (a[0] == "png") {
       float scale = 1.0f;
-      if (a.size() == 3) std::from_chars(a[2].data(), a[2].data() + a[2].size(), scale);
+      if (a.size() == 3 && (!parse_number(a[2], scale) || !(scale > 0))) return fail("expected a positive scale");
       s = shell_export_png(app, a[1], scale);
     } else if (a[0] == "csv") s = shell_export_csv(app, a[1]);
     else if (a[0] == "json") s = shell_export_json(app, a[1]);

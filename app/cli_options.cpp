@@ -2,21 +2,15 @@
 // and parsing cannot disagree about which flags exist.
 #include "app/cli_options.h"
 
-#include <charconv>
 #include <functional>
 #include <iomanip>
 #include <sstream>
 
+#include "core/parse_number.h"
+
 namespace attnviz {
 
 namespace {
-
-template <class T>
-bool parse_number(const std::string& s, T& out) {
-  if (s.empty()) return false;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && end == s.data() + s.size();
-}
 
 using Setter = std::function<Status(CliOptions&, const std::string&)>;
 

@@ -1,23 +1,10 @@
 // The script verbs of the Train view (`train start`, `train wait`, ...; see app/app_script.h). They
 // call the same actions as the view's buttons, so a GUI test exercises what a click would do.
-#include <charconv>
-
 #include "app/app_script.h"
 #include "app/train_actions.h"
+#include "core/parse_number.h"
 
 namespace attnviz {
-
-namespace {
-
-bool to_int(const std::string& s, int lo, int hi, int& out) {
-  int v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || v < lo || v > hi) return false;
-  out = v;
-  return true;
-}
-
-}  // namespace
 
 Status script_train(AppState& app, const std::vector<std::string>& a) {
   TrainViewState& tv = app.train_view;
@@ -57,7 +44,7 @@ Status script_train(AppState& app, const std::vector<std::string>& a) {
   for (const Field& f : fields)
     if (what == f.name) {
       int v = 0;
-      if (!to_int(a[1], f.lo, f.hi, v))
+      if (!parse_int_in(a[1], f.lo, f.hi, v))
         return make_error(std::string("expected ") + f.name + " from " + std::to_string(f.lo) + " to " + std::to_string(f.hi));
       tv.settings.*f.field = v;
       return Ok{};

@@ -3,9 +3,10 @@
 #include "core/config.h"
 
 #include <array>
-#include <charconv>
 
 #include <nlohmann/json.hpp>
+
+#include "core/parse_number.h"
 
 namespace attnviz {
 
@@ -38,8 +39,7 @@ constexpr std::array<std::pair<ScoreKind, std::string_view>, 4> kScores{{
 
 std::optional<int> parse_int(std::string_view s) {
   int v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  if (!parse_number(s, v)) return std::nullopt;
   return v;
 }
 

@@ -140,7 +140,10 @@ Result<CorefPrediction> coref_predict(const Model& model, std::string_view text)
   auto logits = model_logits(model, ex);
   if (!logits) return make_error(logits.error());
   const RowVec row = logits->row(e.pronoun);
-  const float la = row(ex.ids[static_cast<size_t>(e.candidate_a)]), lb = row(ex.ids[static_cast<size_t>(e.candidate_b)]);
+  return coref_choose(e, row(ex.ids[static_cast<size_t>(e.candidate_a)]), row(ex.ids[static_cast<size_t>(e.candidate_b)]));
+}
+
+CorefPrediction coref_choose(const CorefExample& e, float la, float lb) {
   CorefPrediction p;
   p.pronoun = e.pronoun;
   p.referent = la >= lb ? e.candidate_a : e.candidate_b;

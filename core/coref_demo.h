@@ -50,6 +50,9 @@ struct CorefPrediction {
   std::string referent_text;
   float probability = 0;      // of the chosen candidate, among the two candidates
 };
+// The choice between the two candidates from their logits at the pronoun (softmax over the two).
+CorefPrediction coref_choose(const CorefExample& example, float logit_a, float logit_b);
+
 // Finds "it" and two candidate nouns (coref_make) and asks the model which one "it" is.
 Result<CorefPrediction> coref_predict(const Model& model, std::string_view text);
 

@@ -98,14 +98,7 @@ Result<CorefPrediction> coref_answer(const Model& model, const Trace& trace, con
   if (id_b < 0) return make_error("the model does not know the word '" + word_b + "'");
   const auto row = trace.final.row(e.pronoun);
   const float bias_a = out_b.size() > id_a ? out_b(id_a) : 0.0f, bias_b = out_b.size() > id_b ? out_b(id_b) : 0.0f;
-  const float la = row.dot(out_w.row(id_a)) + bias_a;
-  const float lb = row.dot(out_w.row(id_b)) + bias_b;
-  CorefPrediction p;
-  p.pronoun = e.pronoun;
-  p.referent = la >= lb ? e.candidate_a : e.candidate_b;
-  p.referent_text = e.tokens[static_cast<size_t>(p.referent)].text;
-  p.probability = 1.0f / (1.0f + std::exp(-std::abs(la - lb)));  // softmax over the two candidates
-  return p;
+  return coref_choose(e, row.dot(out_w.row(id_a)) + bias_a, row.dot(out_w.row(id_b)) + bias_b);
 }
 
 Result<CorefReadout> coref_readout(const Model& model, const Trace& trace, std::string_view text) {
