@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "core/file_io.h"
 #include "core/memory_tuning.h"
 #include "core/model_io.h"
+#include "core/parse_number.h"
 #include "core/train.h"
 
 namespace {
@@ -47,17 +49,7 @@ std::string usage_text() {
          "  defaults: CorefTrainOptions{}, the shipped demo (d-ff 0: attention-only layers, no feed-forward)\n";
 }
 
-bool parse_int(std::string_view s, int& out) {
-  try {
-    size_t used = 0;
-    const int v = std::stoi(std::string(s), &used);
-    if (used != s.size() || v < 0) return false;
-    out = v;
-    return true;
-  } catch (...) {
-    return false;
-  }
-}
+bool parse_int(std::string_view s, int& out) { return attnviz::parse_int_in(s, 0, std::numeric_limits<int>::max(), out); }
 
 // Returns an empty string on success, else the message for stderr (or the usage, with help set).
 std::string options_parse(int argc, char** argv, BenchOptions& o, bool& help) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,9 +16,10 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-#include "core/memory_tuning.h"
 #include "bench/bench_phases.h"
+#include "core/memory_tuning.h"
 #include "core/model.h"
+#include "core/parse_number.h"
 #include "core/rng.h"
 #include "core/trace.h"
 
@@ -47,17 +49,7 @@ constexpr std::string_view kUsage =
     "         [--activation relu|gelu|gelu_tanh] [--mask causal|none|window:R|strided:S] [--T 16,128,512]\n"
     "         [--repeat 5] [--threads N] [--seed 1] [--profile]\n";
 
-bool parse_int(std::string_view s, int& out) {
-  try {
-    size_t used = 0;
-    const int v = std::stoi(std::string(s), &used);
-    if (used != s.size() || v < 0) return false;
-    out = v;
-    return true;
-  } catch (...) {
-    return false;
-  }
-}
+bool parse_int(std::string_view s, int& out) { return attnviz::parse_int_in(s, 0, std::numeric_limits<int>::max(), out); }
 
 bool parse_int_list(std::string_view s, std::vector<int>& out) {
   out.clear();

@@ -68,12 +68,7 @@ Result<Model> coref_model_init(const CorefTrainOptions& o) {
   Model m = model_init_random(c, o.seed);
   m.vocab = coref_vocabulary();
   m.source = "demo: coreference (seed " + std::to_string(o.seed) + ")";
-  Rng rng(seed_for(o.seed, "coref.embeddings"));
-  const auto V = static_cast<Eigen::Index>(m.vocab.size());
-  m.weights.tok_embed = rng_normal_mat(rng, V, c.d_model, 0.5);
-  m.weights.pos_embed = rng_normal_mat(rng, c.max_positions, c.d_model, 0.15);
-  m.weights.output_w = rng_normal_mat(rng, V, c.d_model, 0.05);
-  m.weights.output_b = Vec::Zero(V);
+  weights_init_vocab(m, seed_for(o.seed, "coref.embeddings"), 0.5, 0.15, 0.05);
   return m;
 }
 

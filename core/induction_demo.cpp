@@ -129,13 +129,8 @@ Result<Model> induction_model_init(const InductionTrainOptions& o) {
   Model m = model_init_random(c, o.seed);
   m.vocab = induction_vocabulary(o.vocab_size);
   m.source = "demo: induction heads (seed " + std::to_string(o.seed) + ")";
-  Rng rng(seed_for(o.seed, "induction.embeddings"));
-  const auto V = static_cast<Eigen::Index>(m.vocab.size());
   // Positions as strong as tokens: the previous-token head in layer 0 reads nothing else.
-  m.weights.tok_embed = rng_normal_mat(rng, V, c.d_model, 1.0);
-  m.weights.pos_embed = rng_normal_mat(rng, c.max_positions, c.d_model, 1.0);
-  m.weights.output_w = rng_normal_mat(rng, V, c.d_model, 0.05);
-  m.weights.output_b = Vec::Zero(V);
+  weights_init_vocab(m, seed_for(o.seed, "induction.embeddings"), 1.0, 1.0, 0.05);
   return m;
 }
 

@@ -14,6 +14,7 @@
 #include "core/kernels.h"
 #include "core/layer.h"
 #include "core/mask.h"
+#include "core/rng.h"
 
 namespace attnviz {
 
@@ -109,6 +110,15 @@ void count_correct(const Mat& logits, const std::vector<int>& targets, LossGrads
 }
 
 }  // namespace
+
+void weights_init_vocab(Model& m, uint64_t stream_seed, double token_std, double position_std, double output_std) {
+  Rng rng(stream_seed);
+  const auto V = static_cast<Eigen::Index>(m.vocab.size());
+  m.weights.tok_embed = rng_normal_mat(rng, V, m.config.d_model, token_std);
+  m.weights.pos_embed = rng_normal_mat(rng, m.config.max_positions, m.config.d_model, position_std);
+  m.weights.output_w = rng_normal_mat(rng, V, m.config.d_model, output_std);
+  m.weights.output_b = Vec::Zero(V);
+}
 
 ModelWeights weights_zeros_like(const ModelWeights& w) {
   ModelWeights z = w;

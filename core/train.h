@@ -45,6 +45,11 @@ Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainEx
 // The output logits (T, V) for token ids (targets are ignored).
 Result<Mat> model_logits(const Model& model, const TrainExample& example);
 
+// A demo model's vocabulary-sized tensors, drawn in this order from one stream: the token table
+// (V, C) with token_std, the learned positions (max_positions, C) with position_std and the output
+// projection (V, C) with output_std; the output bias is zero. V = model.vocab.size().
+void weights_init_vocab(Model& model, uint64_t stream_seed, double token_std, double position_std, double output_std);
+
 // A ModelWeights of zeros shaped like w.
 ModelWeights weights_zeros_like(const ModelWeights& w);
 // a += scale * b, tensor by tensor.
