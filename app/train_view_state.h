@@ -28,9 +28,9 @@ struct TrainSettings {
   int report_every = 10;  // steps between reports: the curves' resolution and the heatmaps' refresh
 };
 
-// The probe sentence on a runner's newest weights. The runner's own probe has no mask and stops
-// following the sentence once training ends, so the view asks a worker of its own instead: the
-// causal mask for the induction demo, and an edited sentence is traced after training too.
+// The probe sentence on a runner's newest weights, traced by a worker of the view's own (never the
+// UI thread): with the causal mask for the induction demo, and again whenever the sentence is
+// edited, during training or after it.
 struct TrainProbeRequest {
   uint64_t id = 0;
   std::shared_ptr<const Model> model;
