@@ -8,6 +8,7 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <set>
@@ -97,12 +98,16 @@ size_t utf8_invalid_at(std::string_view s) {
 constexpr int kMaxHeaderDepth = 16;
 
 // nlohmann::json keeps only the last of duplicate keys, which would silently drop a tensor.
-// This parser callback sees every key and remembers the first duplicate.
+// This parser callback sees every key and remembers where the first duplicate is; the caller
+// words the message, because a duplicate means different things in a header and in an index.
 struct DuplicateFinder {
   std::vector<std::pair<int, std::set<std::string>>> objects;  // (nesting depth, keys seen)
   int depth = 0;
   std::string top_key;  // latest key of the top-level object: the entry being parsed
-  std::string message;  // first duplicate, empty if none
+  bool found = false;   // the fields below describe the first duplicate
+  int level = 0;        // 1 = top-level object, 2 = an object that is a top-level value, ...
+  std::string parent;   // top-level key above the duplicate (level >= 2)
+  std::string key;
 
   bool on_event(json::parse_event_t event, const json& parsed) {
     using E = json::parse_event_t;
@@ -121,17 +126,13 @@ struct DuplicateFinder {
       case E::key: {
         if (objects.empty() || !parsed.is_string()) break;
         const auto& k = parsed.get_ref<const std::string&>();
-        const int level = objects.back().first;
-        if (level == 1) top_key = k;
-        if (objects.back().second.insert(k).second || !message.empty()) break;
-        if (level == 1)
-          message = k == "__metadata__" ? "header has two '__metadata__' entries" : "duplicate tensor name " + quote_name(k);
-        else if (level == 2 && top_key == "__metadata__")
-          message = "'__metadata__' has duplicate key " + quote_name(k);
-        else if (level == 2)
-          message = tensor_label(top_key) + " has duplicate field " + quote_name(k);
-        else
-          message = "header has duplicate key " + quote_name(k);
+        const int at = objects.back().first;
+        if (at == 1) top_key = k;
+        if (objects.back().second.insert(k).second || found) break;
+        found = true;
+        level = at;
+        parent = top_key;
+        key = k;
         break;
       }
       case E::value:
@@ -140,6 +141,27 @@ struct DuplicateFinder {
     return true;
   }
 };
+
+// Parses untrusted JSON: UTF-8 checked first (with the offending offset), nesting bounded, syntax
+// errors caught, duplicates recorded in `dups`. `subject` names the text in messages.
+Result<json> json_parse_strict(std::string_view text, const std::string& subject, DuplicateFinder& dups) {
+  if (const size_t bad = utf8_invalid_at(text); bad != std::string_view::npos)
+    return fail(subject + " is not valid UTF-8 (bad byte at " + subject + " offset " + std::to_string(bad) + ")");
+  if (!json_nesting_within(text, kMaxHeaderDepth))
+    return fail(subject + " is not a valid " + subject + " (JSON nested deeper than " +
+                std::to_string(kMaxHeaderDepth) + " levels)");
+  // nlohmann reports syntax errors by exception; it is caught here and never leaves this file.
+  try {
+    return json::parse(
+        text.begin(), text.end(),
+        [&dups](int, json::parse_event_t ev, json& parsed) { return dups.on_event(ev, parsed); },
+        /*allow_exceptions=*/true, /*ignore_comments=*/false);
+  } catch (const json::exception& ex) {
+    std::string what = ex.what();
+    if (const size_t cut = what.find("] "); cut != std::string::npos) what.erase(0, cut + 2);
+    return fail(subject + " is not JSON (" + what + ")");
+  }
+}
 
 struct DTypeInfo {
   std::string_view name;
@@ -266,25 +288,19 @@ void entry_convert(const Entry& e, const uint8_t* p, std::vector<float>& out) {
 }
 
 Result<json> header_parse(std::string_view text) {
-  if (const size_t bad = utf8_invalid_at(text); bad != std::string_view::npos)
-    return fail("header is not valid UTF-8 (bad byte at header offset " + std::to_string(bad) + ")");
-  if (!json_nesting_within(text, kMaxHeaderDepth))
-    return fail("header is not a valid header (JSON nested deeper than " + std::to_string(kMaxHeaderDepth) + " levels)");
   DuplicateFinder dups;
-  json header;
-  // nlohmann reports syntax errors by exception; it is caught here and never leaves this file.
-  try {
-    header = json::parse(
-        text.begin(), text.end(),
-        [&dups](int, json::parse_event_t ev, json& parsed) { return dups.on_event(ev, parsed); },
-        /*allow_exceptions=*/true, /*ignore_comments=*/false);
-  } catch (const json::exception& ex) {
-    std::string what = ex.what();
-    if (const size_t cut = what.find("] "); cut != std::string::npos) what.erase(0, cut + 2);
-    return fail("header is not JSON (" + what + ")");
+  auto header = json_parse_strict(text, "header", dups);
+  if (!header) return header;
+  if (dups.found) {
+    const std::string& k = dups.key;
+    if (dups.level == 1 && k == "__metadata__") return fail("header has two '__metadata__' entries");
+    if (dups.level == 1) return fail("duplicate tensor name " + quote_name(k));
+    if (dups.level == 2 && dups.parent == "__metadata__")
+      return fail("'__metadata__' has duplicate key " + quote_name(k));
+    if (dups.level == 2) return fail(tensor_label(dups.parent) + " has duplicate field " + quote_name(k));
+    return fail("header has duplicate key " + quote_name(k));
   }
-  if (!dups.message.empty()) return fail(dups.message);
-  if (!header.is_object()) return fail("header is not a JSON object (it is " + std::string(header.type_name()) + ")");
+  if (!header->is_object()) return fail("header is not a JSON object (it is " + std::string(header->type_name()) + ")");
   return header;
 }
 
@@ -407,6 +423,103 @@ Result<TensorFile> safetensors_read(const std::string& path) {
   auto file = safetensors_parse(*bytes);
   if (!file) return make_error("'" + path + "': " + file.error());
   return file;
+}
+
+namespace {
+
+// Shard names come from the index: a name with a folder in it could point anywhere on disk.
+bool shard_name_plain(std::string_view s) {
+  return !s.empty() && s != "." && s != ".." && s.find_first_of(std::string_view("/\\\0", 3)) == std::string_view::npos;
+}
+
+std::string shard_label(std::string_view name) { return "shard " + quote_name(name); }
+
+Error fail_index(const std::string& index_path, const std::string& message) {
+  return make_error("'" + index_path + "': safetensors index: " + message);
+}
+
+}  // namespace
+
+Result<ShardIndex> safetensors_index_parse(std::string_view text) {
+  DuplicateFinder dups;
+  auto index = json_parse_strict(text, "index", dups);
+  if (!index) return Error{index.error()};
+  if (dups.found) {
+    if (dups.level == 2 && dups.parent == "weight_map")
+      return fail("index 'weight_map' lists " + tensor_label(dups.key) + " twice");
+    return fail("index has duplicate key " + quote_name(dups.key));
+  }
+  if (!index->is_object()) return fail("index is not a JSON object (it is " + std::string(index->type_name()) + ")");
+  if (index->contains("metadata")) {
+    const json& meta = (*index)["metadata"];
+    if (!meta.is_object())
+      return fail("index 'metadata' is not an object (it is " + std::string(meta.type_name()) + ")");
+    if (meta.contains("total_size") && !meta["total_size"].is_number_unsigned())
+      return fail("index 'metadata' field 'total_size' is " + meta["total_size"].dump() +
+                  ", not a non-negative integer");
+  }
+  if (!index->contains("weight_map")) return fail("index has no 'weight_map'");
+  const json& map = (*index)["weight_map"];
+  if (!map.is_object()) return fail("index 'weight_map' is not an object (it is " + std::string(map.type_name()) + ")");
+  if (map.empty()) return fail("index 'weight_map' is empty");
+
+  ShardIndex out;
+  std::set<std::string> shards;
+  for (const auto& [name, file] : map.items()) {
+    if (!file.is_string())
+      return fail("index 'weight_map' entry for " + tensor_label(name) + " is not a file name (it is " +
+                  std::string(file.type_name()) + ")");
+    const auto& f = file.get_ref<const std::string&>();
+    if (!shard_name_plain(f))
+      return fail("index 'weight_map' puts " + tensor_label(name) + " in " + quote_name(f) +
+                  ", which is not a plain file name");
+    out.weight_map.emplace(name, f);
+    shards.insert(f);
+  }
+  out.shards.assign(shards.begin(), shards.end());
+  return out;
+}
+
+Result<TensorFile> safetensors_read_sharded(const std::string& index_path) {
+  // An index is a name list: the header bound is generous for it and keeps a wrong file cheap.
+  auto bytes = file_read_bytes(index_path, kMaxSafetensorsHeader);
+  if (!bytes) return Error{bytes.error()};
+  auto index = safetensors_index_parse(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+  if (!index) return make_error("'" + index_path + "': " + index.error());
+
+  const std::filesystem::path folder = std::filesystem::path(index_path).parent_path();
+  TensorFile out;
+  std::map<std::string, std::string> holder;  // tensor name -> the shard it was found in
+  for (const auto& shard : index->shards) {
+    const std::string path = (folder / shard).string();
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+      return fail_index(index_path, shard_label(shard) + " does not exist (looked for '" + path + "')");
+    auto file = safetensors_read(path);
+    if (!file) return Error{file.error()};
+    for (auto& [k, v] : file->metadata) out.metadata.emplace(k, std::move(v));
+    for (auto& t : file->tensors) {
+      if (const auto [it, fresh] = holder.emplace(t.name, shard); !fresh)
+        return fail_index(index_path, tensor_label(t.name) + " is in two shards, " + quote_name(it->second) + " and " +
+                                          quote_name(shard));
+      out.tensors.push_back(std::move(t));
+    }
+  }
+  for (const auto& [name, shard] : index->weight_map) {
+    const auto it = holder.find(name);
+    if (it == holder.end())
+      return fail_index(index_path, tensor_label(name) + " is listed in " + shard_label(shard) +
+                                        " but that shard does not hold it");
+    if (it->second != shard)
+      return fail_index(index_path, tensor_label(name) + " is listed in " + shard_label(shard) + " but is in " +
+                                        shard_label(it->second));
+  }
+  // Every listed name was found; any extra name is a tensor the map does not mention.
+  for (const auto& [name, shard] : holder)
+    if (!index->weight_map.contains(name))
+      return fail_index(index_path,
+                        shard_label(shard) + " holds " + tensor_label(name) + ", which 'weight_map' does not list");
+  return out;
 }
 
 Status tensor_file_check(const TensorFile& file) {

@@ -1,7 +1,7 @@
 // Reads and writes .safetensors files: an 8-byte little-endian header length, a JSON header that
 // names each tensor's dtype, shape and byte range, then one contiguous byte buffer. The reader
-// validates every field before allocating, and converts F32/F16/BF16/F64 to float. The writer
-// always stores F32. Nothing here knows what a tensor means to the model.
+// validates every field before allocating, converts F32/F16/BF16/F64 to float, and merges sharded
+// checkpoints through their index. The writer stores F32 only. Nothing here knows what a tensor means.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -35,6 +35,21 @@ inline constexpr uint64_t kMaxSafetensorsHeader = 100'000'000;  // 100 MB, as th
 
 Result<TensorFile> safetensors_parse(std::span<const uint8_t> bytes);   // from memory (fuzzable)
 Result<TensorFile> safetensors_read(const std::string& path);          // uses file_read_bytes
+// Sharded checkpoints: "model.safetensors.index.json" is {"metadata": {...}, "weight_map": {tensor
+// name: shard file name}}, the shards sitting next to it. Only "weight_map" is required; "metadata"
+// must be an object whose "total_size", if present, is a non-negative integer (not checked against
+// the shards: writers disagree on what it counts). Other top-level fields are ignored.
+struct ShardIndex {
+  std::map<std::string, std::string> weight_map;  // tensor name -> shard file name (a plain name, no folders)
+  std::vector<std::string> shards;                // the distinct shard file names, sorted
+};
+Result<ShardIndex> safetensors_index_parse(std::string_view text);   // from memory
+// Reads the index and every shard it names into one TensorFile: tensors shard by shard in file-name
+// order (each shard in offset order); shard metadata merged, the first shard's value winning. A
+// missing shard, a listed tensor its shard lacks, a tensor in two shards or a tensor the map does
+// not list is an error naming the tensor and the shard(s).
+Result<TensorFile> safetensors_read_sharded(const std::string& index_path);
+
 // Precondition (checked by safetensors_write, not here): tensor_file_check(file) is ok.
 std::vector<uint8_t> safetensors_serialize(const TensorFile& file);    // always writes F32
 Status safetensors_write(const std::string& path, const TensorFile& file);  // via file_write_atomic
