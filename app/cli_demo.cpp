@@ -51,15 +51,27 @@ void progress_line(std::ostream& out, const TrainProgress& p) {
   out.unsetf(std::ios::floatfield);
 }
 
-}  // namespace
-
-int cli_train_coref(const CliOptions& o, std::ostream& out, std::ostream& err) {
-  CorefTrainOptions t;
+// The flags both demos take; a flag not given keeps the demo's own default (its shipped model).
+template <class Options>
+void apply_train_flags(const CliOptions& o, Options& t) {
   if (o.given.count("seed")) t.seed = o.seed;
   if (o.given.count("heads")) t.n_heads = o.config.n_heads;
   if (o.given.count("d-model")) t.d_model = o.config.d_model;
   if (o.given.count("layers")) t.n_layers = o.config.n_layers;
   t.max_steps = o.steps;
+}
+
+// "held-out accuracy 99.04% after 200 steps", the start of the last line of a training run.
+void result_line(std::ostream& out, const TrainRun& run) {
+  out << "held-out accuracy " << std::fixed << std::setprecision(2) << 100.0 * run.heldout_accuracy << "% after "
+      << run.history.back().step << " steps";
+}
+
+}  // namespace
+
+int cli_train_coref(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  CorefTrainOptions t;
+  apply_train_flags(o, t);
   out << "training the coreference demo: d_model " << t.d_model << ", " << t.n_heads << " heads, " << t.n_layers
       << " layers, seed " << t.seed << "\n";
   auto result = coref_train(t, [&](const TrainProgress& p, const Model&) {
@@ -70,18 +82,14 @@ int cli_train_coref(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (!result) return fail(err, result.error());
   auto path = save_in(o.out_dir, result->model);
   if (!path) return fail(err, path.error());
-  out << "held-out accuracy " << std::fixed << std::setprecision(2) << 100.0 * result->heldout_accuracy << "% after "
-      << result->history.back().step << " steps — saved " << *path << "\n";
+  result_line(out, *result);
+  out << " — saved " << *path << "\n";
   return 0;
 }
 
 int cli_train_induction(const CliOptions& o, std::ostream& out, std::ostream& err) {
   InductionTrainOptions t;
-  if (o.given.count("seed")) t.seed = o.seed;
-  if (o.given.count("heads")) t.n_heads = o.config.n_heads;
-  if (o.given.count("d-model")) t.d_model = o.config.d_model;
-  if (o.given.count("layers")) t.n_layers = o.config.n_layers;
-  t.max_steps = o.steps;
+  apply_train_flags(o, t);
   out << "training the induction demo (attention only): d_model " << t.d_model << ", " << t.n_heads << " heads, "
       << t.n_layers << " layers, seed " << t.seed << "\n";
   // Each line also shows the best induction score, so the moment the head forms is visible.
@@ -103,8 +111,8 @@ int cli_train_induction(const CliOptions& o, std::ostream& out, std::ostream& er
   if (!s) return fail(err, s.error());
   auto path = save_in(o.out_dir, result->model);
   if (!path) return fail(err, path.error());
-  out << "held-out accuracy " << std::fixed << std::setprecision(2) << 100.0 * result->heldout_accuracy << "% after "
-      << result->history.back().step << " steps; induction head L" << s->best_induction_layer << "H"
+  result_line(out, *result);
+  out << "; induction head L" << s->best_induction_layer << "H"
       << s->best_induction_head << " " << std::setprecision(3) << s->best_induction << ", previous-token head L0H"
       << s->best_previous_head << " " << s->best_previous << " — saved " << *path << "\n";
   return 0;
