@@ -75,6 +75,8 @@ Status config_validate(const ModelConfig& c) {
   if (!c.head_scores.empty() && static_cast<int>(c.head_scores.size()) != c.n_heads)
     return fail("per-head scoring functions: expected " + std::to_string(c.n_heads) + ", got " + std::to_string(c.head_scores.size()));
   if (c.max_positions < 1 || c.max_positions > 1 << 16) return fail("max_positions must be between 1 and 65536");
+  if (c.type_vocab < 0 || c.type_vocab > kMaxTypeVocab)
+    return fail("the number of token types must be between 0 and " + std::to_string(kMaxTypeVocab));
   // The whole parameter count, in 64-bit, so a huge config is refused before allocating.
   const int64_t C = c.d_model, F = c.d_ff, L = c.n_layers;
   const int64_t params = L * (4 * C * C + 2 * C * F);
@@ -121,7 +123,8 @@ nlohmann::json config_to_json(const ModelConfig& c) {
                    {"d_ff", c.d_ff}, {"activation", name_of(c.activation)}, {"norm", name_of(c.norm)},
                    {"positions", name_of(c.positions)}, {"ln_eps", c.ln_eps}, {"score", name_of(c.score)},
                    {"temperature", c.temperature}, {"max_positions", c.max_positions},
-                   {"final_norm", c.final_norm}};
+                   {"final_norm", c.final_norm}, {"causal", c.causal}, {"embed_norm", c.embed_norm},
+                   {"type_vocab", c.type_vocab}};
   if (!c.head_scores.empty()) {
     auto arr = nlohmann::json::array();
     for (ScoreKind s : c.head_scores) arr.push_back(name_of(s));
@@ -172,6 +175,8 @@ Result<ModelConfig> config_from_json(const nlohmann::json& j) {
                    read_member(j, "n_layers", c.n_layers), read_member(j, "d_ff", c.d_ff),
                    read_member(j, "ln_eps", c.ln_eps), read_member(j, "temperature", c.temperature),
                    read_member(j, "max_positions", c.max_positions), read_member(j, "final_norm", c.final_norm),
+                   read_member(j, "causal", c.causal), read_member(j, "embed_norm", c.embed_norm),
+                   read_member(j, "type_vocab", c.type_vocab),
                    read_enum(j, "activation", c.activation, activation_from_name),
                    read_enum(j, "norm", c.norm, norm_from_name),
                    read_enum(j, "positions", c.positions, positions_from_name),

@@ -33,6 +33,10 @@ struct ModelConfig {
   float temperature = 1.0f;                 // τ: scores are divided by it before softmax
   int max_positions = 1024;                 // rows of a learned position table
   bool final_norm = false;                  // a LayerNorm after the last layer (GPT's ln_f)
+  // What loaded checkpoints bring (all off for the sandbox):
+  bool causal = false;      // the model itself is causal (GPT): every trace adds the causal mask
+  bool embed_norm = false;  // a LayerNorm on the embeddings before the first layer (BERT)
+  int type_vocab = 0;       // >0: segment (token type) embeddings for sentence pairs (BERT: 2)
 
   int head_size() const { return n_heads > 0 ? d_model / n_heads : 0; }
   ScoreKind score_of_head(int h) const {
@@ -45,6 +49,7 @@ inline constexpr int kMaxDModel = 8192;
 inline constexpr int kMaxLayers = 96;
 inline constexpr int kMaxFF = 65536;
 inline constexpr int kMaxTokens = 4096;
+inline constexpr int kMaxTypeVocab = 1024;
 // τ outside this range either overflows the scores (tiny τ) or flattens every row (huge τ).
 inline constexpr float kMinTemperature = 1e-3f;
 inline constexpr float kMaxTemperature = 1e3f;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "core/kernels.h"
 #include "core/rng.h"
 
 namespace attnviz {
@@ -28,7 +29,51 @@ std::string ascii_lower(std::string_view s) {
   return out;
 }
 
+// Adds positions, segment rows (all segment 0 when `segments` is empty) and the embedding
+// LayerNorm to token vectors: what every model does after its token lookup.
+Status embed_finish(const Model& model, Mat& x, const std::vector<int>& segments) {
+  const ModelConfig& c = model.config;
+  const int T = static_cast<int>(x.rows());
+  switch (c.positions) {
+    case PositionEncoding::sinusoidal: x += positions_sinusoidal(T, c.d_model); break;
+    case PositionEncoding::learned:
+      if (T > model.weights.pos_embed.rows())
+        return make_error("the sentence has " + std::to_string(T) + " tokens but the model knows only " +
+                          std::to_string(model.weights.pos_embed.rows()) + " positions");
+      x += model.weights.pos_embed.topRows(T);
+      break;
+    case PositionEncoding::none: break;
+  }
+  if (c.type_vocab > 0) {
+    for (int t = 0; t < T; ++t) {
+      const int s = segments.empty() ? 0 : segments[static_cast<size_t>(t)];
+      if (s < 0 || s >= c.type_vocab)
+        return make_error("segment " + std::to_string(s) + " is outside the model's " + std::to_string(c.type_vocab) +
+                          " token types");
+      x.row(t) += model.weights.type_embed.row(s);
+    }
+  }
+  if (c.embed_norm) x = layer_norm(x, model.weights.embed_norm_w, model.weights.embed_norm_b, c.ln_eps);
+  return Ok{};
+}
+
 }  // namespace
+
+Result<Mat> embed_ids(const Model& model, const std::vector<int>& ids, const std::vector<int>& segments) {
+  if (!segments.empty() && segments.size() != ids.size())
+    return make_error("there must be one segment id per token id");
+  const Mat& table = model.weights.tok_embed;
+  if (table.rows() == 0) return make_error("this model has no token embedding table to look ids up in");
+  Mat x(static_cast<Eigen::Index>(ids.size()), model.config.d_model);
+  for (size_t t = 0; t < ids.size(); ++t) {
+    if (ids[t] < 0 || ids[t] >= table.rows())
+      return make_error("token id " + std::to_string(ids[t]) + " is outside the model's " +
+                        std::to_string(table.rows()) + " embeddings");
+    x.row(static_cast<Eigen::Index>(t)) = table.row(ids[t]);
+  }
+  if (Status s = embed_finish(model, x, segments); !s) return make_error(s.error());
+  return x;
+}
 
 RowVec embed_hashed(uint64_t seed, std::string_view token, int d_model) {
   Rng rng(seed_for(seed, "tok:" + ascii_lower(token)));
@@ -63,16 +108,7 @@ Result<Embedded> embed_tokens(const Model& model, const std::vector<std::string>
   } else {
     for (int t = 0; t < T; ++t) e.x.row(t) = embed_hashed(model.seed, tokens[static_cast<size_t>(t)], C);
   }
-  switch (c.positions) {
-    case PositionEncoding::sinusoidal: e.x += positions_sinusoidal(T, C); break;
-    case PositionEncoding::learned:
-      if (T > model.weights.pos_embed.rows())
-        return make_error("the sentence has " + std::to_string(T) + " tokens but the model knows only " +
-                          std::to_string(model.weights.pos_embed.rows()) + " positions");
-      e.x += model.weights.pos_embed.topRows(T);
-      break;
-    case PositionEncoding::none: break;
-  }
+  if (Status s = embed_finish(model, e.x, {}); !s) return make_error(s.error());
   return e;
 }
 

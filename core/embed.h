@@ -30,4 +30,10 @@ struct Embedded {
 // vocabulary has no [UNK] entry.
 Result<Embedded> embed_tokens(const Model& model, const std::vector<std::string>& tokens);
 
+// A checkpoint's embedding by vocabulary id: tok_embed rows + positions + the segment's token-type
+// row (when the model has them), then the embedding LayerNorm (when it has one), as BERT and GPT-2
+// do. `segments` is empty (all 0) or one per id. Ids outside tok_embed, segments outside the
+// token-type table and sentences longer than the position table are errors.
+Result<Mat> embed_ids(const Model& model, const std::vector<int>& ids, const std::vector<int>& segments);
+
 }  // namespace attnviz

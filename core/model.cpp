@@ -28,12 +28,25 @@ Mat per_head_blocks(uint64_t seed, const std::string& name, int n_heads, int hs)
 
 }  // namespace
 
+void model_init_score_parameters(Model& model, uint64_t seed) {
+  const int NH = model.config.n_heads, HS = model.config.head_size();
+  for (size_t i = 0; i < model.weights.layers.size(); ++i) {
+    const std::string p = "layers." + std::to_string(i) + ".";
+    AttentionWeights& a = model.weights.layers[i].attn;
+    a.general_w = per_head_blocks(seed, p + "self_attn.score_general.w", NH, HS);
+    a.additive_wq = per_head_blocks(seed, p + "self_attn.score_additive.w_q", NH, HS);
+    a.additive_wk = per_head_blocks(seed, p + "self_attn.score_additive.w_k", NH, HS);
+    // v's scale keeps the additive scores' spread near that of scaled dot-product (std ~1.5).
+    a.additive_v = random_normal(seed, p + "self_attn.score_additive.v", NH, HS, 2.0 / std::sqrt(HS));
+  }
+}
+
 Model model_init_random(const ModelConfig& c, uint64_t seed) {
   Model model;
   model.config = c;
   model.seed = seed;
   model.source = "sandbox (seed " + std::to_string(seed) + ")";
-  const int C = c.d_model, F = c.d_ff, NH = c.n_heads, HS = c.head_size();
+  const int C = c.d_model, F = c.d_ff;
   for (int i = 0; i < c.n_layers; ++i) {
     const std::string p = "layers." + std::to_string(i) + ".";
     LayerWeights L;
@@ -42,11 +55,6 @@ Model model_init_random(const ModelConfig& c, uint64_t seed) {
     L.attn.in_proj_b = Vec::Zero(3 * C);
     L.attn.out_w = random_normal(seed, p + "self_attn.out_proj.weight", C, C, xavier(C, C));
     L.attn.out_b = Vec::Zero(C);
-    L.attn.general_w = per_head_blocks(seed, p + "self_attn.score_general.w", NH, HS);
-    L.attn.additive_wq = per_head_blocks(seed, p + "self_attn.score_additive.w_q", NH, HS);
-    L.attn.additive_wk = per_head_blocks(seed, p + "self_attn.score_additive.w_k", NH, HS);
-    // v's scale keeps the additive scores' spread near that of scaled dot-product (std ~1.5).
-    L.attn.additive_v = random_normal(seed, p + "self_attn.score_additive.v", NH, HS, 2.0 / std::sqrt(HS));
     L.norm1_w = Vec::Ones(C);
     L.norm1_b = Vec::Zero(C);
     if (F > 0) {  // attention-only layers (F == 0) have no FFN and no norm around it
@@ -59,11 +67,17 @@ Model model_init_random(const ModelConfig& c, uint64_t seed) {
     }
     model.weights.layers.push_back(std::move(L));
   }
+  model_init_score_parameters(model, seed);
   if (c.positions == PositionEncoding::learned)
     model.weights.pos_embed = random_normal(seed, "pos_embed.weight", c.max_positions, C, std::sqrt(0.5));
   if (c.final_norm) {
     model.weights.final_norm_w = Vec::Ones(C);
     model.weights.final_norm_b = Vec::Zero(C);
+  }
+  if (c.type_vocab > 0) model.weights.type_embed = random_normal(seed, "type_embed.weight", c.type_vocab, C, std::sqrt(0.5));
+  if (c.embed_norm) {
+    model.weights.embed_norm_w = Vec::Ones(C);
+    model.weights.embed_norm_b = Vec::Zero(C);
   }
   return model;
 }
@@ -134,8 +148,20 @@ Status check_model(const Model& model, bool finite) {
       chk.expect_absent(L.norm2_b, p + "norm2.bias");
     }
   }
-  if (w.tok_embed.size() > 0) {
+  if (model.tokenizer) {
+    // Checkpoints may pad their embedding table beyond the tokenizer's ids, never the other way.
+    if (w.tok_embed.rows() < model.tokenizer->vocab_size() || w.tok_embed.cols() != C)
+      return make_error("tensor 'tok_embed.weight' has shape (" + std::to_string(w.tok_embed.rows()) + ", " +
+                        std::to_string(w.tok_embed.cols()) + ") but the tokenizer has " +
+                        std::to_string(model.tokenizer->vocab_size()) + " pieces of width " + std::to_string(C));
+    chk.expect(w.tok_embed, "tok_embed.weight", static_cast<int>(w.tok_embed.rows()), C);
+  } else if (w.tok_embed.size() > 0) {
     chk.expect(w.tok_embed, "tok_embed.weight", static_cast<int>(model.vocab.size()), C);
+  }
+  if (c.type_vocab > 0) chk.expect(w.type_embed, "type_embed.weight", c.type_vocab, C);
+  if (c.embed_norm) {
+    chk.expect(w.embed_norm_w, "embed_norm.weight", C, 1);
+    chk.expect(w.embed_norm_b, "embed_norm.bias", C, 1);
   }
   if (c.positions == PositionEncoding::learned) {
     chk.expect(w.pos_embed, "pos_embed.weight", c.max_positions, C);

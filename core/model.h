@@ -3,11 +3,13 @@
 // the weight layout, random initialisation and shape checks; the forward pass is in trace.h.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/config.h"
 #include "core/result.h"
+#include "core/subword_tokenizer.h"
 #include "core/tensor.h"
 
 namespace attnviz {
@@ -39,6 +41,8 @@ struct ModelWeights {
   std::vector<LayerWeights> layers;   // L
   Mat tok_embed;                      // (V, C); empty: words are embedded by hash (sandbox)
   Mat pos_embed;                      // (P, C) for learned positions; empty otherwise
+  Mat type_embed;                     // (config.type_vocab, C) segment embeddings (BERT); empty otherwise
+  Vec embed_norm_w, embed_norm_b;     // (C) when config.embed_norm
   Vec final_norm_w, final_norm_b;     // (C) when config.final_norm
   Mat output_w;                       // (V, C) output projection to the vocabulary (trained models); may be empty
   Vec output_b;                       // (V)
@@ -47,7 +51,10 @@ struct ModelWeights {
 struct Model {
   ModelConfig config;
   ModelWeights weights;
-  std::vector<std::string> vocab;     // V entries when tok_embed is set
+  std::vector<std::string> vocab;     // V entries when tok_embed is set and there is no tokenizer
+  // A loaded checkpoint's own tokenizer (GPT-2 BPE, BERT WordPiece); tok_embed is indexed by its ids
+  // and `vocab` stays empty. Null for word-level models (sandbox, demos).
+  std::shared_ptr<const SubwordTokenizer> tokenizer;
   uint64_t seed = 0;                  // hashed embeddings of the sandbox depend on it
   std::string source = "sandbox";     // where it came from, for the UI and JSON output
 };
@@ -56,6 +63,11 @@ struct Model {
 // Every tensor draws from its own stream seeded by (seed, tensor name), so the values are the
 // same on any machine and do not shift when a tensor is added. The config must be valid.
 Model model_init_random(const ModelConfig& config, uint64_t seed);
+
+// Draws only the general/additive scoring parameters of every layer (same streams as
+// model_init_random): for loaded checkpoints, whose files have no such weights, so that every
+// scoring function can still be tried on them. The layers must already exist.
+void model_init_score_parameters(Model& model, uint64_t seed);
 
 // Checks every weight shape against the config and that all values are finite; the message names
 // the first offending tensor. Run where weights enter (loading); it reads every weight.

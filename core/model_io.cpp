@@ -119,6 +119,11 @@ Result<Model> model_from_tensors(const TensorFile& file, const std::optional<Mod
     r.vec(p + "norm2.bias", L.norm2_b);
   }
   if (config->positions == PositionEncoding::learned) r.mat("pos_embed.weight", model.weights.pos_embed);
+  if (config->type_vocab > 0) r.mat("type_embed.weight", model.weights.type_embed);
+  if (config->embed_norm) {
+    r.vec("embed_norm.weight", model.weights.embed_norm_w);
+    r.vec("embed_norm.bias", model.weights.embed_norm_b);
+  }
   if (config->final_norm) {
     r.vec("norm.weight", model.weights.final_norm_w);
     r.vec("norm.bias", model.weights.final_norm_b);
@@ -172,6 +177,11 @@ TensorFile model_to_tensors(const Model& model) {
     f.tensors.push_back(tensor_from_vec(p + "norm2.bias", L.norm2_b));
   }
   if (c.positions == PositionEncoding::learned) f.tensors.push_back(tensor_from_mat("pos_embed.weight", model.weights.pos_embed));
+  if (c.type_vocab > 0) f.tensors.push_back(tensor_from_mat("type_embed.weight", model.weights.type_embed));
+  if (c.embed_norm) {
+    f.tensors.push_back(tensor_from_vec("embed_norm.weight", model.weights.embed_norm_w));
+    f.tensors.push_back(tensor_from_vec("embed_norm.bias", model.weights.embed_norm_b));
+  }
   if (c.final_norm) {
     f.tensors.push_back(tensor_from_vec("norm.weight", model.weights.final_norm_w));
     f.tensors.push_back(tensor_from_vec("norm.bias", model.weights.final_norm_b));
@@ -197,6 +207,9 @@ Result<Model> model_load(const std::string& path, const std::optional<ModelConfi
 }
 
 Status model_save(const std::string& path, const Model& model) {
+  if (model.tokenizer)
+    return make_error("this model has its own " + std::string(model.tokenizer->kind_name()) +
+                      " tokenizer, which an attnviz model file cannot hold: keep using its checkpoint folder");
   return safetensors_write(path, model_to_tensors(model));
 }
 

@@ -169,13 +169,22 @@ struct DTypeInfo {
   uint64_t size;
 };
 
-constexpr std::array<DTypeInfo, 4> kSupported{{
-    {"F32", DType::F32, 4}, {"F16", DType::F16, 2}, {"BF16", DType::BF16, 2}, {"F64", DType::F64, 8}}};
+constexpr std::array<DTypeInfo, 13> kSupported{{{"F32", DType::F32, 4},
+                                                {"F16", DType::F16, 2},
+                                                {"BF16", DType::BF16, 2},
+                                                {"F64", DType::F64, 8},
+                                                {"BOOL", DType::BOOL, 1},
+                                                {"U8", DType::U8, 1},
+                                                {"I8", DType::I8, 1},
+                                                {"I16", DType::I16, 2},
+                                                {"U16", DType::U16, 2},
+                                                {"I32", DType::I32, 4},
+                                                {"U32", DType::U32, 4},
+                                                {"I64", DType::I64, 8},
+                                                {"U64", DType::U64, 8}}};
 
 // dtypes the format defines but attnviz does not read; anything else is "unknown".
-constexpr std::array<std::string_view, 16> kUnsupported{
-    "BOOL", "U8", "I8", "I16", "U16", "I32", "U32", "I64", "U64", "C64",
-    "F8_E5M2", "F8_E4M3", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2"};
+constexpr std::array<std::string_view, 7> kUnsupported{"C64", "F8_E5M2", "F8_E4M3", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2"};
 
 struct Entry {
   std::string name;
@@ -219,7 +228,7 @@ Result<Entry> entry_parse(const std::string& name, const json& j) {
   if (auto d = dtype_lookup(dts)) {
     e.dtype = *d;
   } else if (std::find(kUnsupported.begin(), kUnsupported.end(), dts) != kUnsupported.end()) {
-    return fail(who + " has unsupported dtype " + dts + " (attnviz reads F32, F16, BF16 and F64)");
+    return fail(who + " has unsupported dtype " + dts + " (attnviz reads float, integer and boolean tensors)");
   } else {
     return fail(who + " has unknown dtype " + quote_name(dts));
   }
@@ -284,6 +293,25 @@ void entry_convert(const Entry& e, const uint8_t* p, std::vector<float>& out) {
     case DType::BF16:
       for (size_t i = 0; i < out.size(); ++i) out[i] = bf16_to_float(static_cast<uint16_t>(load_le(p + 2 * i, 2)));
       break;
+    case DType::BOOL:
+    case DType::U8:
+    case DType::U16:
+    case DType::U32:
+    case DType::U64:
+      for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>(load_le(p + e.dtype.size * i, static_cast<int>(e.dtype.size)));
+      break;
+    case DType::I8:
+    case DType::I16:
+    case DType::I32:
+    case DType::I64: {
+      // Sign-extend by shifting the value to the top of 64 bits and back (arithmetic shift).
+      const int shift = 64 - 8 * static_cast<int>(e.dtype.size);
+      for (size_t i = 0; i < out.size(); ++i) {
+        const uint64_t raw = load_le(p + e.dtype.size * i, static_cast<int>(e.dtype.size));
+        out[i] = static_cast<float>(static_cast<int64_t>(raw << shift) >> shift);
+      }
+      break;
+    }
   }
 }
 
@@ -417,8 +445,8 @@ Result<TensorFile> safetensors_parse(std::span<const uint8_t> bytes) {
   return file;
 }
 
-Result<TensorFile> safetensors_read(const std::string& path) {
-  auto bytes = file_read_bytes(path);
+Result<TensorFile> safetensors_read(const std::string& path, const ByteProgress& progress) {
+  auto bytes = file_read_bytes(path, uint64_t{1} << 34, progress);
   if (!bytes) return Error{bytes.error()};
   auto file = safetensors_parse(*bytes);
   if (!file) return make_error("'" + path + "': " + file.error());
@@ -480,7 +508,7 @@ Result<ShardIndex> safetensors_index_parse(std::string_view text) {
   return out;
 }
 
-Result<TensorFile> safetensors_read_sharded(const std::string& index_path) {
+Result<TensorFile> safetensors_read_sharded(const std::string& index_path, const ByteProgress& progress) {
   // An index is a name list: the header bound is generous for it and keeps a wrong file cheap.
   auto bytes = file_read_bytes(index_path, kMaxSafetensorsHeader);
   if (!bytes) return Error{bytes.error()};
@@ -488,14 +516,23 @@ Result<TensorFile> safetensors_read_sharded(const std::string& index_path) {
   if (!index) return make_error("'" + index_path + "': " + index.error());
 
   const std::filesystem::path folder = std::filesystem::path(index_path).parent_path();
+  uint64_t total = 0, before = 0;  // bytes over all shards, and in the shards already read
+  for (const auto& shard : index->shards) {
+    const std::string path = (folder / shard).string();
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) return fail_index(index_path, shard_label(shard) + " does not exist (looked for '" + path + "')");
+    total += size;
+  }
   TensorFile out;
   std::map<std::string, std::string> holder;  // tensor name -> the shard it was found in
   for (const auto& shard : index->shards) {
     const std::string path = (folder / shard).string();
+    ByteProgress shard_progress;
+    if (progress) shard_progress = [&](uint64_t done, uint64_t) { progress(before + done, total); };
+    auto file = safetensors_read(path, shard_progress);
     std::error_code ec;
-    if (!std::filesystem::exists(path, ec))
-      return fail_index(index_path, shard_label(shard) + " does not exist (looked for '" + path + "')");
-    auto file = safetensors_read(path);
+    before += std::filesystem::file_size(path, ec);
     if (!file) return Error{file.error()};
     for (auto& [k, v] : file->metadata) out.metadata.emplace(k, std::move(v));
     for (auto& t : file->tensors) {

@@ -1,6 +1,6 @@
 // Reads and writes .safetensors files: an 8-byte little-endian header length, a JSON header that
 // names each tensor's dtype, shape and byte range, then one contiguous byte buffer. The reader
-// validates every field before allocating, converts F32/F16/BF16/F64 to float, and merges sharded
+// validates every field before allocating, converts every float and integer dtype to float, and merges sharded
 // checkpoints through their index. The writer stores F32 only. Nothing here knows what a tensor means.
 #pragma once
 #include <cstdint>
@@ -10,12 +10,15 @@
 #include <string_view>
 #include <vector>
 
+#include "core/file_io.h"
 #include "core/result.h"
 #include "core/tensor.h"
 
 namespace attnviz {
 
-enum class DType { F32, F16, BF16, F64 };
+// Integer and boolean tensors (BERT's I64 position_ids buffer, old GPT-2 U8 masks) are read too,
+// converted to float (exact up to 2^24); checkpoints carry them even though no weight is one.
+enum class DType { F32, F16, BF16, F64, BOOL, U8, I8, I16, U16, I32, U32, I64, U64 };
 
 struct Tensor {
   std::string name;
@@ -34,7 +37,7 @@ struct TensorFile {
 inline constexpr uint64_t kMaxSafetensorsHeader = 100'000'000;  // 100 MB, as the reference reader
 
 Result<TensorFile> safetensors_parse(std::span<const uint8_t> bytes);   // from memory (fuzzable)
-Result<TensorFile> safetensors_read(const std::string& path);          // uses file_read_bytes
+Result<TensorFile> safetensors_read(const std::string& path, const ByteProgress& progress = {});
 // Sharded checkpoints: "model.safetensors.index.json" is {"metadata": {...}, "weight_map": {tensor
 // name: shard file name}}, the shards sitting next to it. Only "weight_map" is required; "metadata"
 // must be an object whose "total_size", if present, is a non-negative integer (not checked against
@@ -48,7 +51,8 @@ Result<ShardIndex> safetensors_index_parse(std::string_view text);   // from mem
 // order (each shard in offset order); shard metadata merged, the first shard's value winning. A
 // missing shard, a listed tensor its shard lacks, a tensor in two shards or a tensor the map does
 // not list is an error naming the tensor and the shard(s).
-Result<TensorFile> safetensors_read_sharded(const std::string& index_path);
+// `progress` counts bytes over all shards.
+Result<TensorFile> safetensors_read_sharded(const std::string& index_path, const ByteProgress& progress = {});
 
 // Precondition (checked by safetensors_write, not here): tensor_file_check(file) is ok.
 std::vector<uint8_t> safetensors_serialize(const TensorFile& file);    // always writes F32
@@ -65,7 +69,7 @@ Tensor tensor_from_vec(std::string name, const Vec& v);   // shape {n}
 Result<Mat> tensor_to_mat(const Tensor& t, int64_t expect_rows = -1, int64_t expect_cols = -1);
 Result<Vec> tensor_to_vec(const Tensor& t, int64_t expect_len = -1);   // 1-D only
 
-std::string_view dtype_name(DType d);    // "F32", "F16", "BF16", "F64"
+std::string_view dtype_name(DType d);    // "F32", "F16", "BF16", "F64", "I64", ...
 // Bit-exact widening of the 16-bit float formats (subnormals, infinities and NaNs included).
 float f16_to_float(uint16_t bits);
 float bf16_to_float(uint16_t bits);

@@ -6,41 +6,123 @@
 #include "core/embed.h"
 #include "core/kernels.h"
 #include "core/mask.h"
+#include "core/subword_display.h"
 
 namespace attnviz {
 
 namespace {
 
+// Tokens and the first layer's input for one sentence (or a pair, or given ids).
 struct TokenizedInput {
   std::vector<TraceToken> tokens;
   int real = 0;  // tokens before padding
+  Mat x;         // (T, C)
 };
 
-Result<TokenizedInput> tokenize_for_trace(const std::string& text, int pad_to) {
+Status pad_tokens(TokenizedInput& in, int pad_to, const TraceToken& pad) {
+  if (pad_to <= 0) return Ok{};
+  if (in.real > pad_to)
+    return make_error("the sentence has " + std::to_string(in.real) + " tokens, more than the pad length " +
+                      std::to_string(pad_to));
+  while (static_cast<int>(in.tokens.size()) < pad_to) in.tokens.push_back(pad);
+  return Ok{};
+}
+
+// Word-level models (sandbox, demos): core/tokenizer.h's words, embedded by text.
+Result<TokenizedInput> words_for_trace(const Model& model, const std::string& text, int pad_to) {
   auto words = tokenize_words(text);
   if (!words) return make_error(words.error());
   TokenizedInput out;
-  for (const Token& w : *words) out.tokens.push_back(TraceToken{w.text, w.kind, true, false});
+  for (const Token& w : *words) out.tokens.push_back(TraceToken{.text = w.text, .kind = w.kind});
   out.real = static_cast<int>(out.tokens.size());
   if (out.real == 0) return make_error("the sentence has no tokens: type some words");
-  if (pad_to > 0) {
-    if (out.real > pad_to)
-      return make_error("the sentence has " + std::to_string(out.real) + " tokens, more than the pad length " +
-                        std::to_string(pad_to));
-    while (static_cast<int>(out.tokens.size()) < pad_to)
-      out.tokens.push_back(TraceToken{"[PAD]", TokenKind::special, true, true});
-  }
+  if (Status s = pad_tokens(out, pad_to, TraceToken{.text = "[PAD]", .kind = TokenKind::special, .pad = true}); !s)
+    return make_error(s.error());
+  std::vector<std::string> texts;
+  texts.reserve(out.tokens.size());
+  for (const TraceToken& t : out.tokens) texts.push_back(t.text);
+  auto e = embed_tokens(model, texts);
+  if (!e) return make_error(e.error());
+  for (size_t i = 0; i < out.tokens.size(); ++i) out.tokens[i].in_vocab = e->in_vocab[i] != 0;
+  out.x = std::move(e->x);
   return out;
 }
 
-Result<Mat> embed_for_trace(const Model& model, std::vector<TraceToken>& tokens) {
-  std::vector<std::string> texts;
-  texts.reserve(tokens.size());
-  for (const TraceToken& t : tokens) texts.push_back(t.text);
-  auto e = embed_tokens(model, texts);
-  if (!e) return make_error(e.error());
-  for (size_t i = 0; i < tokens.size(); ++i) tokens[i].in_vocab = e->in_vocab[i] != 0;
-  return std::move(e->x);
+TraceToken subword_trace_token(const SubwordEncoding& enc, const SubwordToken& t) {
+  return TraceToken{.text = subword_token_label(enc, t),
+                    .kind = t.special ? TokenKind::special : TokenKind::word,
+                    .in_vocab = !t.unknown,
+                    .id = t.id,
+                    .piece = t.piece,
+                    .segment = t.segment,
+                    .continues = t.continues};
+}
+
+// Padding for checkpoints uses the tokenizer's own [PAD] id, in segment 0 as Hugging Face pads.
+Result<TraceToken> subword_pad_token(const Model& model) {
+  const auto pad = model.tokenizer->pad_id();
+  if (!pad) return make_error("this model's tokenizer has no padding token, so the padding mask cannot be used");
+  const std::string& piece = model.tokenizer->piece(*pad);
+  return TraceToken{.text = piece, .kind = TokenKind::special, .pad = true, .id = *pad, .piece = piece};
+}
+
+Result<TokenizedInput> subwords_embed(const Model& model, TokenizedInput out, int pad_to) {
+  if (out.real == 0) return make_error("the sentence has no tokens: type some words");
+  if (pad_to > 0) {
+    auto pad = subword_pad_token(model);
+    if (!pad) return make_error(pad.error());
+    if (Status s = pad_tokens(out, pad_to, *pad); !s) return make_error(s.error());
+  }
+  std::vector<int> ids, segments;
+  for (const TraceToken& t : out.tokens) {
+    ids.push_back(t.id);
+    segments.push_back(t.segment);
+  }
+  auto x = embed_ids(model, ids, segments);
+  if (!x) return make_error(x.error());
+  out.x = std::move(*x);
+  return out;
+}
+
+// Checkpoints: the model's own tokenizer (a pair when text_b is given), embedded by id.
+Result<TokenizedInput> subwords_for_trace(const Model& model, const std::string& text, const std::string& text_b,
+                                          int pad_to) {
+  auto enc = text_b.empty() ? model.tokenizer->encode(text) : model.tokenizer->encode(text, text_b);
+  if (!enc) return make_error(enc.error());
+  TokenizedInput out;
+  for (const SubwordToken& t : enc->tokens) out.tokens.push_back(subword_trace_token(*enc, t));
+  out.real = static_cast<int>(out.tokens.size());
+  return subwords_embed(model, std::move(out), pad_to);
+}
+
+// Ids given directly (tests, the CLI's --ids): shown as their vocabulary pieces.
+Result<TokenizedInput> ids_for_trace(const Model& model, const TraceInput& input, int pad_to) {
+  if (!input.segment_ids.empty() && input.segment_ids.size() != input.token_ids.size())
+    return make_error("there must be one segment id per token id");
+  if (static_cast<int>(input.token_ids.size()) > kMaxTokens)
+    return make_error("more than " + std::to_string(kMaxTokens) + " token ids");
+  TokenizedInput out;
+  for (size_t i = 0; i < input.token_ids.size(); ++i) {
+    const int id = input.token_ids[i];
+    const bool known = model.tokenizer && id >= 0 && id < model.tokenizer->vocab_size();
+    const bool in_vocab = !model.tokenizer && id >= 0 && static_cast<size_t>(id) < model.vocab.size();
+    const std::string piece = known      ? model.tokenizer->piece(id)
+                              : in_vocab ? model.vocab[static_cast<size_t>(id)]
+                                         : "#" + std::to_string(id);
+    out.tokens.push_back(TraceToken{.text = piece, .id = id, .piece = piece,
+                                    .segment = input.segment_ids.empty() ? 0 : input.segment_ids[i]});
+  }
+  out.real = static_cast<int>(out.tokens.size());
+  if (pad_to > 0 && !model.tokenizer) return make_error("padding given ids needs a checkpoint with a tokenizer");
+  return subwords_embed(model, std::move(out), pad_to);
+}
+
+Result<TokenizedInput> tokens_for_trace(const Model& model, const std::string& text, const std::string& text_b,
+                                        int pad_to) {
+  if (model.tokenizer) return subwords_for_trace(model, text, text_b, pad_to);
+  if (!text_b.empty())
+    return make_error("a sentence pair needs a checkpoint with its own tokenizer (BERT); this model reads one sentence");
+  return words_for_trace(model, text, pad_to);
 }
 
 // Runs every layer; memory == nullptr for self-attention. False when cancelled.
@@ -60,7 +142,8 @@ bool run_layers(const Model& model, const Mat& x0, const Mat* memory, const Mat&
   return true;
 }
 
-Result<Trace> trace_embeddings(const Model& model, const TraceInput& input, const TraceControl& control) {
+Result<Trace> trace_embeddings(const Model& model, const TraceInput& input, const MaskSpec& mask,
+                               const TraceControl& control) {
   const Mat& x = *input.embeddings;
   if (x.cols() != model.config.d_model)
     return make_error("the input has " + std::to_string(x.cols()) + " features per token but the model's d_model is " +
@@ -71,11 +154,11 @@ Result<Trace> trace_embeddings(const Model& model, const TraceInput& input, cons
   if (input.mask.pad_to > 0) return make_error("the padding mask needs text input; embeddings are used as given");
   Trace t;
   for (Eigen::Index i = 0; i < x.rows(); ++i)
-    t.queries.push_back(TraceToken{"t" + std::to_string(i), TokenKind::word, true, false});
+    t.queries.push_back(TraceToken{.text = "t" + std::to_string(i)});
   t.keys = t.queries;
   t.real_keys = static_cast<int>(x.rows());
   t.embed = x;
-  t.mask = mask_build(input.mask, t.n_queries(), t.n_keys(), t.real_keys);
+  t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
   if (!run_layers(model, t.embed, nullptr, t.mask, control, t.layers, t.final)) return make_error(kTraceCancelled);
   return t;
 }
@@ -87,41 +170,44 @@ Result<Trace> trace_run(const Model& model, const TraceInput& input, const Trace
   // re-reading 85M weights per forward cost GPT-2-small 0.2 s.
   if (Status s = model_check_shapes(model); !s) return make_error(s.error());
   if (Status s = mask_spec_validate(input.mask); !s) return make_error(s.error());
+  // A causal checkpoint (GPT) is causal whatever masks the user adds on top.
+  MaskSpec mask = input.mask;
+  mask.causal = mask.causal || model.config.causal;
   Result<Trace> result = [&]() -> Result<Trace> {
     if (input.embeddings) {
       if (!input.source_text.empty()) return make_error("cross-attention needs text input, not embeddings");
-      return trace_embeddings(model, input, control);
+      return trace_embeddings(model, input, mask, control);
     }
     const bool cross = !input.source_text.empty();
     // Padding applies to the keys: the sentence itself, or the source in cross-attention.
-    auto target = tokenize_for_trace(input.text, cross ? 0 : input.mask.pad_to);
+    const int target_pad = cross ? 0 : input.mask.pad_to;
+    auto target = input.token_ids.empty() ? tokens_for_trace(model, input.text, input.text_b, target_pad)
+                                          : ids_for_trace(model, input, target_pad);
     if (!target) return make_error(target.error());
     Trace t;
     t.cross = cross;
     t.queries = std::move(target->tokens);
-    auto x = embed_for_trace(model, t.queries);
-    if (!x) return make_error(x.error());
-    t.embed = std::move(*x);
+    t.embed = std::move(target->x);
     if (!cross) {
       t.keys = t.queries;
       t.real_keys = target->real;
-      t.mask = mask_build(input.mask, t.n_queries(), t.n_keys(), t.real_keys);
+      t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
       if (!run_layers(model, t.embed, nullptr, t.mask, control, t.layers, t.final)) return make_error(kTraceCancelled);
       return t;
     }
-    auto source = tokenize_for_trace(input.source_text, input.mask.pad_to);
+    auto source = tokens_for_trace(model, input.source_text, "", input.mask.pad_to);
     if (!source) return make_error("source sentence: " + source.error());
     t.keys = std::move(source->tokens);
     t.real_keys = source->real;
-    auto xs = embed_for_trace(model, t.keys);
-    if (!xs) return make_error("source sentence: " + xs.error());
+    const Mat& xs = source->x;
     // The encoder sees the whole source except its padding.
     MaskSpec encoder_mask;
     encoder_mask.pad_to = input.mask.pad_to;
+    encoder_mask.causal = model.config.causal;
     const Mat source_mask = mask_build(encoder_mask, t.n_keys(), t.n_keys(), t.real_keys);
     std::vector<LayerTrace> encoder_layers;
-    if (!run_layers(model, *xs, nullptr, source_mask, control, encoder_layers, t.memory)) return make_error(kTraceCancelled);
-    t.mask = mask_build(input.mask, t.n_queries(), t.n_keys(), t.real_keys);
+    if (!run_layers(model, xs, nullptr, source_mask, control, encoder_layers, t.memory)) return make_error(kTraceCancelled);
+    t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
     if (!run_layers(model, t.embed, &t.memory, t.mask, control, t.layers, t.final)) return make_error(kTraceCancelled);
     return t;
   }();

@@ -17,6 +17,10 @@ namespace attnviz {
 
 struct TraceInput {
   std::string text;               // the sentence; in cross-attention, the target (queries)
+  std::string text_b;             // non-empty: the second sentence of a pair (checkpoint tokenizers only;
+                                  // BERT frames [CLS] A [SEP] B [SEP] with segments 0 / 1)
+  std::vector<int> token_ids;     // non-empty: these vocabulary ids instead of tokenizing `text`
+  std::vector<int> segment_ids;   // with token_ids: one segment per id (empty: all 0)
   std::string source_text;        // non-empty: cross-attention, keys and values from this sentence
   std::optional<Mat> embeddings;  // (T, C) used as X directly: no tokenizer, embedding or positions
   MaskSpec mask;
@@ -27,6 +31,11 @@ struct TraceToken {
   TokenKind kind = TokenKind::word;
   bool in_vocab = true;  // false: the model saw [UNK] here
   bool pad = false;      // a [PAD] added by the padding mask
+  // Checkpoint tokenizers only (id -1 otherwise):
+  int id = -1;            // vocabulary id
+  std::string piece{};    // vocabulary entry ("Ġcat", "##ing"); `text` is what it covers, readable
+  int segment = 0;        // sentence A (0) or B (1)
+  bool continues = false; // continues the previous token's word
 };
 
 struct Trace {

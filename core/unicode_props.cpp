@@ -21,6 +21,9 @@ struct Decomposition {
 struct Composition {
   char32_t first, second, composite;
 };
+struct LowerMapping {
+  char32_t cp, first, second;  // second == 0: a one-code-point mapping
+};
 
 #include "core/unicode_tables.inc"
 
@@ -42,6 +45,7 @@ constexpr bool combining_less(const CombiningRange& a, const CombiningRange& b) 
   return a.lo <= a.hi && a.hi < b.lo && b.lo <= b.hi;
 }
 constexpr bool decomposition_less(const Decomposition& a, const Decomposition& b) { return a.cp < b.cp; }
+constexpr bool lower_less(const LowerMapping& a, const LowerMapping& b) { return a.cp < b.cp; }
 constexpr bool composition_less(const Composition& a, const Composition& b) {
   return a.first < b.first || (a.first == b.first && a.second < b.second);
 }
@@ -50,6 +54,7 @@ static_assert(sorted_strictly(kCategoryRuns, run_less) && kCategoryRuns[0] >> 8 
 static_assert(sorted_strictly(kCombiningRanges, combining_less));
 static_assert(sorted_strictly(kDecompositions, decomposition_less));
 static_assert(sorted_strictly(kCompositions, composition_less));
+static_assert(sorted_strictly(kLowerMappings, lower_less));
 
 const Decomposition* decomposition_find(char32_t c) {
   const auto* end = std::end(kDecompositions);
@@ -206,6 +211,31 @@ std::u32string unicode_strip_accents(std::u32string_view text) {
   out.erase(std::remove_if(out.begin(), out.end(),
                            [](char32_t c) { return unicode_general_category(c) == UnicodeGeneralCategory::mn; }),
             out.end());
+  return out;
+}
+
+UnicodeLower unicode_lower(char32_t c) {
+  UnicodeLower out;
+  out.cp[0] = c;
+  const auto* end = std::end(kLowerMappings);
+  const auto* it = std::lower_bound(std::begin(kLowerMappings), end, c,
+                                    [](const LowerMapping& m, char32_t v) { return m.cp < v; });
+  if (it == end || it->cp != c) return out;
+  out.cp[0] = it->first;
+  if (it->second != 0) {
+    out.cp[1] = it->second;
+    out.count = 2;
+  }
+  return out;
+}
+
+std::u32string unicode_lowercase(std::u32string_view text) {
+  std::u32string out;
+  out.reserve(text.size());
+  for (char32_t c : text) {
+    const UnicodeLower l = unicode_lower(c);
+    out.append(l.cp, static_cast<size_t>(l.count));
+  }
   return out;
 }
 

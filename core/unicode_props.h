@@ -1,7 +1,7 @@
 // Unicode character properties and normalisation for the tokenizers: general categories from the
 // full Unicode database (generated tables, see tests/fixtures/make_unicode_tables.py), BERT's
-// character classes, NFD / NFC (Hangul by arithmetic) and accent stripping. No UTF-8 here (see
-// core/utf8.h) and no case mapping.
+// character classes, NFD / NFC (Hangul by arithmetic), accent stripping and context-free full
+// lowercasing. No UTF-8 here (see core/utf8.h), no upper/title case, no locale rules.
 #pragma once
 #include <string>
 #include <string_view>
@@ -54,5 +54,17 @@ std::u32string unicode_nfc(std::u32string_view text);
 
 // BERT's _run_strip_accents: NFD, then drop every nonspacing mark (Mn). "Café" -> "Cafe".
 std::u32string unicode_strip_accents(std::u32string_view text);
+
+// Full lowercase mapping of one code point, without context (what Python's chr(c).lower() and
+// Rust's char::to_lowercase give): "İ" (U+0130) -> "i" U+0307, two code points; "Σ" -> "σ" always,
+// never the final "ς" (Hugging Face's BertNormalizer lowercases character by character, too).
+struct UnicodeLower {
+  char32_t cp[2] = {0, 0};
+  int count = 1;  // 1 or 2
+};
+UnicodeLower unicode_lower(char32_t c);
+
+// unicode_lower applied to every code point.
+std::u32string unicode_lowercase(std::u32string_view text);
 
 }  // namespace attnviz

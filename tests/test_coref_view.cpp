@@ -32,7 +32,7 @@ Trace run(const Model& m, const std::string& text, const MaskSpec& mask = {}) {
 // A 1-layer trace of the tired sentence whose heads' "it" rows are set by hand.
 Trace hand_trace(const std::vector<std::array<float, 3>>& it_rows) {  // per head: animal, street, tired
   Trace t;
-  for (const Token& tok : coref_make(kTired).tokens) t.queries.push_back(TraceToken{tok.text, tok.kind, true, false});
+  for (const Token& tok : coref_make(kTired).tokens) t.queries.push_back(TraceToken{.text = tok.text, .kind = tok.kind});
   t.keys = t.queries;
   t.config.n_heads = static_cast<int>(it_rows.size());
   t.config.n_layers = 1;
@@ -98,7 +98,7 @@ TEST_CASE("coref view: sentences and traces that do not fit are errors, not cras
   CHECK_FALSE(coref_head_scores(cross, coref_make(kTired)).ok());
   // A padded trace still fits: the sentence's tokens come first.
   Trace padded = t;
-  padded.queries.push_back(TraceToken{"[PAD]", TokenKind::special, true, true});
+  padded.queries.push_back(TraceToken{.text = "[PAD]", .kind = TokenKind::special, .pad = true});
   padded.keys = padded.queries;
   CHECK(coref_head_scores(padded, coref_make(kTired)).ok());
 }

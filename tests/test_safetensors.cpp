@@ -132,12 +132,27 @@ TEST_CASE("safetensors: each malformed entry field has its own message") {
 TEST_CASE("safetensors: unknown dtypes and unsupported ones are named") {
   CHECK_EXACT(assemble(R"({"w":)" + entry("F17", "[1]", 0, 4) + "}"), "tensor 'w' has unknown dtype 'F17'");
   CHECK_EXACT(assemble(R"({"w":)" + entry("f32", "[1]", 0, 4) + "}"), "tensor 'w' has unknown dtype 'f32'");
-  CHECK_EXACT(assemble(R"({"ids":)" + entry("I64", "[1]", 0, 8) + "}"),
-              "tensor 'ids' has unsupported dtype I64 (attnviz reads F32, F16, BF16 and F64)");
-  CHECK_EXACT(assemble(R"({"m":)" + entry("U8", "[1]", 0, 1) + "}"),
-              "tensor 'm' has unsupported dtype U8 (attnviz reads F32, F16, BF16 and F64)");
-  CHECK_EXACT(assemble(R"({"m":)" + entry("BOOL", "[1]", 0, 1) + "}"),
-              "tensor 'm' has unsupported dtype BOOL (attnviz reads F32, F16, BF16 and F64)");
+  CHECK_EXACT(assemble(R"({"z":)" + entry("C64", "[1]", 0, 8) + "}"),
+              "tensor 'z' has unsupported dtype C64 (attnviz reads float, integer and boolean tensors)");
+  CHECK_EXACT(assemble(R"({"q":)" + entry("F8_E4M3", "[1]", 0, 1) + "}"),
+              "tensor 'q' has unsupported dtype F8_E4M3 (attnviz reads float, integer and boolean tensors)");
+}
+
+TEST_CASE("safetensors: integer and boolean tensors read as float, sign-extended") {
+  // BERT checkpoints carry an I64 position_ids buffer; old GPT-2 ones a U8 mask.
+  const Bytes i64 = {0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x2A, 0, 0, 0, 0, 0, 0, 0};
+  auto f = safetensors_parse(assemble(R"({"ids":)" + entry("I64", "[2]", 0, 16) + "}", i64));
+  REQUIRE(f);
+  CHECK(f->tensors[0].data == std::vector<float>{-2.0f, 42.0f});
+  CHECK(dtype_name(f->tensors[0].stored) == "I64");
+  auto m = safetensors_parse(assemble(R"({"m":)" + entry("BOOL", "[3]", 0, 3) + "}", Bytes{1, 0, 1}));
+  REQUIRE(m);
+  CHECK(m->tensors[0].data == std::vector<float>{1.0f, 0.0f, 1.0f});
+  auto s = safetensors_parse(assemble(R"({"a":)" + entry("I16", "[1]", 0, 2) + R"(,"b":)" + entry("U16", "[1]", 2, 4) + "}",
+                                      Bytes{0x00, 0x80, 0x00, 0x80}));
+  REQUIRE(s);
+  CHECK(s->tensors[0].data[0] == -32768.0f);
+  CHECK(s->tensors[1].data[0] == 32768.0f);
 }
 
 TEST_CASE("safetensors: shapes must be non-negative integers whose byte count fits in 64 bits") {

@@ -1,6 +1,7 @@
 // Unicode properties and normalisation: hand-picked characters with their known answers, then every
 // code point 0..U+10FFFF against per-block checksums and 300 mixed strings, both written by
-// tests/fixtures/make_unicode_tables.py from Python's unicodedata.
+// tests/fixtures/make_unicode_tables.py from Python's unicodedata; lowercasing likewise against
+// str.lower() per code point.
 #include <cstdint>
 #include <fstream>
 #include <sstream>
@@ -310,4 +311,41 @@ TEST_CASE("unicode: 300 random mixed strings normalise as in Python") {
   }
   // The fixture must actually exercise composition, not only pass strings through.
   CHECK(changed_by_nfc > 100);
+}
+
+TEST_CASE("unicode: lowercase is the full mapping without context") {
+  CHECK(unicode_lowercase(U"ABC xyz 123") == U"abc xyz 123");
+  CHECK(unicode_lowercase(U"\u00C9COLE") == U"\u00E9cole");              // École
+  CHECK(unicode_lowercase(U"\u0130") == U"i\u0307");                     // İ -> i + combining dot above
+  CHECK(unicode_lower(U'\u0130').count == 2);
+  CHECK(unicode_lowercase(U"I") == U"i");                                 // no Turkish locale rule
+  CHECK(unicode_lowercase(U"\u039F\u0394\u039F\u03A3") == U"\u03BF\u03B4\u03BF\u03C3");  // ΟΔΟΣ: no final ς
+  CHECK(unicode_lowercase(U"\u0414\u0416") == U"\u0434\u0436");          // ДЖ
+  CHECK(unicode_lowercase(U"\u01C5") == U"\u01C6");                      // ǅ (title case) -> ǆ
+  CHECK(unicode_lowercase(U"\u212A") == U"k");                            // Kelvin sign
+  CHECK(unicode_lowercase(U"\U00010400") == U"\U00010428");               // Deseret
+  CHECK(unicode_lowercase(U"\u00DF\uD55C\u4E2D") == U"\u00DF\uD55C\u4E2D");  // ß, 한, 中 unchanged
+  CHECK(unicode_lower(0x110000).cp[0] == 0x110000);
+}
+
+TEST_CASE("unicode: every code point lowercases as Python's str.lower (per-block checksums)") {
+  const auto lines = data_lines(fixture("lowercase.txt"));
+  REQUIRE(lines.size() == 0x110000 / 4096);
+  int blocks_ok = 0, changed = 0;
+  for (const std::string& line : lines) {
+    std::istringstream in(line);
+    std::string start_hex, hash_hex;
+    in >> start_hex >> hash_hex;
+    const auto start = static_cast<char32_t>(std::stoul(start_hex, nullptr, 16));
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (char32_t c = start; c < start + 4096; ++c) {
+      const std::u32string lower = unicode_lowercase(std::u32string(1, c));
+      changed += lower != std::u32string(1, c) ? 1 : 0;
+      fnv_add_text(h, lower);
+    }
+    CHECK_MESSAGE(h == std::stoull(hash_hex, nullptr, 16), "lowercase differs in block " << start_hex);
+    blocks_ok += h == std::stoull(hash_hex, nullptr, 16) ? 1 : 0;
+  }
+  CHECK(blocks_ok == 272);
+  CHECK(changed == 1433);  // code points str.lower() changes in Unicode 14
 }

@@ -1,0 +1,25 @@
+// How a checkpoint token is shown on screen: the text it covers in the sentence, so GPT-2's "Ġcat"
+// reads " cat" and BERT's "##ing" reads "ing" (TraceToken::continues keeps the joining visible).
+// Spaces, tabs and newlines inside a token become visible marks; bytes that are only part of a
+// character (byte-level BPE splits emoji) show as \xNN. Nothing here tokenizes.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "core/subword_tokenizer.h"
+
+namespace attnviz {
+
+// Marks used for invisible text; the app's font (Nanum) has every one of them.
+inline constexpr std::string_view kShownSpace = "\xC2\xB7";  // U+00B7 middle dot
+inline constexpr std::string_view kShownTab = "\\t";
+inline constexpr std::string_view kShownNewline = "\\n";
+
+// Makes covered text displayable: whitespace marked as above, invalid UTF-8 bytes as \xNN.
+std::string subword_visible_text(std::string_view covered);
+
+// The display text of one token of `encoding`: special tokens and tokens that cover no text show
+// their vocabulary piece; everything else shows subword_visible_text of the text it covers.
+std::string subword_token_label(const SubwordEncoding& encoding, const SubwordToken& token);
+
+}  // namespace attnviz
