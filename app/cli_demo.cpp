@@ -12,6 +12,7 @@
 #include "core/induction_demo.h"
 #include "core/file_io.h"
 #include "core/model_io.h"
+#include "core/model_open.h"
 #include "core/trace.h"
 
 namespace attnviz {
@@ -21,10 +22,6 @@ namespace {
 int fail(std::ostream& err, const std::string& message) {
   err << "attnviz-cli: " << message << "\n";
   return 1;
-}
-
-std::string model_file(const std::string& path) {
-  return std::filesystem::is_directory(path) ? (std::filesystem::path(path) / "model.safetensors").string() : path;
 }
 
 // Writes DIR/model.safetensors (the vocabulary is in its metadata) and DIR/vocab.txt, one word per
@@ -119,8 +116,11 @@ int cli_train_induction(const CliOptions& o, std::ostream& out, std::ostream& er
 }
 
 int cli_predict(const CliOptions& o, std::ostream& out, std::ostream& err) {
-  auto model = model_load(model_file(o.model_path), std::nullopt);
+  auto model = model_open(o.model_path);
   if (!model) return fail(err, model.error());
+  if (model->tokenizer || model->weights.output_w.size() == 0)
+    return fail(err, "predict needs a coreference model trained by attnviz (attnviz-cli train coref), which names the "
+                     "referent through its output layer; for '" + o.model_path + "' use attnviz-cli attention");
   auto p = coref_predict(*model, o.text);
   if (!p) return fail(err, p.error());
   TraceInput in;

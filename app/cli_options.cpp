@@ -71,6 +71,8 @@ const std::vector<Flag>& flags() {
   static const std::vector<Flag> table = {
       {"text", "TEXT", "the sentence to analyse (the target sentence with --source)", string_flag(&CliOptions::text),
        kAttention | kPredict},
+      {"text-b", "TEXT", "the second sentence of a pair: [CLS] A [SEP] B [SEP] (BERT checkpoints)",
+       string_flag(&CliOptions::text_b)},
       {"source", "TEXT", "cross-attention: keys and values come from this source sentence",
        string_flag(&CliOptions::source_text)},
       {"input-npy", "FILE", "float32 (T, C) embeddings: skips the tokenizer, embedding and positions",
@@ -137,8 +139,10 @@ const std::vector<Flag>& flags() {
        "train: the most optimiser steps (default 3000; coref stops at 99% held-out accuracy, induction once a layer-1 "
        "head scores 0.95 as an induction head)",
        int_flag(&CliOptions::steps, 1, 1000000, "steps"), kTrain},
-      {"model", "PATH", "predict: a trained model (folder with model.safetensors, or the file)",
-       string_flag(&CliOptions::model_path), kPredict},
+      {"model", "PATH",
+       "a Hugging Face GPT-2 / BERT checkpoint folder (config.json, model.safetensors, tokenizer files), or an "
+       "attnviz model (folder with model.safetensors, or the file)",
+       string_flag(&CliOptions::model_path), kAttention | kPredict},
       {"no-weights", nullptr, "leave the (T, T) weight matrices out of --json",
        [](CliOptions& o, const std::string&) -> Status {
          o.json_weights = false;
@@ -191,7 +195,9 @@ Status check_combination(const CliOptions& o) {
   if (!o.source_text.empty() && has_npy) return make_error("--source needs --text, not --input-npy");
   if (!o.csv_path.empty() && (o.layer < 0 || o.head < 0)) return make_error("--csv needs --layer and --head");
   if (!o.png_path.empty() && o.layer < 0) return make_error("--png needs --layer");
-  if (o.weights_path.empty())
+  if (!o.model_path.empty() && !o.weights_path.empty()) return make_error("give one of --model or --weights");
+  if (!o.text_b.empty() && has_npy) return make_error("--text-b needs --text, not --input-npy");
+  if (o.weights_path.empty() && o.model_path.empty())
     if (Status s = config_validate(o.config); !s) return s;
   return Ok{};
 }

@@ -17,6 +17,7 @@ enum class CliCommand { help, attention, train_coref, train_induction, predict }
 struct CliOptions {
   CliCommand command = CliCommand::help;
   std::string text;           // --text: the sentence (the target, with --source)
+  std::string text_b;         // --text-b: the second sentence of a pair (BERT checkpoints)
   std::string source_text;    // --source: cross-attention keys/values
   std::string input_npy;      // --input-npy: float32 (T, C) embeddings instead of text
   std::string weights_path;   // --weights FILE.safetensors
@@ -34,7 +35,7 @@ struct CliOptions {
   bool json_weights = true;   // --no-weights drops the (T, T) matrices from JSON
   std::string out_dir;        // train coref / induction: --out DIR (model.safetensors is written there)
   int steps = 3000;           // train: --steps, the most optimiser steps
-  std::string model_path;     // predict: --model DIR or FILE.safetensors
+  std::string model_path;     // --model: a checkpoint folder, a model folder or a .safetensors file
   std::set<std::string> given;  // flags the user set explicitly (without the leading dashes)
 };
 

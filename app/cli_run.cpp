@@ -9,6 +9,7 @@
 #include "app/font_find.h"
 #include "core/file_io.h"
 #include "core/model_io.h"
+#include "core/model_open.h"
 #include "core/npy.h"
 #include "core/stats.h"
 #include "core/trace.h"
@@ -20,8 +21,9 @@ namespace {
 
 // Shape flags must agree with a file that carries its own config; other settings may override it.
 Result<Model> load_model(const CliOptions& o) {
-  if (o.weights_path.empty()) return model_init_random(o.config, o.seed);
-  auto model = model_load(o.weights_path, o.config);
+  const std::string& path = o.model_path.empty() ? o.weights_path : o.model_path;
+  if (path.empty()) return model_init_random(o.config, o.seed);
+  auto model = model_open(path, o.config);
   if (!model) return model;
   ModelConfig& c = model->config;
   auto conflict = [&](const char* flag, int file_value, int flag_value) -> Status {
@@ -49,6 +51,7 @@ Result<TraceInput> make_input(const CliOptions& o) {
     in.embeddings = std::move(*x);
   } else {
     in.text = o.text;
+    in.text_b = o.text_b;
     in.source_text = o.source_text;
   }
   return in;

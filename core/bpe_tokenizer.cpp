@@ -33,15 +33,21 @@ constexpr std::array<char32_t, 256> make_byte_chars() {
 
 constexpr std::array<char32_t, 256> kByteChars = make_byte_chars();
 
+// The inverse for the 68 remapped bytes: kRemappedBytes[c - 0x100] is the byte U+0100 + n stands for.
+constexpr std::array<uint8_t, 68> make_remapped_bytes() {
+  std::array<uint8_t, 68> table{};
+  for (unsigned b = 0; b < 256; ++b)
+    if (!byte_is_printable(b)) table[kByteChars[b] - 0x100] = uint8_t(b);
+  return table;
+}
+
+constexpr std::array<uint8_t, 68> kRemappedBytes = make_remapped_bytes();
+
 // The byte a character of the byte alphabet stands for, or -1 when it is outside the alphabet.
 int byte_of_char(char32_t c) {
   if (c < 0x100) return byte_is_printable(unsigned(c)) ? int(c) : -1;
-  if (c >= 0x100 + 68) return -1;
-  const unsigned n = unsigned(c - 0x100);  // the n-th non-printable byte
-  unsigned seen = 0;
-  for (unsigned b = 0; b < 256; ++b)
-    if (!byte_is_printable(b) && seen++ == n) return int(b);
-  return -1;
+  if (c >= 0x100 + kRemappedBytes.size()) return -1;
+  return kRemappedBytes[c - 0x100];
 }
 
 // ---- GPT-2's pre-tokenization pattern, by hand ------------------------------------------------

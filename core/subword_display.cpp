@@ -2,7 +2,9 @@
 #include "core/subword_display.h"
 
 #include <cstdio>
+#include <optional>
 
+#include "core/unicode_props.h"
 #include "core/utf8.h"
 
 namespace attnviz {
@@ -44,6 +46,29 @@ std::string subword_token_label(const SubwordEncoding& encoding, const SubwordTo
   const std::string& text = token.segment == 1 ? encoding.text_b : encoding.text;
   if (token.special || token.begin >= token.end || token.end > text.size()) return token.piece;
   return subword_visible_text(std::string_view(text).substr(token.begin, token.end - token.begin));
+}
+
+TokenKind subword_token_kind(const SubwordEncoding& encoding, const SubwordToken& token) {
+  if (token.special) return TokenKind::special;
+  const std::string& text = token.segment == 1 ? encoding.text_b : encoding.text;
+  if (token.begin >= token.end || token.end > text.size()) return TokenKind::word;
+  const std::string_view covered = std::string_view(text).substr(token.begin, token.end - token.begin);
+  if (!utf8_is_valid(covered)) return TokenKind::word;  // a byte piece of a character
+  std::optional<UnicodeCategory> shared;
+  for (size_t i = 0; i < covered.size();) {
+    const char32_t c = utf8_next(covered, i);
+    if (unicode_is_white_space(c)) continue;
+    const UnicodeCategory cat = unicode_category(c);
+    if (shared && *shared != cat) return TokenKind::word;
+    shared = cat;
+  }
+  if (!shared) return TokenKind::word;
+  switch (*shared) {
+    case UnicodeCategory::punctuation: return TokenKind::punct;
+    case UnicodeCategory::number: return TokenKind::number;
+    case UnicodeCategory::symbol: return TokenKind::symbol;
+    default: return TokenKind::word;
+  }
 }
 
 }  // namespace attnviz

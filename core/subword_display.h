@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/subword_tokenizer.h"
+#include "core/tokenizer.h"
 
 namespace attnviz {
 
@@ -21,5 +22,10 @@ std::string subword_visible_text(std::string_view covered);
 // The display text of one token of `encoding`: special tokens and tokens that cover no text show
 // their vocabulary piece; everything else shows subword_visible_text of the text it covers.
 std::string subword_token_label(const SubwordEncoding& encoding, const SubwordToken& token);
+
+// What a token is, for the statistics (punctuation share) and chip colours: special tokens are
+// special; a token whose covered text (spaces aside) is all punctuation is punct, all digits
+// number, all symbols (emoji, math) symbol; anything else, and any partial character, is a word.
+TokenKind subword_token_kind(const SubwordEncoding& encoding, const SubwordToken& token);
 
 }  // namespace attnviz

@@ -50,7 +50,7 @@ Result<TokenizedInput> words_for_trace(const Model& model, const std::string& te
 
 TraceToken subword_trace_token(const SubwordEncoding& enc, const SubwordToken& t) {
   return TraceToken{.text = subword_token_label(enc, t),
-                    .kind = t.special ? TokenKind::special : TokenKind::word,
+                    .kind = subword_token_kind(enc, t),
                     .in_vocab = !t.unknown,
                     .id = t.id,
                     .piece = t.piece,

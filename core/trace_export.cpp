@@ -26,8 +26,16 @@ JsonF matrix_json(const Mat& m) {
 
 JsonF tokens_json(const std::vector<TraceToken>& tokens) {
   JsonF out = JsonF::array();
-  for (const TraceToken& t : tokens)
-    out.push_back({{"text", t.text}, {"kind", name_of(t.kind)}, {"in_vocab", t.in_vocab}, {"pad", t.pad}});
+  for (const TraceToken& t : tokens) {
+    JsonF tok = {{"text", t.text}, {"kind", name_of(t.kind)}, {"in_vocab", t.in_vocab}, {"pad", t.pad}};
+    if (t.id >= 0) {  // a checkpoint's tokenizer: the id, the vocabulary piece, the sentence it belongs to
+      tok["id"] = t.id;
+      tok["piece"] = t.piece;
+      tok["segment"] = t.segment;
+      tok["continues"] = t.continues;
+    }
+    out.push_back(std::move(tok));
+  }
   return out;
 }
 

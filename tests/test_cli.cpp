@@ -220,7 +220,7 @@ TEST_CASE("cli: the demo commands' usage errors") {
   CHECK(has(error_of({"train"}), "train coref"));
   CHECK(has(error_of({"train", "coref"}), "needs --out"));
   CHECK(has(error_of({"predict", "--text", "it"}), "needs --model"));
-  CHECK(has(error_of({"attention", "--text", "hi", "--model", "x"}), "does not apply to 'attention'"));
+  CHECK(has(error_of({"attention", "--text", "hi", "--out", "x"}), "does not apply to 'attention'"));
   CHECK(has(error_of({"train", "coref", "--out", "d", "--mask", "causal"}), "does not apply to 'train'"));
   CHECK(has(error_of({"train", "induction"}), "train induction needs --out"));
   CHECK(has(error_of({"train", "sideways", "--out", "d"}), "'train induction'"));
@@ -264,4 +264,38 @@ TEST_CASE("cli: --ffn 0 runs attention-only layers") {
   Run bad = run({"attention", "--text", "hi", "--ffn", "-1"});
   CHECK(bad.status == 2);
   CHECK(has(bad.err, "from 0 to"));
+}
+
+TEST_CASE("cli: attention --model opens a BERT checkpoint folder; --text-b makes a sentence pair; JSON has ids") {
+  const std::string json = temp("bert_pair.json");
+  const Run r = run({"attention", "--model", fixture_path("hf/bert_tiny"), "--text", "The animal didn't cross the street.",
+                     "--text-b", "It was too tired.", "--json", json});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  auto text = file_read_bytes(json);
+  REQUIRE(text.ok());
+  const auto j = nlohmann::json::parse(text->begin(), text->end());
+  // The reference case "pair" of tests/fixtures/hf/bert_tiny/reference.json: the same ids and segments.
+  const std::vector<int> ids = {101, 208, 209, 210, 110, 165, 211, 208, 212, 117, 102, 214, 215, 216, 217, 117, 102};
+  REQUIRE(j["tokens"].size() == ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    CHECK(j["tokens"][i]["id"] == ids[i]);
+    CHECK(j["tokens"][i]["segment"] == (i >= 11 ? 1 : 0));
+  }
+  CHECK(j["tokens"][4]["kind"] == "punct");
+  CHECK(j["tokens"][1]["piece"] == "the");
+  CHECK(j["tokens"][1]["text"] == "The");  // labels show what was typed; the uncased model read "the"
+  std::filesystem::remove(json);
+}
+
+TEST_CASE("cli: --model with a GPT-2 checkpoint; predict refuses it; --model and --weights exclude each other") {
+  Run r = run({"attention", "--model", fixture_path("hf/gpt2_tiny"), "--text", "It was tired.<|endoftext|>It"});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(has(r.out, "pre-norm"));
+  CHECK(has(r.out, "<|endoftext|>"));
+  r = run({"predict", "--model", fixture_path("hf/gpt2_tiny"), "--text", "It was tired."});
+  CHECK(r.status == 1);
+  CHECK(has(r.err, "use attnviz-cli attention"));
+  r = run({"attention", "--model", fixture_path("hf/gpt2_tiny"), "--weights", "x.safetensors", "--text", "a"});
+  CHECK(r.status == 2);
+  CHECK(r.err == "give one of --model or --weights");
 }
