@@ -6,7 +6,8 @@
 namespace attnviz {
 
 const char* app_usage() {
-  return "usage: attnviz [--session FILE] [--text SENTENCE] [--view heads|model|lines|compare|steps|stats]\n"
+  return "usage: attnviz [--model DIR|FILE] [--session FILE] [--text SENTENCE] [--text-b SENTENCE]\n"
+         "               [--view heads|model|lines|compare|steps|stats|coref|train]\n"
          "               [--lang en|ko] [--presentation] [--size WxH]\n"
          "               [--screenshot OUT.png [--frames N] [--layout-report OUT.json]] [--script ACTIONS.txt]\n"
          "               [--bench-frames N]\n"
@@ -29,6 +30,8 @@ Result<AppOptions> app_options_parse(const std::vector<std::string>& args) {
     const std::string& v = args[++i];
     if (a == "--session") o.session = v;
     else if (a == "--text") o.text = v;
+    else if (a == "--text-b") o.text_b = v;
+    else if (a == "--model") o.model = v;
     else if (a == "--view") o.view = v;
     else if (a == "--screenshot") o.screenshot = v;
     else if (a == "--layout-report") o.layout_report = v;

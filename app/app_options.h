@@ -12,6 +12,8 @@ namespace attnviz {
 struct AppOptions {
   std::string session;     // --session FILE: start from a saved session
   std::string text;        // --text: initial sentence
+  std::string text_b;      // --text-b: sentence B of a pair (BERT checkpoints)
+  std::string model;       // --model PATH: open a checkpoint folder or model file at launch
   std::string view;        // --view heads|model|lines|compare|steps|stats
   std::string screenshot;  // --screenshot FILE: save the framebuffer after `frames` frames, then quit
   std::string layout_report;  // --layout-report FILE: with --screenshot, where each head's cells were drawn (JSON)

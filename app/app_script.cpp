@@ -14,7 +14,7 @@ namespace attnviz {
 namespace {
 
 bool is_text_verb(const std::string& v) {
-  return v == "sentence" || v == "source" || v == "compare_sentence";
+  return v == "sentence" || v == "sentence_b" || v == "source" || v == "compare_sentence";
 }
 
 bool to_on(const std::string& s, bool& out) {
@@ -72,6 +72,7 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
   bool on = false;
   int n = 0;
   if (v == "sentence") app.sentence = a[0], app.dirty = true;
+  else if (v == "sentence_b") app.sentence_b = a[0], app.dirty = true;
   else if (v == "source") app.source_sentence = a[0], app.dirty = true;
   else if (v == "compare_sentence") app.compare_sentence = a[0], app.dirty = true;
   else if (v == "cross") {

@@ -2,7 +2,7 @@
 // mouse and keyboard — used by the GUI tests. Each action runs once the engine has answered the
 // previous one, and a frame is drawn in between. Layers, heads and queries count from 0.
 //
-//   sentence TEXT | source TEXT | cross on|off | compare_sentence TEXT
+//   sentence TEXT | sentence_b TEXT (pair, BERT) | source TEXT | cross on|off | compare_sentence TEXT
 //   d_model N | heads N | layers N | ffn N (0: attention only) | seed N | score NAME | temperature T | norm post|pre
 //   mask causal on|off | mask window R|off | mask strided S|off | mask pad N|off | mask hide Q K | mask none
 //   model sandbox|coref|induction|trained | model file PATH | vocabulary on|off

@@ -121,6 +121,7 @@ void app_update(AppState& app) {
     req.a.config = app.config;
     req.a.seed = app.seed;
     req.a.input.text = app.sentence;
+    if (app_reads_pairs(app)) req.a.input.text_b = app.sentence_b;
     if (app.cross) req.a.input.source_text = app.source_sentence;
     req.a.input.mask = app.mask;
     if (app.source != ModelSource::sandbox) req.a.model = app.model;
@@ -162,6 +163,7 @@ void app_update(AppState& app) {
       app.dirty = true;
   }
   follow_training(app);
+  app_poll_model_loader(app);
   rebuild_compare(app);
   refresh_textures(app);
 }
@@ -170,7 +172,14 @@ bool app_needs_b(const AppState& app) {
   return app.view == View::compare || (app.view == View::coref && app.compare_mode == CompareMode::sentence_b);
 }
 
-bool app_computing(const AppState& app) { return app.shown_id != app.posted_id || app.worker.busy(); }
+bool app_computing(const AppState& app) {
+  return app.shown_id != app.posted_id || app.worker.busy() || app.model_loader.busy();
+}
+
+bool app_reads_pairs(const AppState& app) {
+  return app.source != ModelSource::sandbox && app.model && app.model->tokenizer &&
+         app.model->tokenizer->kind_name() == "wordpiece";
+}
 
 unsigned app_head_texture(const AppState& app, int layer, int head) {
   if (!app.trace) return 0;

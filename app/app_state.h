@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/compute_worker.h"
+#include "app/model_loader.h"
 #include "app/coref_view_state.h"
 #include "app/heatmap_textures.h"
 #include "app/train_view_state.h"
@@ -74,7 +75,9 @@ struct AppState {
   std::string model_path;              // ModelSource::file: the file or folder it came from
   std::string model_error;             // why the last model switch failed (the previous model stays)
   bool model_file_pending = false;     // "File…" chosen in the Model panel, not loaded yet
-  std::string model_path_edit;         // the Model panel's path field, loaded on "Load"
+  std::string model_path_edit;         // the Model panel's path field, opened on "Open"
+  std::vector<std::string> recent_models;  // newest first (app/recent_models.h), shown under the path field
+  std::string sentence_b;              // a checkpoint with sentence pairs (BERT): [CLS] A [SEP] B [SEP]
   bool vocab_open = false;             // the Model panel's vocabulary list is unfolded
   // Changing either of these needs a new B: set `dirty` (app_update asks for B with every request
   // while the Compare view is shown).
@@ -117,6 +120,7 @@ struct AppState {
   bool status_is_error = false;
 
   ComputeWorker worker;
+  ModelLoader model_loader;     // opens checkpoints off the UI thread (app_open_model)
   HeatmapTextures textures;     // every layer x head of A, index layer * NH + head
   HeatmapTextures textures_b;   // every layer x head of B
   HeatmapTextures textures_cmp; // compare: a, then b, then diff (diverging colour map)
@@ -129,8 +133,11 @@ void app_update(AppState& app);
 // True when the shown view needs trace B (Compare; the Coreference view's minimal pair).
 bool app_needs_b(const AppState& app);
 
-// True while the worker has not answered the newest edit.
+// True while the worker has not answered the newest edit, or a model is loading.
 bool app_computing(const AppState& app);
+
+// True when the model reads sentence pairs (a BERT checkpoint): the Sentence panel offers B.
+bool app_reads_pairs(const AppState& app);
 
 // The texture of head h of layer l of A.
 unsigned app_head_texture(const AppState& app, int layer, int head);

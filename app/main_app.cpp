@@ -15,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/app_options.h"
+#include "app/model_source.h"
+#include "app/recent_models.h"
 #include "app/app_script.h"
 #include "app/app_shell.h"
 #include "app/app_state.h"
@@ -216,12 +218,22 @@ int run(const AppOptions& opt) {
       }
     }
     if (!opt.text.empty()) app.sentence = opt.text;
+    if (!opt.text_b.empty()) app.sentence_b = opt.text_b;
     if (opt.lang_given) app.lang = opt.lang;
+    app.recent_models = recent_models_load();
+    if (!opt.model.empty()) {
+      app.model_path_edit = opt.model;
+      app_open_model(app, opt.model);  // off the UI thread: the Model panel shows its progress
+    }
     if (!opt.view.empty() && !view_from_id(opt.view, app.view)) {
       std::fprintf(stderr, "attnviz: unknown view '%s'\n%s", opt.view.c_str(), app_usage());
       exit_code = 2;
     }
     if (exit_code == 0) exit_code = run_frames(window, opt, app, shell, fonts, script);
+    if (!opt.model.empty() && app.model_path != opt.model && !app.model_error.empty()) {
+      std::fprintf(stderr, "attnviz: %s\n", app.model_error.c_str());  // also shown in the Model panel
+      if (exit_code == 0 && (!opt.screenshot.empty() || !opt.script.empty())) exit_code = 1;
+    }
     app.textures.release();
     app.textures_b.release();
     app.textures_cmp.release();

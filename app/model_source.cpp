@@ -3,11 +3,12 @@
 // the UI thread; the previous model is replaced only once the new one has loaded.
 #include "app/model_source.h"
 
-#include <filesystem>
+#include <cstdio>
 
 #include "core/induction_data.h"
 #include "core/induction_demo.h"
-#include "core/model_io.h"
+#include "app/recent_models.h"
+#include "core/model_open.h"
 #include "core/rng.h"
 #include "core/tokenizer.h"
 
@@ -18,11 +19,6 @@ namespace {
 constexpr const char* kSourceIds[] = {"sandbox", "coref", "induction", "file", "trained"};
 static_assert(std::size(kSourceIds) == std::size(kAllModelSources));
 
-Result<Model> load_from(const std::string& path) {
-  std::error_code ec;
-  const bool dir = std::filesystem::is_directory(path, ec);
-  return model_load(dir ? (std::filesystem::path(path) / "model.safetensors").string() : path, std::nullopt);
-}
 
 std::string demo_path(ModelSource s) {
   return std::string(ATTNVIZ_ASSETS_DIR) + (s == ModelSource::demo_coref ? "/demo_coref" : "/demo_induction");
@@ -36,6 +32,8 @@ bool text_in_vocab(const std::string& text, const std::vector<std::string>& voca
     if (std::find(vocab.begin(), vocab.end(), t.text) == vocab.end()) return false;
   return true;
 }
+
+void install_model(AppState& app, Model model, ModelSource source, const std::string& path);
 
 }  // namespace
 
@@ -61,14 +59,49 @@ Status app_use_source(AppState& app, ModelSource source, const std::string& path
     return Ok{};
   }
   const std::string from = source == ModelSource::file ? path : demo_path(source);
-  auto m = load_from(from);
+  auto m = model_open(from);
   if (!m) {
     app.model_error = m.error();
     return make_error(m.error());
   }
   if (source != ModelSource::file)  // the short name people see in the panel and the status bar
     m->source = source == ModelSource::demo_coref ? "assets/demo_coref" : "assets/demo_induction";
-  app.model = std::make_shared<const Model>(std::move(*m));
+  install_model(app, std::move(*m), source, path);
+  return Ok{};
+}
+
+void app_open_model(AppState& app, const std::string& path) {
+  if (path.empty()) {
+    app.model_error = "type the path of a checkpoint folder or a model file first";
+    return;
+  }
+  if (!app.model_loader.start(path)) app.model_error = "a model is still loading; wait for it to finish";
+  else app.model_error.clear();
+}
+
+void app_poll_model_loader(AppState& app) {
+  auto done = app.model_loader.take();
+  if (!done) return;
+  if (!done->model) {
+    app.model_error = done->model.error();
+    return;
+  }
+  const std::string summary = model_summary(*done->model);
+  install_model(app, std::move(*done->model), ModelSource::file, done->path);
+  app.model_file_pending = false;
+  char line[160];
+  std::snprintf(line, sizeof line, " (%.1f s)", done->seconds);
+  app.status = done->path + ": " + summary + line;
+  app.status_is_error = false;
+  if (Status s = recent_models_add(app.recent_models, done->path); !s) {
+    app.status += " · " + s.error();  // the model is open; only remembering it failed
+  }
+}
+
+namespace {
+
+void install_model(AppState& app, Model model, ModelSource source, const std::string& path) {
+  app.model = std::make_shared<const Model>(std::move(model));
   app.source = source;
   app.model_path = source == ModelSource::file ? path : std::string();
   app.model_error.clear();
@@ -76,14 +109,16 @@ Status app_use_source(AppState& app, ModelSource source, const std::string& path
     app.mask = MaskSpec{};
     app.mask.causal = true;  // a decoder: each token sees only what came before it
     if (!text_in_vocab(app.sentence, app.model->vocab)) app.sentence = induction_sample_text();
-  } else if (source == ModelSource::demo_coref) {
-    app.mask = MaskSpec{};
+  } else {
+    app.mask = MaskSpec{};  // a checkpoint that is causal (GPT) applies its own causal mask
   }
   app.trace_b.reset();
   app.error_b.clear();
+  app.query = -1;
   app.dirty = true;
-  return Ok{};
 }
+
+}  // namespace
 
 void app_use_trained(AppState& app, std::shared_ptr<const Model> model) {
   if (!model) return;

@@ -3,6 +3,7 @@
 // placement, positions, activation, scoring function, scaling, temperature; the masks; and, for a
 // model with a vocabulary, the words it knows.
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -129,7 +130,15 @@ bool toggled_int(const char* label, const char* value_label, int& value, int off
 void mask_section(AppState& app) {
   MaskSpec& m = app.mask;
   const Lang L = app.lang;
-  bool changed = ImGui::Checkbox(tr(L, Str::mask_causal), &m.causal);
+  bool changed = false;
+  if (app_model_config(app).causal) {  // GPT: causal whatever the checkbox says, so show it fixed
+    bool always = true;
+    ImGui::BeginDisabled();
+    ImGui::Checkbox(tr(L, Str::ck_causal_model), &always);
+    ImGui::EndDisabled();
+  } else {
+    changed |= ImGui::Checkbox(tr(L, Str::mask_causal), &m.causal);
+  }
   const int tokens = app.trace ? app.trace->real_keys : 12;
   ImGui::PushID("pad");
   changed |= toggled_int(tr(L, Str::mask_padding), tr(L, Str::pad_length), m.pad_to, 0, tokens + 4, 1, std::max(64, tokens + 32));
@@ -161,6 +170,41 @@ Str source_label(ModelSource s) {
   return Str::src_sandbox;
 }
 
+// The path field with its Open button, the progress bar while a model loads off the UI thread, and
+// the recently opened models (one click opens one again).
+void open_model_section(AppState& app) {
+  const Lang L = app.lang;
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const bool loading = app.model_loader.busy();
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(tr(L, Str::src_load)).x -
+                          style.FramePadding.x * 2 - style.ItemSpacing.x);
+  const bool enter = ImGui::InputTextWithHint("##model_path", tr(L, Str::src_path_hint), &app.model_path_edit,
+                                              ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if (loading) ImGui::BeginDisabled();
+  if ((ImGui::Button(tr(L, Str::src_load)) || enter) && !loading) app_open_model(app, app.model_path_edit);
+  if (loading) ImGui::EndDisabled();
+  if (loading) {
+    const float f = app.model_loader.progress();
+    char overlay[512];
+    std::snprintf(overlay, sizeof overlay, tr(L, Str::ck_loading), app.model_loader.path().c_str(),
+                  static_cast<int>(f * 100.0f + 0.5f));
+    ImGui::ProgressBar(f, ImVec2(-1, 0), overlay);
+  }
+  if (app.recent_models.empty()) return;
+  ImGui::TextDisabled("%s", tr(L, Str::ck_recent));
+  for (size_t i = 0; i < app.recent_models.size(); ++i) {
+    const std::string& path = app.recent_models[i];
+    ImGui::PushID(static_cast<int>(i));
+    if (ImGui::Selectable(path.c_str(), path == app.model_path && app.source == ModelSource::file) && !loading) {
+      app.model_path_edit = path;
+      app_open_model(app, path);
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", path.c_str());
+    ImGui::PopID();
+  }
+}
+
 void source_section(AppState& app) {
   const Lang L = app.lang;
   // "File…" is chosen in the combo but loaded only by the Load button; until then it is pending.
@@ -183,14 +227,7 @@ void source_section(AppState& app) {
     }
     ImGui::EndCombo();
   }
-  if (shown == ModelSource::file) {
-    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(tr(L, Str::src_load)).x -
-                            ImGui::GetStyle().FramePadding.x * 2 - ImGui::GetStyle().ItemSpacing.x);
-    ImGui::InputTextWithHint("##model_path", tr(L, Str::src_path_hint), &app.model_path_edit);
-    ImGui::SameLine();
-    if (ImGui::Button(tr(L, Str::src_load)) && app_use_source(app, ModelSource::file, app.model_path_edit))
-      app.model_file_pending = false;
-  }
+  if (shown == ModelSource::file) open_model_section(app);
   if (!app.model_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
     ImGui::TextWrapped(tr(L, Str::src_error), app.model_error.c_str());
@@ -199,6 +236,8 @@ void source_section(AppState& app) {
   if (app.source == ModelSource::sandbox || !app.model) return;
   const ModelConfig& c = app.model->config;
   ImGui::TextWrapped(tr(L, Str::src_summary), c.d_model, c.n_heads, c.n_layers, c.d_ff, app.model->source.c_str());
+  if (const auto& tok = app.model->tokenizer)
+    ImGui::TextWrapped(tr(L, Str::ck_tokenizer), std::string(tok->kind_name()).c_str(), tok->vocab_size());
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("%s", tr(L, Str::src_fixed));
   ImGui::PopStyleColor();

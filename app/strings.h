@@ -83,6 +83,9 @@ enum class Str {
   dt_def_previous, dt_def_first, dt_def_duplicate, dt_def_induction, dt_def_coref,
   dt_not_defined, dt_why_cross, dt_why_short, dt_why_no_repeat, dt_why_no_spaced_repeat, dt_why_coref,
   dt_why_masked, dt_mean_over, dt_coref_target, dt_coref_short, dt_best, dt_score, dt_click_hint,
+  // @checkpoints (panel_model.cpp, panel_sentence.cpp: Hugging Face checkpoints)
+  ck_loading, ck_recent, ck_tokenizer, ck_sentence_b, ck_piece, ck_sentence_b_short, ck_continues,
+  ck_causal_model, ck_pair_note,
   count_
 };
 

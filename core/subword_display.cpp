@@ -27,7 +27,7 @@ std::string subword_visible_text(std::string_view covered) {
     const size_t n = valid_sequence_length(covered, i);
     if (n == 0) {
       char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned char>(covered[i]));
+      std::snprintf(hex, sizeof hex, "<%02X>", static_cast<unsigned char>(covered[i]));
       out += hex;
       ++i;
       continue;

@@ -1,7 +1,7 @@
 // How a checkpoint token is shown on screen: the text it covers in the sentence, so GPT-2's "Ġcat"
 // reads " cat" and BERT's "##ing" reads "ing" (TraceToken::continues keeps the joining visible).
 // Spaces, tabs and newlines inside a token become visible marks; bytes that are only part of a
-// character (byte-level BPE splits emoji) show as \xNN. Nothing here tokenizes.
+// character (byte-level BPE splits emoji) show as <NN> (not \xNN: Korean fonts draw \ as ₩). Nothing here tokenizes.
 #pragma once
 #include <string>
 #include <string_view>
@@ -13,10 +13,10 @@ namespace attnviz {
 
 // Marks used for invisible text; the app's font (Nanum) has every one of them.
 inline constexpr std::string_view kShownSpace = "\xC2\xB7";  // U+00B7 middle dot
-inline constexpr std::string_view kShownTab = "\\t";
-inline constexpr std::string_view kShownNewline = "\\n";
+inline constexpr std::string_view kShownTab = "\xE2\x86\x92";      // U+2192 rightwards arrow
+inline constexpr std::string_view kShownNewline = "\xE2\x86\xB2";  // U+21B2 down arrow with tip leftwards
 
-// Makes covered text displayable: whitespace marked as above, invalid UTF-8 bytes as \xNN.
+// Makes covered text displayable: whitespace marked as above, invalid UTF-8 bytes as <NN>.
 std::string subword_visible_text(std::string_view covered);
 
 // The display text of one token of `encoding`: special tokens and tokens that cover no text show
