@@ -218,6 +218,7 @@ Session app_capture_session(const AppState& app) {
   const bool saved_source = app.source != ModelSource::trained;
   s.ui["model_source"] = source_id(saved_source ? app.source : ModelSource::sandbox);
   if (app.source == ModelSource::file) s.ui["model_path"] = app.model_path;
+  if (!app.sentence_b.empty()) s.ui["sentence_b"] = app.sentence_b;
   return s;
 }
 
@@ -266,6 +267,8 @@ Status app_apply_session(AppState& app, const Session& s) {
   app.cmap = cmap;
   app.compare_mode = mode;
   if (auto it = s.ui.find("compare_sentence"); it != s.ui.end()) app.compare_sentence = it->second;
+  const auto sentence_b = s.ui.find("sentence_b");
+  app.sentence_b = sentence_b == s.ui.end() ? std::string() : sentence_b->second;
   if (auto it = s.ui.find("annotate"); it != s.ui.end()) app.annotate = it->second != "0";
   app.trace_b.reset();
   app.error_b.clear();

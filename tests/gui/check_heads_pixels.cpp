@@ -15,6 +15,7 @@
 #include "core/colormap.h"
 #include "core/file_io.h"
 #include "core/model.h"
+#include "core/model_open.h"
 #include "core/session.h"
 #include "core/trace.h"
 
@@ -36,7 +37,17 @@ int main(int argc, char** argv) {
   TraceInput in;
   in.text = session->sentence;
   in.mask = session->mask;
-  auto trace = trace_run(model_init_random(session->config, session->seed), in);
+  // The session's model: the sandbox from its config and seed, or a checkpoint / model file.
+  Model model;
+  if (auto src = session->ui.find("model_source"); src != session->ui.end() && src->second == "file") {
+    auto opened = model_open(session->ui.at("model_path"));
+    if (!opened) return std::fprintf(stderr, "%s\n", opened.error().c_str()), 1;
+    model = std::move(*opened);
+    if (auto b = session->ui.find("sentence_b"); b != session->ui.end()) in.text_b = b->second;
+  } else {
+    model = model_init_random(session->config, session->seed);
+  }
+  auto trace = trace_run(model, in);
   if (!trace || !cmap) return std::fprintf(stderr, "cannot recompute the trace\n"), 1;
 
   int checked = 0, wrong = 0, heads = 0;

@@ -1,0 +1,63 @@
+#!/bin/sh
+# GUI test of Hugging Face checkpoints in the app: a BERT sentence pair and a sharded F16 GPT-2 open
+# from sessions, and every head's pixels equal the colour of the engine's weight for that cell
+# (check_heads_pixels recomputes the trace from the same checkpoint). `--model DIR` loads off the UI
+# thread and lands in the recent-models list; every view draws a checkpoint; a bad path exits 1
+# naming it, and a bad checkpoint keeps the previous model.
+# usage: checkpoint_test.sh ATTNVIZ CHECK_PNG CHECK_HEADS_PIXELS FIXTURES
+set -eu
+app=$1 check_png=$2 check_pixels=$3 fixtures=$4
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+export XDG_CONFIG_HOME="$out/config"
+xvfb() { xvfb-run -a -s '-screen 0 1280x800x24' "$@"; }
+
+session() {  # session FILE MODEL_DIR SENTENCE SENTENCE_B LAYER LANGUAGE
+  cat > "$1" <<JSON
+{
+  "format": "attnviz.session", "version": 1,
+  "sentence": "$3",
+  "selection": {"layer": $5, "head": 0, "query": -1},
+  "ui": {"view": "heads", "language": "$6", "colormap": "viridis", "annotate": "0",
+         "model_source": "file", "model_path": "$2", "sentence_b": "$4"}
+}
+JSON
+}
+
+# 1. BERT, a sentence pair, layer 2: every drawn cell has the engine's colour.
+session "$out/bert.json" "$fixtures/hf/bert_tiny" "The animal didn't cross the street." "It was too tired." 1 en
+xvfb "$app" --session "$out/bert.json" --screenshot "$out/bert.png" --layout-report "$out/bert_layout.json" --frames 3
+"$check_pixels" "$out/bert.png" "$out/bert_layout.json" "$out/bert.json"
+
+# 2. Sharded F16 GPT-2 with Korean text and an emoji, in the Korean UI.
+session "$out/gpt2.json" "$fixtures/hf/gpt2_tiny_sharded" "동물은 너무 피곤했기 때문에 🤖" "" 0 ko
+xvfb "$app" --session "$out/gpt2.json" --screenshot "$out/gpt2.png" --layout-report "$out/gpt2_layout.json" --frames 3
+"$check_pixels" "$out/gpt2.png" "$out/gpt2_layout.json" "$out/gpt2.json"
+
+# 3. --model loads in the background; the folder is remembered; every view draws the checkpoint.
+for view in heads model lines compare steps stats coref; do
+  xvfb "$app" --model "$fixtures/hf/gpt2_tiny" --view "$view" --screenshot "$out/view_$view.png" --frames 3
+  "$check_png" "$out/view_$view.png" 1280 800
+done
+grep -q "hf/gpt2_tiny\"" "$XDG_CONFIG_HOME/attnviz/recent_models.json" || { echo "not in recent models"; exit 1; }
+
+# 4. A path that is not a model: exit 1, the message names it.
+if xvfb "$app" --model "$out/nothing" --screenshot "$out/bad.png" --frames 2 2> "$out/bad.err"; then
+  echo "--model with a bad path should exit 1"; exit 1
+fi
+grep -q "nothing' does not exist" "$out/bad.err"
+
+# 5. A script opens a checkpoint and exports its tokens; a folder without tokenizer files fails, saying so.
+mkdir "$out/broken" && cp "$fixtures/hf/bert_tiny/config.json" "$fixtures/hf/bert_tiny/model.safetensors" "$out/broken/"
+cat > "$out/actions.txt" <<ACTIONS
+model file $fixtures/hf/bert_tiny
+sentence The animal
+export json $out/first.json
+quit
+ACTIONS
+xvfb "$app" --script "$out/actions.txt"
+grep -q '"piece":"animal"' "$out/first.json" || { echo "BERT tokens missing from the export"; exit 1; }
+printf 'model file %s\nquit\n' "$out/broken" > "$out/broken.txt"
+if xvfb "$app" --script "$out/broken.txt" 2> "$out/broken.err"; then echo "a broken checkpoint should fail"; exit 1; fi
+grep -q "no BERT tokenizer" "$out/broken.err"
+echo "checkpoint test: BERT pair and sharded GPT-2 pixels match the engine; --model, recent models, every view, errors"
