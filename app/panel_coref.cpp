@@ -22,6 +22,7 @@ void side_build(CorefSide& s, const std::string& text, const Trace* trace, const
   s.text = text;
   s.example = coref_make(text);
   if (!trace) return;
+  s.example = coref_align(*trace, s.example);  // a checkpoint's pieces: indices into its tokens
   auto heads = coref_head_scores(*trace, s.example);
   if (!heads) {
     s.why = heads.error();
@@ -49,7 +50,7 @@ void cache_refresh(AppState& app) {
   v.cache_model = model;
   side_build(v.a, app.sentence, app.trace.get(), model);
   side_build(v.b, b_text, coref_b_shown(app) ? app.trace_b.get() : nullptr, model);
-  v.minimal_pair = coref_minimal_pair(v.a.example);
+  v.minimal_pair = coref_minimal_pair(coref_make(app.sentence));
   const CorefExample pair = coref_make(v.minimal_pair);
   v.partner = pair.property >= 0 ? pair.tokens[static_cast<size_t>(pair.property)].text : std::string();
 }

@@ -3,6 +3,7 @@
 // new trace even for large models (coref_predict would run the whole forward pass again).
 #include "core/coref_view.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -31,6 +32,33 @@ int vocab_index(const Model& model, const std::string& word) {
 float weight_at(const Mat& w, int q, int k) { return k >= 0 ? w(q, k) : 0.0f; }
 
 }  // namespace
+
+CorefExample coref_align(const Trace& trace, const CorefExample& e) {
+  const bool subwords = std::any_of(trace.queries.begin(), trace.queries.end(), [](const TraceToken& t) { return t.id >= 0; });
+  if (!subwords || trace.cross) return e;
+  CorefExample out = e;
+  out.tokens.clear();
+  for (const TraceToken& t : trace.queries) {
+    if (t.segment != 0 || t.pad) break;  // sentence A only (B and padding follow it)
+    out.tokens.push_back(Token{t.text, t.begin, t.end, t.kind});
+  }
+  // The first piece covering the word's first byte (GPT-2's pieces start with the space before it).
+  auto piece_of = [&](int word) {
+    if (word < 0) return -1;
+    const size_t at = e.tokens[static_cast<size_t>(word)].begin;
+    for (size_t i = 0; i < out.tokens.size(); ++i) {
+      const Token& t = out.tokens[i];
+      if (t.kind != TokenKind::special && t.begin <= at && at < t.end) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  out.pronoun = piece_of(e.pronoun);
+  out.candidate_a = piece_of(e.candidate_a);
+  out.candidate_b = piece_of(e.candidate_b);
+  out.referent = piece_of(e.referent);
+  out.property = piece_of(e.property);
+  return out;
+}
 
 Status coref_check(const Trace& trace, const CorefExample& e) {
   if (e.tokens.empty()) return make_error("the sentence has no tokens");

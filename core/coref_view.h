@@ -28,6 +28,12 @@ struct CorefHeadScore {
 // the example's sentence: its first tokens are the example's tokens (padding may follow).
 Status coref_check(const Trace& trace, const CorefExample& example);
 
+// For a trace made by a checkpoint's tokenizer (subword pieces, [CLS] first): the example re-indexed
+// onto the trace's tokens. Its tokens become the trace's sentence-A tokens, and the pronoun, the
+// candidates, the referent and the property word point at the first piece covering each word, found
+// by byte offsets. A word-level trace gives the example back unchanged.
+CorefExample coref_align(const Trace& trace, const CorefExample& example);
+
 // One score per head, layer by layer (index layer * NH + head); coref_check's errors otherwise.
 Result<std::vector<CorefHeadScore>> coref_head_scores(const Trace& trace, const CorefExample& example);
 

@@ -55,7 +55,9 @@ TraceToken subword_trace_token(const SubwordEncoding& enc, const SubwordToken& t
                     .id = t.id,
                     .piece = t.piece,
                     .segment = t.segment,
-                    .continues = t.continues};
+                    .continues = t.continues,
+                    .begin = t.begin,
+                    .end = t.end};
 }
 
 // Padding for checkpoints uses the tokenizer's own [PAD] id, in segment 0 as Hugging Face pads.

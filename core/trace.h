@@ -36,6 +36,7 @@ struct TraceToken {
   std::string piece{};    // vocabulary entry ("Ġcat", "##ing"); `text` is what it covers, readable
   int segment = 0;        // sentence A (0) or B (1)
   bool continues = false; // continues the previous token's word
+  size_t begin = 0, end = 0;  // bytes of the (sanitized) sentence it covers; begin == end for framing
 };
 
 struct Trace {

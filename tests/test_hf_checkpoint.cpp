@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/coref_view.h"
 #include "core/hf_checkpoint.h"
 #include "core/model_open.h"
 #include "core/trace.h"
@@ -293,6 +294,41 @@ TEST_CASE("hf config: published defaults, unsupported variants and bad values") 
         std::string::npos);
   CHECK(hf_config_parse(R"({"model_type": "bert", "hidden_act": "gelu_fast"})").error() ==
         "config.json: hidden_act 'gelu_fast' is not supported (gelu, gelu_new, relu)");
+}
+
+}  // namespace
+}  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+TEST_CASE("hf checkpoint: the Coreference view's example maps onto subword pieces by byte offsets") {
+  const std::string text = "The animal didn't cross the street because it was too tired.";
+  for (const char* folder : {"bert_tiny", "gpt2_tiny"}) {
+    CAPTURE(folder);
+    const Model model = open_fixture(folder);
+    TraceInput in;
+    in.text = text;
+    auto t = trace_run(model, in);
+    REQUIRE(t.ok());
+    const CorefExample words = coref_make(text);
+    const CorefExample e = coref_align(*t, words);
+    REQUIRE(e.pronoun >= 0);
+    REQUIRE(e.candidate_a >= 0);
+    REQUIRE(e.candidate_b >= 0);
+    // The pieces found are the ones spelling the words (GPT-2's carry the space before them).
+    CHECK(t->queries[static_cast<size_t>(e.pronoun)].piece.find("it") != std::string::npos);
+    CHECK(t->queries[static_cast<size_t>(e.candidate_a)].text.find("animal") != std::string::npos);
+    CHECK(t->queries[static_cast<size_t>(e.candidate_b)].text.find("street") != std::string::npos);
+    CHECK(e.referent == e.candidate_a);  // "tired": the animal
+    CHECK(t->queries[static_cast<size_t>(e.property)].text.find("tired") != std::string::npos);
+    auto scores = coref_head_scores(*t, e);
+    REQUIRE(scores.ok());
+    REQUIRE(scores->size() == 8);
+    const CorefHeadScore& s = (*scores)[5];  // layer 2, head 2
+    CHECK(s.to_a == t->head(1, 1).weights(e.pronoun, e.candidate_a));
+    CHECK(s.to_b == t->head(1, 1).weights(e.pronoun, e.candidate_b));
+  }
 }
 
 }  // namespace
