@@ -15,6 +15,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "fixtures"))
+from make_hf_checkpoints import bytes_to_unicode  # noqa: E402  (GPT-2's byte table, written once)
+
 VOCAB, C, NH, L, P = 50257, 768, 12, 12, 1024
 FF = 4 * C
 EOT = "<|endoftext|>"
@@ -67,7 +70,7 @@ def write_safetensors(path, seed):
 def synthetic_merges(seed, n_merges):
     """n_merges byte-level merges over GPT-2's 256 byte symbols: each joins two tokens already in the
     vocabulary into a new one (their concatenation), biased toward word-like tokens ("Ġ" + letters)."""
-    from_bytes = bytes_to_unicode()
+    from_bytes, _ = bytes_to_unicode()
     letters = [from_bytes[b] for b in range(ord("a"), ord("z") + 1)]
     starts = letters + [from_bytes[b] for b in range(ord("A"), ord("Z") + 1)] + [from_bytes[0x20]]
     vocab = set(from_bytes.values())
@@ -85,21 +88,8 @@ def synthetic_merges(seed, n_merges):
     return merges
 
 
-def bytes_to_unicode():
-    """GPT-2's table: printable Latin-1 bytes stand for themselves, the others map to U+0100 onwards."""
-    keep = set(range(ord("!"), ord("~") + 1)) | set(range(0xA1, 0xAD)) | set(range(0xAE, 0x100))
-    table, extra = {}, 0
-    for b in range(256):
-        if b in keep:
-            table[b] = chr(b)
-        else:
-            table[b] = chr(256 + extra)
-            extra += 1
-    return table
-
-
 def write_tokenizer(folder, seed):
-    table = bytes_to_unicode()
+    table, _ = bytes_to_unicode()
     order = [b for b in range(256) if table[b] == chr(b)] + [b for b in range(256) if table[b] != chr(b)]
     vocab = {table[b]: i for i, b in enumerate(order)}
     merges = synthetic_merges(seed, VOCAB - 256 - 1)

@@ -3,6 +3,8 @@
 // loaders (vocab.json + merges.txt, tokenizer.json) and their validation. No file access here.
 #include "core/bpe_tokenizer.h"
 
+#include "core/text_lines.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -480,13 +482,8 @@ Result<BpeTokenizer> bpe_from_vocab_merges(std::string_view vocab_json, std::str
 
   BpeTokenizer::Parts parts;
   size_t line_no = 0;
-  for (size_t pos = 0; pos < merges_txt.size();) {
-    size_t eol = merges_txt.find('\n', pos);
-    if (eol == std::string_view::npos) eol = merges_txt.size();
-    std::string_view line = merges_txt.substr(pos, eol - pos);
-    pos = eol + 1;
+  for (const std::string_view line : text_lines(merges_txt)) {
     ++line_no;
-    if (line.ends_with('\r')) line.remove_suffix(1);
     if (line.empty() || (line_no == 1 && line.starts_with("#version"))) continue;
     auto merge = merge_split(line);
     if (!merge)

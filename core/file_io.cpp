@@ -26,6 +26,16 @@ struct Fd {
 
 }  // namespace
 
+bool path_is_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool path_is_folder(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 Result<std::vector<uint8_t>> file_read_bytes(const std::string& path, uint64_t max_bytes,
                                              const ByteProgress& progress) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};

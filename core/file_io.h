@@ -11,6 +11,10 @@
 
 namespace attnviz {
 
+// What a path is, without failing: false for anything missing or unreadable.
+bool path_is_file(const std::string& path);
+bool path_is_folder(const std::string& path);
+
 // Called while a large read proceeds (bytes done so far, file size): a progress bar's feed.
 using ByteProgress = std::function<void(uint64_t done, uint64_t total)>;
 

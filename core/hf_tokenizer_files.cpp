@@ -13,10 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_file(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);
-}
+bool is_file(const fs::path& p) { return path_is_file(p.string()); }
 
 Result<std::string> read_text(const fs::path& p) {
   auto bytes = file_read_bytes(p.string(), kMaxTokenizerFileBytes);

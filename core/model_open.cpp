@@ -16,15 +16,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_file(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);
-}
+bool is_file(const fs::path& p) { return path_is_file(p.string()); }
 
-bool is_dir(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_directory(p, ec);
-}
+bool is_dir(const fs::path& p) { return path_is_folder(p.string()); }
 
 void report(const OpenProgress& progress, float fraction) {
   if (progress) progress(fraction);

@@ -4,6 +4,8 @@
 // tokenizer_config.json, tokenizer.json) and their validation follow the encoder.
 #include "core/wordpiece_tokenizer.h"
 
+#include "core/text_lines.h"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -438,13 +440,8 @@ Result<WordPieceTokenizer> wordpiece_from_vocab_txt(std::string_view vocab_txt, 
   parts.options = options;
   if (options.prefix.empty()) return make_error(what + ": the continuation prefix must not be empty");
   size_t line_no = 0;
-  for (size_t pos = 0; pos < vocab_txt.size();) {
-    size_t nl = vocab_txt.find('\n', pos);
-    if (nl == std::string_view::npos) nl = vocab_txt.size();
-    std::string_view line = vocab_txt.substr(pos, nl - pos);
-    pos = nl + 1;
+  for (const std::string_view line : text_lines(vocab_txt)) {
     ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) return make_error(what + ": line " + std::to_string(line_no) + " is empty");
     if (!utf8_is_valid(line)) return make_error(what + ": line " + std::to_string(line_no) + " is not valid UTF-8");
     const auto [it, fresh] = parts.ids.emplace(std::string(line), static_cast<int>(parts.pieces.size()));
