@@ -168,7 +168,7 @@ class TensorTaker {
     return &file_.tensors[it->second];
   }
   void release(Tensor& t) {
-    std::vector<float>().swap(t.data);
+    tensor_release(t);
     if (progress_ && expected_ > 0) progress_(static_cast<float>(++done_) / static_cast<float>(expected_));
   }
   template <class M>

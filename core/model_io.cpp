@@ -44,8 +44,12 @@ struct TensorReader {
       error = "tensor '" + name + "' must have 3 dimensions (heads, head size, head size)";
       return false;
     }
-    out = Eigen::Map<const Mat>(t->data.data(), t->shape[0] * t->shape[1], t->shape[2]);
-    return true;
+    Tensor stacked = *t;  // small: one (HS, HS) block per head
+    stacked.shape = {t->shape[0] * t->shape[1], t->shape[2]};
+    auto m = tensor_to_mat(stacked);
+    if (!m) error = m.error();
+    else out = std::move(*m);
+    return m.ok();
   }
   bool optional_mat(const std::string& name, Mat& out) {
     if (!file.find(name)) return false;

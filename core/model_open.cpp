@@ -1,5 +1,5 @@
 // Path dispatch for model_open, and the Hugging Face folder loader with its progress stages:
-// reading the weights 0-60%, mapping and checking them 60-95%, the tokenizer the rest.
+// config and tokenizer 0-5%, converting and checking the (memory-mapped) weights 5-95%.
 #include "core/model_open.h"
 
 #include <filesystem>
@@ -24,13 +24,6 @@ void report(const OpenProgress& progress, float fraction) {
   if (progress) progress(fraction);
 }
 
-ByteProgress reading_progress(const OpenProgress& progress, float lo, float hi) {
-  if (!progress) return {};
-  return [&progress, lo, hi](uint64_t done, uint64_t total) {
-    progress(lo + (hi - lo) * (total ? static_cast<float>(done) / static_cast<float>(total) : 1.0f));
-  };
-}
-
 bool ends_with(const std::string& s, std::string_view tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
@@ -45,10 +38,10 @@ Result<fs::path> weights_in(const fs::path& dir) {
   return make_error("'" + dir.string() + "' has config.json but no model.safetensors or model.safetensors.index.json");
 }
 
-Result<TensorFile> read_weights(const fs::path& weights, const OpenProgress& progress) {
-  const ByteProgress bytes = reading_progress(progress, 0.05f, 0.6f);
-  return ends_with(weights.string(), ".index.json") ? safetensors_read_sharded(weights.string(), bytes)
-                                                    : safetensors_read(weights.string(), bytes);
+// Mapped, not read: each tensor is converted straight into its matrix by hf_model_from_tensors.
+Result<TensorFile> map_weights(const fs::path& weights) {
+  return ends_with(weights.string(), ".index.json") ? safetensors_read_sharded(weights.string(), {}, true)
+                                                    : safetensors_map(weights.string());
 }
 
 // A Hugging Face folder whose weights are `weights` (already read into `file` when given).
@@ -63,12 +56,11 @@ Result<Model> open_checkpoint(const fs::path& dir, const fs::path& weights, std:
   if (!tokenizer) return make_error(tokenizer.error());
   report(progress, 0.05f);
   if (!file) {
-    auto read = read_weights(weights, progress);
-    if (!read) return make_error(read.error());
-    file = std::move(*read);
+    auto mapped = map_weights(weights);
+    if (!mapped) return make_error(mapped.error());
+    file = std::move(*mapped);
   }
-  report(progress, 0.6f);
-  auto model = hf_model_from_tensors(std::move(*file), *hf, [&](float f) { report(progress, 0.6f + 0.35f * f); });
+  auto model = hf_model_from_tensors(std::move(*file), *hf, [&](float f) { report(progress, 0.05f + 0.9f * f); });
   if (!model) return make_error("'" + weights.string() + "': " + model.error());
   model->tokenizer = *tokenizer;
   if (model->weights.tok_embed.rows() < (*tokenizer)->vocab_size())
@@ -88,7 +80,7 @@ Result<Model> open_file(const fs::path& path, const std::optional<ModelConfig>& 
       return make_error("'" + path.string() + "' is a sharded index but its folder has no config.json");
     return open_checkpoint(dir, path, std::nullopt, progress);
   }
-  auto file = safetensors_read(path.string(), reading_progress(progress, 0.0f, 0.6f));
+  auto file = safetensors_map(path.string());
   if (!file) return make_error(file.error());
   if (!file->metadata.contains(kConfigKey) && is_file(dir / "config.json"))
     return open_checkpoint(dir, path, std::move(*file), progress);

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -14,6 +16,11 @@
 #include <set>
 #include <tuple>
 #include <utility>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -272,47 +279,58 @@ Result<Entry> entry_parse(const std::string& name, const json& j) {
   return e;
 }
 
-void entry_convert(const Entry& e, const uint8_t* p, std::vector<float>& out) {
-  out.resize(static_cast<size_t>(e.numel));
-  switch (e.dtype.dtype) {
+uint64_t dtype_size(DType d) {
+  for (const auto& info : kSupported)
+    if (info.dtype == d) return info.size;
+  return 4;
+}
+
+// Widens `n` stored values at p (any alignment) to float.
+void values_convert(DType dtype, const uint8_t* p, float* out, size_t n) {
+  const uint64_t size = dtype_size(dtype);
+  const int width = static_cast<int>(size);
+  switch (dtype) {
     case DType::F32:
       if constexpr (std::endian::native == std::endian::little) {
-        if (!out.empty()) std::memcpy(out.data(), p, out.size() * 4);  // unaligned source is fine for memcpy
+        if (n > 0) std::memcpy(out, p, n * 4);  // unaligned source is fine for memcpy
       } else {
-        for (size_t i = 0; i < out.size(); ++i)
-          out[i] = std::bit_cast<float>(static_cast<uint32_t>(load_le(p + 4 * i, 4)));
+        for (size_t i = 0; i < n; ++i) out[i] = std::bit_cast<float>(static_cast<uint32_t>(load_le(p + 4 * i, 4)));
       }
       break;
     case DType::F64:
-      for (size_t i = 0; i < out.size(); ++i)
-        out[i] = static_cast<float>(std::bit_cast<double>(load_le(p + 8 * i, 8)));
+      for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(std::bit_cast<double>(load_le(p + 8 * i, 8)));
       break;
     case DType::F16:
-      for (size_t i = 0; i < out.size(); ++i) out[i] = f16_to_float(static_cast<uint16_t>(load_le(p + 2 * i, 2)));
+      for (size_t i = 0; i < n; ++i) out[i] = f16_to_float(static_cast<uint16_t>(load_le(p + 2 * i, 2)));
       break;
     case DType::BF16:
-      for (size_t i = 0; i < out.size(); ++i) out[i] = bf16_to_float(static_cast<uint16_t>(load_le(p + 2 * i, 2)));
+      for (size_t i = 0; i < n; ++i) out[i] = bf16_to_float(static_cast<uint16_t>(load_le(p + 2 * i, 2)));
       break;
     case DType::BOOL:
     case DType::U8:
     case DType::U16:
     case DType::U32:
     case DType::U64:
-      for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>(load_le(p + e.dtype.size * i, static_cast<int>(e.dtype.size)));
+      for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(load_le(p + size * i, width));
       break;
     case DType::I8:
     case DType::I16:
     case DType::I32:
     case DType::I64: {
       // Sign-extend by shifting the value to the top of 64 bits and back (arithmetic shift).
-      const int shift = 64 - 8 * static_cast<int>(e.dtype.size);
-      for (size_t i = 0; i < out.size(); ++i) {
-        const uint64_t raw = load_le(p + e.dtype.size * i, static_cast<int>(e.dtype.size));
+      const int shift = 64 - 8 * width;
+      for (size_t i = 0; i < n; ++i) {
+        const uint64_t raw = load_le(p + size * i, width);
         out[i] = static_cast<float>(static_cast<int64_t>(raw << shift) >> shift);
       }
       break;
     }
   }
+}
+
+void entry_convert(const Entry& e, const uint8_t* p, std::vector<float>& out) {
+  out.resize(static_cast<size_t>(e.numel));
+  values_convert(e.dtype.dtype, p, out.data(), out.size());
 }
 
 Result<json> header_parse(std::string_view text) {
@@ -377,7 +395,10 @@ float f16_to_float(uint16_t h) {
 
 float bf16_to_float(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
 
-Result<TensorFile> safetensors_parse(std::span<const uint8_t> bytes) {
+namespace {
+
+// Validates everything; `deferred` leaves each tensor's bytes in place (Tensor::raw) unconverted.
+Result<TensorFile> parse(std::span<const uint8_t> bytes, bool deferred) {
   if (bytes.size() < 8)
     return fail("file is " + std::to_string(bytes.size()) + " bytes, shorter than the 8-byte header length");
   const uint64_t n = load_le(bytes.data(), 8);
@@ -439,10 +460,58 @@ Result<TensorFile> safetensors_parse(std::span<const uint8_t> bytes) {
     t.name = std::move(e.name);
     t.shape = std::move(e.shape);
     t.stored = e.dtype.dtype;
-    entry_convert(e, buffer + e.begin, t.data);
+    if (deferred) t.raw = buffer + e.begin;
+    else entry_convert(e, buffer + e.begin, t.data);
     file.tensors.push_back(std::move(t));
   }
   return file;
+}
+
+// A read-only private mapping of a whole file, unmapped with the last owner.
+Result<std::shared_ptr<const void>> file_map(const std::string& path, size_t& size) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return make_error("cannot open '" + path + "': " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return make_error("'" + path + "' is not a regular file");
+  }
+  size = static_cast<size_t>(st.st_size);
+  if (size == 0) {  // mmap refuses empty files; the parser reports them
+    ::close(fd);
+    return std::shared_ptr<const void>();
+  }
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);  // the mapping keeps the file open
+  if (p == MAP_FAILED) return make_error("cannot map '" + path + "': " + std::strerror(errno));
+  ::madvise(p, size, MADV_SEQUENTIAL);
+  return std::shared_ptr<const void>(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
+}
+
+}  // namespace
+
+Result<TensorFile> safetensors_parse(std::span<const uint8_t> bytes) { return parse(bytes, false); }
+
+Result<TensorFile> safetensors_map(const std::string& path) {
+  size_t size = 0;
+  auto mapping = file_map(path, size);
+  if (!mapping) return Error{mapping.error()};
+  const auto* base = static_cast<const uint8_t*>(mapping->get());
+  auto file = parse(std::span<const uint8_t>(base, base ? size : 0), true);
+  if (!file) return make_error("'" + path + "': " + file.error());
+  file->backing.push_back(std::move(*mapping));
+  return file;
+}
+
+void tensor_release(Tensor& t) {
+  std::vector<float>().swap(t.data);
+  if (!t.raw) return;
+  // Drop the mapped pages this tensor's bytes lie on entirely (the file's page cache keeps them).
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(t.raw);
+  const uintptr_t end = begin + static_cast<uintptr_t>(t.numel()) * dtype_size(t.stored);
+  const uintptr_t first = (begin + page - 1) / page * page, last = end / page * page;
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
 Result<TensorFile> safetensors_read(const std::string& path, const ByteProgress& progress) {
@@ -508,7 +577,8 @@ Result<ShardIndex> safetensors_index_parse(std::string_view text) {
   return out;
 }
 
-Result<TensorFile> safetensors_read_sharded(const std::string& index_path, const ByteProgress& progress) {
+Result<TensorFile> safetensors_read_sharded(const std::string& index_path, const ByteProgress& progress,
+                                            bool mapped) {
   // An index is a name list: the header bound is generous for it and keeps a wrong file cheap.
   auto bytes = file_read_bytes(index_path, kMaxSafetensorsHeader);
   if (!bytes) return Error{bytes.error()};
@@ -530,11 +600,12 @@ Result<TensorFile> safetensors_read_sharded(const std::string& index_path, const
     const std::string path = (folder / shard).string();
     ByteProgress shard_progress;
     if (progress) shard_progress = [&](uint64_t done, uint64_t) { progress(before + done, total); };
-    auto file = safetensors_read(path, shard_progress);
+    auto file = mapped ? safetensors_map(path) : safetensors_read(path, shard_progress);
     std::error_code ec;
     before += std::filesystem::file_size(path, ec);
     if (!file) return Error{file.error()};
     for (auto& [k, v] : file->metadata) out.metadata.emplace(k, std::move(v));
+    for (auto& b : file->backing) out.backing.push_back(std::move(b));
     for (auto& t : file->tensors) {
       if (const auto [it, fresh] = holder.emplace(t.name, shard); !fresh)
         return fail_index(index_path, tensor_label(t.name) + " is in two shards, " + quote_name(it->second) + " and " +
@@ -660,6 +731,7 @@ Status tensor_consistent(const Tensor& t) {
     if (u != 0 && n > std::numeric_limits<uint64_t>::max() / u) n = std::numeric_limits<uint64_t>::max();
     else n *= u;
   }
+  if (t.raw) return Ok{};  // mapped: the parser matched its byte range to the shape
   if (n != t.data.size())
     return make_error(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but holds " +
                       std::to_string(t.data.size()) + " values");
@@ -679,7 +751,8 @@ Result<Mat> tensor_to_mat(const Tensor& t, int64_t expect_rows, int64_t expect_c
   if ((expect_rows >= 0 && rows != expect_rows) || (expect_cols >= 0 && cols != expect_cols))
     return make_error(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but " + want + " was expected");
   Mat m(rows, cols);
-  if (!t.data.empty()) std::memcpy(m.data(), t.data.data(), t.data.size() * sizeof(float));
+  if (t.raw) values_convert(t.stored, t.raw, m.data(), static_cast<size_t>(m.size()));
+  else if (!t.data.empty()) std::memcpy(m.data(), t.data.data(), t.data.size() * sizeof(float));
   return m;
 }
 
@@ -692,7 +765,8 @@ Result<Vec> tensor_to_vec(const Tensor& t, int64_t expect_len) {
   if (expect_len >= 0 && t.shape[0] != expect_len)
     return make_error(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but " + want + " was expected");
   Vec v(t.shape[0]);
-  if (!t.data.empty()) std::memcpy(v.data(), t.data.data(), t.data.size() * sizeof(float));
+  if (t.raw) values_convert(t.stored, t.raw, v.data(), static_cast<size_t>(v.size()));
+  else if (!t.data.empty()) std::memcpy(v.data(), t.data.data(), t.data.size() * sizeof(float));
   return v;
 }
 
