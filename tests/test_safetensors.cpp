@@ -651,3 +651,51 @@ TEST_CASE("safetensors sharded: missing shards and tensors, and tensors in the w
     CHECK(has(safetensors_read_sharded(index).error(), "cannot open '" + index + "'"));
   }
 }
+
+TEST_CASE("safetensors_map: tensors convert straight from the mapping, the same values as a full read") {
+  const std::string path = temp_path("attnviz-test-map.safetensors");
+  TensorFile f;
+  Mat w(3, 70000);  // larger than a page, so release really drops pages
+  for (Eigen::Index i = 0; i < w.size(); ++i) w.data()[i] = static_cast<float>(i % 977) * 0.25f - 3.0f;
+  f.tensors.push_back(tensor_from_mat("w", w));
+  f.tensors.push_back(tensor_from_vec("b", Vec::LinSpaced(5, -1.0f, 1.0f)));
+  f.metadata["k"] = "v";
+  REQUIRE(safetensors_write(path, f).ok());
+  auto mapped = safetensors_map(path);
+  REQUIRE(mapped.ok());
+  CHECK(mapped->metadata.at("k") == "v");
+  CHECK(mapped->backing.size() == 1);
+  Tensor& t = mapped->tensors[0];
+  CHECK(t.raw != nullptr);
+  CHECK(t.data.empty());
+  auto m = tensor_to_mat(t, 3, 70000);
+  REQUIRE(m.ok());
+  CHECK((*m - w).cwiseAbs().maxCoeff() == 0.0f);
+  tensor_release(t);  // the pages go; reading again faults them back in from the file
+  auto again = tensor_to_mat(t);
+  REQUIRE(again.ok());
+  CHECK((*again - w).cwiseAbs().maxCoeff() == 0.0f);
+  auto b = tensor_to_vec(*mapped->find("b"), 5);
+  REQUIRE(b.ok());
+  CHECK((*b)(4) == 1.0f);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("safetensors_map: a damaged or missing file gives the reader's messages") {
+  const std::string path = temp_path("attnviz-test-map-bad.safetensors");
+  TensorFile f;
+  f.tensors.push_back(tensor_from_vec("b", Vec::Ones(8)));
+  auto bytes = safetensors_serialize(f);
+  bytes.resize(bytes.size() - 4);  // truncated mid-tensor
+  REQUIRE(file_write_atomic(path, bytes).ok());
+  auto mapped = safetensors_map(path);
+  auto read = safetensors_read(path);
+  REQUIRE_FALSE(mapped.ok());
+  REQUIRE_FALSE(read.ok());
+  CHECK(mapped.error() == read.error());
+  CHECK(mapped.error().find("file is truncated") != std::string::npos);
+  REQUIRE(file_write_atomic(path, std::string_view("")).ok());
+  CHECK(safetensors_map(path).error() == "'" + path + "': safetensors: file is 0 bytes, shorter than the 8-byte header length");
+  std::filesystem::remove(path);
+  CHECK(safetensors_map(path).error().find("cannot open") != std::string::npos);
+}
