@@ -122,6 +122,14 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     } else return fail("unknown mask action");
     if (Status s = mask_spec_validate(m); !s) return fail(s.error());
     app.dirty = true;
+  } else if (v == "model" && !a.empty() && a[0] == "open") {  // as the Model panel's Open button
+    if (a.size() < 2 || a.size() > 3) return fail("expected model open PATH [SCREENSHOT]");
+    app_open_model(app, a[1]);
+    if (!app.model_error.empty()) return fail(app.model_error);
+    if (a.size() == 3) {
+      step.screenshot = a[2];
+      step.screenshot_now = true;  // while it loads: the progress bar
+    }
   } else if (v == "model") {
     ModelSource src = ModelSource::sandbox;
     if (a.empty() || !source_from_id(a[0], src) || need(1) != (src != ModelSource::file))

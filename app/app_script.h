@@ -5,7 +5,8 @@
 //   sentence TEXT | sentence_b TEXT (pair, BERT) | source TEXT | cross on|off | compare_sentence TEXT
 //   d_model N | heads N | layers N | ffn N (0: attention only) | seed N | score NAME | temperature T | norm post|pre
 //   mask causal on|off | mask window R|off | mask strided S|off | mask pad N|off | mask hide Q K | mask none
-//   model sandbox|coref|induction|trained | model file PATH | vocabulary on|off
+//   model sandbox|coref|induction|trained | model file PATH (loads at once) | vocabulary on|off
+//   model open PATH [SCREENSHOT] (off the UI thread, as the Open button; SCREENSHOT: the next frame, mid-load)
 //   coref_swap (sentence B := A's minimal pair, tired <-> wide) | coref_swap ab (swap sentences A and B)
 //   view heads|model|lines|compare|steps|stats|coref|train | compare MODE | layer L | head H | query Q | step S
 //   lang en|ko | presentation on|off | annotate on|off | colormap NAME
@@ -32,7 +33,8 @@ Result<std::vector<ScriptLine>> script_parse(std::string_view text);
 
 struct ScriptStep {
   bool quit = false;
-  std::string screenshot;  // main() saves the next frame here
+  std::string screenshot;  // main() saves the next frame here...
+  bool screenshot_now = false;  // ...even if the app is still busy (otherwise once it is idle)
   std::string error;       // "script line N: ..." — the run stops
 };
 

@@ -88,6 +88,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, ShellSt
   int frames_after_result = 0, exit_code = 0;
   size_t script_pos = 0;
   std::string pending_screenshot;
+  bool screenshot_now = false;  // the script asked for the next frame even if the app is busy
   std::vector<double> frame_ms;
   int saved[4] = {100, 100, opt.width, opt.height};
   while (!glfwWindowShouldClose(window) && !shell.quit) {
@@ -118,13 +119,14 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, ShellSt
       shell.toggle_fullscreen = false;
     }
     const bool idle = app.trace && !app_computing(app) && !app.dirty;
-    if (!pending_screenshot.empty() && idle) {
+    if (!pending_screenshot.empty() && (idle || screenshot_now)) {
       if (Status s = save_framebuffer(pending_screenshot, width, height); !s) {
         std::fprintf(stderr, "attnviz: %s\n", s.error().c_str());
         exit_code = 1;
         break;
       }
       pending_screenshot.clear();
+      screenshot_now = false;
     }
     if (!opt.script.empty() && idle && pending_screenshot.empty() && script_train_ready(app)) {
       if (script_pos == script.size()) break;
@@ -136,6 +138,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, ShellSt
       }
       if (step.quit) break;
       pending_screenshot = step.screenshot;
+      screenshot_now = step.screenshot_now;
     }
     if (!opt.screenshot.empty() && opt.script.empty() && idle && ++frames_after_result >= opt.frames) {
       Status s = save_framebuffer(opt.screenshot, width, height);

@@ -75,8 +75,12 @@ void app_open_model(AppState& app, const std::string& path) {
     app.model_error = "type the path of a checkpoint folder or a model file first";
     return;
   }
-  if (!app.model_loader.start(path)) app.model_error = "a model is still loading; wait for it to finish";
-  else app.model_error.clear();
+  if (!app.model_loader.start(path)) {
+    app.model_error = "a model is still loading; wait for it to finish";
+    return;
+  }
+  app.model_error.clear();
+  app.model_path_edit = path;  // the path field shows what is loading
 }
 
 void app_poll_model_loader(AppState& app) {

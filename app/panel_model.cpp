@@ -227,7 +227,7 @@ void source_section(AppState& app) {
     }
     ImGui::EndCombo();
   }
-  if (shown == ModelSource::file) open_model_section(app);
+  if (shown == ModelSource::file || app.model_loader.busy()) open_model_section(app);
   if (!app.model_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
     ImGui::TextWrapped(tr(L, Str::src_error), app.model_error.c_str());

@@ -538,6 +538,7 @@ constexpr Entry kStrings[] = {
     {"continues the word before it", "앞 토큰의 단어에 이어짐"},
     {"Causal: built into this model (GPT)", "인과적 마스킹: 이 모델에 내장됨 (GPT)"},
     {"Green chips belong to sentence B.", "초록 토큰은 문장 B에 속합니다."},
+    {"loading model %d%%", "모델 불러오는 중 %d%%"},
 };
 static_assert(std::size(kStrings) == static_cast<size_t>(Str::count_), "one entry per Str value");
 

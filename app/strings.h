@@ -85,7 +85,7 @@ enum class Str {
   dt_why_masked, dt_mean_over, dt_coref_target, dt_coref_short, dt_best, dt_score, dt_click_hint,
   // @checkpoints (panel_model.cpp, panel_sentence.cpp: Hugging Face checkpoints)
   ck_loading, ck_recent, ck_tokenizer, ck_sentence_b, ck_piece, ck_sentence_b_short, ck_continues,
-  ck_causal_model, ck_pair_note,
+  ck_causal_model, ck_pair_note, ck_loading_short,
   count_
 };
 
