@@ -99,6 +99,11 @@ struct AppState {
   int stats_sort_column = 0;         // Statistics view
   bool stats_sort_descending = false;
   StatsCache stats_cache;            // Statistics view: rows built by panel_stats, keyed by trace_version
+  struct {                           // Step by step: the shown head's scores (head_scores), per trace
+    uint64_t version = 0;
+    int layer = -1, head = -1;
+    HeadScores scores;
+  } steps_scores;
   CorefViewState coref_view;         // Coreference view
   TrainViewState train_view;         // Train view: settings, runners and what they last reported
 

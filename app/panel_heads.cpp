@@ -65,8 +65,9 @@ void head_tooltip(const AppState& app, const Trace& t, int h, int q, int k) {
   ImGui::Text("%s: %s (#%d)", tr(L, Str::key), t.keys[static_cast<size_t>(k)].text.c_str(), k);
   ImGui::Separator();
   ImGui::Text("%s: %.6f", tr(L, Str::weight), head.weights(q, k));
-  ImGui::Text("%s: %.6f", tr(L, Str::raw_score), head.scores_raw(q, k));
-  ImGui::Text("%s: %.6f", tr(L, Str::scaled_score), head.scores_scaled(q, k));
+  const HeadScoreCell cell = head_score_at(head, app.trace->config, q, k);
+  ImGui::Text("%s: %.6f", tr(L, Str::raw_score), cell.raw);
+  ImGui::Text("%s: %.6f", tr(L, Str::scaled_score), cell.scaled);
   if (!std::isfinite(t.mask(q, k))) ImGui::TextColored(ImVec4(1, 0.6f, 0.3f, 1), "%s", tr(L, Str::hidden_cell));
   ImGui::EndTooltip();
 }

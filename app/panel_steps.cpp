@@ -139,7 +139,15 @@ void panel_steps(AppState& app) {
   const Trace& t = *app.trace;
   app.step = lecture_step_clamp(app.step);  // space / shift+space may have stepped past an end
   const LectureFocus f = lecture_focus(t, app.layer, app.head, app.query);
-  StepsView v{app, t, f, t.layers[static_cast<size_t>(f.layer)], t.head(f.layer, f.head), app.presentation ? 3 : 4};
+  auto& cache = app.steps_scores;  // long inputs drop scores: recompute them once per head, not per frame
+  if (cache.version != app.trace_version || cache.layer != f.layer || cache.head != f.head) {
+    cache.scores = head_scores(t.head(f.layer, f.head), t.config);
+    cache.version = app.trace_version;
+    cache.layer = f.layer;
+    cache.head = f.head;
+  }
+  StepsView v{app, t, f, t.layers[static_cast<size_t>(f.layer)], t.head(f.layer, f.head), cache.scores,
+              app.presentation ? 3 : 4};
 
   nav_row(app, t, f);
   step_list(app);

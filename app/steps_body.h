@@ -15,6 +15,7 @@ struct StepsView {
   LectureFocus f;
   const LayerTrace& layer;
   const HeadTrace& head;
+  const HeadScores& scores;  // the head's raw and scaled scores (recomputed for long inputs, cached)
   int decimals = 4;  // 3 in presentation mode, where numbers are wider
 };
 

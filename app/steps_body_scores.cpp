@@ -168,20 +168,20 @@ void steps_body_scores(StepsView& v) {
   steps_vector_line("q_i", h.q, q, steps_dims_fit(avail, ImGui::CalcTextSize("q_i = [").x, 1, v.decimals, 6), v.decimals);
 
   // One worked dot product: the key that matches best, its first two terms, and the result.
-  const int best = argmax_row(h.scores_raw, q);
+  const int best = argmax_row(v.scores.raw, q);
   std::string example = std::string(tr(v.app.lang, Str::steps_example)) + " \"" + t.keys[static_cast<size_t>(best)].text + "\": ";
   if (h.score == ScoreKind::scaled_dot || h.score == ScoreKind::dot) {
     example += "q_i · k_j = ";
     for (int a = 0; a < std::min<int>(2, static_cast<int>(h.q.cols())); ++a)
       example += "(" + steps_number(h.q(q, a), v.decimals) + ")(" + steps_number(h.k(best, a), v.decimals) + ") + ";
-    example += "… = " + steps_number(h.scores_raw(q, best), v.decimals);
+    example += "… = " + steps_number(v.scores.raw(q, best), v.decimals);
   } else {
-    example += formula_of(h.score) + " = " + steps_number(h.scores_raw(q, best), v.decimals);
+    example += formula_of(h.score) + " = " + steps_number(v.scores.raw(q, best), v.decimals);
   }
   ImGui::TextWrapped("%s", example.c_str());
   ImGui::Spacing();
 
-  const float m = row_max_abs(h.scores_raw, q);
+  const float m = row_max_abs(v.scores.raw, q);
   const std::string formula = formula_of(h.score);
   list_and_map(
       [&] {
@@ -195,13 +195,13 @@ void steps_body_scores(StepsView& v) {
           ImGui::TableNextColumn();
           key_label(v, j, j == best ? kStepsAccent : 0);
           ImGui::TableNextColumn();
-          steps_cell_right(steps_number(h.scores_raw(q, j), v.decimals));
+          steps_cell_right(steps_number(v.scores.raw(q, j), v.decimals));
           ImGui::TableNextColumn();
-          number_bar_cell(h.scores_raw(q, j), m);
+          number_bar_cell(v.scores.raw(q, j), m);
         }
         ImGui::EndTable();
       },
-      [&](float w) { scores_map(v, "raw", "QK^T", h.scores_raw, nullptr, w); });
+      [&](float w) { scores_map(v, "raw", "QK^T", v.scores.raw, nullptr, w); });
 }
 
 void steps_body_scale(StepsView& v) {
@@ -229,7 +229,7 @@ void steps_body_scale(StepsView& v) {
   else if (!d.uses_root) ImGui::TextWrapped("%s", tr(L, Str::steps_scale_unchanged));
   ImGui::Spacing();
 
-  const float m = row_max_abs(h.scores_scaled, q);
+  const float m = row_max_abs(v.scores.scaled, q);
   const std::string div = steps_printf("÷ %g", static_cast<double>(d.total));
   list_and_map(
       [&] {
@@ -244,21 +244,20 @@ void steps_body_scale(StepsView& v) {
           ImGui::TableNextColumn();
           key_label(v, j);
           ImGui::TableNextColumn();
-          steps_cell_right(steps_number(h.scores_raw(q, j), v.decimals), ImGui::GetColorU32(ImGuiCol_TextDisabled));
+          steps_cell_right(steps_number(v.scores.raw(q, j), v.decimals), ImGui::GetColorU32(ImGuiCol_TextDisabled));
           ImGui::TableNextColumn();
-          steps_cell_right(steps_number(h.scores_scaled(q, j), v.decimals));
+          steps_cell_right(steps_number(v.scores.scaled(q, j), v.decimals));
           ImGui::TableNextColumn();
-          number_bar_cell(h.scores_scaled(q, j), m);
+          number_bar_cell(v.scores.scaled(q, j), m);
         }
         ImGui::EndTable();
       },
-      [&](float w) { scores_map(v, "scaled", tr(L, Str::steps_col_scaled), h.scores_scaled, nullptr, w); });
+      [&](float w) { scores_map(v, "scaled", tr(L, Str::steps_col_scaled), v.scores.scaled, nullptr, w); });
 }
 
 void steps_body_mask(StepsView& v) {
   const Trace& t = v.t;
   const Lang L = v.app.lang;
-  const HeadTrace& h = v.head;
   const int q = v.f.query;
   int hidden = 0;
   for (int j = 0; j < t.n_keys(); ++j) hidden += std::isfinite(t.mask(q, j)) ? 0 : 1;
@@ -301,18 +300,18 @@ void steps_body_mask(StepsView& v) {
           ImGui::TableNextColumn();
           key_label(v, j, col);
           ImGui::TableNextColumn();
-          steps_cell_right(steps_number(h.scores_scaled(q, j), v.decimals), off ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : 0);
+          steps_cell_right(steps_number(v.scores.scaled(q, j), v.decimals), off ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : 0);
           ImGui::TableNextColumn();
           steps_cell_right(off ? "-∞" : "+0", col);
           ImGui::TableNextColumn();
-          steps_cell_right(steps_number(h.scores_scaled(q, j) + mk, v.decimals), col);
+          steps_cell_right(steps_number(v.scores.scaled(q, j) + mk, v.decimals), col);
           ImGui::TableNextColumn();
           if (off) ImGui::TextColored(ImColor(kStepsHidden), "%s", reasons(j).c_str());
           else ImGui::TextDisabled("%s", tr(L, Str::steps_visible));
         }
         ImGui::EndTable();
       },
-      [&](float w) { scores_map(v, "masked", tr(L, Str::steps_col_scaled), h.scores_scaled, &t.mask, w); });
+      [&](float w) { scores_map(v, "masked", tr(L, Str::steps_col_scaled), v.scores.scaled, &t.mask, w); });
 }
 
 void steps_body_softmax(StepsView& v) {

@@ -34,22 +34,44 @@ Mat raw_scores(const AttentionWeights& w, ScoreKind kind, int h, int hs, const M
 }  // namespace
 
 HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& c, int h, const Mat& q, const Mat& k, const Mat& v,
-                       const Mat& mask) {
+                       const Mat& mask, bool keep_scores) {
   const int HS = c.head_size();
   HeadTrace head;
   head.score = c.score_of_head(h);
   head.q = q;
   head.k = k;
   head.v = v;
-  head.scores_raw = raw_scores(w, head.score, h, HS, head.q, head.k);
-  head.scores_scaled = head.scores_raw * score_scale(head.score, HS, c.temperature);
-  head.weights = softmax_masked(head.scores_scaled, mask);
+  const bool dot_product = head.score == ScoreKind::dot || head.score == ScoreKind::scaled_dot;
+  if (!keep_scores && dot_product) {
+    // Long inputs: one (Tq, Tk) scratch matrix instead of three kept; head_scores redoes these steps.
+    Mat scaled = raw_scores(w, head.score, h, HS, head.q, head.k) * score_scale(head.score, HS, c.temperature);
+    head.weights = softmax_masked(scaled, mask);
+  } else {
+    head.scores_raw = raw_scores(w, head.score, h, HS, head.q, head.k);
+    head.scores_scaled = head.scores_raw * score_scale(head.score, HS, c.temperature);
+    head.weights = softmax_masked(head.scores_scaled, mask);
+  }
   head.out.noalias() = head.weights * head.v;
   return head;
 }
 
+HeadScores head_scores(const HeadTrace& head, const ModelConfig& c) {
+  if (head.scores_raw.size() > 0 || head.weights.size() == 0) return {head.scores_raw, head.scores_scaled};
+  // Only dot-product heads drop their scores, and theirs need no weights but Q and K.
+  HeadScores s;
+  s.raw.noalias() = head.q * head.k.transpose();
+  s.scaled = s.raw * score_scale(head.score, c.head_size(), c.temperature);
+  return s;
+}
+
+HeadScoreCell head_score_at(const HeadTrace& head, const ModelConfig& c, int q, int k) {
+  if (head.scores_raw.size() > 0) return {head.scores_raw(q, k), head.scores_scaled(q, k)};
+  const float raw = head.q.row(q).dot(head.k.row(k));
+  return {raw, raw * score_scale(head.score, c.head_size(), c.temperature)};
+}
+
 AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
-                                 const Mat& mask) {
+                                 const Mat& mask, bool keep_scores) {
   const int C = c.d_model, NH = c.n_heads, HS = c.head_size();
   Mat q_all, k_all, v_all;  // (Tq, C), (Tk, C), (Tk, C)
   if (&xq == &xkv) {
@@ -74,7 +96,7 @@ AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c
   for (int h = 0; h < NH; ++h) {
     HeadTrace& head = t.heads[static_cast<size_t>(h)];
     head = head_forward(w, c, h, q_all.middleCols(h * HS, HS), k_all.middleCols(h * HS, HS),
-                        v_all.middleCols(h * HS, HS), mask);
+                        v_all.middleCols(h * HS, HS), mask, keep_scores);
     t.concat.middleCols(h * HS, HS) = head.out;
   }
   t.out = linear(t.concat, w.out_w, w.out_b);

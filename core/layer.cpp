@@ -10,8 +10,8 @@ namespace {
 
 struct FastKernels {
   static AttentionTrace attention(const AttentionWeights& w, const ModelConfig& c, const Mat& q, const Mat& kv,
-                                  const Mat& m) {
-    return attention_forward(w, c, q, kv, m);
+                                  const Mat& m, bool keep_scores) {
+    return attention_forward(w, c, q, kv, m, keep_scores);
   }
   static Mat linear(const Mat& x, const Mat& w, const Vec& b) { return attnviz::linear(x, w, b); }
   static Mat norm(const Mat& x, const Vec& w, const Vec& b, float eps) { return layer_norm(x, w, b, eps); }
@@ -20,7 +20,7 @@ struct FastKernels {
 
 struct NaiveKernels {
   static AttentionTrace attention(const AttentionWeights& w, const ModelConfig& c, const Mat& q, const Mat& kv,
-                                  const Mat& m) {
+                                  const Mat& m, bool /*keep_scores: the reference keeps everything*/) {
     return attention_forward_naive(w, c, q, kv, m);
   }
   static Mat linear(const Mat& x, const Mat& w, const Vec& b) { return linear_naive(x, w, b); }
@@ -31,12 +31,13 @@ struct NaiveKernels {
 };
 
 template <class K>
-LayerTrace layer_run(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Mat* memory, const Mat& mask) {
+LayerTrace layer_run(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Mat* memory, const Mat& mask,
+                     bool keep_scores) {
   const bool pre = c.norm == NormPlacement::pre;
   LayerTrace t;
   t.x_in = x;
   t.attn_in = pre ? K::norm(x, w.norm1_w, w.norm1_b, c.ln_eps) : x;
-  t.attn = K::attention(w.attn, c, t.attn_in, memory ? *memory : t.attn_in, mask);
+  t.attn = K::attention(w.attn, c, t.attn_in, memory ? *memory : t.attn_in, mask, keep_scores);
   t.resid1 = x + t.attn.out;
   if (!pre) t.resid1 = K::norm(t.resid1, w.norm1_w, w.norm1_b, c.ln_eps);
   if (c.d_ff == 0) {  // attention-only: the FFN fields stay empty rather than pretend to be zeros
@@ -55,13 +56,13 @@ LayerTrace layer_run(const LayerWeights& w, const ModelConfig& c, const Mat& x, 
 }  // namespace
 
 LayerTrace layer_forward(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Mat* memory,
-                         const Mat& mask) {
-  return layer_run<FastKernels>(w, c, x, memory, mask);
+                         const Mat& mask, bool keep_scores) {
+  return layer_run<FastKernels>(w, c, x, memory, mask, keep_scores);
 }
 
 LayerTrace layer_forward_naive(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Mat* memory,
                                const Mat& mask) {
-  return layer_run<NaiveKernels>(w, c, x, memory, mask);
+  return layer_run<NaiveKernels>(w, c, x, memory, mask, true);
 }
 
 }  // namespace attnviz

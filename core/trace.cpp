@@ -134,9 +134,10 @@ bool run_layers(const Model& model, const Mat& x0, const Mat* memory, const Mat&
   const Mat* x = &x0;
   out.clear();
   out.reserve(static_cast<size_t>(c.n_layers));
+  const bool keep_scores = static_cast<int64_t>(mask.rows()) * mask.cols() * c.n_heads * c.n_layers <= kKeepScoresCells;
   for (int l = 0; l < c.n_layers; ++l) {
     if (control.cancel && control.cancel->load(std::memory_order_relaxed)) return false;
-    out.push_back(layer_forward(model.weights.layers[static_cast<size_t>(l)], c, *x, memory, mask));
+    out.push_back(layer_forward(model.weights.layers[static_cast<size_t>(l)], c, *x, memory, mask, keep_scores));
     x = &out.back().out;
     if (control.layers_done) control.layers_done->fetch_add(1, std::memory_order_relaxed);
   }

@@ -3,6 +3,7 @@
 // trace_run is the one forward function for the sandbox, trained demos and loaded checkpoints.
 #pragma once
 #include <atomic>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,11 @@ struct TraceControl {
   std::atomic<int>* layers_done = nullptr;
 };
 inline constexpr const char* kTraceCancelled = "cancelled";
+
+// Above this many attention cells over all layers and heads (Tq·Tk·NH·L), dot-product heads keep
+// only their weights, not their raw and scaled scores (head_scores recomputes them): 2^25 cells is
+// 256 MB of scores. GPT-2 small at 128 tokens keeps everything; at 1024 tokens it drops them.
+inline constexpr int64_t kKeepScoresCells = int64_t{1} << 25;
 
 // Tokenizes, embeds, builds the mask and runs every layer. Errors (bad config, too many tokens,
 // a mask that does not fit, shape mismatches) come back as messages; nothing is half-built.

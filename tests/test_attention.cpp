@@ -166,3 +166,32 @@ TEST_CASE("attention: per-head scoring functions and temperature") {
   for (size_t h = 0; h < 4; ++h)
     for (int i = 0; i < 6; ++i) CHECK(tc.heads[h].weights.row(i).maxCoeff() >= t.heads[h].weights.row(i).maxCoeff() - 1e-6f);
 }
+
+TEST_CASE("attention: without keep_scores, dot-product heads keep the same weights and recompute their scores") {
+  ModelConfig c;
+  c.d_model = 32;
+  c.n_heads = 4;
+  c.head_scores = {ScoreKind::scaled_dot, ScoreKind::dot, ScoreKind::general, ScoreKind::additive};
+  c.temperature = 0.7f;
+  const Model m = model_init_random(c, 5);
+  const Mat x = random_mat(40, 32, 9);
+  MaskSpec causal;
+  causal.causal = true;
+  const Mat mask = mask_build(causal, 40, 40, 40);
+  const AttentionTrace kept = attention_forward(m.weights.layers[0].attn, c, x, x, mask, true);
+  const AttentionTrace lean = attention_forward(m.weights.layers[0].attn, c, x, x, mask, false);
+  for (int h = 0; h < 4; ++h) {
+    CAPTURE(h);
+    const HeadTrace& a = kept.heads[static_cast<size_t>(h)];
+    const HeadTrace& b = lean.heads[static_cast<size_t>(h)];
+    CHECK(max_abs_diff(a.weights, b.weights) == 0.0f);
+    const bool dot = h < 2;
+    CHECK((b.scores_raw.size() == 0) == dot);  // general / additive heads always keep theirs
+    const HeadScores s = head_scores(b, c);
+    CHECK(max_abs_diff(s.raw, a.scores_raw) < 1e-5f);
+    CHECK(max_abs_diff(s.scaled, a.scores_scaled) < 1e-5f);
+    const HeadScoreCell cell = head_score_at(b, c, 31, 7);
+    CHECK(cell.raw == doctest::Approx(a.scores_raw(31, 7)).epsilon(1e-5));
+    CHECK(cell.scaled == doctest::Approx(a.scores_scaled(31, 7)).epsilon(1e-5));
+  }
+}

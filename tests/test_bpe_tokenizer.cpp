@@ -331,29 +331,36 @@ TEST_CASE("bpe: limits on bytes and tokens") {
   CHECK_FALSE(tok.encode("a", std::nullopt, limits).ok());
 }
 
-TEST_CASE("bpe: a 1 MB word merges in well under a second, and an over-long one stops early") {
+// Wall time on a shared machine is noise, so the merge loop's O(n log n) is checked as a ratio
+// measured in one run: 16x the bytes may cost about 20x (n log n), far from the 256x of a quadratic
+// loop. The absolute times only guard against a hang.
+TEST_CASE("bpe: a 1 MB word merges in O(n log n), and an over-long one stops before merging") {
   const BpeTokenizer tok = load_vocab_merges();
-  const std::string word(size_t{1} << 20, 'a');
   SubwordLimits limits;
   limits.max_tokens = 1 << 20;
-  const auto start = std::chrono::steady_clock::now();
-  auto e = tok.encode(word, std::nullopt, limits);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto timed = [&](const std::string& text, const SubwordLimits& l) {
+    const auto start = std::chrono::steady_clock::now();
+    auto e = tok.encode(text, std::nullopt, l);
+    return std::make_pair(std::move(e), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  };
+  const std::string small(size_t{1} << 16, 'a'), word(size_t{1} << 20, 'a');
+  double small_s = 1e9;
+  for (int i = 0; i < 3; ++i) small_s = std::min(small_s, timed(small, limits).second);
+  auto [e, seconds] = timed(word, limits);
   REQUIRE_MESSAGE(e.ok(), e.error());
-  CHECK(seconds < 1.0);
+  MESSAGE("64 KB: " << small_s << " s, 1 MB: " << seconds << " s, ratio " << seconds / small_s);
+  CHECK(seconds / small_s < 80.0);
+  CHECK(seconds < 30.0);
   REQUIRE(e->tokens.size() == 16384);  // 2^20 / 64: the doubling merges end at 64 a's
   CHECK(e->tokens.front().piece == std::string(64, 'a'));
   CHECK(e->tokens.back().end == word.size());
   CHECK(e->tokens[1].continues);
 
   // Default limit of 4096 tokens: refused before merging, since 2^20 bytes cannot fit.
-  const auto start_refused = std::chrono::steady_clock::now();
-  auto refused = tok.encode(word);
-  const double refused_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_refused).count();
+  auto [refused, refused_seconds] = timed(word, SubwordLimits{});
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error() == "the text has more than 4096 tokens");
-  CHECK(refused_seconds < 0.25);
+  CHECK(refused_seconds < seconds / 4);  // no merging happened
 }
 
 TEST_CASE("bpe: vocab.json + merges.txt loader errors") {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/trace.h"
+#include "tests/check_util.h"
 #include "tests/fixture_util.h"
 
 using namespace attnviz;
@@ -179,4 +180,27 @@ TEST_CASE("trace: progress counts finished layers and a set cancel flag stops th
   REQUIRE_FALSE(stopped.ok());
   CHECK(stopped.error() == kTraceCancelled);
   CHECK(done.load() == 0);
+}
+
+TEST_CASE("trace: long inputs keep every head's weights but drop dot-product scores past kKeepScoresCells") {
+  ModelConfig c;
+  c.d_model = 32;
+  c.n_heads = 8;
+  c.d_ff = 0;
+  const Model m = model_init_random(c, 2);
+  TraceInput in;
+  in.embeddings = attnviz::test::random_mat(2100, 32, 4);  // 2100² x 8 heads = 35.3M cells > 2^25
+  auto long_trace = trace_run(m, in);
+  REQUIRE(long_trace.ok());
+  const HeadTrace& h = long_trace->head(0, 3);
+  CHECK(h.scores_raw.size() == 0);
+  CHECK(h.weights.rows() == 2100);
+  CHECK(h.weights.row(2099).sum() == doctest::Approx(1.0f).epsilon(1e-5));
+  // A score recomputed on demand is the definition: q·k / √HS.
+  const HeadScoreCell cell = head_score_at(h, c, 2000, 17);
+  CHECK(cell.scaled == doctest::Approx(h.q.row(2000).dot(h.k.row(17)) / 2.0f).epsilon(1e-6));  // HS = 4
+  in.embeddings = attnviz::test::random_mat(128, 32, 4);
+  auto short_trace = trace_run(m, in);
+  REQUIRE(short_trace.ok());
+  CHECK(short_trace->head(0, 3).scores_raw.rows() == 128);  // 128² x 8 = 131k cells: all kept
 }
