@@ -104,12 +104,13 @@ void follow_training(AppState& app) {
 }
 
 void refresh_textures(AppState& app) {
-  if (app.trace) app.textures.update(app.trace_version, all_heads(*app.trace), app.cmap);
-  if (app.trace_b) app.textures_b.update(app.trace_version, all_heads(*app.trace_b), app.cmap);
+  const int side = app.texture_side;
+  if (app.trace) app.textures.update(app.trace_version, all_heads(*app.trace), app.cmap, 0.0f, 1.0f, side);
+  if (app.trace_b) app.textures_b.update(app.trace_version, all_heads(*app.trace_b), app.cmap, 0.0f, 1.0f, side);
   std::vector<const Mat*> cmp;
   for (const Mat& m : app.compare.diff) cmp.push_back(&m);
   // Differences of weights lie in [-1, 1]: white is "no change".
-  app.textures_cmp.update(app.compare.key, cmp, Colormap::diverging, -1.0f, 1.0f);
+  app.textures_cmp.update(app.compare.key, cmp, Colormap::diverging, -1.0f, 1.0f, side);
 }
 
 }  // namespace

@@ -124,6 +124,12 @@ struct AppState {
   std::string status;                    // last file action's result, shown in the status bar
   bool status_is_error = false;
 
+  int texture_side = kMaxTextureSide;  // long inputs: maps are pooled to this (set by the view drawing them)
+  struct {                             // Heads view, a zoomed head of a long input: the window shown
+    float zoom = 1;                    // 1: the whole map; n: 1/n of its rows and columns
+    float row0 = 0, col0 = 0;          // top-left cell of the window (fractional while dragging)
+  } heads_viewport;
+  HeatmapTextures detail_texture;      // that window at full resolution (or pooled to the drawn size)
   ComputeWorker worker;
   ModelLoader model_loader;     // opens checkpoints off the UI thread (app_open_model)
   HeatmapTextures textures;     // every layer x head of A, index layer * NH + head

@@ -3,6 +3,8 @@
 
 #include <GL/gl.h>
 
+#include "core/downsample.h"
+
 namespace attnviz {
 
 void HeatmapTextures::release() {
@@ -11,10 +13,20 @@ void HeatmapTextures::release() {
   version_ = 0;
 }
 
-void HeatmapTextures::update(uint64_t version, const std::vector<const Mat*>& maps, Colormap cmap, float vmin, float vmax) {
-  if (version == version_ && cmap == cmap_ && vmin == vmin_ && vmax == vmax_ && ids_.size() == maps.size()) return;
+int texture_side_for(float pixels) {
+  int side = 64;
+  while (side * 2 <= pixels && side * 2 <= kMaxTextureSide) side *= 2;
+  return side;
+}
+
+void HeatmapTextures::update(uint64_t version, const std::vector<const Mat*>& maps, Colormap cmap, float vmin, float vmax,
+                             int max_side) {
+  if (version == version_ && cmap == cmap_ && vmin == vmin_ && vmax == vmax_ && max_side == max_side_ &&
+      ids_.size() == maps.size())
+    return;
   release();
   version_ = version;
+  max_side_ = max_side;
   cmap_ = cmap;
   vmin_ = vmin;
   vmax_ = vmax;
@@ -24,7 +36,11 @@ void HeatmapTextures::update(uint64_t version, const std::vector<const Mat*>& ma
   const float span = vmax > vmin ? vmax - vmin : 1.0f;
   std::vector<uint8_t> pixels;
   for (size_t i = 0; i < maps.size(); ++i) {
-    const Mat& w = *maps[i];
+    // Long inputs: one texel per max-pooled block, so a (4096, 4096) map costs 4 MB, not 64 MB,
+    // and no peak is lost. The widget stretches the texture over the cells either way.
+    Mat pooled;
+    if (maps[i]->rows() > max_side || maps[i]->cols() > max_side) pooled = downsample_max(*maps[i], max_side, max_side);
+    const Mat& w = pooled.size() > 0 ? pooled : *maps[i];
     pixels.resize(static_cast<size_t>(w.size()) * 4);
     for (Eigen::Index r = 0; r < w.rows(); ++r)
       for (Eigen::Index c = 0; c < w.cols(); ++c) {

@@ -1,4 +1,5 @@
-// A set of OpenGL textures holding colour-mapped matrices (one texel per cell). They are
+// A set of OpenGL textures holding colour-mapped matrices (one texel per cell, or per max-pooled
+// block of a long input's map). They are
 // re-uploaded only when the data version, colour map or range change, so drawing a frame costs no
 // per-cell work on the CPU however many heads are shown.
 #pragma once
@@ -10,6 +11,9 @@
 
 namespace attnviz {
 
+// Maps with a side longer than this are max-pooled down to it (core/downsample.h) before upload.
+inline constexpr int kMaxTextureSide = 1024;
+
 class HeatmapTextures {
  public:
   HeatmapTextures() = default;
@@ -17,8 +21,16 @@ class HeatmapTextures {
   HeatmapTextures& operator=(const HeatmapTextures&) = delete;
 
   // version identifies the matrices' contents (bump it whenever they change); values in
-  // [vmin, vmax] span the colour map. No-op when version, colour map and range are unchanged.
-  void update(uint64_t version, const std::vector<const Mat*>& maps, Colormap cmap, float vmin = 0.0f, float vmax = 1.0f);
+  // [vmin, vmax] span the colour map. A map with a side over max_side is max-pooled to it (keep
+  // max_side at or below the pixels it is drawn on, so that no texel is skipped on screen). No-op
+  // when version, colour map, range and max_side are unchanged.
+  void update(uint64_t version, const std::vector<const Mat*>& maps, Colormap cmap, float vmin = 0.0f, float vmax = 1.0f,
+              int max_side = kMaxTextureSide);
+  // True when update(version, ..., cmap, ..., max_side) would do nothing: lets a caller skip
+  // building the matrices.
+  bool holds(uint64_t version, Colormap cmap, int max_side) const {
+    return !ids_.empty() && version == version_ && cmap == cmap_ && max_side == max_side_;
+  }
   unsigned texture(int i) const { return i >= 0 && i < static_cast<int>(ids_.size()) ? ids_[static_cast<size_t>(i)] : 0; }
   int size() const { return static_cast<int>(ids_.size()); }
   void release();  // must run while the GL context is alive
@@ -28,6 +40,12 @@ class HeatmapTextures {
   uint64_t version_ = 0;
   Colormap cmap_ = Colormap::viridis;
   float vmin_ = 0.0f, vmax_ = 1.0f;
+  int max_side_ = kMaxTextureSide;
 };
+
+// The texture side for a map drawn `pixels` wide: the largest power of two not above it (so the
+// textures are rebuilt only when the drawn size crosses a power of two), between 64 and
+// kMaxTextureSide.
+int texture_side_for(float pixels);
 
 }  // namespace attnviz

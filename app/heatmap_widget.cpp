@@ -32,7 +32,10 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
   HeatmapHit hit;
   if (!w.values) return hit;
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const int R = static_cast<int>(w.values->rows()), C = static_cast<int>(w.values->cols());
+  const int r0 = w.row0, c0w = w.col0;  // the window's first matrix row and column
+  const int R = w.nrows >= 0 ? w.nrows : static_cast<int>(w.values->rows()) - r0;
+  const int C = w.ncols >= 0 ? w.ncols : static_cast<int>(w.values->cols()) - c0w;
+  const int highlight = w.highlight_row - r0;  // in window rows
   const ImVec2 p0 = w.origin, p1(p0.x + w.cell * C, p0.y + w.cell * R);
   const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
   const ImU32 dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
@@ -42,24 +45,24 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
   ImGui::PushID(w.id);
 
   if (w.col_labels && w.cols)
-    for (int k = 0; k < C && k < static_cast<int>(w.cols->size()); k += step) {
-      const TraceToken& tok = (*w.cols)[static_cast<size_t>(k)];
+    for (int k = 0; k < C && c0w + k < static_cast<int>(w.cols->size()); k += step) {
+      const TraceToken& tok = (*w.cols)[static_cast<size_t>(c0w + k)];
       const ImVec2 at(p0.x + w.cell * (k + 0.5f) - line * 0.5f, p0.y - 4 - w.col_label_gap);
       draw_text_vertical(dl, at, tok.pad ? dim_col : text_col, tok.text.c_str(), w.col_label_h - 4);
     }
   if (w.row_labels && w.rows) {
-    for (int q = 0; q < R && q < static_cast<int>(w.rows->size()); q += step) {
-      const TraceToken& tok = (*w.rows)[static_cast<size_t>(q)];
+    for (int q = 0; q < R && r0 + q < static_cast<int>(w.rows->size()); q += step) {
+      const TraceToken& tok = (*w.rows)[static_cast<size_t>(r0 + q)];
       const float tw = std::min(ImGui::CalcTextSize(tok.text.c_str()).x, kLabelMax);
       const ImVec2 at(p0.x - 4 - tw, p0.y + w.cell * (q + 0.5f) - line * 0.5f);
       ImGui::PushClipRect(ImVec2(p0.x - w.row_label_w, at.y), ImVec2(p0.x - 2, at.y + line), true);
-      dl->AddText(at, q == w.highlight_row ? accent : (tok.pad ? dim_col : text_col), tok.text.c_str());
+      dl->AddText(at, q == highlight ? accent : (tok.pad ? dim_col : text_col), tok.text.c_str());
       ImGui::PopClipRect();
     }
     ImGui::SetCursorScreenPos(ImVec2(p0.x - w.row_label_w, p0.y));
     if (ImGui::InvisibleButton("rows", ImVec2(std::max(w.row_label_w, 1.0f), w.cell * R))) {
       const int q = static_cast<int>((ImGui::GetIO().MousePos.y - p0.y) / w.cell);
-      if (q >= 0 && q < R) hit.label_row_clicked = q;
+      if (q >= 0 && q < R) hit.label_row_clicked = r0 + q;
     }
   }
 
@@ -70,10 +73,11 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
   for (int q = 0; (annotate || mark_masked) && q < R; ++q)
     for (int k = 0; k < C; ++k) {
       const ImVec2 c0(p0.x + w.cell * k, p0.y + w.cell * q), c1(c0.x + w.cell, c0.y + w.cell);
-      if (mark_masked && q < w.mask->rows() && k < w.mask->cols() && !std::isfinite((*w.mask)(q, k)))
+      const int mq = r0 + q, mk = c0w + k;  // matrix row and column
+      if (mark_masked && mq < w.mask->rows() && mk < w.mask->cols() && !std::isfinite((*w.mask)(mq, mk)))
         dl->AddLine(c0, c1, IM_COL32(150, 150, 150, 170));
       if (annotate) {
-        const float v = (*w.values)(q, k);
+        const float v = (*w.values)(mq, mk);
         const Rgba bg = colormap_sample(w.cmap, (v - w.vmin) / span);
         const std::string text = heatmap_value_text(v, true);
         const ImVec2 sz = ImGui::CalcTextSize(text.c_str());
@@ -81,8 +85,8 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
                     contrast_text_color(IM_COL32(bg.r, bg.g, bg.b, 255)), text.c_str());
       }
     }
-  if (w.highlight_row >= 0 && w.highlight_row < R)
-    dl->AddRect(ImVec2(p0.x - 1, p0.y + w.cell * w.highlight_row - 1), ImVec2(p1.x + 1, p0.y + w.cell * (w.highlight_row + 1) + 1),
+  if (highlight >= 0 && highlight < R)
+    dl->AddRect(ImVec2(p0.x - 1, p0.y + w.cell * highlight - 1), ImVec2(p1.x + 1, p0.y + w.cell * (highlight + 1) + 1),
                 accent, 0, 0, 2.0f);
 
   ImGui::SetCursorScreenPos(p0);
@@ -94,6 +98,8 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
     hit.col = std::clamp(static_cast<int>((m.x - p0.x) / w.cell), 0, C - 1);
     dl->AddRect(ImVec2(p0.x + w.cell * hit.col, p0.y + w.cell * hit.row),
                 ImVec2(p0.x + w.cell * (hit.col + 1), p0.y + w.cell * (hit.row + 1)), IM_COL32(255, 255, 255, 220));
+    hit.row += r0;  // report matrix coordinates
+    hit.col += c0w;
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
       hit.clicked = true;
       hit.ctrl_clicked = ImGui::GetIO().KeyCtrl;

@@ -25,8 +25,12 @@ struct HeatmapWidget {
   bool annotate = false;                          // print values when cells are large enough
   Colormap cmap = Colormap::viridis;              // to choose black or white annotation text
   float vmin = 0, vmax = 1;
-  int highlight_row = -1;
+  int highlight_row = -1;                         // in matrix rows
   const char* id = "heatmap";                     // ImGui id, unique within the window
+  // A window into the matrix (zoom and pan on long inputs): rows [row0, row0 + nrows) and columns
+  // [col0, col0 + ncols); -1: to the end. The texture must show exactly this window; labels, marks,
+  // annotations and hits follow it, and hits are reported in matrix rows and columns.
+  int row0 = 0, col0 = 0, nrows = -1, ncols = -1;
 };
 
 struct HeatmapHit {

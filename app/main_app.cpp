@@ -240,6 +240,7 @@ int run(const AppOptions& opt) {
     app.textures.release();
     app.textures_b.release();
     app.textures_cmp.release();
+    app.detail_texture.release();
   }
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();

@@ -539,6 +539,11 @@ constexpr Entry kStrings[] = {
     {"Causal: built into this model (GPT)", "인과적 마스킹: 이 모델에 내장됨 (GPT)"},
     {"Green chips belong to sentence B.", "초록 토큰은 문장 B에 속합니다."},
     {"loading model %d%%", "모델 불러오는 중 %d%%"},
+    // @long inputs
+    {"Fit", "전체 보기"},
+    {"zoom ×%.1f · rows %d–%d · columns %d–%d", "확대 ×%.1f · 행 %d–%d · 열 %d–%d"},
+    {"wheel: zoom · right-drag: pan · zoomed out, a pixel shows its cells' largest weight",
+     "휠: 확대/축소 · 오른쪽 드래그: 이동 · 축소 시 한 픽셀은 덮는 칸 중 가장 큰 가중치"},
 };
 static_assert(std::size(kStrings) == static_cast<size_t>(Str::count_), "one entry per Str value");
 

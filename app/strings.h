@@ -86,6 +86,8 @@ enum class Str {
   // @checkpoints (panel_model.cpp, panel_sentence.cpp: Hugging Face checkpoints)
   ck_loading, ck_recent, ck_tokenizer, ck_sentence_b, ck_piece, ck_sentence_b_short, ck_continues,
   ck_causal_model, ck_pair_note, ck_loading_short,
+  // @long inputs (panel_heads.cpp: zoom and pan)
+  lz_fit, lz_window, lz_hint_short,
   count_
 };
 
