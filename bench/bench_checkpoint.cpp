@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -14,6 +13,7 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_memory.h"
 #include "core/memory_tuning.h"
 #include "core/model_open.h"
 #include "core/parse_number.h"
@@ -21,18 +21,10 @@
 
 namespace {
 
+using attnviz::bench::status_mib;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// A field of /proc/self/status in MiB ("VmRSS", "VmHWM": the peak resident set).
-double status_mib(const std::string& field) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind(field + ":", 0) == 0) return std::stod(line.substr(field.size() + 1)) / 1024.0;
-  return -1;
-}
 
 int64_t weight_count(const attnviz::Model& m) {
   int64_t n = m.weights.tok_embed.size() + m.weights.pos_embed.size() + m.weights.type_embed.size();

@@ -13,6 +13,8 @@
 
 #include <omp.h>
 
+#include "bench/bench_memory.h"
+
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
@@ -243,6 +245,7 @@ int bench_run(const BenchOptions& o) {
         {"activation", attnviz::name_of(c.activation)},
         {"mask", o.mask_text},
         {"threads", threads},
+        {"rss_peak_mb", attnviz::bench::status_mib("VmHWM")},
         {"eigen_threads", Eigen::nbThreads()},
         {"repeat", o.repeat},
         {"forward_s", med},
