@@ -43,9 +43,10 @@ HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& c, int h, c
   head.v = v;
   const bool dot_product = head.score == ScoreKind::dot || head.score == ScoreKind::scaled_dot;
   if (!keep_scores && dot_product) {
-    // Long inputs: one (Tq, Tk) scratch matrix instead of three kept; head_scores redoes these steps.
-    Mat scaled = raw_scores(w, head.score, h, HS, head.q, head.k) * score_scale(head.score, HS, c.temperature);
-    head.weights = softmax_masked(scaled, mask);
+    // Long inputs: one (Tq, Tk) matrix, scaled through Q (Tq x HS values, not Tq x Tk) and turned
+    // into the weights in place; head_scores recomputes the scores when asked.
+    head.weights.noalias() = (head.q * score_scale(head.score, HS, c.temperature)) * head.k.transpose();
+    softmax_masked_in_place(head.weights, mask);
   } else {
     head.scores_raw = raw_scores(w, head.score, h, HS, head.q, head.k);
     head.scores_scaled = head.scores_raw * score_scale(head.score, HS, c.temperature);

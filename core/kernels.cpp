@@ -53,6 +53,11 @@ Mat softmax_masked(const Mat& scores, const Mat& mask) {
   return w;
 }
 
+void softmax_masked_in_place(Mat& scores, const Mat& mask) {
+  scores += mask;
+  for (Eigen::Index i = 0; i < scores.rows(); ++i) softmax_row(scores.row(i));
+}
+
 Mat softmax_masked_naive(const Mat& scores, const Mat& mask) {
   Mat w(scores.rows(), scores.cols());
   for (Eigen::Index i = 0; i < scores.rows(); ++i) {

@@ -13,6 +13,8 @@ Mat linear_naive(const Mat& x, const Mat& w, const Vec& b);
 // Row-wise softmax of scores + mask (mask: 0 or -inf). Subtracts the row maximum so logits of
 // ±1e4 stay finite; a row whose every key is hidden becomes all zeros, never NaN.
 Mat softmax_masked(const Mat& scores, const Mat& mask);
+// The same, in place on scores (which become the weights): no second (Tq, Tk) matrix.
+void softmax_masked_in_place(Mat& scores, const Mat& mask);
 Mat softmax_masked_naive(const Mat& scores, const Mat& mask);
 
 // LayerNorm over each row with biased variance, as torch.nn.LayerNorm.

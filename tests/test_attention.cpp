@@ -184,7 +184,7 @@ TEST_CASE("attention: without keep_scores, dot-product heads keep the same weigh
     CAPTURE(h);
     const HeadTrace& a = kept.heads[static_cast<size_t>(h)];
     const HeadTrace& b = lean.heads[static_cast<size_t>(h)];
-    CHECK(max_abs_diff(a.weights, b.weights) == 0.0f);
+    CHECK(max_abs_diff(a.weights, b.weights) < 1e-6f);  // scaled through Q instead of the scores: rounding only
     const bool dot = h < 2;
     CHECK((b.scores_raw.size() == 0) == dot);  // general / additive heads always keep theirs
     const HeadScores s = head_scores(b, c);
