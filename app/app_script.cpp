@@ -7,6 +7,7 @@
 
 #include "app/app_shell.h"
 #include "app/model_source.h"
+#include "core/file_io.h"
 #include "core/parse_number.h"
 
 namespace attnviz {
@@ -14,13 +15,48 @@ namespace attnviz {
 namespace {
 
 bool is_text_verb(const std::string& v) {
-  return v == "sentence" || v == "sentence_b" || v == "source" || v == "compare_sentence";
+  return v == "sentence" || v == "sentence_b" || v == "source" || v == "compare_sentence" || v == "expect";
 }
 
 bool to_on(const std::string& s, bool& out) {
   if (s != "on" && s != "off") return false;
   out = s == "on";
   return true;
+}
+
+// The test verbs (not in the menus), so a GUI test can check that a bad input was answered and the
+// previous state kept, without stopping at the first refusal:
+//   try LINE                 runs LINE; a refusal goes to the status bar and the script goes on
+//   paste PATH               the sentence := the file's bytes (a paste too long for a script line)
+//   expect error TEXT        the newest computation failed with a message containing TEXT
+//   expect no_error          ...or succeeded
+//   expect model_error TEXT  the last model switch failed so
+//   expect status TEXT       the status bar (last file action or `try`) contains TEXT
+//   expect tokens N          the shown trace has N queries
+//   expect sentence TEXT     the sentence is exactly TEXT
+//   expect model TEXT        the shown trace's model source contains TEXT ("sandbox", a path)
+std::string script_expect(const AppState& app, const std::string& what) {
+  const size_t space = what.find(' ');
+  const std::string kind = what.substr(0, space);
+  const std::string text = space == std::string::npos ? std::string() : what.substr(space + 1);
+  auto contains = [&](const std::string& field, const char* name) -> std::string {
+    if (!text.empty() && field.find(text) != std::string::npos) return {};
+    return std::string("expected the ") + name + " to contain '" + text + "', it is '" + field + "'";
+  };
+  if (kind == "error") return contains(app.error, "error");
+  if (kind == "no_error") return app.error.empty() ? std::string() : "expected no error, got '" + app.error + "'";
+  if (kind == "model_error") return contains(app.model_error, "model error");
+  if (kind == "status") return contains(app.status, "status");
+  if (kind == "model") return app.trace ? contains(app.trace->model_source, "model") : "expected a trace";
+  if (kind == "sentence")
+    return app.sentence == text ? std::string() : "expected the sentence '" + text + "', it is '" + app.sentence + "'";
+  if (kind == "tokens") {
+    int n = 0;
+    if (!parse_int_in(text, 0, kMaxTokens, n)) return "expected tokens N";
+    const int got = app.trace ? app.trace->n_queries() : -1;
+    return got == n ? std::string() : "expected " + text + " tokens, the trace has " + std::to_string(got);
+  }
+  return "unknown expectation '" + kind + "' (error, no_error, model_error, status, tokens, sentence, model)";
 }
 
 }  // namespace
@@ -157,6 +193,18 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
       if (need(1) && a[0] == names[i]) app.compare_mode = kAllCompareModes[i], found = true;
     if (!found) return fail("unknown compare mode");
     app.dirty = true;
+  } else if (v == "zoom_head") {  // the Heads view's zoomed head and, for a long input, its window
+    int h = 0, row = 0, col = 0;
+    float zoom = 1;
+    if (a.empty() || !parse_int_in(a[0], -1, kMaxDModel, h)) return fail("expected zoom_head H [ZOOM ROW COL]");
+    if (a.size() == 4 && (!parse_number(a[1], zoom) || !parse_int_in(a[2], 0, kMaxTokens, row) ||
+                          !parse_int_in(a[3], 0, kMaxTokens, col)))
+      return fail("expected zoom_head H [ZOOM ROW COL]");
+    app.zoom_head = h;
+    if (h >= 0) app.head = h;  // the shell keeps the zoomed head on the chosen one
+    app.heads_viewport.zoom = zoom;
+    app.heads_viewport.row0 = static_cast<float>(row);
+    app.heads_viewport.col0 = static_cast<float>(col);
   } else if (v == "layer" || v == "head" || v == "query" || v == "step") {
     int& field = v == "layer" ? app.layer : v == "head" ? app.head : v == "query" ? app.query : app.step;
     if (!need(1) || !parse_int_in(a[0], v == "query" ? -1 : 0, kMaxTokens, field)) return fail("expected a number");
@@ -191,6 +239,28 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     step.screenshot = a[0];
   } else if (v == "quit") {
     step.quit = true;
+  } else if (v == "try") {
+    if (a.empty()) return fail("expected a line to try");
+    ScriptLine inner{line.number, a[0], std::vector<std::string>(a.begin() + 1, a.end())};
+    if (is_text_verb(inner.verb)) {  // the rest of the line as one argument, as script_parse gives it
+      std::string rest;
+      for (size_t i = 1; i < a.size(); ++i) rest += (i > 1 ? " " : "") + a[i];
+      inner.args = {rest};
+    }
+    step = script_apply(app, inner);
+    if (!step.error.empty()) {
+      app.status = step.error;
+      app.status_is_error = true;
+      step.error.clear();
+    }
+  } else if (v == "paste") {
+    if (!need(1)) return fail("expected a path");
+    auto bytes = file_read_bytes(a[0], uint64_t{64} << 20);
+    if (!bytes) return fail(bytes.error());
+    app.sentence.assign(bytes->begin(), bytes->end());
+    app.dirty = true;
+  } else if (v == "expect") {
+    if (std::string m = script_expect(app, a[0]); !m.empty()) return fail(m);
   } else {
     return fail("unknown action");
   }

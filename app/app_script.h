@@ -9,11 +9,13 @@
 //   model open PATH [SCREENSHOT] (off the UI thread, as the Open button; SCREENSHOT: the next frame, mid-load)
 //   coref_swap (sentence B := A's minimal pair, tired <-> wide) | coref_swap ab (swap sentences A and B)
 //   view heads|model|lines|compare|steps|stats|coref|train | compare MODE | layer L | head H | query Q | step S
+//   zoom_head H [ZOOM ROW COL] (Heads view: zoom head H, -1: none; a long input's window, ZOOM >= 1)
 //   lang en|ko | presentation on|off | annotate on|off | colormap NAME
 //   export png PATH [SCALE] | export csv PATH | export json PATH | save PATH | open PATH
 //   train start|pause|resume|stop|reset|wait|compare|use | train save PATH | train demo coref|induction
 //   train seed N | train heads N | train d_model N | train steps N | train report N   (see script_train)
 //   screenshot PATH | quit          (# starts a comment)
+//   try LINE | paste PATH | expect error|no_error|model_error|status|tokens|sentence|model [TEXT]   (tests)
 #pragma once
 #include <string>
 #include <vector>

@@ -204,7 +204,9 @@ Status check_combination(const CliOptions& o) {
 
 }  // namespace
 
-Result<CliOptions> cli_parse(const std::vector<std::string>& args) {
+namespace {
+
+Result<CliOptions> parse_args(const std::vector<std::string>& args) {
   CliOptions o;
   if (args.empty()) return make_error("no command given (try 'attnviz-cli --help')");
   if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") return o;
@@ -253,6 +255,32 @@ Result<CliOptions> cli_parse(const std::vector<std::string>& args) {
     o.given.insert(name);
   }
   if (Status s = check_combination(o); !s) return make_error(s.error());
+  return o;
+}
+
+// The messages quote what was typed; a newline or escape byte inside an argument must neither
+// break the one-line promise nor reach the terminal raw, so control bytes are shown as \xNN.
+std::string message_one_line(const std::string& message) {
+  std::string out;
+  for (const char c : message) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+      continue;
+    }
+    constexpr char kHex[] = "0123456789abcdef";
+    out += "\\x";
+    out += kHex[u >> 4];
+    out += kHex[u & 15];
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<CliOptions> cli_parse(const std::vector<std::string>& args) {
+  auto o = parse_args(args);
+  if (!o) return make_error(message_one_line(o.error()));
   return o;
 }
 

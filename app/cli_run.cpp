@@ -8,6 +8,7 @@
 
 #include "app/font_find.h"
 #include "core/file_io.h"
+#include "core/mask.h"
 #include "core/model_io.h"
 #include "core/model_open.h"
 #include "core/npy.h"
@@ -85,6 +86,18 @@ void print_summary(const Trace& t, std::ostream& out) {
   out.unsetf(std::ios::floatfield);
 }
 
+// A query whose every key is hidden attends nowhere: its weights are all 0 (not NaN), which a
+// reader of the numbers could take for a bug, so the CLI says which rows those are.
+void print_fully_masked(const Trace& t, std::ostream& err) {
+  const std::vector<int> rows = mask_fully_hidden_rows(t.mask);
+  if (rows.empty()) return;
+  err << "attnviz-cli: note: every key is masked for " << (rows.size() == 1 ? "query" : "queries");
+  for (size_t i = 0; i < rows.size() && i < 8; ++i)
+    err << (i ? ", " : " ") << rows[i] << " (" << t.queries[static_cast<size_t>(rows[i])].text << ")";
+  if (rows.size() > 8) err << " and " << rows.size() - 8 << " more";
+  err << ": " << (rows.size() == 1 ? "its attention row is" : "their attention rows are") << " all zeros\n";
+}
+
 Status write_png(const CliOptions& o, const Trace& t) {
   auto spec = trace_layer_grid(t, o.layer);
   if (!spec) return make_error(spec.error());
@@ -121,6 +134,7 @@ int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
   auto report = [&](const Status& s, const std::string& what) {
     if (!s) status = fail(what + ": " + s.error());
   };
+  print_fully_masked(*trace, err);
   const bool any_output = !o.json_path.empty() || !o.csv_path.empty() || !o.png_path.empty() || !o.save_weights.empty();
   if (!any_output) print_summary(*trace, out);
   if (!o.json_path.empty()) {
@@ -128,6 +142,8 @@ int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
     if (o.json_path == "-") out << json << "\n";
     else report(file_write_atomic(o.json_path, json), "--json");
   }
+  // Standard output may be a full disk: flushing here turns a silently lost --json - into exit 1.
+  if (!out.flush()) status = fail("cannot write to standard output (is the disk full?)");
   if (!o.csv_path.empty()) {
     auto csv = trace_head_csv(*trace, o.layer, o.head);
     report(csv ? file_write_atomic(o.csv_path, *csv) : Status(make_error(csv.error())), "--csv");

@@ -10,6 +10,7 @@
 #include <imgui.h>
 
 #include "app/heatmap_widget.h"
+#include "core/mask.h"
 #include "app/panels.h"
 #include "app/widgets.h"
 
@@ -231,6 +232,13 @@ void toolbar(AppState& app, const Trace& t) {
   ImGui::SameLine();
   if (app_computing(app)) ImGui::TextDisabled("%s", tr(L, Str::computing));
   else ImGui::TextDisabled("%d × %d · %.1f ms", t.n_queries(), t.n_keys(), app.compute_seconds * 1000.0);
+  if (const std::vector<int> hidden = mask_fully_hidden_rows(t.mask); !hidden.empty()) {
+    std::string which;  // the first few, by text and number
+    for (size_t i = 0; i < hidden.size() && i < 4; ++i)
+      which += (i ? ", " : "") + t.queries[static_cast<size_t>(hidden[i])].text + " (#" + std::to_string(hidden[i]) + ")";
+    if (hidden.size() > 4) which += ", …";
+    ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.5f, 1), tr(L, Str::fm_rows), static_cast<int>(hidden.size()), which.c_str());
+  }
   if (app.zoom_head >= 0 && zoomable(t)) {  // a long input's window, and how to move it
     const HeadWindow win = viewport_window(app, t);
     if (ImGui::Button(tr(L, Str::lz_fit))) app.heads_viewport = {};

@@ -88,6 +88,7 @@ enum class Str {
   ck_causal_model, ck_pair_note, ck_loading_short,
   // @long inputs (panel_heads.cpp: zoom and pan)
   lz_fit, lz_window, lz_hint_short,
+  fm_rows,
   count_
 };
 

@@ -61,21 +61,46 @@ Result<std::vector<uint8_t>> file_read_bytes(const std::string& path, uint64_t m
   return bytes;
 }
 
+namespace {
+
+// Writes every byte (retrying short writes and EINTR); false with errno set on failure.
+bool write_all(int fd, std::span<const uint8_t> bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) errno = ENOSPC;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// A device, FIFO or socket has no contents to keep safe, and renaming a file over it would replace
+// the device itself (as root, saving to /dev/full turned it into a regular file): write in place.
+Status write_in_place(const std::string& path, std::span<const uint8_t> bytes) {
+  Fd f{::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC)};
+  if (f.fd < 0) return make_error(describe("cannot write", path));
+  if (!write_all(f.fd, bytes)) return make_error(describe("cannot write", path));
+  return Ok{};
+}
+
+}  // namespace
+
 Status file_write_atomic(const std::string& path, std::span<const uint8_t> bytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return make_error("cannot write '" + path + "': it is a folder");
+    if (!S_ISREG(st.st_mode)) return write_in_place(path, bytes);
+  }
   const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
   {
     Fd f{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
     if (f.fd < 0) return make_error(describe("cannot write", path));
-    size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = ::write(f.fd, bytes.data() + done, bytes.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        Status err = make_error(describe("cannot write", path));
-        ::unlink(tmp.c_str());
-        return err;
-      }
-      done += static_cast<size_t>(n);
+    if (!write_all(f.fd, bytes)) {
+      Status err = make_error(describe("cannot write", path));
+      ::unlink(tmp.c_str());
+      return err;
     }
     if (::fsync(f.fd) != 0) {
       Status err = make_error(describe("cannot flush", path));

@@ -24,7 +24,9 @@ Result<std::vector<uint8_t>> file_read_bytes(const std::string& path, uint64_t m
                                              const ByteProgress& progress = {});
 
 // Writes to "<path>.tmp-<pid>", flushes it to disk, then renames it over path. On any failure
-// the temporary file is removed and the original file is left exactly as it was.
+// the temporary file is removed and the original file is left exactly as it was. An existing
+// device, FIFO or socket (/dev/full, /dev/stdout) is written in place: renaming over it would
+// replace the device itself.
 Status file_write_atomic(const std::string& path, std::span<const uint8_t> bytes);
 Status file_write_atomic(const std::string& path, std::string_view text);
 

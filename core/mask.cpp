@@ -28,4 +28,12 @@ Mat mask_build(const MaskSpec& spec, int n_queries, int n_keys, int real_keys) {
   return mask;
 }
 
+std::vector<int> mask_fully_hidden_rows(const Mat& mask) {
+  std::vector<int> rows;
+  if (mask.cols() == 0) return rows;
+  for (Eigen::Index q = 0; q < mask.rows(); ++q)
+    if (!mask.row(q).array().isFinite().any()) rows.push_back(static_cast<int>(q));
+  return rows;
+}
+
 }  // namespace attnviz

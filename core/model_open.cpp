@@ -109,6 +109,8 @@ Result<Model> model_open(const std::string& path, const std::optional<ModelConfi
   } else if (is_file(p)) {
     model = open_file(p, fallback, progress);
   } else {
+    std::error_code ec;
+    if (fs::exists(p, ec)) return make_error("'" + path + "' is not a model file or folder");
     return make_error("'" + path + "' does not exist");
   }
   if (model) model->source = path;

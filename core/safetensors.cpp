@@ -353,6 +353,9 @@ Result<json> header_parse(std::string_view text) {
 }  // namespace
 
 int64_t Tensor::numel() const {
+  // The reader bounds every product by the bytes it was given, except when a dimension is 0: then
+  // [2^32, 2^31, 0] is a valid empty tensor whose leading product would overflow int64.
+  if (std::find(shape.begin(), shape.end(), int64_t{0}) != shape.end()) return 0;
   int64_t n = 1;
   for (const int64_t d : shape) n *= d;
   return n;

@@ -54,7 +54,10 @@ Result<Session> session_from_json(std::string_view text) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded()) return fail("the file is not valid JSON (truncated or damaged?)");
   if (!j.is_object()) return fail("the file is not a JSON object");
-  if (j.value("format", "") != "attnviz.session") return fail("this is not an attnviz session file");
+  // find + is_string, not j.value(): value() throws when "format" holds an object or a number.
+  const auto format = j.find("format");
+  if (format == j.end() || !format->is_string() || format->get_ref<const std::string&>() != "attnviz.session")
+    return fail("this is not an attnviz session file");
   const auto version = j.find("version");
   if (version == j.end() || !version->is_number_integer()) return fail("the file has no version");
   if (version->get<int64_t>() != kSessionVersion)

@@ -633,9 +633,12 @@ WordPieceTokenizer wordpiece_build(WordPieceParts parts) {
   // Longest first, so "[MASK]x" cannot lose to a shorter token sharing its start.
   std::stable_sort(parts.specials.begin(), parts.specials.end(),
                    [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-  for (auto& [text, id] : parts.specials)
+  // A named pair, not a structured binding: clang before 16 cannot capture bindings in a lambda.
+  for (auto& special : parts.specials) {
+    const std::string& text = special.first;
     if (std::none_of(tok.specials_.begin(), tok.specials_.end(), [&](const auto& s) { return s.text == text; }))
-      tok.specials_.push_back({std::move(text), id});
+      tok.specials_.push_back({std::move(special.first), special.second});
+  }
   return tok;
 }
 

@@ -70,3 +70,12 @@ TEST_CASE("mask: cross-attention masks are rectangular") {
   CHECK(m.cols() == 5);
   CHECK(visible_count(m) == 1 + 2 + 3);
 }
+
+TEST_CASE("mask: rows whose every key is hidden are listed (their weights are all zeros)") {
+  MaskSpec spec;
+  spec.hidden_cells = {{1, 0}, {1, 1}, {1, 2}, {2, 0}};
+  const Mat m = mask_build(spec, 3, 3, 3);
+  CHECK(mask_fully_hidden_rows(m) == std::vector<int>{1});
+  CHECK(mask_fully_hidden_rows(mask_build(MaskSpec{}, 4, 4, 4)).empty());
+  CHECK(mask_fully_hidden_rows(Mat(2, 0)).empty());  // no keys at all: nothing to report
+}
