@@ -44,6 +44,11 @@ struct TensorReader {
       error = "tensor '" + name + "' must have 3 dimensions (heads, head size, head size)";
       return false;
     }
+    // An empty tensor may carry huge dimensions ([2^32, 2^32, 0] is valid): refuse before multiplying.
+    if (t->shape[0] > kMaxDModel || t->shape[1] > kMaxDModel) {
+      error = "tensor '" + name + "' has more heads or a larger head size than any model here";
+      return false;
+    }
     Tensor stacked = *t;  // small: one (HS, HS) block per head
     stacked.shape = {t->shape[0] * t->shape[1], t->shape[2]};
     auto m = tensor_to_mat(stacked);

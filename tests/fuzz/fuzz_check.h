@@ -1,0 +1,59 @@
+// What every fuzz target shares: viewing the input as text, splitting it at NUL bytes, and turning
+// a broken invariant into a finding. A target returns "" when all is well, else what went wrong, so
+// the same function serves libFuzzer (which must crash to record the input) and the doctest suite.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnviz::fuzz {
+
+using Bytes = std::span<const uint8_t>;
+
+inline std::string_view bytes_text(Bytes bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+// Splits at every NUL: "a\0b\0" gives {"a", "b", ""}; no NUL gives the whole text.
+inline std::vector<std::string_view> split_at_nuls(std::string_view text) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == '\0') {
+      parts.push_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return parts;
+}
+
+// Splits at the first NUL only; `second_given` says whether there was one.
+struct TextPair {
+  std::string_view first, second;
+  bool second_given = false;
+};
+inline TextPair split_at_first_nul(std::string_view text) {
+  const size_t nul = text.find('\0');
+  if (nul == std::string_view::npos) return {text, {}, false};
+  return {text.substr(0, nul), text.substr(nul + 1), true};
+}
+
+// A failed call must say why: an empty message would leave the user with nothing to read.
+inline std::string error_needs_message(const std::string& message, std::string_view what) {
+  return message.empty() ? std::string(what) + " failed with an empty message" : std::string();
+}
+
+#ifdef ATTNVIZ_FUZZ_ENTRY
+// libFuzzer records an input only when the process dies, so a broken invariant aborts here.
+inline void fuzz_report(const std::string& finding) {
+  if (finding.empty()) return;
+  std::fprintf(stderr, "fuzz finding: %s\n", finding.c_str());
+  std::abort();
+}
+#endif
+
+}  // namespace attnviz::fuzz

@@ -1,0 +1,24 @@
+// libFuzzer target: hf_config_parse on arbitrary text (a checkpoint's config.json). Whatever it
+// accepts must be a config the engine takes (config_validate) with a usable vocabulary size.
+// Reads memory only.
+#include "core/hf_checkpoint.h"
+#include "tests/fuzz/fuzz_check.h"
+
+namespace attnviz::fuzz {
+
+std::string fuzz_hf_config(Bytes bytes) {
+  auto config = hf_config_parse(bytes_text(bytes));
+  if (!config.ok()) return error_needs_message(config.error(), "hf_config_parse");
+  if (Status s = config_validate(config->config); !s.ok()) return "hf_config_parse accepted an invalid config: " + s.error();
+  if (config->vocab_size < 1) return "hf_config_parse accepted vocab_size " + std::to_string(config->vocab_size);
+  return {};
+}
+
+}  // namespace attnviz::fuzz
+
+#ifdef ATTNVIZ_FUZZ_ENTRY
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  attnviz::fuzz::fuzz_report(attnviz::fuzz::fuzz_hf_config({data, size}));
+  return 0;
+}
+#endif

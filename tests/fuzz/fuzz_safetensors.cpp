@@ -1,0 +1,84 @@
+// libFuzzer target: safetensors_parse on arbitrary bytes, then every tensor it accepted through
+// tensor_to_mat / tensor_to_vec, a write-and-read-back of what it accepted, and the same bytes as a
+// sharded checkpoint's index (safetensors_index_parse). Reads memory only; never touches a file.
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "core/safetensors.h"
+#include "tests/fuzz/fuzz_check.h"
+
+namespace attnviz::fuzz {
+
+namespace safetensors_target {
+
+std::string check_tensor(const Tensor& t) {
+  // numel() is unchecked by design; the parser must have bounded it by the bytes it was given.
+  if (t.numel() < 0 || static_cast<uint64_t>(t.numel()) != t.data.size())
+    return "tensor " + t.name + " holds " + std::to_string(t.data.size()) + " values for its shape";
+  auto m = tensor_to_mat(t);
+  if (!m.ok()) {
+    if (t.shape.size() <= 2) return "tensor_to_mat refused a tensor of rank <= 2: " + m.error();
+    return error_needs_message(m.error(), "tensor_to_mat");
+  }
+  if (m->size() != t.numel()) return "tensor_to_mat changed the element count of " + t.name;
+  if (m->size() > 0 && std::memcmp(m->data(), t.data.data(), t.data.size() * sizeof(float)) != 0)
+    return "tensor_to_mat changed the values of " + t.name;
+  auto v = tensor_to_vec(t);
+  if (t.shape.size() == 1 && (!v.ok() || v->size() != t.numel())) return "tensor_to_vec refused 1-D " + t.name;
+  if (t.shape.size() != 1 && v.ok()) return "tensor_to_vec accepted rank " + std::to_string(t.shape.size());
+  return {};
+}
+
+// What was accepted and passes the writer's check must come back bit for bit (the writer stores F32,
+// and every stored dtype was already widened to float on reading).
+std::string check_round_trip(const TensorFile& file) {
+  if (!tensor_file_check(file).ok()) return {};
+  auto again = safetensors_parse(safetensors_serialize(file));
+  if (!again.ok()) return "a written file was refused on reading: " + again.error();
+  if (again->metadata != file.metadata) return "metadata changed in a write and read";
+  if (again->tensors.size() != file.tensors.size()) return "tensor count changed in a write and read";
+  for (const Tensor& t : file.tensors) {
+    const Tensor* u = again->find(t.name);
+    if (u == nullptr) return "tensor " + t.name + " was lost in a write and read";
+    if (u->shape != t.shape || u->data.size() != t.data.size() ||
+        (!t.data.empty() && std::memcmp(u->data.data(), t.data.data(), t.data.size() * sizeof(float)) != 0))
+      return "tensor " + t.name + " changed in a write and read";
+  }
+  return {};
+}
+
+std::string check_index(std::string_view text) {
+  auto index = safetensors_index_parse(text);
+  if (!index.ok()) return error_needs_message(index.error(), "safetensors_index_parse");
+  const std::set<std::string> shards(index->shards.begin(), index->shards.end());
+  if (shards.size() != index->shards.size() || !std::is_sorted(index->shards.begin(), index->shards.end()))
+    return "index shards are not sorted and distinct";
+  for (const auto& [name, shard] : index->weight_map)
+    if (!shards.count(shard)) return "tensor " + name + " maps to an unlisted shard";
+  return {};
+}
+
+}  // namespace safetensors_target
+
+std::string fuzz_safetensors(Bytes bytes) {
+  using namespace safetensors_target;
+  auto file = safetensors_parse(bytes);
+  if (!file.ok()) {
+    if (std::string e = error_needs_message(file.error(), "safetensors_parse"); !e.empty()) return e;
+  } else {
+    for (const Tensor& t : file->tensors)
+      if (std::string e = check_tensor(t); !e.empty()) return e;
+    if (std::string e = check_round_trip(*file); !e.empty()) return e;
+  }
+  return check_index(bytes_text(bytes));
+}
+
+}  // namespace attnviz::fuzz
+
+#ifdef ATTNVIZ_FUZZ_ENTRY
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  attnviz::fuzz::fuzz_report(attnviz::fuzz::fuzz_safetensors({data, size}));
+  return 0;
+}
+#endif
