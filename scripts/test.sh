@@ -1,10 +1,25 @@
 #!/usr/bin/env bash
-# Builds attnviz and runs the whole test suite (core, CLI, GUI under Xvfb) with ctest.
-# usage: scripts/test.sh            (build directory: build/)
+# Builds attnviz and runs the whole test suite (core, CLI, GUI under Xvfb) with ctest; then builds
+# it again with AddressSanitizer + UndefinedBehaviorSanitizer (-fno-sanitize-recover: the first
+# report fails the test) and runs the same suite on that build.
+# usage: scripts/test.sh              (build directories: build/ and build-sanitize/)
+#        scripts/test.sh --no-sanitize  (the first pass only, for a quick local run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh test
+jobs="$(nproc)"
+
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j "$(nproc)"
-cd build
-ctest --output-on-failure -j "$(nproc)"
+cmake --build build -j "$jobs"
+(cd build && ctest --output-on-failure -j "$jobs")
+
+[ "${1:-}" = "--no-sanitize" ] && exit 0
+echo "attnviz: the same suite under AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Release -DATTNVIZ_SANITIZE=ON >/dev/null
+cmake --build build-sanitize -j "$jobs"
+# Leaks are errors for our code; tests/sanitizer.supp lists the system libraries (Mesa, X11,
+# fontconfig) whose one-time allocations LeakSanitizer would otherwise report.
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
+export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizer.supp:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+(cd build-sanitize && ctest --output-on-failure -j "$jobs")
