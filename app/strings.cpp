@@ -544,7 +544,7 @@ constexpr Entry kStrings[] = {
     {"zoom ×%.1f · rows %d–%d · columns %d–%d", "확대 ×%.1f · 행 %d–%d · 열 %d–%d"},
     {"wheel: zoom · right-drag: pan · zoomed out, a pixel shows its cells' largest weight",
      "휠: 확대/축소 · 오른쪽 드래그: 이동 · 축소 시 한 픽셀은 덮는 칸 중 가장 큰 가중치"},
-    {"Every key is masked for %d queries — %s: their rows are all zeros, not a dead head.",
+    {"Every key is masked for %d query row(s) — %s: all zeros, not a dead head.",
      "쿼리 %d개는 모든 키가 마스킹되었습니다 — %s: 그 행은 전부 0입니다 (죽은 헤드가 아님)."},
 };
 static_assert(std::size(kStrings) == static_cast<size_t>(Str::count_), "one entry per Str value");
