@@ -27,6 +27,7 @@
 #include "core/trace_export.h"
 #include "tests/byte_util.h"
 #include "tests/check_util.h"
+#include "tests/cli_util.h"
 #include "tests/fixture_util.h"
 
 using namespace attnviz;
@@ -38,32 +39,10 @@ namespace fs = std::filesystem;
 
 std::string temp(const std::string& name) { return temp_path("attnviz_bad_" + name); }
 
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-// attnviz-cli in process: a usage error is exit 2 with cli_parse's message, as main_cli does.
-Run cli(const std::vector<std::string>& args) {
-  Run r;
-  auto o = cli_parse(args);
-  if (!o) {
-    r.status = 2;
-    r.err = o.error();
-    return r;
-  }
-  std::ostringstream out, err;
-  r.status = cli_run(*o, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
-
+using Run = CliRun;
+CliRun cli(const std::vector<std::string>& args) { return cli_in_process(args); }
 // The real binary, for what only a real process shows (standard output on a full disk).
-int cli_binary(const std::string& args) {
-  const int raw = std::system((std::string(ATTNVIZ_CLI) + " " + args).c_str());
-  return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-}
+int cli_binary(const std::string& args) { return cli_binary_status(args); }
 
 ModelConfig small_config() {
   ModelConfig c;

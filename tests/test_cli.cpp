@@ -14,6 +14,7 @@
 #include "core/model_io.h"
 #include "core/npy.h"
 #include "tests/check_util.h"
+#include "tests/cli_util.h"
 #include "tests/fixture_util.h"
 
 using namespace attnviz;
@@ -24,32 +25,10 @@ namespace {
 
 std::string temp(const std::string& name) { return temp_path("attnviz_cli_" + name); }
 
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-Run run(const std::vector<std::string>& args) {
-  Run r;
-  auto o = cli_parse(args);
-  if (!o) {
-    r.status = 2;
-    r.err = o.error();
-    return r;
-  }
-  std::ostringstream out, err;
-  r.status = cli_run(*o, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
-
-// Runs the real binary; returns its exit status.
-int run_binary(const std::string& args) {
-  const std::string cmd = std::string(ATTNVIZ_CLI) + " " + args + " >/dev/null 2>&1";
-  const int raw = std::system(cmd.c_str());
-  return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-}
+using Run = CliRun;
+CliRun run(const std::vector<std::string>& args) { return cli_in_process(args); }
+// Runs the real binary quietly; returns its exit status.
+int run_binary(const std::string& args) { return cli_binary_status(args + " >/dev/null 2>&1"); }
 
 }  // namespace
 
