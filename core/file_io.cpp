@@ -1,7 +1,6 @@
 // POSIX implementation of file_io.h. Errors carry strerror text and the path.
 #include "core/file_io.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -36,8 +35,7 @@ bool path_is_folder(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-Result<std::vector<uint8_t>> file_read_bytes(const std::string& path, uint64_t max_bytes,
-                                             const ByteProgress& progress) {
+Result<std::vector<uint8_t>> file_read_bytes(const std::string& path, uint64_t max_bytes) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0) return make_error(describe("cannot open", path));
   struct stat st {};
@@ -47,15 +45,13 @@ Result<std::vector<uint8_t>> file_read_bytes(const std::string& path, uint64_t m
     return make_error("'" + path + "' is too large (" + std::to_string(st.st_size) + " bytes; the limit is " +
                       std::to_string(max_bytes) + ")");
   std::vector<uint8_t> bytes(static_cast<size_t>(st.st_size));
-  const size_t piece = progress ? size_t{16} << 20 : bytes.size();
   size_t done = 0;
   while (done < bytes.size()) {
-    const ssize_t n = ::read(f.fd, bytes.data() + done, std::min(piece, bytes.size() - done));
+    const ssize_t n = ::read(f.fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return make_error(describe("cannot read", path));
     if (n == 0) break;  // the file shrank while we read it
     done += static_cast<size_t>(n);
-    if (progress) progress(done, bytes.size());
   }
   bytes.resize(done);
   return bytes;

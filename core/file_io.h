@@ -2,7 +2,6 @@
 // failed save never damages the file that was there before. No parsing happens here.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -15,13 +14,8 @@ namespace attnviz {
 bool path_is_file(const std::string& path);
 bool path_is_folder(const std::string& path);
 
-// Called while a large read proceeds (bytes done so far, file size): a progress bar's feed.
-using ByteProgress = std::function<void(uint64_t done, uint64_t total)>;
-
 // Reads the whole file; a file larger than max_bytes is an error (nothing is allocated for it).
-// With `progress`, the file is read in 16 MiB pieces and progress is called after each.
-Result<std::vector<uint8_t>> file_read_bytes(const std::string& path, uint64_t max_bytes = uint64_t{1} << 34,
-                                             const ByteProgress& progress = {});
+Result<std::vector<uint8_t>> file_read_bytes(const std::string& path, uint64_t max_bytes = uint64_t{1} << 34);
 
 // Writes to "<path>.tmp-<pid>", flushes it to disk, then renames it over path. On any failure
 // the temporary file is removed and the original file is left exactly as it was. An existing

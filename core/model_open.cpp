@@ -40,7 +40,7 @@ Result<fs::path> weights_in(const fs::path& dir) {
 
 // Mapped, not read: each tensor is converted straight into its matrix by hf_model_from_tensors.
 Result<TensorFile> map_weights(const fs::path& weights) {
-  return ends_with(weights.string(), ".index.json") ? safetensors_read_sharded(weights.string(), {}, true)
+  return ends_with(weights.string(), ".index.json") ? safetensors_read_sharded(weights.string(), true)
                                                     : safetensors_map(weights.string());
 }
 

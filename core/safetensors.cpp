@@ -517,8 +517,8 @@ void tensor_release(Tensor& t) {
   if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
-Result<TensorFile> safetensors_read(const std::string& path, const ByteProgress& progress) {
-  auto bytes = file_read_bytes(path, uint64_t{1} << 34, progress);
+Result<TensorFile> safetensors_read(const std::string& path) {
+  auto bytes = file_read_bytes(path);
   if (!bytes) return Error{bytes.error()};
   auto file = safetensors_parse(*bytes);
   if (!file) return make_error("'" + path + "': " + file.error());
@@ -580,8 +580,7 @@ Result<ShardIndex> safetensors_index_parse(std::string_view text) {
   return out;
 }
 
-Result<TensorFile> safetensors_read_sharded(const std::string& index_path, const ByteProgress& progress,
-                                            bool mapped) {
+Result<TensorFile> safetensors_read_sharded(const std::string& index_path, bool mapped) {
   // An index is a name list: the header bound is generous for it and keeps a wrong file cheap.
   auto bytes = file_read_bytes(index_path, kMaxSafetensorsHeader);
   if (!bytes) return Error{bytes.error()};
@@ -589,23 +588,17 @@ Result<TensorFile> safetensors_read_sharded(const std::string& index_path, const
   if (!index) return make_error("'" + index_path + "': " + index.error());
 
   const std::filesystem::path folder = std::filesystem::path(index_path).parent_path();
-  uint64_t total = 0, before = 0;  // bytes over all shards, and in the shards already read
-  for (const auto& shard : index->shards) {
+  for (const auto& shard : index->shards) {  // every shard present before any is read
     const std::string path = (folder / shard).string();
     std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) return fail_index(index_path, shard_label(shard) + " does not exist (looked for '" + path + "')");
-    total += size;
+    if (!std::filesystem::exists(path, ec))
+      return fail_index(index_path, shard_label(shard) + " does not exist (looked for '" + path + "')");
   }
   TensorFile out;
   std::map<std::string, std::string> holder;  // tensor name -> the shard it was found in
   for (const auto& shard : index->shards) {
     const std::string path = (folder / shard).string();
-    ByteProgress shard_progress;
-    if (progress) shard_progress = [&](uint64_t done, uint64_t) { progress(before + done, total); };
-    auto file = mapped ? safetensors_map(path) : safetensors_read(path, shard_progress);
-    std::error_code ec;
-    before += std::filesystem::file_size(path, ec);
+    auto file = mapped ? safetensors_map(path) : safetensors_read(path);
     if (!file) return Error{file.error()};
     for (auto& [k, v] : file->metadata) out.metadata.emplace(k, std::move(v));
     for (auto& b : file->backing) out.backing.push_back(std::move(b));

@@ -42,7 +42,7 @@ struct TensorFile {
 inline constexpr uint64_t kMaxSafetensorsHeader = 100'000'000;  // 100 MB, as the reference reader
 
 Result<TensorFile> safetensors_parse(std::span<const uint8_t> bytes);   // from memory (fuzzable)
-Result<TensorFile> safetensors_read(const std::string& path, const ByteProgress& progress = {});
+Result<TensorFile> safetensors_read(const std::string& path);          // uses file_read_bytes
 // The same validation, but the file is memory-mapped and no tensor is converted: each is read
 // straight from the mapping when asked (tensor_to_mat / tensor_to_vec), and tensor_release drops
 // its pages again. A checkpoint then costs one copy of its weights instead of three.
@@ -63,9 +63,8 @@ Result<ShardIndex> safetensors_index_parse(std::string_view text);   // from mem
 // order (each shard in offset order); shard metadata merged, the first shard's value winning. A
 // missing shard, a listed tensor its shard lacks, a tensor in two shards or a tensor the map does
 // not list is an error naming the tensor and the shard(s).
-// `progress` counts bytes over all shards. With `mapped`, every shard is read by safetensors_map.
-Result<TensorFile> safetensors_read_sharded(const std::string& index_path, const ByteProgress& progress = {},
-                                            bool mapped = false);
+// With `mapped`, every shard is read by safetensors_map.
+Result<TensorFile> safetensors_read_sharded(const std::string& index_path, bool mapped = false);
 
 // Precondition (checked by safetensors_write, not here): tensor_file_check(file) is ok.
 std::vector<uint8_t> safetensors_serialize(const TensorFile& file);    // always writes F32
