@@ -13,11 +13,11 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-#include "bench/bench_memory.h"
-#include "core/memory_tuning.h"
-#include "core/model_open.h"
-#include "core/parse_number.h"
-#include "core/trace.h"
+#include "bench_memory.h"
+#include "base/memory_tuning.h"
+#include "io/model_open.h"
+#include "base/parse_number.h"
+#include "model/trace.h"
 
 namespace {
 

@@ -19,13 +19,13 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-#include "core/coref_data.h"
-#include "core/coref_demo.h"
-#include "core/file_io.h"
-#include "core/memory_tuning.h"
-#include "core/model_io.h"
-#include "core/parse_number.h"
-#include "core/train.h"
+#include "demos/coref_data.h"
+#include "demos/coref_demo.h"
+#include "base/file_io.h"
+#include "base/memory_tuning.h"
+#include "io/model_file.h"
+#include "base/parse_number.h"
+#include "train/train.h"
 
 namespace {
 

@@ -13,17 +13,17 @@
 
 #include <omp.h>
 
-#include "bench/bench_memory.h"
+#include "bench_memory.h"
 
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-#include "bench/bench_phases.h"
-#include "core/memory_tuning.h"
-#include "core/model.h"
-#include "core/parse_number.h"
-#include "core/rng.h"
-#include "core/trace.h"
+#include "bench_phases.h"
+#include "base/memory_tuning.h"
+#include "model/model.h"
+#include "base/parse_number.h"
+#include "base/rng.h"
+#include "model/trace.h"
 
 namespace {
 

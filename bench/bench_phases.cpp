@@ -1,8 +1,8 @@
 // The mirrored forward with a stopwatch per step. Each statement copies the one it mirrors in
-// core/trace.cpp, core/layer.cpp or core/attention.cpp, so allocations and copies cost the same.
+// core/model/trace.cpp, core/model/layer.cpp or core/model/attention.cpp, so allocations and copies cost the same.
 // Heads run in parallel as in attention_forward: their steps are timed per thread and the loop's
 // wall time is split between the steps in proportion to the thread time each took.
-#include "bench/bench_phases.h"
+#include "bench_phases.h"
 
 #include <chrono>
 #include <utility>
@@ -10,10 +10,10 @@
 
 #include <omp.h>
 
-#include "core/attention.h"
-#include "core/kernels.h"
-#include "core/layer.h"
-#include "core/mask.h"
+#include "model/attention.h"
+#include "model/kernels.h"
+#include "model/layer.h"
+#include "model/mask.h"
 
 namespace attnviz::bench {
 

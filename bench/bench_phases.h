@@ -6,9 +6,9 @@
 #include <array>
 #include <string_view>
 
-#include "core/config.h"
-#include "core/model.h"
-#include "core/tensor.h"
+#include "model/config.h"
+#include "model/model.h"
+#include "base/tensor.h"
 
 namespace attnviz::bench {
 

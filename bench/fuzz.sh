@@ -1,59 +1,25 @@
 #!/usr/bin/env bash
-# Builds every libFuzzer target in tests/fuzz/ with clang++ (ASan + UBSan, no recovery) in its own
-# build directory and runs each for SECONDS, two at a time, printing per target: executions,
-# exec/s, corpus size and whether it found a crash. Touches no CMake file and no committed corpus:
-# new inputs go to build-fuzz/corpus/<target>, findings to build-fuzz/artifacts/<target>/.
-#   bench/fuzz.sh SECONDS [TARGET ...]      (default: all targets; BUILD=dir overrides build-fuzz)
+# Runs the libFuzzer targets of tests/fuzz/ for SECONDS each, two at a time, printing per target:
+# executions, exec/s, corpus size and whether it found a crash. The targets are built by CMake
+# (-DATTNVIZ_FUZZ=ON with clang: ASan + UBSan, no recovery) into their own build directory; this
+# script only configures that build and runs what it made. Touches no committed corpus: new inputs
+# go to build-fuzz/corpus/<target>, findings to build-fuzz/artifacts/<target>/.
+#   bench/fuzz.sh SECONDS [TARGET ...]      (default: every target CMake built; BUILD=dir overrides build-fuzz)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build-fuzz}
-all_targets=(safetensors npy session cli word_tokenizer bpe wordpiece hf_config)
-
-# The core (and CLI) sources the targets reach; an archive lets each target link only what it uses.
-lib_sources=(
-  core/safetensors.cpp core/file_io.cpp core/json_depth.cpp core/npy.cpp core/session.cpp core/config.cpp
-  core/tokenizer.cpp core/utf8.cpp core/unicode_props.cpp core/bpe_tokenizer.cpp core/wordpiece_tokenizer.cpp
-  core/hf_checkpoint.cpp core/model.cpp core/model_io.cpp core/rng.cpp core/embed.cpp core/layer.cpp
-  core/kernels.cpp core/attention.cpp core/mask.cpp core/colormap.cpp app/cli_options.cpp
-)
+bin=$build/tests/fuzz
 
 max_len_of() {  # binary formats get room for a real file; text inputs stay small enough to mutate well
   case $1 in safetensors|npy) echo 1048576 ;; *) echo 65536 ;; esac
 }
 
-cxx=${CXX_FUZZ:-clang++}
-# Eigen's own range asserts stay on (no EIGEN_NO_DEBUG): an out-of-range index is a finding too.
-cxxflags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fopenmp
-          -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
-          -Wall -Wextra -Wpedantic -I"$root" -isystem /usr/include/eigen3 -isystem /usr/include/stb
-          -DATTNVIZ_FUZZ_ENTRY "-DATTNVIZ_FIXTURES=\"$root/tests/fixtures\"")
-ldflags=(-fopenmp -fsanitize=fuzzer,address,undefined)
-
 build_all() {
-  mkdir -p "$build/obj"
-  # A generated Makefile gives incremental, header-aware (-MMD) rebuilds at -j2.
-  {
-    echo "CXX := $cxx"
-    printf 'CXXFLAGS :='; printf ' %q' "${cxxflags[@]}"; echo
-    printf 'LDFLAGS :='; printf ' %q' "${ldflags[@]}"; echo
-    local objs=()
-    for src in "${lib_sources[@]}"; do
-      local obj="obj/$(echo "$src" | tr / _).o"
-      objs+=("$obj")
-      printf '%s: %s\n\t$(CXX) $(CXXFLAGS) -MMD -MP -c $< -o $@\n' "$obj" "$root/$src"
-    done
-    echo "libattnviz_fuzz.a: ${objs[*]}"
-    printf '\trm -f $@ && ar rcs $@ $^\n'
-    for t in "${all_targets[@]}"; do
-      printf 'obj/fuzz_%s.o: %s\n\t$(CXX) $(CXXFLAGS) -MMD -MP -c $< -o $@\n' "$t" "$root/tests/fuzz/fuzz_$t.cpp"
-      printf 'fuzz_%s: obj/fuzz_%s.o libattnviz_fuzz.a\n\t$(CXX) $^ $(LDFLAGS) -o $@\n' "$t" "$t"
-    done
-    printf 'all:'; for t in "${all_targets[@]}"; do printf ' fuzz_%s' "$t"; done; echo
-    echo ".DEFAULT_GOAL := all"
-    echo "-include obj/*.d"
-  } > "$build/Makefile"
-  make -s -C "$build" -j2
+  cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER="${CXX_FUZZ:-clang++}" -DCMAKE_C_COMPILER="${CC_FUZZ:-clang}" \
+        -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-O1 -DATTNVIZ_FUZZ=ON -DATTNVIZ_BUILD_APP=OFF \
+        -DATTNVIZ_BUILD_TESTS=OFF -DATTNVIZ_BENCH=OFF >/dev/null
+  cmake --build "$build" --target fuzz_targets -j2
 }
 
 # One target: libFuzzer's own loop for SECONDS, then a summary line from its final stats.
@@ -62,7 +28,7 @@ run_one() {
   local corpus="$build/corpus/$t" artifacts="$build/artifacts/$t" log="$build/logs/$t.log"
   mkdir -p "$corpus" "$artifacts" "$build/logs"
   local status=0
-  "$build/fuzz_$t" "$corpus" "$root/tests/fuzz/corpus/$t" -max_total_time="$seconds" -timeout=10 \
+  "$bin/fuzz_$t" "$corpus" "$root/tests/fuzz/corpus/$t" -max_total_time="$seconds" -timeout=10 \
     -max_len="$(max_len_of "$t")" -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$artifacts/" > "$log" 2>&1 || status=$?
   local execs rate corp found
@@ -84,7 +50,9 @@ fi
 seconds=${1:?usage: bench/fuzz.sh SECONDS [TARGET ...]}
 shift
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=("${all_targets[@]}")
 build_all
+if [[ ${#targets[@]} -eq 0 ]]; then
+  for f in "$bin"/fuzz_*; do [[ -x $f ]] && targets+=("${f##*/fuzz_}"); done
+fi
 # Two at a time: the machine has two cores, and each run is one CPU-bound process.
 printf '%s\n' "${targets[@]}" | xargs -P 2 -I{} "$0" --run-one {} "$seconds"

@@ -1,8 +1,8 @@
 // libFuzzer target: attnviz-cli's option parser (cli_parse) on arguments made by splitting the
 // input at NUL bytes, so the fuzzer can build any argument list. Parsing touches no file; an
 // error must carry the one-line usage message.
-#include "app/cli_options.h"
-#include "tests/fuzz/fuzz_check.h"
+#include "cli_options.h"
+#include "fuzz/fuzz_check.h"
 
 namespace attnviz::fuzz {
 

@@ -6,10 +6,10 @@
 // the fixture's must be framed [CLS] A [SEP] (B [SEP]). Reads memory only once loaded.
 #include <algorithm>
 
-#include "core/file_io.h"
-#include "core/utf8.h"
-#include "core/wordpiece_tokenizer.h"
-#include "tests/fuzz/fuzz_check.h"
+#include "base/file_io.h"
+#include "text/utf8.h"
+#include "text/wordpiece_tokenizer.h"
+#include "fuzz/fuzz_check.h"
 
 namespace attnviz::fuzz {
 

@@ -12,12 +12,12 @@
 #define STB_IMAGE_STATIC
 #include <stb/stb_image.h>
 
-#include "core/colormap.h"
-#include "core/file_io.h"
-#include "core/model.h"
-#include "core/model_open.h"
-#include "core/session.h"
-#include "core/trace.h"
+#include "render/colormap.h"
+#include "base/file_io.h"
+#include "model/model.h"
+#include "io/model_open.h"
+#include "io/session.h"
+#include "model/trace.h"
 
 using namespace attnviz;
 

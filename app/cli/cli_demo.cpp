@@ -1,0 +1,153 @@
+// attnviz-cli's demo commands: `train coref` and `train induction` (train a demo from scratch and
+// save it), and `predict` (ask a trained coreference model which word "it" refers to, with every
+// head's attention from the pronoun to each candidate).
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_run.h"
+#include "demos/coref_demo.h"
+#include "demos/induction_demo.h"
+#include "base/file_io.h"
+#include "io/model_file.h"
+#include "io/model_open.h"
+#include "model/trace.h"
+
+namespace attnviz {
+
+namespace {
+
+int fail(std::ostream& err, const std::string& message) {
+  err << "attnviz-cli: " << message << "\n";
+  return 1;
+}
+
+// Writes DIR/model.safetensors (the vocabulary is in its metadata) and DIR/vocab.txt, one word per
+// line, for people building sentences the model knows. Returns the model's path, or an error
+// naming the folder or file.
+Result<std::string> save_in(const std::string& dir, const Model& model) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return make_error("cannot create '" + dir + "': " + ec.message());
+  const std::string path = (std::filesystem::path(dir) / "model.safetensors").string();
+  if (Status s = model_save(path, model); !s) return make_error(s.error());
+  std::string words;
+  for (const std::string& w : model.vocab) words += w + "\n";
+  if (Status s = file_write_atomic((std::filesystem::path(dir) / "vocab.txt").string(), std::string_view(words)); !s)
+    return make_error(s.error());
+  return path;
+}
+
+// "step   100  loss 2.1234  held-out accuracy 45.00%  0.3 s", the start of every progress line.
+void progress_line(std::ostream& out, const TrainProgress& p) {
+  out << "step " << std::setw(5) << p.step << "  loss " << std::fixed << std::setprecision(4) << p.loss
+      << "  held-out accuracy " << std::setprecision(2) << 100.0 * p.heldout_accuracy << "%  " << std::setprecision(1)
+      << p.seconds << " s";
+  out.unsetf(std::ios::floatfield);
+}
+
+// The flags both demos take; a flag not given keeps the demo's own default (its shipped model).
+template <class Options>
+void apply_train_flags(const CliOptions& o, Options& t) {
+  if (o.given.count("seed")) t.seed = o.seed;
+  if (o.given.count("heads")) t.n_heads = o.config.n_heads;
+  if (o.given.count("d-model")) t.d_model = o.config.d_model;
+  if (o.given.count("layers")) t.n_layers = o.config.n_layers;
+  t.max_steps = o.steps;
+}
+
+// "held-out accuracy 99.04% after 200 steps", the start of the last line of a training run.
+void result_line(std::ostream& out, const TrainRun& run) {
+  out << "held-out accuracy " << std::fixed << std::setprecision(2) << 100.0 * run.heldout_accuracy << "% after "
+      << run.history.back().step << " steps";
+}
+
+}  // namespace
+
+int cli_train_coref(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  CorefTrainOptions t;
+  apply_train_flags(o, t);
+  out << "training the coreference demo: d_model " << t.d_model << ", " << t.n_heads << " heads, " << t.n_layers
+      << " layers, seed " << t.seed << "\n";
+  auto result = coref_train(t, [&](const TrainProgress& p, const Model&) {
+    progress_line(out, p);
+    out << "\n";
+    return true;
+  });
+  if (!result) return fail(err, result.error());
+  auto path = save_in(o.out_dir, result->model);
+  if (!path) return fail(err, path.error());
+  result_line(out, *result);
+  out << " — saved " << *path << "\n";
+  return 0;
+}
+
+int cli_train_induction(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  InductionTrainOptions t;
+  apply_train_flags(o, t);
+  out << "training the induction demo (attention only): d_model " << t.d_model << ", " << t.n_heads << " heads, "
+      << t.n_layers << " layers, seed " << t.seed << "\n";
+  // Each line also shows the best induction score, so the moment the head forms is visible.
+  Status callback_error = Ok{};
+  auto result = induction_train(t, [&](const TrainProgress& p, const Model& m) {
+    progress_line(out, p);
+    auto s = induction_scores(m, t.seed, t.length, t.segment_length);
+    if (!s) {
+      callback_error = make_error(s.error());
+      return false;
+    }
+    out << "  induction " << std::fixed << std::setprecision(3) << s->best_induction << "\n";
+    out.unsetf(std::ios::floatfield);
+    return true;
+  });
+  if (!result) return fail(err, result.error());
+  if (!callback_error) return fail(err, callback_error.error());
+  auto s = induction_scores(result->model, t.seed, t.length, t.segment_length);
+  if (!s) return fail(err, s.error());
+  auto path = save_in(o.out_dir, result->model);
+  if (!path) return fail(err, path.error());
+  result_line(out, *result);
+  out << "; induction head L" << s->best_induction_layer << "H"
+      << s->best_induction_head << " " << std::setprecision(3) << s->best_induction << ", previous-token head L0H"
+      << s->best_previous_head << " " << s->best_previous << " — saved " << *path << "\n";
+  return 0;
+}
+
+int cli_predict(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  auto model = model_open(o.model_path);
+  if (!model) return fail(err, model.error());
+  if (model->tokenizer || model->weights.output_w.size() == 0)
+    return fail(err, "predict needs a coreference model trained by attnviz (attnviz-cli train coref), which names the "
+                     "referent through its output layer; for '" + o.model_path + "' use attnviz-cli attention");
+  auto p = coref_predict(*model, o.text);
+  if (!p) return fail(err, p.error());
+  TraceInput in;
+  in.text = o.text;
+  auto trace = trace_run(*model, in);
+  if (!trace) return fail(err, trace.error());
+  const CorefExample e = coref_make(o.text);
+  out << trace->queries[static_cast<size_t>(p->pronoun)].text << " (#" << p->pronoun << ") -> " << p->referent_text << " (#"
+      << p->referent << ", p = " << std::fixed << std::setprecision(3) << p->probability << ")\n";
+  if (o.json_path.empty()) return 0;
+  nlohmann::ordered_json j;
+  j["text"] = o.text;
+  j["pronoun"] = {{"index", p->pronoun}, {"text", trace->queries[static_cast<size_t>(p->pronoun)].text}};
+  j["candidates"] = nlohmann::json::array();
+  for (int c : {e.candidate_a, e.candidate_b}) j["candidates"].push_back({{"index", c}, {"text", trace->keys[static_cast<size_t>(c)].text}});
+  j["referent"] = {{"index", p->referent}, {"text", p->referent_text}, {"probability", p->probability}};
+  nlohmann::ordered_json heads = nlohmann::json::array();
+  for (size_t l = 0; l < trace->layers.size(); ++l)
+    for (size_t h = 0; h < trace->layers[l].attn.heads.size(); ++h) {
+      const Mat& w = trace->layers[l].attn.heads[h].weights;
+      heads.push_back({{"layer", l}, {"head", h}, {"to_candidates", {w(p->pronoun, e.candidate_a), w(p->pronoun, e.candidate_b)}}});
+    }
+  j["heads"] = heads;
+  const std::string text = j.dump(2);
+  if (o.json_path == "-") out << text << "\n";
+  else if (Status s = file_write_atomic(o.json_path, std::string_view(text)); !s) return fail(err, "--json: " + s.error());
+  return 0;
+}
+
+}  // namespace attnviz

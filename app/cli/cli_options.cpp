@@ -1,0 +1,314 @@
+// A table-driven parser: each flag names the field it sets and how to read its value, so --help
+// and parsing cannot disagree about which flags exist.
+#include "cli_options.h"
+
+#include <functional>
+#include <iomanip>
+#include <sstream>
+
+#include "base/parse_number.h"
+
+namespace attnviz {
+
+namespace {
+
+using Setter = std::function<Status(CliOptions&, const std::string&)>;
+
+// Which commands a flag belongs to.
+enum : unsigned { kAttention = 1, kTrain = 2, kPredict = 4 };
+
+struct Flag {
+  const char* name;
+  const char* arg;   // nullptr: takes no value
+  const char* help;
+  Setter set;
+  unsigned commands = kAttention;
+};
+
+Status bad_value(const char* flag, const std::string& value, const char* expected) {
+  return make_error("--" + std::string(flag) + " '" + value + "': expected " + expected);
+}
+
+Setter int_flag(int CliOptions::*field, int lo, int hi, const char* flag) {
+  return [=](CliOptions& o, const std::string& v) -> Status {
+    int n = 0;
+    if (!parse_number(v, n) || n < lo || n > hi)
+      return bad_value(flag, v, ("a whole number from " + std::to_string(lo) + " to " + std::to_string(hi)).c_str());
+    o.*field = n;
+    return Ok{};
+  };
+}
+
+Setter config_int(int ModelConfig::*field, int lo, int hi, const char* flag) {
+  return [=](CliOptions& o, const std::string& v) -> Status {
+    int n = 0;
+    if (!parse_number(v, n) || n < lo || n > hi)
+      return bad_value(flag, v, ("a whole number from " + std::to_string(lo) + " to " + std::to_string(hi)).c_str());
+    o.config.*field = n;
+    return Ok{};
+  };
+}
+
+template <class E>
+Setter config_enum(E ModelConfig::*field, std::optional<E> (*parse)(std::string_view), const char* flag,
+                   const char* names) {
+  return [=](CliOptions& o, const std::string& v) -> Status {
+    auto e = parse(v);
+    if (!e) return bad_value(flag, v, names);
+    o.config.*field = *e;
+    return Ok{};
+  };
+}
+
+Setter string_flag(std::string CliOptions::*field) {
+  return [=](CliOptions& o, const std::string& v) -> Status {
+    o.*field = v;
+    return Ok{};
+  };
+}
+
+const std::vector<Flag>& flags() {
+  static const std::vector<Flag> table = {
+      {"text", "TEXT", "the sentence to analyse (the target sentence with --source)", string_flag(&CliOptions::text),
+       kAttention | kPredict},
+      {"text-b", "TEXT", "the second sentence of a pair: [CLS] A [SEP] B [SEP] (BERT checkpoints)",
+       string_flag(&CliOptions::text_b)},
+      {"source", "TEXT", "cross-attention: keys and values come from this source sentence",
+       string_flag(&CliOptions::source_text)},
+      {"input-npy", "FILE", "float32 (T, C) embeddings: skips the tokenizer, embedding and positions",
+       string_flag(&CliOptions::input_npy)},
+      {"weights", "FILE", "a .safetensors model (PyTorch TransformerEncoder names); default: random weights",
+       string_flag(&CliOptions::weights_path)},
+      {"save-weights", "FILE", "write the model that was used as .safetensors", string_flag(&CliOptions::save_weights)},
+      {"d-model", "C", "model width d_model (default 512; train coref: 64, induction: 32)", config_int(&ModelConfig::d_model, 1, kMaxDModel, "d-model"),
+       kAttention | kTrain},
+      {"heads", "NH", "number of heads; must divide d_model (default 8; train coref: 4, induction: 2)",
+       config_int(&ModelConfig::n_heads, 1, kMaxDModel, "heads"), kAttention | kTrain},
+      {"layers", "L", "number of layers (default 1; train: 2)", config_int(&ModelConfig::n_layers, 1, kMaxLayers, "layers"),
+       kAttention | kTrain},
+      {"ffn", "F", "FFN width; 0: attention-only layers (default 2048)", config_int(&ModelConfig::d_ff, 0, kMaxFF, "ffn")},
+      {"activation", "relu|gelu|gelu_tanh", "FFN activation (default relu)",
+       config_enum(&ModelConfig::activation, activation_from_name, "activation", "relu, gelu or gelu_tanh")},
+      {"norm", "post|pre", "LayerNorm placement: post (2017 paper, BERT) or pre (GPT) (default post)",
+       config_enum(&ModelConfig::norm, norm_from_name, "norm", "post or pre")},
+      {"positions", "sinusoidal|learned|none", "positional encoding (default sinusoidal)",
+       config_enum(&ModelConfig::positions, positions_from_name, "positions", "sinusoidal, learned or none")},
+      {"ln-eps", "EPS", "LayerNorm epsilon (default 1e-5)",
+       [](CliOptions& o, const std::string& v) -> Status {
+         float f = 0;
+         if (!parse_number(v, f) || !(f > 0 && f < 1)) return bad_value("ln-eps", v, "a number between 0 and 1");
+         o.config.ln_eps = f;
+         return Ok{};
+       }},
+      {"seed", "N", "seed of the random weights (train: of weights, data order and split) (default 1; train coref: 3, the shipped demo)",
+       [](CliOptions& o, const std::string& v) -> Status {
+         if (!parse_number(v, o.seed)) return bad_value("seed", v, "a non-negative whole number");
+         return Ok{};
+       },
+       kAttention | kTrain},
+      {"score", "KIND", "scoring function of every head: scaled_dot, dot, general (Luong) or additive (Bahdanau)",
+       config_enum(&ModelConfig::score, score_from_name, "score", "scaled_dot, dot, general or additive")},
+      {"head-scores", "K1,K2,...", "one scoring function per head, comma separated",
+       [](CliOptions& o, const std::string& v) -> Status {
+         o.config.head_scores.clear();
+         std::stringstream ss(v);
+         std::string item;
+         while (std::getline(ss, item, ',')) {
+           auto k = score_from_name(item);
+           if (!k) return bad_value("head-scores", item, "scaled_dot, dot, general or additive");
+           o.config.head_scores.push_back(*k);
+         }
+         return Ok{};
+       }},
+      {"temperature", "TAU", "divide the scores by TAU before softmax (default 1)",
+       [](CliOptions& o, const std::string& v) -> Status {
+         float f = 0;
+         if (!parse_number(v, f) || !(f >= kMinTemperature && f <= kMaxTemperature))
+           return bad_value("temperature", v, "a number from 0.001 to 1000");
+         o.config.temperature = f;
+         return Ok{};
+       }},
+      {"mask", "SPEC", "causal | window:R | strided:S | pad:N | none; repeat to combine",
+       [](CliOptions& o, const std::string& v) -> Status { return mask_spec_add(o.mask, v); }},
+      {"json", "FILE",
+       "attention: tokens, config, every head's weights and statistics, final hidden states; predict: the answer and "
+       "every head's attention from the pronoun to each candidate ('-': stdout)",
+       string_flag(&CliOptions::json_path), kAttention | kPredict},
+      {"out", "DIR", "train: the folder to write model.safetensors to", string_flag(&CliOptions::out_dir), kTrain},
+      {"steps", "N",
+       "train: the most optimiser steps (default 3000; coref stops at 99% held-out accuracy, induction once a layer-1 "
+       "head scores 0.95 as an induction head)",
+       int_flag(&CliOptions::steps, 1, 1000000, "steps"), kTrain},
+      {"model", "PATH",
+       "a Hugging Face GPT-2 / BERT checkpoint folder (config.json, model.safetensors, tokenizer files), or an "
+       "attnviz model (folder with model.safetensors, or the file)",
+       string_flag(&CliOptions::model_path), kAttention | kPredict},
+      {"no-weights", nullptr, "leave the (T, T) weight matrices out of --json",
+       [](CliOptions& o, const std::string&) -> Status {
+         o.json_weights = false;
+         return Ok{};
+       }},
+      {"top-k", "K", "strongest keys listed per query in --json (default 3; 0: none)",
+       int_flag(&CliOptions::top_k, 0, kMaxTokens, "top-k")},
+      {"csv", "FILE", "write one head's weights as CSV (needs --layer and --head)", string_flag(&CliOptions::csv_path)},
+      {"png", "FILE", "draw a labelled grid of one layer's heads (needs --layer)", string_flag(&CliOptions::png_path)},
+      {"layer", "L", "layer number, from 0", int_flag(&CliOptions::layer, 0, kMaxLayers, "layer")},
+      {"head", "H", "head number, from 0", int_flag(&CliOptions::head, 0, kMaxDModel, "head")},
+      {"png-scale", "S", "scale of the PNG (default 1)",
+       [](CliOptions& o, const std::string& v) -> Status {
+         float f = 0;
+         if (!parse_number(v, f) || !(f >= 0.25f && f <= 8.0f)) return bad_value("png-scale", v, "a number from 0.25 to 8");
+         o.png_scale = f;
+         return Ok{};
+       }},
+      {"colormap", "NAME", "viridis, magma or high_contrast (default viridis)",
+       [](CliOptions& o, const std::string& v) -> Status {
+         auto c = colormap_from_name(v);
+         if (!c) return bad_value("colormap", v, "viridis, magma or high_contrast");
+         o.colormap = *c;
+         return Ok{};
+       }},
+  };
+  return table;
+}
+
+const Flag* find_flag(std::string_view name) {
+  for (const Flag& f : flags())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+Status check_combination(const CliOptions& o) {
+  if (o.command == CliCommand::train_coref || o.command == CliCommand::train_induction) {
+    if (o.out_dir.empty())
+      return make_error(std::string("train ") + (o.command == CliCommand::train_coref ? "coref" : "induction") +
+                        " needs --out DIR");
+    return Ok{};
+  }
+  if (o.command == CliCommand::predict) {
+    if (o.model_path.empty()) return make_error("predict needs --model DIR");
+    if (!o.given.count("text")) return make_error("predict needs --text");
+    return Ok{};
+  }
+  const bool has_text = o.given.count("text") > 0, has_npy = !o.input_npy.empty();
+  if (has_text == has_npy) return make_error("give exactly one of --text or --input-npy");
+  if (!o.source_text.empty() && has_npy) return make_error("--source needs --text, not --input-npy");
+  if (!o.csv_path.empty() && (o.layer < 0 || o.head < 0)) return make_error("--csv needs --layer and --head");
+  if (!o.png_path.empty() && o.layer < 0) return make_error("--png needs --layer");
+  if (!o.model_path.empty() && !o.weights_path.empty()) return make_error("give one of --model or --weights");
+  if (!o.text_b.empty() && has_npy) return make_error("--text-b needs --text, not --input-npy");
+  if (o.weights_path.empty() && o.model_path.empty())
+    if (Status s = config_validate(o.config); !s) return s;
+  return Ok{};
+}
+
+}  // namespace
+
+namespace {
+
+Result<CliOptions> parse_args(const std::vector<std::string>& args) {
+  CliOptions o;
+  if (args.empty()) return make_error("no command given (try 'attnviz-cli --help')");
+  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") return o;
+  size_t first_flag = 1;
+  unsigned allowed = kAttention;
+  if (args[0] == "attention") {
+    o.command = CliCommand::attention;
+  } else if (args[0] == "train") {
+    if (args.size() < 2 || (args[1] != "coref" && args[1] != "induction"))
+      return make_error("train needs a demo name: 'train coref' or 'train induction'");
+    o.command = args[1] == "coref" ? CliCommand::train_coref : CliCommand::train_induction;
+    allowed = kTrain;
+    first_flag = 2;
+  } else if (args[0] == "predict") {
+    o.command = CliCommand::predict;
+    allowed = kPredict;
+  } else {
+    return make_error("unknown command '" + args[0] + "' (try 'attnviz-cli --help')");
+  }
+  for (size_t i = first_flag; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      o.command = CliCommand::help;
+      return o;
+    }
+    if (a.rfind("--", 0) != 0) return make_error("unexpected argument '" + a + "' (flags start with --)");
+    std::string name = a.substr(2), value;
+    bool inline_value = false;
+    if (const size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      inline_value = true;
+    }
+    const Flag* f = find_flag(name);
+    if (!f) return make_error("unknown flag --" + name + " (try 'attnviz-cli --help')");
+    if (!(f->commands & allowed)) return make_error("--" + name + " does not apply to '" + args[0] + "'");
+    if (f->arg) {
+      if (!inline_value) {
+        if (i + 1 >= args.size()) return make_error("--" + name + " needs a value (" + f->arg + ")");
+        value = args[++i];
+      }
+    } else if (inline_value) {
+      return make_error("--" + name + " takes no value");
+    }
+    if (Status s = f->set(o, value); !s) return make_error(s.error());
+    o.given.insert(name);
+  }
+  if (Status s = check_combination(o); !s) return make_error(s.error());
+  return o;
+}
+
+// The messages quote what was typed; a newline or escape byte inside an argument must neither
+// break the one-line promise nor reach the terminal raw, so control bytes are shown as \xNN.
+std::string message_one_line(const std::string& message) {
+  std::string out;
+  for (const char c : message) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+      continue;
+    }
+    constexpr char kHex[] = "0123456789abcdef";
+    out += "\\x";
+    out += kHex[u >> 4];
+    out += kHex[u & 15];
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<CliOptions> cli_parse(const std::vector<std::string>& args) {
+  auto o = parse_args(args);
+  if (!o) return make_error(message_one_line(o.error()));
+  return o;
+}
+
+std::string cli_help() {
+  std::ostringstream out;
+  out << "attnviz-cli — every intermediate of multi-head attention, for one sentence, from the command line\n\n"
+         "usage: attnviz-cli attention (--text TEXT | --input-npy FILE) [options]\n"
+         "       attnviz-cli train coref --out DIR [--seed S] [--heads NH] [--d-model C] [--layers L] [--steps N]\n"
+         "       attnviz-cli train induction --out DIR [--seed S] [--heads NH] [--d-model C] [--steps N]\n"
+         "       attnviz-cli predict --model DIR --text TEXT [--json FILE]\n\n"
+         "Without an output flag it prints the tokens and each head's statistics. Layers and heads count from 0.\n"
+         "Exit status: 0 done, 1 a file could not be read or written or the input was rejected, 2 usage error.\n\n"
+         "options:\n";
+  for (const Flag& f : flags()) {
+    std::ostringstream left;
+    left << "  --" << f.name;
+    if (f.arg) left << " " << f.arg;
+    const std::string flag = left.str();
+    out << std::left << std::setw(34) << flag;
+    if (flag.size() >= 34) out << "\n" << std::setw(34) << "";
+    out << f.help << "\n";
+  }
+  out << "  --help                          this text\n\n"
+         "examples:\n"
+         "  attnviz-cli attention --text \"The animal didn't cross the street because it was too tired.\"\n"
+         "  attnviz-cli attention --text \"The cat sat on the mat\" --heads 4 --d-model 64 --mask causal --png heads.png --layer 0\n"
+         "  attnviz-cli attention --weights model.safetensors --text \"...\" --json trace.json\n";
+  return out.str();
+}
+
+}  // namespace attnviz

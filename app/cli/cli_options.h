@@ -1,0 +1,46 @@
+// attnviz-cli's command line: what the user asked for, parsed and checked without touching a file.
+// A parse error is a usage error (exit 2) with a one-line message; files are read later (exit 1).
+#pragma once
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "render/colormap.h"
+#include "model/config.h"
+#include "base/result.h"
+
+namespace attnviz {
+
+enum class CliCommand { help, attention, train_coref, train_induction, predict };
+
+struct CliOptions {
+  CliCommand command = CliCommand::help;
+  std::string text;           // --text: the sentence (the target, with --source)
+  std::string text_b;         // --text-b: the second sentence of a pair (BERT checkpoints)
+  std::string source_text;    // --source: cross-attention keys/values
+  std::string input_npy;      // --input-npy: float32 (T, C) embeddings instead of text
+  std::string weights_path;   // --weights FILE.safetensors
+  std::string save_weights;   // --save-weights FILE.safetensors: write the model used
+  ModelConfig config;         // --d-model, --heads, --layers, --ffn, --activation, --norm, ...
+  uint64_t seed = 1;          // --seed: the sandbox's random weights
+  MaskSpec mask;              // --mask (repeatable)
+  std::string json_path;      // --json FILE ('-' = standard output)
+  std::string csv_path;       // --csv FILE with --layer and --head
+  std::string png_path;       // --png FILE with --layer
+  int layer = -1, head = -1;  // 0-based
+  float png_scale = 1.0f;     // --png-scale
+  Colormap colormap = Colormap::viridis;  // --colormap
+  int top_k = 3;              // --top-k: strongest keys per query in JSON
+  bool json_weights = true;   // --no-weights drops the (T, T) matrices from JSON
+  std::string out_dir;        // train coref / induction: --out DIR (model.safetensors is written there)
+  int steps = 3000;           // train: --steps, the most optimiser steps
+  std::string model_path;     // --model: a checkpoint folder, a model folder or a .safetensors file
+  std::set<std::string> given;  // flags the user set explicitly (without the leading dashes)
+};
+
+// args excludes the program name. The error text is the one-line usage message.
+Result<CliOptions> cli_parse(const std::vector<std::string>& args);
+std::string cli_help();
+
+}  // namespace attnviz

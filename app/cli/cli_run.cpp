@@ -1,0 +1,156 @@
+// Each output is independent: a failed --png does not stop --json, and every failure is reported
+// with the file it concerns. Nothing is recomputed per output; all read the one Trace.
+#include "cli_run.h"
+
+#include <cstdio>
+#include <iomanip>
+#include <ostream>
+
+#include "font_find.h"
+#include "base/file_io.h"
+#include "model/mask.h"
+#include "io/model_file.h"
+#include "io/model_open.h"
+#include "io/npy.h"
+#include "analysis/stats.h"
+#include "model/trace.h"
+#include "analysis/export.h"
+
+namespace attnviz {
+
+namespace {
+
+// Shape flags must agree with a file that carries its own config; other settings may override it.
+Result<Model> load_model(const CliOptions& o) {
+  const std::string& path = o.model_path.empty() ? o.weights_path : o.model_path;
+  if (path.empty()) return model_init_random(o.config, o.seed);
+  auto model = model_open(path, o.config);
+  if (!model) return model;
+  ModelConfig& c = model->config;
+  auto conflict = [&](const char* flag, int file_value, int flag_value) -> Status {
+    if (o.given.count(flag) && file_value != flag_value)
+      return make_error("--" + std::string(flag) + " " + std::to_string(flag_value) + " disagrees with the file, which has " +
+                        std::to_string(file_value));
+    return Ok{};
+  };
+  for (Status s : {conflict("d-model", c.d_model, o.config.d_model), conflict("heads", c.n_heads, o.config.n_heads),
+                   conflict("layers", c.n_layers, o.config.n_layers), conflict("ffn", c.d_ff, o.config.d_ff)})
+    if (!s) return make_error(s.error());
+  if (o.given.count("score")) c.score = o.config.score;
+  if (o.given.count("head-scores")) c.head_scores = o.config.head_scores;
+  if (o.given.count("temperature")) c.temperature = o.config.temperature;
+  if (Status s = config_validate(c); !s) return make_error(s.error());
+  return model;
+}
+
+Result<TraceInput> make_input(const CliOptions& o) {
+  TraceInput in;
+  in.mask = o.mask;
+  if (!o.input_npy.empty()) {
+    auto x = npy_read(o.input_npy);
+    if (!x) return make_error(x.error());
+    in.embeddings = std::move(*x);
+  } else {
+    in.text = o.text;
+    in.text_b = o.text_b;
+    in.source_text = o.source_text;
+  }
+  return in;
+}
+
+void print_summary(const Trace& t, std::ostream& out) {
+  out << "model: " << t.model_source << " — d_model " << t.config.d_model << ", " << t.config.n_heads << " heads, "
+      << t.config.n_layers << " layer(s), " << name_of(t.config.norm) << "-norm\n";
+  auto print_tokens = [&](const char* label, const std::vector<TraceToken>& tokens) {
+    out << label << " (" << tokens.size() << "):";
+    for (size_t i = 0; i < tokens.size(); ++i) out << " " << i << ":" << tokens[i].text << (tokens[i].in_vocab ? "" : "*");
+    out << "\n";
+  };
+  print_tokens(t.cross ? "queries" : "tokens", t.queries);
+  if (t.cross) print_tokens("keys", t.keys);
+  std::vector<bool> punct;
+  for (const TraceToken& k : t.keys) punct.push_back(k.kind == TokenKind::punct);
+  out << "\nlayer head score        entropy  max_w  mean_dist  first_tok  punct  strongest key of the last query\n";
+  for (size_t l = 0; l < t.layers.size(); ++l)
+    for (size_t h = 0; h < t.layers[l].attn.heads.size(); ++h) {
+      const HeadTrace& head = t.layers[l].attn.heads[h];
+      const HeadStats s = head_stats(head.weights, punct);
+      const auto top = top_keys(head.weights, t.n_queries() - 1, 1);
+      out << std::setw(5) << l << std::setw(5) << h << "  " << std::left << std::setw(11) << name_of(head.score)
+          << std::right << std::fixed << std::setprecision(3) << std::setw(9) << s.entropy << std::setw(7)
+          << s.max_weight << std::setw(11) << s.mean_distance << std::setw(11) << s.first_token_share << std::setw(7)
+          << s.punct_share << "  ";
+      if (!top.empty()) out << t.keys[static_cast<size_t>(top[0].key)].text << " (" << top[0].weight << ")";
+      out << "\n";
+    }
+  out.unsetf(std::ios::floatfield);
+}
+
+// A query whose every key is hidden attends nowhere: its weights are all 0 (not NaN), which a
+// reader of the numbers could take for a bug, so the CLI says which rows those are.
+void print_fully_masked(const Trace& t, std::ostream& err) {
+  const std::vector<int> rows = mask_fully_hidden_rows(t.mask);
+  if (rows.empty()) return;
+  err << "attnviz-cli: note: every key is masked for " << (rows.size() == 1 ? "query" : "queries");
+  for (size_t i = 0; i < rows.size() && i < 8; ++i)
+    err << (i ? ", " : " ") << rows[i] << " (" << t.queries[static_cast<size_t>(rows[i])].text << ")";
+  if (rows.size() > 8) err << " and " << rows.size() - 8 << " more";
+  err << ": " << (rows.size() == 1 ? "its attention row is" : "their attention rows are") << " all zeros\n";
+}
+
+Status write_png(const CliOptions& o, const Trace& t) {
+  auto spec = trace_layer_grid(t, o.layer);
+  if (!spec) return make_error(spec.error());
+  spec->scale = o.png_scale;
+  spec->cmap = o.colormap;
+  const std::optional<FontRaster> font = font_find_and_load();  // no font: ASCII fallback labels
+  auto image = heatmap_grid_render(*spec, font ? &*font : nullptr);
+  if (!image) return make_error(image.error());
+  return png_write(o.png_path, *image);
+}
+
+}  // namespace
+
+int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.command == CliCommand::help) {
+    out << cli_help();
+    return 0;
+  }
+  if (o.command == CliCommand::train_coref) return cli_train_coref(o, out, err);
+  if (o.command == CliCommand::train_induction) return cli_train_induction(o, out, err);
+  if (o.command == CliCommand::predict) return cli_predict(o, out, err);
+  auto fail = [&](const std::string& message) {
+    err << "attnviz-cli: " << message << "\n";
+    return 1;
+  };
+  auto model = load_model(o);
+  if (!model) return fail(model.error());
+  auto input = make_input(o);
+  if (!input) return fail(input.error());
+  auto trace = trace_run(*model, *input);
+  if (!trace) return fail(trace.error());
+
+  int status = 0;
+  auto report = [&](const Status& s, const std::string& what) {
+    if (!s) status = fail(what + ": " + s.error());
+  };
+  print_fully_masked(*trace, err);
+  const bool any_output = !o.json_path.empty() || !o.csv_path.empty() || !o.png_path.empty() || !o.save_weights.empty();
+  if (!any_output) print_summary(*trace, out);
+  if (!o.json_path.empty()) {
+    const std::string json = trace_to_json(*trace, o.mask, JsonExportOptions{o.json_weights, true, o.top_k});
+    if (o.json_path == "-") out << json << "\n";
+    else report(file_write_atomic(o.json_path, json), "--json");
+  }
+  // Standard output may be a full disk: flushing here turns a silently lost --json - into exit 1.
+  if (!out.flush()) status = fail("cannot write to standard output (is the disk full?)");
+  if (!o.csv_path.empty()) {
+    auto csv = trace_head_csv(*trace, o.layer, o.head);
+    report(csv ? file_write_atomic(o.csv_path, *csv) : Status(make_error(csv.error())), "--csv");
+  }
+  if (!o.png_path.empty()) report(write_png(o, *trace), "--png");
+  if (!o.save_weights.empty()) report(model_save(o.save_weights, *model), "--save-weights");
+  return status;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,17 @@
+// Runs a parsed attnviz-cli command: builds or loads the model, computes the Trace once, and writes
+// the outputs the user asked for. Returns the process exit status (0, or 1 with a message on err).
+#pragma once
+#include <iosfwd>
+
+#include "cli_options.h"
+
+namespace attnviz {
+
+int cli_run(const CliOptions& options, std::ostream& out, std::ostream& err);
+
+// The demo commands (app/cli/cli_demo.cpp), dispatched by cli_run.
+int cli_train_coref(const CliOptions& options, std::ostream& out, std::ostream& err);
+int cli_train_induction(const CliOptions& options, std::ostream& out, std::ostream& err);
+int cli_predict(const CliOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace attnviz

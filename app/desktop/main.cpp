@@ -1,0 +1,268 @@
+// The desktop app: one GLFW window, Dear ImGui 1.86 with its GLFW + OpenGL3 backends, and the
+// frame loop. main() owns the single AppState. Headless modes for tests and benchmarks:
+// --screenshot (save the framebuffer once the newest result is shown), --script (run actions),
+// --bench-frames (print frame-time statistics).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+#include <nlohmann/json.hpp>
+
+#include "state/options.h"
+#include "state/model_source.h"
+#include "state/recent_models.h"
+#include "state/script.h"
+#include "shell/shell.h"
+#include "state/app_state.h"
+#include "shell/fonts.h"
+#include "base/file_io.h"
+#include "render/image.h"
+#include "base/memory_tuning.h"
+
+namespace attnviz {
+namespace {
+
+Status save_framebuffer(const std::string& path, int width, int height) {
+  Image img(width, height, Rgba{});
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  std::vector<uint8_t> raw(static_cast<size_t>(width) * static_cast<size_t>(height) * 4);
+  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, raw.data());
+  const size_t row = static_cast<size_t>(width) * 4;
+  for (int y = 0; y < height; ++y)  // GL's origin is bottom-left; PNG's is top-left
+    std::copy_n(raw.data() + row * static_cast<size_t>(height - 1 - y), row, img.rgba.data() + row * static_cast<size_t>(y));
+  return png_write(path, img);
+}
+
+// --layout-report: where the Heads view drew each head's cells in the saved frame.
+Status save_layout_report(const std::string& path, const AppState& app) {
+  nlohmann::json heads = nlohmann::json::array();
+  for (const DrawnHeatmap& d : app.drawn)
+    heads.push_back({{"layer", d.layer}, {"head", d.head}, {"x", d.x}, {"y", d.y}, {"cell", d.cell}, {"rows", d.rows},
+                     {"cols", d.cols}});
+  const nlohmann::json report{{"colormap", name_of(app.cmap)}, {"heads", heads}};
+  return file_write_atomic(path, std::string_view(report.dump(1)));
+}
+
+// Frame-time statistics for --bench-frames.
+void print_frame_stats(std::vector<double> ms) {
+  if (ms.empty()) return;
+  std::sort(ms.begin(), ms.end());
+  auto pct = [&](double p) { return ms[std::min(ms.size() - 1, static_cast<size_t>(p * static_cast<double>(ms.size())))]; };
+  double sum = 0;
+  for (double m : ms) sum += m;
+  std::printf("frames %zu  mean %.2f ms  median %.2f ms  p95 %.2f ms  max %.2f ms\n", ms.size(),
+              sum / static_cast<double>(ms.size()), pct(0.5), pct(0.95), ms.back());
+}
+
+struct Fonts {
+  ImVector<ImWchar> ranges;
+  ImFont* normal = nullptr;
+  ImFont* large = nullptr;
+};
+
+void toggle_fullscreen(GLFWwindow* window, int& saved_x, int& saved_y, int& saved_w, int& saved_h) {
+  if (glfwGetWindowMonitor(window)) {
+    glfwSetWindowMonitor(window, nullptr, saved_x, saved_y, saved_w, saved_h, GLFW_DONT_CARE);
+    return;
+  }
+  GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+  if (!monitor) return;
+  glfwGetWindowPos(window, &saved_x, &saved_y);
+  glfwGetWindowSize(window, &saved_w, &saved_h);
+  const GLFWvidmode* mode = glfwGetVideoMode(monitor);
+  glfwSetWindowMonitor(window, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+}
+
+int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, ShellState& shell, const Fonts& fonts,
+               const std::vector<ScriptLine>& script) {
+  const bool headless = !opt.screenshot.empty() || !opt.script.empty() || opt.bench_frames > 0;
+  const ImGuiStyle base_style = ImGui::GetStyle();
+  bool styled_for_presentation = false;
+  int frames_after_result = 0, exit_code = 0;
+  size_t script_pos = 0;
+  std::string pending_screenshot;
+  bool screenshot_now = false;  // the script asked for the next frame even if the app is busy
+  std::vector<double> frame_ms;
+  int saved[4] = {100, 100, opt.width, opt.height};
+  while (!glfwWindowShouldClose(window) && !shell.quit) {
+    const auto frame_start = std::chrono::steady_clock::now();
+    if (app_computing(app) || headless) glfwPollEvents();
+    else glfwWaitEventsTimeout(0.1);
+    if (app.presentation != styled_for_presentation) {  // scale spacing and sizes with the font
+      ImGui::GetStyle() = base_style;
+      if (app.presentation) ImGui::GetStyle().ScaleAllSizes(kPresentationScale);
+      styled_for_presentation = app.presentation;
+    }
+    app_update(app);
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    ImGui::PushFont(app.presentation && fonts.large ? fonts.large : fonts.normal);
+    int width = 0, height = 0;
+    glfwGetFramebufferSize(window, &width, &height);
+    shell_draw(app, shell, static_cast<float>(width), static_cast<float>(height));
+    ImGui::PopFont();
+    ImGui::Render();
+    glViewport(0, 0, width, height);
+    glClearColor(0.08f, 0.08f, 0.1f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (shell.toggle_fullscreen) {
+      toggle_fullscreen(window, saved[0], saved[1], saved[2], saved[3]);
+      shell.toggle_fullscreen = false;
+    }
+    const bool idle = app.trace && !app_computing(app) && !app.dirty;
+    if (!pending_screenshot.empty() && (idle || screenshot_now)) {
+      if (Status s = save_framebuffer(pending_screenshot, width, height); !s) {
+        std::fprintf(stderr, "attnviz: %s\n", s.error().c_str());
+        exit_code = 1;
+        break;
+      }
+      pending_screenshot.clear();
+      screenshot_now = false;
+    }
+    if (!opt.script.empty() && idle && pending_screenshot.empty() && script_train_ready(app)) {
+      if (script_pos == script.size()) break;
+      const ScriptStep step = script_apply(app, script[script_pos++]);
+      if (!step.error.empty()) {
+        std::fprintf(stderr, "attnviz: %s\n", step.error.c_str());
+        exit_code = 1;
+        break;
+      }
+      if (step.quit) break;
+      pending_screenshot = step.screenshot;
+      screenshot_now = step.screenshot_now;
+    }
+    if (!opt.screenshot.empty() && opt.script.empty() && idle && ++frames_after_result >= opt.frames) {
+      Status s = save_framebuffer(opt.screenshot, width, height);
+      if (s && !opt.layout_report.empty()) s = save_layout_report(opt.layout_report, app);
+      if (!s) {
+        std::fprintf(stderr, "attnviz: %s\n", s.error().c_str());
+        exit_code = 1;
+      }
+      break;
+    }
+    glfwSwapBuffers(window);
+    if (opt.bench_frames > 0 && idle) {
+      frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count());
+      if (static_cast<int>(frame_ms.size()) >= opt.bench_frames) break;
+    }
+  }
+  print_frame_stats(frame_ms);
+  return exit_code;
+}
+
+int run(const AppOptions& opt) {
+  std::vector<ScriptLine> script;
+  if (!opt.script.empty()) {
+    auto bytes = file_read_bytes(opt.script, 1 << 20);
+    if (!bytes) {
+      std::fprintf(stderr, "attnviz: %s\n", bytes.error().c_str());
+      return 1;
+    }
+    auto parsed = script_parse(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+    if (!parsed) {
+      std::fprintf(stderr, "attnviz: %s\n", parsed.error().c_str());
+      return 1;
+    }
+    script = std::move(*parsed);
+  }
+  if (!glfwInit()) {
+    std::fprintf(stderr, "attnviz: cannot open a window (no display? try xvfb-run)\n");
+    return 1;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  GLFWwindow* window = glfwCreateWindow(opt.width, opt.height, "attnviz", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "attnviz: cannot create an OpenGL 3.3 window\n");
+    glfwTerminate();
+    return 1;
+  }
+  glfwMakeContextCurrent(window);
+  const bool headless = !opt.screenshot.empty() || !opt.script.empty() || opt.bench_frames > 0;
+  glfwSwapInterval(headless ? 0 : 1);
+  // Under Xvfb the pointer rests mid-screen and would raise a tooltip in every screenshot.
+  if (headless) glfwSetCursorPos(window, opt.width - 2, opt.height - 2);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;  // the layout is computed every frame, not remembered
+  ImGui::StyleColorsDark();
+  ImGui::GetStyle().WindowRounding = 3.0f;
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330");
+
+  int exit_code = 0;
+  {
+    Fonts fonts;
+    if (std::string e = fonts_load(17.0f, 17.0f * kPresentationScale, fonts.ranges, fonts.normal, fonts.large); !e.empty())
+      std::fprintf(stderr, "attnviz: %s\n", e.c_str());
+    AppState app;  // scoped so its GL textures are released before the context goes away
+    ShellState shell;
+    app.presentation = opt.presentation;
+    auto presets = presets_load(ATTNVIZ_ASSETS_DIR "/presets.json");
+    if (presets) app.presets = std::move(*presets);
+    else app.presets_error = presets.error();
+    if (!opt.session.empty()) {
+      auto session = session_load(opt.session);
+      Status s = session ? app_apply_session(app, *session) : Status(make_error(session.error()));
+      if (!s) {
+        std::fprintf(stderr, "attnviz: %s\n", s.error().c_str());
+        exit_code = 1;
+      }
+    }
+    if (!opt.text.empty()) app.sentence = opt.text;
+    if (!opt.text_b.empty()) app.sentence_b = opt.text_b;
+    if (opt.lang_given) app.lang = opt.lang;
+    app.recent_models = recent_models_load();
+    if (!opt.model.empty()) {
+      app.model_path_edit = opt.model;
+      app_open_model(app, opt.model);  // off the UI thread: the Model panel shows its progress
+    }
+    if (!opt.view.empty() && !view_from_id(opt.view, app.view)) {
+      std::fprintf(stderr, "attnviz: unknown view '%s'\n%s", opt.view.c_str(), app_usage());
+      exit_code = 2;
+    }
+    if (exit_code == 0) exit_code = run_frames(window, opt, app, shell, fonts, script);
+    if (!opt.model.empty() && app.model_path != opt.model && !app.model_error.empty()) {
+      std::fprintf(stderr, "attnviz: %s\n", app.model_error.c_str());  // also shown in the Model panel
+      if (exit_code == 0 && (!opt.screenshot.empty() || !opt.script.empty())) exit_code = 1;
+    }
+    app.textures.release();
+    app.textures_b.release();
+    app.textures_cmp.release();
+    app.detail_texture.release();
+  }
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return exit_code;
+}
+
+}  // namespace
+}  // namespace attnviz
+
+int main(int argc, char** argv) {
+  attnviz::memory_keep_freed_blocks();
+  auto opt = attnviz::app_options_parse(std::vector<std::string>(argv + 1, argv + argc));
+  if (!opt) {
+    std::fprintf(stderr, "attnviz: %s\n%s", opt.error().c_str(), attnviz::app_usage());
+    return 2;
+  }
+  if (opt->help) {
+    std::printf("%s", attnviz::app_usage());
+    return 0;
+  }
+  return attnviz::run(*opt);
+}

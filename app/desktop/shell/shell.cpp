@@ -1,0 +1,268 @@
+// Layout: menu bar on top, status bar at the bottom, Sentence and Model & masks on the left, the
+// view tabs and the chosen view on the right. Windows are placed every frame, so the layout follows
+// the window size and presentation mode; there is no docking in ImGui 1.86.
+#include "shell/shell.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "shell/panels.h"
+#include "font_find.h"
+#include "base/file_io.h"
+#include "analysis/export.h"
+
+namespace attnviz {
+
+namespace {
+
+constexpr ImGuiWindowFlags kFixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                                    ImGuiWindowFlags_NoSavedSettings;
+constexpr ImGuiWindowFlags kBare = kFixed | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar;
+
+Str view_label(View v) {
+  switch (v) {
+    case View::heads: return Str::view_heads;
+    case View::model: return Str::view_model;
+    case View::lines: return Str::view_lines;
+    case View::compare: return Str::view_compare;
+    case View::steps: return Str::view_steps;
+    case View::stats: return Str::view_stats;
+    case View::coref: return Str::view_coref;
+    case View::train: return Str::view_train;
+  }
+  return Str::view_heads;
+}
+
+void report(AppState& app, const Status& s, const std::string& done) {
+  app.status_is_error = !s.ok();
+  app.status = s.ok() ? done : s.error();
+}
+
+void open_dialog(ShellState& shell, ShellState::Dialog d, const std::string& default_path) {
+  shell.dialog = d;
+  shell.dialog_just_opened = true;
+  shell.path = default_path;
+}
+
+void menu_bar(AppState& app, ShellState& shell) {
+  if (!ImGui::BeginMainMenuBar()) return;
+  const Lang L = app.lang;
+  if (ImGui::BeginMenu(tr(L, Str::menu_file))) {
+    if (ImGui::MenuItem(tr(L, Str::open_session), "Ctrl+O")) open_dialog(shell, ShellState::Dialog::open_session, "attnviz-session.json");
+    if (ImGui::MenuItem(tr(L, Str::save_session), "Ctrl+S")) open_dialog(shell, ShellState::Dialog::save_session, "attnviz-session.json");
+    ImGui::Separator();
+    const bool has_trace = app.trace != nullptr;
+    if (ImGui::MenuItem(tr(L, Str::export_png), nullptr, false, has_trace))
+      open_dialog(shell, ShellState::Dialog::export_png, "attnviz-layer" + std::to_string(app.layer + 1) + ".png");
+    if (ImGui::MenuItem(tr(L, Str::export_csv), nullptr, false, has_trace))
+      open_dialog(shell, ShellState::Dialog::export_csv,
+                  "attnviz-layer" + std::to_string(app.layer + 1) + "-head" + std::to_string(app.head + 1) + ".csv");
+    if (ImGui::MenuItem(tr(L, Str::export_json), nullptr, false, has_trace))
+      open_dialog(shell, ShellState::Dialog::export_json, "attnviz-trace.json");
+    ImGui::Separator();
+    if (ImGui::MenuItem(tr(L, Str::quit))) shell.quit = true;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu(tr(L, Str::menu_view))) {
+    for (View v : kAllViews)
+      if (ImGui::MenuItem(tr(L, view_label(v)), nullptr, app.view == v)) app.view = v;
+    ImGui::Separator();
+    ImGui::MenuItem(tr(L, Str::presentation), "F5", &app.presentation);
+    bool high_contrast = app.cmap == Colormap::high_contrast;
+    if (ImGui::MenuItem(tr(L, Str::high_contrast), nullptr, &high_contrast))
+      app.cmap = high_contrast ? Colormap::high_contrast : Colormap::viridis;
+    ImGui::MenuItem(tr(L, Str::annotate), nullptr, &app.annotate);
+    if (ImGui::MenuItem(tr(L, Str::full_screen), "F11")) shell.toggle_fullscreen = true;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu(tr(L, Str::menu_language))) {
+    if (ImGui::MenuItem("English", nullptr, app.lang == Lang::en)) app.lang = Lang::en;
+    if (ImGui::MenuItem("한국어", nullptr, app.lang == Lang::ko)) app.lang = Lang::ko;
+    ImGui::EndMenu();
+  }
+  ImGui::EndMainMenuBar();
+}
+
+void view_tabs(AppState& app) {
+  for (View v : kAllViews) {
+    if (v != kAllViews[0]) ImGui::SameLine();
+    const char* label = tr(app.lang, view_label(v));
+    if (ImGui::Selectable(label, app.view == v, 0, ImVec2(ImGui::CalcTextSize(label).x + 8, 0))) app.view = v;
+  }
+}
+
+void status_bar(const AppState& app) {
+  if (app.model_loader.busy()) {  // opening a model: its own progress, not the worker's
+    const float f = app.model_loader.progress();
+    char overlay[64];
+    std::snprintf(overlay, sizeof overlay, tr(app.lang, Str::ck_loading_short), static_cast<int>(f * 100.0f + 0.5f));
+    ImGui::ProgressBar(f, ImVec2(ImGui::GetFontSize() * 12, 0), overlay);
+    ImGui::SameLine();
+  } else if (app_computing(app)) {
+    ImGui::ProgressBar(app.worker.progress(), ImVec2(160, 0), tr(app.lang, Str::computing));
+    ImGui::SameLine();
+  }
+  if (!app.status.empty()) {
+    ImGui::TextColored(app.status_is_error ? ImVec4(1, 0.45f, 0.4f, 1) : ImVec4(0.55f, 0.85f, 0.55f, 1), "%s",
+                       app.status.c_str());
+    ImGui::SameLine();
+  }
+  if (app.trace) {
+    const ModelConfig& c = app.trace->config;
+    ImGui::TextDisabled("  %s · d_model %d · %d heads · %d layers · %s-norm · %d tokens · %.1f ms", app.trace->model_source.c_str(),
+                        c.d_model, c.n_heads, c.n_layers, std::string(name_of(c.norm)).c_str(), app.trace->n_queries(),
+                        app.compute_seconds * 1000.0);
+  }
+}
+
+void file_dialog(AppState& app, ShellState& shell) {
+  using D = ShellState::Dialog;
+  if (shell.dialog == D::none) return;
+  const Lang L = app.lang;
+  const char* title = shell.dialog == D::open_session   ? tr(L, Str::open_session)
+                      : shell.dialog == D::save_session ? tr(L, Str::save_session)
+                      : shell.dialog == D::export_png   ? tr(L, Str::export_png)
+                      : shell.dialog == D::export_csv   ? tr(L, Str::export_csv)
+                                                        : tr(L, Str::export_json);
+  if (shell.dialog_just_opened) {
+    ImGui::OpenPopup(title);
+    shell.dialog_just_opened = false;
+  }
+  bool open = true;
+  if (ImGui::BeginPopupModal(title, &open, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::TextUnformatted(tr(L, Str::path));
+    ImGui::SetNextItemWidth(480);
+    if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+    const bool enter = ImGui::InputText("##path", &shell.path, ImGuiInputTextFlags_EnterReturnsTrue);
+    if (shell.dialog == D::export_png) ImGui::SliderFloat(tr(L, Str::scale), &shell.png_scale, 0.5f, 4.0f, "%.1f×");
+    if (ImGui::Button(tr(L, Str::ok)) || enter) {
+      switch (shell.dialog) {
+        case D::open_session: shell_open_session(app, shell.path); break;
+        case D::save_session: shell_save_session(app, shell.path); break;
+        case D::export_png: report(app, shell_export_png(app, shell.path, shell.png_scale), std::string(tr(L, Str::saved)) + " " + shell.path); break;
+        case D::export_csv: report(app, shell_export_csv(app, shell.path), std::string(tr(L, Str::saved)) + " " + shell.path); break;
+        case D::export_json: report(app, shell_export_json(app, shell.path), std::string(tr(L, Str::saved)) + " " + shell.path); break;
+        case D::none: break;
+      }
+      shell.dialog = D::none;
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button(tr(L, Str::cancel))) {
+      shell.dialog = D::none;
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+  }
+  if (!open) shell.dialog = ShellState::Dialog::none;
+}
+
+bool pressed(int glfw_key) { return ImGui::IsKeyPressed(glfw_key, false); }
+bool pressed_repeat(int glfw_key) { return ImGui::IsKeyPressed(glfw_key, true); }
+
+void shortcuts(AppState& app, ShellState& shell) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (pressed(GLFW_KEY_F5)) app.presentation = !app.presentation;
+  if (pressed(GLFW_KEY_F11)) shell.toggle_fullscreen = true;
+  if (io.KeyCtrl && pressed(GLFW_KEY_S)) open_dialog(shell, ShellState::Dialog::save_session, "attnviz-session.json");
+  if (io.KeyCtrl && pressed(GLFW_KEY_O)) open_dialog(shell, ShellState::Dialog::open_session, "attnviz-session.json");
+  if (io.WantTextInput || !app.trace) return;  // arrows and space belong to the text field
+  const int NH = app.trace->config.n_heads, L = static_cast<int>(app.trace->layers.size());
+  if (pressed_repeat(GLFW_KEY_RIGHT)) app.head = (app.head + 1) % NH;
+  if (pressed_repeat(GLFW_KEY_LEFT)) app.head = (app.head + NH - 1) % NH;
+  if (pressed_repeat(GLFW_KEY_DOWN)) app.layer = std::min(app.layer + 1, L - 1);
+  if (pressed_repeat(GLFW_KEY_UP)) app.layer = std::max(app.layer - 1, 0);
+  if (pressed_repeat(GLFW_KEY_SPACE)) app.step += io.KeyShift ? -1 : 1;  // the Step view clamps it
+  if (app.zoom_head >= 0) app.zoom_head = app.head;
+}
+
+}  // namespace
+
+Status shell_save_session(AppState& app, const std::string& path) {
+  Status s = session_save(path, app_capture_session(app));
+  report(app, s, std::string(tr(app.lang, Str::saved)) + " " + path);
+  return s;
+}
+
+Status shell_open_session(AppState& app, const std::string& path) {
+  auto session = session_load(path);
+  Status s = session ? app_apply_session(app, *session) : Status(make_error(session.error()));
+  report(app, s, std::string(tr(app.lang, Str::loaded)) + " " + path);
+  return s;
+}
+
+Status shell_export_png(const AppState& app, const std::string& path, float scale) {
+  if (!app.trace) return make_error("nothing to export yet");
+  auto spec = trace_layer_grid(*app.trace, app.layer);
+  if (!spec) return make_error(spec.error());
+  spec->scale = scale;
+  spec->cmap = app.cmap;
+  spec->annotate = app.annotate;
+  const std::optional<FontRaster> font = font_find_and_load();
+  auto image = heatmap_grid_render(*spec, font ? &*font : nullptr);
+  if (!image) return make_error(image.error());
+  return png_write(path, *image);
+}
+
+Status shell_export_csv(const AppState& app, const std::string& path) {
+  if (!app.trace) return make_error("nothing to export yet");
+  auto csv = trace_head_csv(*app.trace, app.layer, app.head);
+  if (!csv) return make_error(csv.error());
+  return file_write_atomic(path, std::string_view(*csv));
+}
+
+Status shell_export_json(const AppState& app, const std::string& path) {
+  if (!app.trace) return make_error("nothing to export yet");
+  return file_write_atomic(path, std::string_view(trace_to_json(*app.trace, app.mask)));
+}
+
+void shell_draw(AppState& app, ShellState& shell, float width, float height) {
+  app.drawn.clear();
+  shortcuts(app, shell);
+  menu_bar(app, shell);
+  const float s = app.presentation ? kPresentationScale : 1.0f;
+  const float top = ImGui::GetFrameHeight();
+  const float status_h = ImGui::GetFrameHeight() + 4;
+  // The controls column never takes more than ~30% of the width: the heatmaps are what a class looks at.
+  const float left = std::min(390.0f * s, std::max(300.0f, 0.3f * width));
+  const float sentence_h = std::min(300.0f * s, 0.4f * height);
+  const float tabs_h = ImGui::GetFrameHeight() + 10;
+  const float bottom = height - status_h;
+
+  ImGui::SetNextWindowPos(ImVec2(0, top));
+  ImGui::SetNextWindowSize(ImVec2(left, sentence_h));
+  panel_sentence(app);
+  ImGui::SetNextWindowPos(ImVec2(0, top + sentence_h));
+  ImGui::SetNextWindowSize(ImVec2(left, bottom - top - sentence_h));
+  panel_model(app);
+
+  ImGui::SetNextWindowPos(ImVec2(left, top));
+  ImGui::SetNextWindowSize(ImVec2(width - left, tabs_h));
+  if (ImGui::Begin("##tabs", nullptr, kBare)) view_tabs(app);
+  ImGui::End();
+
+  ImGui::SetNextWindowPos(ImVec2(left, top + tabs_h));
+  ImGui::SetNextWindowSize(ImVec2(width - left, bottom - top - tabs_h));
+  switch (app.view) {
+    case View::heads: panel_heads(app); break;
+    case View::model: panel_model_view(app); break;
+    case View::lines: panel_lines(app); break;
+    case View::compare: panel_compare(app); break;
+    case View::steps: panel_steps(app); break;
+    case View::stats: panel_stats(app); break;
+    case View::coref: panel_coref(app); break;
+    case View::train: panel_train(app); break;
+  }
+
+  ImGui::SetNextWindowPos(ImVec2(0, bottom));
+  ImGui::SetNextWindowSize(ImVec2(width, status_h));
+  if (ImGui::Begin("##status", nullptr, kBare)) status_bar(app);
+  ImGui::End();
+  file_dialog(app, shell);
+}
+
+}  // namespace attnviz

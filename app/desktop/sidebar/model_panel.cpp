@@ -1,0 +1,296 @@
+// The Model & masks panel: which model (sandbox, trained demos, a file, the Train view's model);
+// for the sandbox its architecture (only head counts that divide d_model are offered), seed, norm
+// placement, positions, activation, scoring function, scaling, temperature; the masks; and, for a
+// model with a vocabulary, the words it knows.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "state/model_source.h"
+#include "shell/panels.h"
+#include "widgets/draw.h"
+
+namespace attnviz {
+
+namespace {
+
+constexpr int kModelSizes[] = {8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024};
+
+void size_section(AppState& app) {
+  ModelConfig& c = app.config;
+  const Lang L = app.lang;
+  std::string preview = std::to_string(c.d_model);
+  if (ImGui::BeginCombo(tr(L, Str::d_model), preview.c_str())) {
+    for (int size : kModelSizes)
+      if (ImGui::Selectable(std::to_string(size).c_str(), size == c.d_model)) {
+        c.d_model = size;
+        if (c.d_model % c.n_heads != 0) c.n_heads = 1;  // keep the config valid: 1 always divides
+        app.dirty = true;
+      }
+    ImGui::EndCombo();
+  }
+  if (ImGui::BeginCombo(tr(L, Str::heads), std::to_string(c.n_heads).c_str())) {
+    for (int h = 1; h <= std::min(c.d_model, 64); ++h)
+      if (c.d_model % h == 0 && ImGui::Selectable((std::to_string(h) + "   (d_k = " + std::to_string(c.d_model / h) + ")").c_str(),
+                                                  h == c.n_heads)) {
+        c.n_heads = h;
+        c.head_scores.clear();
+        app.dirty = true;
+      }
+    ImGui::EndCombo();
+  }
+  if (ImGui::SliderInt(tr(L, Str::layers), &c.n_layers, 1, 12)) app.dirty = true;
+  if (ImGui::InputInt(tr(L, Str::ffn_width), &c.d_ff, 64, 512)) {
+    c.d_ff = std::clamp(c.d_ff, 0, 8192);  // 0: attention-only layers
+    app.dirty = true;
+  }
+  if (c.d_ff == 0) ImGui::TextDisabled("%s", tr(L, Str::ffn_none));
+  int seed = static_cast<int>(app.seed);
+  if (ImGui::InputInt(tr(L, Str::seed), &seed)) {
+    app.seed = static_cast<uint64_t>(std::max(seed, 0));
+    app.dirty = true;
+  }
+  ImGui::SameLine();
+  if (ImGui::Button(tr(L, Str::reroll))) {
+    app.seed = app.seed * 6364136223846793005ull % 1000003ull + 1;
+    app.dirty = true;
+  }
+}
+
+template <class E>
+bool enum_combo(const char* label, E& value, std::initializer_list<std::pair<E, const char*>> options) {
+  const char* preview = "";
+  for (const auto& [v, name] : options)
+    if (v == value) preview = name;
+  bool changed = false;
+  if (ImGui::BeginCombo(label, preview)) {
+    for (const auto& [v, name] : options)
+      if (ImGui::Selectable(name, v == value)) {
+        changed = v != value;
+        value = v;
+      }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
+void architecture_section(AppState& app) {
+  ModelConfig& c = app.config;
+  const Lang L = app.lang;
+  bool changed = false;
+  changed |= enum_combo(tr(L, Str::norm), c.norm,
+                        {{NormPlacement::post, tr(L, Str::norm_post)}, {NormPlacement::pre, tr(L, Str::norm_pre)}});
+  changed |= enum_combo(tr(L, Str::positions), c.positions,
+                        {{PositionEncoding::sinusoidal, tr(L, Str::pos_sinusoidal)},
+                         {PositionEncoding::learned, tr(L, Str::pos_learned)},
+                         {PositionEncoding::none, tr(L, Str::pos_none)}});
+  changed |= enum_combo(tr(L, Str::activation), c.activation,
+                        {{Activation::relu, "ReLU"}, {Activation::gelu, "GELU"}, {Activation::gelu_tanh, "GELU (tanh)"}});
+  changed |= enum_combo(tr(L, Str::scoring), c.score,
+                        {{ScoreKind::scaled_dot, tr(L, Str::score_scaled_dot)},
+                         {ScoreKind::dot, tr(L, Str::score_dot)},
+                         {ScoreKind::general, tr(L, Str::score_general)},
+                         {ScoreKind::additive, tr(L, Str::score_additive)}});
+  // Scaling is the difference between the two dot-product kinds; the others never scale.
+  const bool dot_kind = c.score == ScoreKind::scaled_dot || c.score == ScoreKind::dot;
+  bool scaled = c.score == ScoreKind::scaled_dot;
+  if (!dot_kind) ImGui::BeginDisabled();
+  if (ImGui::Checkbox(tr(L, Str::scaling), &scaled)) {
+    c.score = scaled ? ScoreKind::scaled_dot : ScoreKind::dot;
+    changed = true;
+  }
+  if (!dot_kind) ImGui::EndDisabled();
+  if (ImGui::SliderFloat(tr(L, Str::temperature), &c.temperature, 0.05f, 20.0f, "%.2f", ImGuiSliderFlags_Logarithmic)) {
+    c.temperature = std::clamp(c.temperature, kMinTemperature, kMaxTemperature);
+    changed = true;
+  }
+  if (changed) {
+    c.head_scores.clear();
+    app.dirty = true;
+  }
+}
+
+// A checkbox that switches an integer mask parameter between "off" and its last value.
+bool toggled_int(const char* label, const char* value_label, int& value, int off, int on_default, int lo, int hi) {
+  bool on = value != off;
+  bool changed = ImGui::Checkbox(label, &on);
+  if (changed) value = on ? on_default : off;
+  if (on) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
+    changed |= ImGui::SliderInt(value_label, &value, lo, hi);
+  }
+  return changed;
+}
+
+void mask_section(AppState& app) {
+  MaskSpec& m = app.mask;
+  const Lang L = app.lang;
+  bool changed = false;
+  if (app_model_config(app).causal) {  // GPT: causal whatever the checkbox says, so show it fixed
+    bool always = true;
+    ImGui::BeginDisabled();
+    ImGui::Checkbox(tr(L, Str::ck_causal_model), &always);
+    ImGui::EndDisabled();
+  } else {
+    changed |= ImGui::Checkbox(tr(L, Str::mask_causal), &m.causal);
+  }
+  const int tokens = app.trace ? app.trace->real_keys : 12;
+  ImGui::PushID("pad");
+  changed |= toggled_int(tr(L, Str::mask_padding), tr(L, Str::pad_length), m.pad_to, 0, tokens + 4, 1, std::max(64, tokens + 32));
+  ImGui::PopID();
+  ImGui::PushID("window");
+  changed |= toggled_int(tr(L, Str::mask_window), tr(L, Str::window_radius), m.window, -1, 2, 0, 32);
+  ImGui::PopID();
+  ImGui::PushID("stride");
+  changed |= toggled_int(tr(L, Str::mask_strided), tr(L, Str::stride), m.stride, 0, 3, 1, 32);
+  ImGui::PopID();
+  ImGui::Text("%s: %zu", tr(L, Str::mask_custom), m.hidden_cells.size());
+  ImGui::SameLine();
+  if (ImGui::SmallButton(tr(L, Str::clear_custom))) {
+    changed |= !m.hidden_cells.empty();
+    m.hidden_cells.clear();
+  }
+  ImGui::TextDisabled("%s", tr(L, Str::custom_hint));
+  if (changed) app.dirty = true;
+}
+
+Str source_label(ModelSource s) {
+  switch (s) {
+    case ModelSource::sandbox: return Str::src_sandbox;
+    case ModelSource::demo_coref: return Str::src_coref;
+    case ModelSource::demo_induction: return Str::src_induction;
+    case ModelSource::file: return Str::src_file;
+    case ModelSource::trained: return Str::src_trained;
+  }
+  return Str::src_sandbox;
+}
+
+// The path field with its Open button, the progress bar while a model loads off the UI thread, and
+// the recently opened models (one click opens one again).
+void open_model_section(AppState& app) {
+  const Lang L = app.lang;
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const bool loading = app.model_loader.busy();
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(tr(L, Str::src_load)).x -
+                          style.FramePadding.x * 2 - style.ItemSpacing.x);
+  const bool enter = ImGui::InputTextWithHint("##model_path", tr(L, Str::src_path_hint), &app.model_path_edit,
+                                              ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if (loading) ImGui::BeginDisabled();
+  if ((ImGui::Button(tr(L, Str::src_load)) || enter) && !loading) app_open_model(app, app.model_path_edit);
+  if (loading) ImGui::EndDisabled();
+  if (loading) {
+    const float f = app.model_loader.progress();
+    char overlay[512];
+    std::snprintf(overlay, sizeof overlay, tr(L, Str::ck_loading), app.model_loader.path().c_str(),
+                  static_cast<int>(f * 100.0f + 0.5f));
+    ImGui::ProgressBar(f, ImVec2(-1, 0), overlay);
+  }
+  if (app.recent_models.empty()) return;
+  ImGui::TextDisabled("%s", tr(L, Str::ck_recent));
+  for (size_t i = 0; i < app.recent_models.size(); ++i) {
+    const std::string& path = app.recent_models[i];
+    ImGui::PushID(static_cast<int>(i));
+    if (ImGui::Selectable(path.c_str(), path == app.model_path && app.source == ModelSource::file) && !loading) {
+      app.model_path_edit = path;
+      app_open_model(app, path);
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", path.c_str());
+    ImGui::PopID();
+  }
+}
+
+void source_section(AppState& app) {
+  const Lang L = app.lang;
+  // "File…" is chosen in the combo but loaded only by the Load button; until then it is pending.
+  static_assert(std::size(kAllModelSources) == 5);
+  const bool has_trained = app.train_view.runner.snapshot().model != nullptr;
+  ModelSource shown = app.source;
+  if (app.model_file_pending) shown = ModelSource::file;
+  section_header(tr(L, Str::src_label));
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::BeginCombo("##source", tr(L, source_label(shown)))) {
+    for (ModelSource s : kAllModelSources) {
+      const bool enabled = s != ModelSource::trained || has_trained;
+      if (!enabled) ImGui::BeginDisabled();
+      if (ImGui::Selectable(tr(L, source_label(s)), s == shown)) {
+        app.model_file_pending = s == ModelSource::file;
+        if (s == ModelSource::file) app.model_path_edit = app.model_path;
+        else (void)app_use_source(app, s);  // a failure is shown from model_error below
+      }
+      if (!enabled) ImGui::EndDisabled();
+    }
+    ImGui::EndCombo();
+  }
+  if (shown == ModelSource::file || app.model_loader.busy()) open_model_section(app);
+  if (!app.model_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+    ImGui::TextWrapped(tr(L, Str::src_error), app.model_error.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (app.source == ModelSource::sandbox || !app.model) return;
+  const ModelConfig& c = app.model->config;
+  ImGui::TextWrapped(tr(L, Str::src_summary), c.d_model, c.n_heads, c.n_layers, c.d_ff, app.model->source.c_str());
+  if (const auto& tok = app.model->tokenizer)
+    ImGui::TextWrapped(tr(L, Str::ck_tokenizer), std::string(tok->kind_name()).c_str(), tok->vocab_size());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", tr(L, Str::src_fixed));
+  ImGui::PopStyleColor();
+}
+
+// The words a trained model knows, as buttons that add the word to the sentence.
+void vocab_section(AppState& app) {
+  if (app.source == ModelSource::sandbox || !app.model || app.model->vocab.empty()) return;
+  const Lang L = app.lang;
+  const auto& vocab = app.model->vocab;
+  char title[128];
+  std::snprintf(title, sizeof title, tr(L, Str::vocab_title), static_cast<int>(vocab.size()));
+  ImGui::SetNextItemOpen(app.vocab_open);
+  app.vocab_open = ImGui::CollapsingHeader(title);
+  if (!app.vocab_open) return;
+  ImGui::TextWrapped("%s", tr(L, Str::vocab_hint));
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  for (size_t i = 0; i < vocab.size(); ++i) {
+    const std::string& w = vocab[i];
+    if (w.size() > 2 && w.front() == '[' && w.back() == ']') continue;  // [PAD], [UNK], [CLS]: not typed
+    ImGui::PushID(static_cast<int>(i));
+    if (ImGui::SmallButton(w.c_str())) {
+      const bool glue = w == "." || w == "," || w == "'" || app.sentence.empty() || app.sentence.back() == ' ';
+      app.sentence += (glue ? "" : " ") + w;
+      app.dirty = true;
+    }
+    ImGui::PopID();
+    const float next = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x +
+                       (i + 1 < vocab.size() ? ImGui::CalcTextSize(vocab[i + 1].c_str()).x : 0) +
+                       ImGui::GetStyle().FramePadding.x * 2;
+    if (i + 1 < vocab.size() && next < right) ImGui::SameLine();
+  }
+}
+
+}  // namespace
+
+void panel_model(AppState& app) {
+  if (!ImGui::Begin(tr(app.lang, Str::panel_model), nullptr, kPanelWindowFlags)) {
+    ImGui::End();
+    return;
+  }
+  ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+  source_section(app);
+  if (app.source == ModelSource::sandbox) {
+    section_header(tr(app.lang, Str::model_size));
+    size_section(app);
+    architecture_section(app);
+  }
+  section_header(tr(app.lang, Str::masks));
+  mask_section(app);
+  ImGui::PopItemWidth();
+  vocab_section(app);
+  ImGui::End();
+}
+
+}  // namespace attnviz

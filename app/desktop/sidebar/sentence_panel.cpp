@@ -1,0 +1,131 @@
+// The Sentence panel: the text (recomputed as you type), the source sentence for cross-attention,
+// the preset menu, and the tokens as chips (click one to highlight its row in every head).
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "shell/panels.h"
+
+namespace attnviz {
+
+namespace {
+
+void preset_menu(AppState& app) {
+  if (app.presets.empty()) {
+    if (!app.presets_error.empty()) ImGui::TextDisabled("%s", app.presets_error.c_str());
+    return;
+  }
+  const char* label = tr(app.lang, Str::menu_presets);
+  if (ImGui::BeginCombo(label, nullptr, ImGuiComboFlags_NoPreview)) {
+    for (const Preset& p : app.presets) {
+      const std::string& name = app.lang == Lang::ko ? p.name_ko : p.name_en;
+      if (ImGui::Selectable(name.c_str())) {
+        app.sentence = p.text;
+        app.cross = !p.source.empty();
+        if (app.cross) app.source_sentence = p.source;
+        app.query = -1;
+        app.dirty = true;
+      }
+    }
+    ImGui::EndCombo();
+  }
+}
+
+// Index and text; for a checkpoint's token also its vocabulary piece and id, its sentence, and
+// whether it continues a word.
+void chip_tooltip(Lang L, size_t i, const TraceToken& t) {
+  std::string tip = "#" + std::to_string(i) + " " + t.text;
+  if (!t.in_vocab) tip += "  · " + std::string(tr(L, Str::out_of_vocab));
+  if (t.id >= 0) {
+    tip += "\n" + std::string(tr(L, Str::ck_piece)) + " \"" + t.piece + "\" · id " + std::to_string(t.id);
+    if (t.segment == 1) tip += " · " + std::string(tr(L, Str::ck_sentence_b_short));
+    if (t.continues) tip += "\n" + std::string(tr(L, Str::ck_continues));
+  }
+  ImGui::SetTooltip("%s", tip.c_str());
+}
+
+void token_chips(AppState& app, const std::vector<TraceToken>& tokens, bool clickable) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const TraceToken& t = tokens[i];
+    const std::string label = t.text + (t.in_vocab ? "" : "*") + "##chip" + std::to_string(i) + (clickable ? "q" : "k");
+    const float w = ImGui::CalcTextSize(label.c_str(), nullptr, true).x + style.FramePadding.x * 2;
+    // A subword that continues its word sits closer to it, so words read as groups of chips.
+    const float gap = t.continues ? 1.0f : style.ItemSpacing.x;
+    if (i > 0 && ImGui::GetItemRectMax().x + gap + w < right) ImGui::SameLine(0, gap);
+    const bool selected = clickable && app.query == static_cast<int>(i);
+    int colors = 0;
+    if (t.pad) {
+      ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.25f, 0.25f, 0.25f, 1));
+      ++colors;
+    } else if (!t.in_vocab) {
+      ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.55f, 0.2f, 0.2f, 1));
+      ++colors;
+    } else if (selected) {
+      ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.85f, 0.55f, 0.1f, 1));
+      ++colors;
+    } else if (t.segment == 1) {
+      ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.16f, 0.46f, 0.30f, 1));
+      ++colors;
+    }
+    if (ImGui::SmallButton(label.c_str()) && clickable) app.query = selected ? -1 : static_cast<int>(i);
+    if (ImGui::IsItemHovered()) chip_tooltip(app.lang, i, t);
+    ImGui::PopStyleColor(colors);
+  }
+}
+
+// A trained model reads words outside its vocabulary as [UNK]: say how many, and where to look.
+void unknown_words_note(const AppState& app, const std::vector<TraceToken>& tokens) {
+  int unknown = 0;
+  for (const TraceToken& t : tokens) unknown += t.in_vocab ? 0 : 1;
+  if (unknown == 0) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.6f, 0.5f, 1));
+  ImGui::TextWrapped(tr(app.lang, Str::vocab_unk_count), unknown, static_cast<int>(tokens.size()));
+  ImGui::PopStyleColor();
+}
+
+}  // namespace
+
+void panel_sentence(AppState& app) {
+  if (!ImGui::Begin(tr(app.lang, Str::panel_sentence), nullptr, kPanelWindowFlags)) {
+    ImGui::End();
+    return;
+  }
+  preset_menu(app);
+  ImGui::SameLine();
+  if (ImGui::Checkbox(tr(app.lang, Str::cross_attention), &app.cross)) app.dirty = true;
+  if (app.cross) {
+    ImGui::TextUnformatted(tr(app.lang, Str::source_sentence));
+    if (ImGui::InputTextMultiline("##source", &app.source_sentence, ImVec2(-1, ImGui::GetTextLineHeight() * 3)))
+      app.dirty = true;
+  }
+  ImGui::TextUnformatted(tr(app.lang, Str::sentence));
+  if (ImGui::InputTextMultiline("##sentence", &app.sentence, ImVec2(-1, ImGui::GetTextLineHeight() * 3.5f)))
+    app.dirty = true;
+  if (app_reads_pairs(app)) {
+    ImGui::TextWrapped("%s", tr(app.lang, Str::ck_sentence_b));
+    if (ImGui::InputTextMultiline("##sentence_b", &app.sentence_b, ImVec2(-1, ImGui::GetTextLineHeight() * 2.2f)))
+      app.dirty = true;
+  }
+  if (!app.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1));
+    ImGui::TextWrapped("%s %s", app.error.c_str(), app.trace ? tr(app.lang, Str::error_kept) : "");
+    ImGui::PopStyleColor();
+  }
+  if (app.trace) {
+    ImGui::Separator();
+    ImGui::Text("%s (%d)%s", tr(app.lang, Str::tokens), app.trace->n_queries(), app_computing(app) ? "  …" : "");
+    token_chips(app, app.trace->queries, true);
+    unknown_words_note(app, app.trace->queries);
+    if (!app.trace->queries.empty() && app.trace->queries.back().segment == 1)
+      ImGui::TextDisabled("%s", tr(app.lang, Str::ck_pair_note));
+    if (app.trace->cross) {
+      ImGui::Separator();
+      ImGui::Text("%s (%d)", tr(app.lang, Str::source_sentence), app.trace->n_keys());
+      token_chips(app, app.trace->keys, false);
+    }
+  }
+  ImGui::End();
+}
+
+}  // namespace attnviz

@@ -1,0 +1,115 @@
+// The worker keeps the last model built for each of A and B and rebuilds one only when its config
+// or seed change, so typing in the sentence box costs a forward pass, not a weight initialisation.
+#include "state/compute_worker.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+namespace attnviz {
+
+namespace {
+
+struct CachedModel {
+  std::optional<Model> model;
+  std::string key;  // config JSON + seed of `model`
+};
+
+// Layers a job runs: its stack, twice in cross-attention (the source is encoded first).
+int job_layers(const ComputeJob& job) {
+  return (job.model ? job.model->config.n_layers : job.config.n_layers) * (job.input.source_text.empty() ? 1 : 2);
+}
+
+// Runs one job, reusing the cached model when config and seed match.
+void run_job(const ComputeJob& job, CachedModel& cache, const TraceControl& control, std::shared_ptr<const Trace>& trace,
+             std::string& error) {
+  if (job.model) {
+    auto t = trace_run(*job.model, job.input, control);
+    if (t) trace = std::make_shared<const Trace>(std::move(*t));
+    else error = t.error();
+    return;
+  }
+  if (Status s = config_validate(job.config); !s) {
+    error = s.error();
+    return;
+  }
+  const std::string key = config_to_json(job.config).dump() + "#" + std::to_string(job.seed);
+  if (!cache.model || key != cache.key) {
+    cache.model = model_init_random(job.config, job.seed);
+    cache.key = key;
+  }
+  auto t = trace_run(*cache.model, job.input, control);
+  if (t) trace = std::make_shared<const Trace>(std::move(*t));
+  else error = t.error();
+}
+
+}  // namespace
+
+ComputeWorker::ComputeWorker() : thread_([this] { run(); }) {}
+
+ComputeWorker::~ComputeWorker() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+    cancel_ = true;  // quitting should not wait for a long forward pass
+  }
+  wake_.notify_one();
+  thread_.join();
+}
+
+void ComputeWorker::post(ComputeRequest request) {
+  {
+    std::lock_guard lock(mutex_);
+    pending_ = std::move(request);
+    if (running_) cancel_ = true;
+  }
+  wake_.notify_one();
+}
+
+std::optional<ComputeResult> ComputeWorker::poll() {
+  std::lock_guard lock(mutex_);
+  std::optional<ComputeResult> out = std::move(done_);
+  done_.reset();
+  return out;
+}
+
+float ComputeWorker::progress() const {
+  const float total = static_cast<float>(std::max(1, layers_total_.load()));
+  return std::min(1.0f, static_cast<float>(layers_done_.load()) / total);
+}
+
+bool ComputeWorker::busy() const {
+  std::lock_guard lock(mutex_);
+  return running_ || pending_.has_value();
+}
+
+void ComputeWorker::run() {
+  CachedModel cache_a, cache_b;
+  for (;;) {
+    ComputeRequest req;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stop_ || pending_.has_value(); });
+      if (stop_) return;
+      req = std::move(*pending_);
+      pending_.reset();
+      running_ = true;
+      cancel_ = false;
+      layers_done_ = 0;
+      layers_total_ = job_layers(req.a) + (req.b ? job_layers(*req.b) : 0);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    ComputeResult result;
+    result.id = req.id;
+    const TraceControl control{&cancel_, &layers_done_};
+    run_job(req.a, cache_a, control, result.trace, result.error);
+    if (req.b && !cancel_) run_job(*req.b, cache_b, control, result.trace_b, result.error_b);
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::lock_guard lock(mutex_);
+    if (!cancel_) done_ = std::move(result);  // a newer request is pending: this result is stale
+    running_ = false;
+  }
+}
+
+}  // namespace attnviz

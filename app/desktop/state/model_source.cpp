@@ -1,0 +1,156 @@
+// Demo models are read from the assets folder the build points at (ATTNVIZ_ASSETS_DIR), the same
+// place presets.json comes from. Loading a small demo takes milliseconds, so it happens here, on
+// the UI thread; the previous model is replaced only once the new one has loaded.
+#include "state/model_source.h"
+
+#include <cstdio>
+
+#include "demos/induction_data.h"
+#include "demos/induction_demo.h"
+#include "state/recent_models.h"
+#include "io/model_open.h"
+#include "base/rng.h"
+#include "text/word_tokenizer.h"
+
+namespace attnviz {
+
+namespace {
+
+constexpr const char* kSourceIds[] = {"sandbox", "coref", "induction", "file", "trained"};
+static_assert(std::size(kSourceIds) == std::size(kAllModelSources));
+
+
+std::string demo_path(ModelSource s) {
+  return std::string(ATTNVIZ_ASSETS_DIR) + (s == ModelSource::demo_coref ? "/demo_coref" : "/demo_induction");
+}
+
+// True when every word of text is in the vocabulary (so the demo sees no [UNK]).
+bool text_in_vocab(const std::string& text, const std::vector<std::string>& vocab) {
+  auto tokens = tokenize_words(text);
+  if (!tokens || tokens->empty()) return false;
+  for (const Token& t : *tokens)
+    if (std::find(vocab.begin(), vocab.end(), t.text) == vocab.end()) return false;
+  return true;
+}
+
+void install_model(AppState& app, Model model, ModelSource source, const std::string& path);
+
+}  // namespace
+
+std::string induction_sample_text() {
+  Rng rng(seed_for(7, "app.induction.sample"));
+  const InductionTrainOptions o;
+  auto seq = induction_sequence(rng, o.vocab_size, kInductionLength, kInductionSegment);
+  return seq ? induction_text(*seq, induction_vocabulary(o.vocab_size)) : std::string();
+}
+
+Status app_use_source(AppState& app, ModelSource source, const std::string& path) {
+  if (source == ModelSource::sandbox) {
+    app.model.reset();
+    app.source = source;
+    app.model_error.clear();
+    app.dirty = true;
+    return Ok{};
+  }
+  if (source == ModelSource::trained) {
+    auto snap = app.train_view.runner.snapshot();
+    if (!snap.model) return make_error("nothing has been trained yet: start training in the Train view");
+    app_use_trained(app, snap.model);
+    return Ok{};
+  }
+  const std::string from = source == ModelSource::file ? path : demo_path(source);
+  auto m = model_open(from);
+  if (!m) {
+    app.model_error = m.error();
+    return make_error(m.error());
+  }
+  if (source != ModelSource::file)  // the short name people see in the panel and the status bar
+    m->source = source == ModelSource::demo_coref ? "assets/demo_coref" : "assets/demo_induction";
+  install_model(app, std::move(*m), source, path);
+  return Ok{};
+}
+
+void app_open_model(AppState& app, const std::string& path) {
+  if (path.empty()) {
+    app.model_error = "type the path of a checkpoint folder or a model file first";
+    return;
+  }
+  if (!app.model_loader.start(path)) {
+    app.model_error = "a model is still loading; wait for it to finish";
+    return;
+  }
+  app.model_error.clear();
+  app.model_path_edit = path;  // the path field shows what is loading
+}
+
+void app_poll_model_loader(AppState& app) {
+  auto done = app.model_loader.take();
+  if (!done) return;
+  if (!done->model) {
+    app.model_error = done->model.error();
+    return;
+  }
+  const std::string summary = model_summary(*done->model);
+  install_model(app, std::move(*done->model), ModelSource::file, done->path);
+  app.model_file_pending = false;
+  char line[160];
+  std::snprintf(line, sizeof line, " (%.1f s)", done->seconds);
+  app.status = done->path + ": " + summary + line;
+  app.status_is_error = false;
+  if (Status s = recent_models_add(app.recent_models, done->path); !s) {
+    app.status += " · " + s.error();  // the model is open; only remembering it failed
+  }
+}
+
+namespace {
+
+void install_model(AppState& app, Model model, ModelSource source, const std::string& path) {
+  app.model = std::make_shared<const Model>(std::move(model));
+  app.source = source;
+  app.model_path = source == ModelSource::file ? path : std::string();
+  app.model_error.clear();
+  if (source == ModelSource::demo_induction) {
+    app.mask = MaskSpec{};
+    app.mask.causal = true;  // a decoder: each token sees only what came before it
+    if (!text_in_vocab(app.sentence, app.model->vocab)) app.sentence = induction_sample_text();
+  } else {
+    app.mask = MaskSpec{};  // a checkpoint that is causal (GPT) applies its own causal mask
+  }
+  app.trace_b.reset();
+  app.error_b.clear();
+  app.query = -1;
+  app.dirty = true;
+}
+
+}  // namespace
+
+void app_use_trained(AppState& app, std::shared_ptr<const Model> model) {
+  if (!model) return;
+  const bool decoder = app.train_view.demo == DemoKind::induction;
+  if (app.source != ModelSource::trained) {
+    app.mask = MaskSpec{};
+    app.mask.causal = decoder;
+    if (decoder && !text_in_vocab(app.sentence, model->vocab)) app.sentence = induction_sample_text();
+  }
+  app.model = std::move(model);
+  app.source = ModelSource::trained;
+  app.model_error.clear();
+  app.dirty = true;
+}
+
+const ModelConfig& app_model_config(const AppState& app) {
+  return app.source != ModelSource::sandbox && app.model ? app.model->config : app.config;
+}
+
+const char* source_id(ModelSource s) { return kSourceIds[static_cast<size_t>(s)]; }
+
+bool source_from_id(const std::string& id, ModelSource& out) {
+  for (ModelSource s : kAllModelSources)
+    if (id == source_id(s)) {
+      out = s;
+      return true;
+    }
+  return false;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,38 @@
+// Switching the model every view shows: the sandbox, a demo from assets/, a file, or the model the
+// Train view is training. A failed switch keeps the previous model and says why (model_error).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "state/app_state.h"
+#include "base/result.h"
+
+namespace attnviz {
+
+// demo_coref / demo_induction load assets/demo_*/model.safetensors; file loads `path` with
+// model_open (a checkpoint folder, a model file, or a folder holding model.safetensors); trained takes the Train view's latest weights. Switching to
+// a demo also sets what it needs: the induction demo gets a causal mask and, if the sentence is
+// not made of its tokens, a sample sequence with a repeated segment.
+Status app_use_source(AppState& app, ModelSource source, const std::string& path = {});
+
+// Starts opening `path` (a Hugging Face checkpoint folder, an attnviz model file or folder) on the
+// loader thread; app_poll_model_loader installs it as ModelSource::file when it is done, adds it to
+// the recent models and says so in the status bar. A failure lands in model_error and the previous
+// model stays. Scripts and sessions use app_use_source(file), which loads synchronously.
+void app_open_model(AppState& app, const std::string& path);
+void app_poll_model_loader(AppState& app);  // once per frame, from app_update
+
+// Installs a model the Train view produced as ModelSource::trained.
+void app_use_trained(AppState& app, std::shared_ptr<const Model> model);
+
+// The config the views describe: the fixed model's, or the sandbox's.
+const ModelConfig& app_model_config(const AppState& app);
+
+// "sandbox", "coref", "induction", "file", "trained": for sessions and scripts.
+const char* source_id(ModelSource s);
+bool source_from_id(const std::string& id, ModelSource& out);
+
+// A sentence of the induction demo's tokens with a repeated segment (for the sentence box).
+std::string induction_sample_text();
+
+}  // namespace attnviz

@@ -1,0 +1,59 @@
+// Hand-written parsing: few flags, each checked with a one-line message.
+#include "state/options.h"
+
+#include "base/parse_number.h"
+
+namespace attnviz {
+
+const char* app_usage() {
+  return "usage: attnviz [--model DIR|FILE] [--session FILE] [--text SENTENCE] [--text-b SENTENCE]\n"
+         "               [--view heads|model|lines|compare|steps|stats|coref|train]\n"
+         "               [--lang en|ko] [--presentation] [--size WxH]\n"
+         "               [--screenshot OUT.png [--frames N] [--layout-report OUT.json]] [--script ACTIONS.txt]\n"
+         "               [--bench-frames N]\n"
+         "keys: ←/→ head, ↑/↓ layer, space next step, F5 presentation mode, F11 full screen, Ctrl+S / Ctrl+O sessions\n";
+}
+
+Result<AppOptions> app_options_parse(const std::vector<std::string>& args) {
+  AppOptions o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      o.help = true;
+      continue;
+    }
+    if (a == "--presentation") {
+      o.presentation = true;
+      continue;
+    }
+    if (i + 1 >= args.size()) return make_error("unknown option or missing value: " + a);
+    const std::string& v = args[++i];
+    if (a == "--session") o.session = v;
+    else if (a == "--text") o.text = v;
+    else if (a == "--text-b") o.text_b = v;
+    else if (a == "--model") o.model = v;
+    else if (a == "--view") o.view = v;
+    else if (a == "--screenshot") o.screenshot = v;
+    else if (a == "--layout-report") o.layout_report = v;
+    else if (a == "--script") o.script = v;
+    else if (a == "--frames") {
+      if (!parse_int_in(v, 1, 100000, o.frames)) return make_error("--frames needs a whole number from 1 to 100000");
+    } else if (a == "--bench-frames") {
+      if (!parse_int_in(v, 1, 1000000, o.bench_frames)) return make_error("--bench-frames needs a whole number from 1 to 1000000");
+    } else if (a == "--lang") {
+      if (v != "en" && v != "ko") return make_error("--lang must be en or ko");
+      o.lang = v == "ko" ? Lang::ko : Lang::en;
+      o.lang_given = true;
+    } else if (a == "--size") {
+      const size_t x = v.find('x');
+      if (x == std::string::npos || !parse_int_in(v.substr(0, x), 320, 8192, o.width) ||
+          !parse_int_in(v.substr(x + 1), 240, 8192, o.height))
+        return make_error("--size must look like 1280x800");
+    } else {
+      return make_error("unknown option " + a);
+    }
+  }
+  return o;
+}
+
+}  // namespace attnviz

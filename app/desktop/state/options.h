@@ -1,0 +1,33 @@
+// The desktop app's command line: the initial sentence, session and view, the language, window
+// size, and the headless modes used by tests and benchmarks (--screenshot, --script, --bench-frames).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "shell/strings.h"
+#include "base/result.h"
+
+namespace attnviz {
+
+struct AppOptions {
+  std::string session;     // --session FILE: start from a saved session
+  std::string text;        // --text: initial sentence
+  std::string text_b;      // --text-b: sentence B of a pair (BERT checkpoints)
+  std::string model;       // --model PATH: open a checkpoint folder or model file at launch
+  std::string view;        // --view heads|model|lines|compare|steps|stats
+  std::string screenshot;  // --screenshot FILE: save the framebuffer after `frames` frames, then quit
+  std::string layout_report;  // --layout-report FILE: with --screenshot, where each head's cells were drawn (JSON)
+  int frames = 5;          // frames rendered after the newest result arrived, before the screenshot
+  std::string script;      // --script FILE: run actions (see state/script.h), then quit
+  int bench_frames = 0;    // --bench-frames N: render N frames, print frame-time statistics, quit
+  int width = 1280, height = 800;
+  Lang lang = Lang::en;
+  bool lang_given = false;
+  bool presentation = false;
+  bool help = false;
+};
+
+Result<AppOptions> app_options_parse(const std::vector<std::string>& args);
+const char* app_usage();
+
+}  // namespace attnviz

@@ -1,0 +1,270 @@
+// Each verb maps onto the same AppState fields the panels edit, so a script exercises exactly
+// the state changes a click would make.
+#include "state/script.h"
+
+#include <iterator>
+#include <sstream>
+
+#include "shell/shell.h"
+#include "state/model_source.h"
+#include "base/file_io.h"
+#include "base/parse_number.h"
+
+namespace attnviz {
+
+namespace {
+
+bool is_text_verb(const std::string& v) {
+  return v == "sentence" || v == "sentence_b" || v == "source" || v == "compare_sentence" || v == "expect";
+}
+
+bool to_on(const std::string& s, bool& out) {
+  if (s != "on" && s != "off") return false;
+  out = s == "on";
+  return true;
+}
+
+// The test verbs (not in the menus), so a GUI test can check that a bad input was answered and the
+// previous state kept, without stopping at the first refusal:
+//   try LINE                 runs LINE; a refusal goes to the status bar and the script goes on
+//   paste PATH               the sentence := the file's bytes (a paste too long for a script line)
+//   expect error TEXT        the newest computation failed with a message containing TEXT
+//   expect no_error          ...or succeeded
+//   expect model_error TEXT  the last model switch failed so
+//   expect status TEXT       the status bar (last file action or `try`) contains TEXT
+//   expect tokens N          the shown trace has N queries
+//   expect sentence TEXT     the sentence is exactly TEXT
+//   expect model TEXT        the shown trace's model source contains TEXT ("sandbox", a path)
+std::string script_expect(const AppState& app, const std::string& what) {
+  const size_t space = what.find(' ');
+  const std::string kind = what.substr(0, space);
+  const std::string text = space == std::string::npos ? std::string() : what.substr(space + 1);
+  auto contains = [&](const std::string& field, const char* name) -> std::string {
+    if (!text.empty() && field.find(text) != std::string::npos) return {};
+    return std::string("expected the ") + name + " to contain '" + text + "', it is '" + field + "'";
+  };
+  if (kind == "error") return contains(app.error, "error");
+  if (kind == "no_error") return app.error.empty() ? std::string() : "expected no error, got '" + app.error + "'";
+  if (kind == "model_error") return contains(app.model_error, "model error");
+  if (kind == "status") return contains(app.status, "status");
+  if (kind == "model") return app.trace ? contains(app.trace->model_source, "model") : "expected a trace";
+  if (kind == "sentence")
+    return app.sentence == text ? std::string() : "expected the sentence '" + text + "', it is '" + app.sentence + "'";
+  if (kind == "tokens") {
+    int n = 0;
+    if (!parse_int_in(text, 0, kMaxTokens, n)) return "expected tokens N";
+    const int got = app.trace ? app.trace->n_queries() : -1;
+    return got == n ? std::string() : "expected " + text + " tokens, the trace has " + std::to_string(got);
+  }
+  return "unknown expectation '" + kind + "' (error, no_error, model_error, status, tokens, sentence, model)";
+}
+
+}  // namespace
+
+Result<std::vector<ScriptLine>> script_parse(std::string_view text) {
+  std::vector<ScriptLine> lines;
+  std::istringstream in{std::string(text)};
+  std::string raw;
+  int number = 0;
+  while (std::getline(in, raw)) {
+    ++number;
+    if (!raw.empty() && raw.back() == '\r') raw.pop_back();
+    const size_t first = raw.find_first_not_of(" \t");
+    if (first == std::string::npos || raw[first] == '#') continue;
+    ScriptLine line;
+    line.number = number;
+    std::istringstream words(raw.substr(first));
+    words >> line.verb;
+    if (is_text_verb(line.verb)) {
+      std::string rest;
+      std::getline(words, rest);
+      const size_t start = rest.find_first_not_of(" \t");
+      line.args.push_back(start == std::string::npos ? "" : rest.substr(start));
+    } else {
+      for (std::string w; words >> w;) line.args.push_back(w);
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+ScriptStep script_apply(AppState& app, const ScriptLine& line) {
+  ScriptStep step;
+  const auto& a = line.args;
+  auto fail = [&](const std::string& m) {
+    step.error = "script line " + std::to_string(line.number) + " (" + line.verb + "): " + m;
+    return step;
+  };
+  auto need = [&](size_t n) { return a.size() == n; };
+  ModelConfig& c = app.config;
+  auto set_config_int = [&](int ModelConfig::*field, int lo, int hi) -> bool {
+    int v = 0;
+    if (!need(1) || !parse_int_in(a[0], lo, hi, v)) return false;
+    c.*field = v;
+    app.dirty = true;
+    return true;
+  };
+  const std::string& v = line.verb;
+  bool on = false;
+  int n = 0;
+  if (v == "sentence") app.sentence = a[0], app.dirty = true;
+  else if (v == "sentence_b") app.sentence_b = a[0], app.dirty = true;
+  else if (v == "source") app.source_sentence = a[0], app.dirty = true;
+  else if (v == "compare_sentence") app.compare_sentence = a[0], app.dirty = true;
+  else if (v == "cross") {
+    if (!need(1) || !to_on(a[0], app.cross)) return fail("expected on or off");
+    app.dirty = true;
+  } else if (v == "d_model") {
+    if (!set_config_int(&ModelConfig::d_model, 1, kMaxDModel)) return fail("expected a width");
+  } else if (v == "heads") {
+    if (!set_config_int(&ModelConfig::n_heads, 1, kMaxDModel)) return fail("expected a head count");
+    c.head_scores.clear();
+  } else if (v == "layers") {
+    if (!set_config_int(&ModelConfig::n_layers, 1, kMaxLayers)) return fail("expected a layer count");
+  } else if (v == "ffn") {
+    if (!set_config_int(&ModelConfig::d_ff, 0, kMaxFF)) return fail("expected an FFN width (0: attention only)");
+  } else if (v == "seed") {
+    if (!need(1) || !parse_int_in(a[0], 0, 1 << 30, n)) return fail("expected a seed");
+    app.seed = static_cast<uint64_t>(n);
+    app.dirty = true;
+  } else if (v == "score") {
+    auto k = need(1) ? score_from_name(a[0]) : std::nullopt;
+    if (!k) return fail("expected scaled_dot, dot, general or additive");
+    c.score = *k;
+    c.head_scores.clear();
+    app.dirty = true;
+  } else if (v == "norm") {
+    auto k = need(1) ? norm_from_name(a[0]) : std::nullopt;
+    if (!k) return fail("expected post or pre");
+    c.norm = *k;
+    app.dirty = true;
+  } else if (v == "temperature") {
+    float t = 0;
+    if (!need(1)) return fail("expected a temperature");
+    if (!parse_number(a[0], t) || !(t >= kMinTemperature && t <= kMaxTemperature)) return fail("expected 0.001 to 1000");
+    c.temperature = t;
+    app.dirty = true;
+  } else if (v == "mask") {
+    MaskSpec& m = app.mask;
+    if (need(1) && a[0] == "none") m = MaskSpec{};
+    else if (need(2) && a[0] == "causal" && to_on(a[1], on)) m.causal = on;
+    else if (need(2) && a[0] == "window") m.window = a[1] == "off" ? -1 : (parse_int_in(a[1], 0, kMaxTokens, n) ? n : -2);
+    else if (need(2) && a[0] == "strided") m.stride = a[1] == "off" ? 0 : (parse_int_in(a[1], 1, kMaxTokens, n) ? n : -1);
+    else if (need(2) && a[0] == "pad") m.pad_to = a[1] == "off" ? 0 : (parse_int_in(a[1], 1, kMaxTokens, n) ? n : -1);
+    else if (need(3) && a[0] == "hide") {
+      int q = 0, k = 0;
+      if (!parse_int_in(a[1], 0, kMaxTokens, q) || !parse_int_in(a[2], 0, kMaxTokens, k)) return fail("expected query and key numbers");
+      m.hidden_cells.emplace_back(q, k);
+    } else return fail("unknown mask action");
+    if (Status s = mask_spec_validate(m); !s) return fail(s.error());
+    app.dirty = true;
+  } else if (v == "model" && !a.empty() && a[0] == "open") {  // as the Model panel's Open button
+    if (a.size() < 2 || a.size() > 3) return fail("expected model open PATH [SCREENSHOT]");
+    app_open_model(app, a[1]);
+    if (!app.model_error.empty()) return fail(app.model_error);
+    if (a.size() == 3) {
+      step.screenshot = a[2];
+      step.screenshot_now = true;  // while it loads: the progress bar
+    }
+  } else if (v == "model") {
+    ModelSource src = ModelSource::sandbox;
+    if (a.empty() || !source_from_id(a[0], src) || need(1) != (src != ModelSource::file))
+      return fail("expected sandbox, coref, induction, trained or file PATH");
+    if (Status s = app_use_source(app, src, src == ModelSource::file ? a[1] : std::string()); !s) return fail(s.error());
+  } else if (v == "coref_swap") {  // the Coreference view's buttons (app/desktop/views/coref/coref_state.h)
+    if (a.empty()) {
+      if (!coref_use_minimal_pair(app)) return fail("the sentence has no property word to swap (tired, wide, ...)");
+    } else if (a.size() == 1 && a[0] == "ab") {
+      coref_swap_sentences(app);
+    } else {
+      return fail("expected nothing (B := the minimal pair) or ab (swap sentences A and B)");
+    }
+  } else if (v == "train") {
+    if (Status s = script_train(app, a); !s) return fail(s.error());
+  } else if (v == "vocabulary") {
+    if (!need(1) || !to_on(a[0], app.vocab_open)) return fail("expected on or off");
+  } else if (v == "view") {
+    if (!need(1) || !view_from_id(a[0], app.view)) return fail("unknown view");
+  } else if (v == "compare") {
+    static_assert(std::size(kAllCompareModes) == 4);
+    const char* names[] = {"sentence_b", "single_vs_multi", "masked_vs_unmasked", "scaled_vs_unscaled"};
+    bool found = false;
+    for (int i = 0; i < 4; ++i)
+      if (need(1) && a[0] == names[i]) app.compare_mode = kAllCompareModes[i], found = true;
+    if (!found) return fail("unknown compare mode");
+    app.dirty = true;
+  } else if (v == "zoom_head") {  // the Heads view's zoomed head and, for a long input, its window
+    int h = 0, row = 0, col = 0;
+    float zoom = 1;
+    if (a.empty() || !parse_int_in(a[0], -1, kMaxDModel, h)) return fail("expected zoom_head H [ZOOM ROW COL]");
+    if (a.size() == 4 && (!parse_number(a[1], zoom) || !parse_int_in(a[2], 0, kMaxTokens, row) ||
+                          !parse_int_in(a[3], 0, kMaxTokens, col)))
+      return fail("expected zoom_head H [ZOOM ROW COL]");
+    app.zoom_head = h;
+    if (h >= 0) app.head = h;  // the shell keeps the zoomed head on the chosen one
+    app.heads_viewport.zoom = zoom;
+    app.heads_viewport.row0 = static_cast<float>(row);
+    app.heads_viewport.col0 = static_cast<float>(col);
+  } else if (v == "layer" || v == "head" || v == "query" || v == "step") {
+    int& field = v == "layer" ? app.layer : v == "head" ? app.head : v == "query" ? app.query : app.step;
+    if (!need(1) || !parse_int_in(a[0], v == "query" ? -1 : 0, kMaxTokens, field)) return fail("expected a number");
+  } else if (v == "lang") {
+    if (!need(1) || (a[0] != "en" && a[0] != "ko")) return fail("expected en or ko");
+    app.lang = a[0] == "ko" ? Lang::ko : Lang::en;
+  } else if (v == "presentation") {
+    if (!need(1) || !to_on(a[0], app.presentation)) return fail("expected on or off");
+  } else if (v == "annotate") {
+    if (!need(1) || !to_on(a[0], app.annotate)) return fail("expected on or off");
+  } else if (v == "colormap") {
+    auto m = need(1) ? colormap_from_name(a[0]) : std::nullopt;
+    if (!m || *m == Colormap::diverging) return fail("expected viridis, magma or high_contrast");
+    app.cmap = *m;
+  } else if (v == "export" && a.size() >= 2) {
+    Status s = make_error("unknown export kind");
+    if (a[0] == "png") {
+      float scale = 1.0f;
+      if (a.size() == 3 && (!parse_number(a[2], scale) || !(scale > 0))) return fail("expected a positive scale");
+      s = shell_export_png(app, a[1], scale);
+    } else if (a[0] == "csv") s = shell_export_csv(app, a[1]);
+    else if (a[0] == "json") s = shell_export_json(app, a[1]);
+    if (!s) return fail(s.error());
+  } else if (v == "save") {
+    if (!need(1)) return fail("expected a path");
+    if (Status s = shell_save_session(app, a[0]); !s) return fail(s.error());
+  } else if (v == "open") {
+    if (!need(1)) return fail("expected a path");
+    if (Status s = shell_open_session(app, a[0]); !s) return fail(s.error());
+  } else if (v == "screenshot") {
+    if (!need(1)) return fail("expected a path");
+    step.screenshot = a[0];
+  } else if (v == "quit") {
+    step.quit = true;
+  } else if (v == "try") {
+    if (a.empty()) return fail("expected a line to try");
+    ScriptLine inner{line.number, a[0], std::vector<std::string>(a.begin() + 1, a.end())};
+    if (is_text_verb(inner.verb)) {  // the rest of the line as one argument, as script_parse gives it
+      std::string rest;
+      for (size_t i = 1; i < a.size(); ++i) rest += (i > 1 ? " " : "") + a[i];
+      inner.args = {rest};
+    }
+    step = script_apply(app, inner);
+    if (!step.error.empty()) {
+      app.status = step.error;
+      app.status_is_error = true;
+      step.error.clear();
+    }
+  } else if (v == "paste") {
+    if (!need(1)) return fail("expected a path");
+    auto bytes = file_read_bytes(a[0], uint64_t{64} << 20);
+    if (!bytes) return fail(bytes.error());
+    app.sentence.assign(bytes->begin(), bytes->end());
+    app.dirty = true;
+  } else if (v == "expect") {
+    if (std::string m = script_expect(app, a[0]); !m.empty()) return fail(m);
+  } else {
+    return fail("unknown action");
+  }
+  return step;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,61 @@
+// --script FILE: drives the app through a list of actions, one per line, as a person would with
+// mouse and keyboard — used by the GUI tests. Each action runs once the engine has answered the
+// previous one, and a frame is drawn in between. Layers, heads and queries count from 0.
+//
+//   sentence TEXT | sentence_b TEXT (pair, BERT) | source TEXT | cross on|off | compare_sentence TEXT
+//   d_model N | heads N | layers N | ffn N (0: attention only) | seed N | score NAME | temperature T | norm post|pre
+//   mask causal on|off | mask window R|off | mask strided S|off | mask pad N|off | mask hide Q K | mask none
+//   model sandbox|coref|induction|trained | model file PATH (loads at once) | vocabulary on|off
+//   model open PATH [SCREENSHOT] (off the UI thread, as the Open button; SCREENSHOT: the next frame, mid-load)
+//   coref_swap (sentence B := A's minimal pair, tired <-> wide) | coref_swap ab (swap sentences A and B)
+//   view heads|model|lines|compare|steps|stats|coref|train | compare MODE | layer L | head H | query Q | step S
+//   zoom_head H [ZOOM ROW COL] (Heads view: zoom head H, -1: none; a long input's window, ZOOM >= 1)
+//   lang en|ko | presentation on|off | annotate on|off | colormap NAME
+//   export png PATH [SCALE] | export csv PATH | export json PATH | save PATH | open PATH
+//   train start|pause|resume|stop|reset|wait|compare|use | train save PATH | train demo coref|induction
+//   train seed N | train heads N | train d_model N | train steps N | train report N   (see script_train)
+//   screenshot PATH | quit          (# starts a comment)
+//   try LINE | paste PATH | expect error|no_error|model_error|status|tokens|sentence|model [TEXT]   (tests)
+#pragma once
+#include <string>
+#include <vector>
+
+#include "state/app_state.h"
+#include "base/result.h"
+
+namespace attnviz {
+
+struct ScriptLine {
+  int number = 0;      // in the file, for messages
+  std::string verb;
+  std::vector<std::string> args;  // words after the verb; TEXT-taking verbs get the rest as one
+};
+
+Result<std::vector<ScriptLine>> script_parse(std::string_view text);
+
+struct ScriptStep {
+  bool quit = false;
+  std::string screenshot;  // main() saves the next frame here...
+  bool screenshot_now = false;  // ...even if the app is still busy (otherwise once it is idle)
+  std::string error;       // "script line N: ..." — the run stops
+};
+
+// Applies one line to the app (the file actions report through the shell's functions).
+ScriptStep script_apply(AppState& app, const ScriptLine& line);
+
+// The Train view's verbs (app/desktop/views/train/train_script.cpp), given the words after `train`:
+//   start            train from scratch with the settings below; every view follows the model
+//   pause | resume   hold / continue the run at its next report
+//   stop | reset     stop at the next report keeping the model / stop and forget the run
+//   compare          train a 1-head and an N-head coreference model (N = heads) side by side
+//   use              show the run's model in every view
+//   wait             hold the script until every run has ended (and the view's heatmaps caught up)
+//   save PATH        write the run's model: a .safetensors file, or a folder getting model.safetensors
+//   demo coref|induction   choose the demo and put back its defaults
+//   seed N | heads N | d_model N | steps N (max steps) | report N (steps between reports)
+Status script_train(AppState& app, const std::vector<std::string>& args);
+
+// False while a `train wait` is still waiting; main() runs the next line only when this is true.
+bool script_train_ready(AppState& app);
+
+}  // namespace attnviz

@@ -1,0 +1,47 @@
+// What the Coreference view remembers between frames (panel_coref.cpp), and its two sentence
+// actions, which --script shares (verb coref_swap). Lives in AppState. The cache holds what the
+// view reads off the traces, rebuilt only when a trace, a sentence or the model changes.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/coref_readout.h"
+
+namespace attnviz {
+
+struct AppState;
+
+// One sentence as the view shows it: parsed, scored per head, answered.
+struct CorefSide {
+  std::string text;                       // the sentence it was built from
+  CorefExample example;
+  bool fits = false;                      // coref_check passed: the trace is of this sentence
+  std::string why;                        // coref_check's message when !fits
+  std::vector<CorefHeadScore> heads;      // layer * NH + head
+  int best = -1;                          // index into heads
+  std::optional<CorefPrediction> answer;  // the model's answer, when it can give one
+  std::string answer_error;
+};
+
+struct CorefViewState {
+  int pair_layer = -1, pair_head = -1;  // the head whose minimal-pair heatmaps are shown; -1: the best head
+
+  // Cache, keyed by the trace version, both sentences and the model.
+  bool cached = false;
+  uint64_t cache_version = 0;
+  const Model* cache_model = nullptr;
+  CorefSide a, b;
+  std::string minimal_pair;  // coref_minimal_pair(a.example); empty without a property word
+  std::string partner;       // the property word of the minimal pair ("wide" for "tired")
+};
+
+// Sentence B := sentence A's minimal pair, Compare mode := sentence B, B recomputed. Returns false
+// and changes nothing when sentence A has no property word to swap.
+bool coref_use_minimal_pair(AppState& app);
+
+// Swaps sentences A and B (B becomes the main sentence); both are recomputed.
+void coref_swap_sentences(AppState& app);
+
+}  // namespace attnviz

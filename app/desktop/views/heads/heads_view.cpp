@@ -1,0 +1,288 @@
+// The Heads view: the chosen layer's heads as small multiples with shared axes (query labels left
+// of the first column, key labels above the first row), values printed in cells that are large
+// enough, an exact tooltip on hover, a highlighted query row shared by all heads, Ctrl+click to
+// hide or show a key (custom mask), and a click on a title (or a double-click) to zoom one head.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+
+#include "widgets/heatmap_widget.h"
+#include "model/mask.h"
+#include "shell/panels.h"
+#include "widgets/draw.h"
+
+namespace attnviz {
+
+namespace {
+
+constexpr float kGap = 14.0f;  // between head panels
+
+struct GridLayout {
+  int columns = 1;
+  float cell = 8;
+  float row_label_w = 0, col_label_h = 0, title_h = 0;
+  ImVec2 panel;  // one head's block without the shared labels: title + cells + gap
+};
+
+GridLayout layout_grid(const Trace& t, int n_panels, ImVec2 avail) {
+  GridLayout g;
+  g.row_label_w = heatmap_label_extent(t.queries);
+  g.col_label_h = heatmap_label_extent(t.keys);
+  g.title_h = ImGui::GetTextLineHeightWithSpacing() + 2;
+  const float Tq = static_cast<float>(t.n_queries()), Tk = static_cast<float>(t.n_keys());
+  g.cell = 0;
+  for (int c = 1; c <= n_panels; ++c) {
+    const int rows = (n_panels + c - 1) / c;
+    const float by_w = ((avail.x - g.row_label_w) / c - kGap) / Tk;
+    const float by_h = ((avail.y - g.col_label_h) / rows - kGap - g.title_h) / Tq;
+    const float fit = std::min(by_w, by_h);
+    const float cell = fit >= 1.0f ? std::floor(fit) : fit;  // long inputs: below a pixel per cell
+    if (cell > g.cell) {
+      g.cell = cell;
+      g.columns = c;
+    }
+  }
+  // Up to 512 tokens a head scrolls rather than shrink below 2 px a cell; longer inputs fit the view
+  // (their textures are max-pooled to the drawn size, so no peak disappears).
+  g.cell = std::clamp(g.cell, std::max(Tq, Tk) > 512 ? 0.02f : 2.0f, 64.0f);
+  g.panel = ImVec2(g.cell * Tk + kGap, g.title_h + g.cell * Tq + kGap);
+  return g;
+}
+
+void toggle_hidden_cell(AppState& app, int q, int k) {
+  auto& cells = app.mask.hidden_cells;
+  const auto it = std::find(cells.begin(), cells.end(), std::pair<int, int>{q, k});
+  if (it == cells.end()) cells.emplace_back(q, k);
+  else cells.erase(it);
+  app.dirty = true;
+}
+
+void head_tooltip(const AppState& app, const Trace& t, int h, int q, int k) {
+  const HeadTrace& head = t.head(app.layer, h);
+  const Lang L = app.lang;
+  ImGui::BeginTooltip();
+  ImGui::Text("%s %d · %s %d", tr(L, Str::layer), app.layer + 1, tr(L, Str::head), h + 1);
+  ImGui::Text("%s: %s (#%d)", tr(L, Str::query), t.queries[static_cast<size_t>(q)].text.c_str(), q);
+  ImGui::Text("%s: %s (#%d)", tr(L, Str::key), t.keys[static_cast<size_t>(k)].text.c_str(), k);
+  ImGui::Separator();
+  ImGui::Text("%s: %.6f", tr(L, Str::weight), head.weights(q, k));
+  const HeadScoreCell cell = head_score_at(head, app.trace->config, q, k);
+  ImGui::Text("%s: %.6f", tr(L, Str::raw_score), cell.raw);
+  ImGui::Text("%s: %.6f", tr(L, Str::scaled_score), cell.scaled);
+  if (!std::isfinite(t.mask(q, k))) ImGui::TextColored(ImVec4(1, 0.6f, 0.3f, 1), "%s", tr(L, Str::hidden_cell));
+  ImGui::EndTooltip();
+}
+
+// The part of a head drawn: the whole map, or the zoomed window of a long input, with its texture.
+struct HeadWindow {
+  int row0 = 0, col0 = 0, rows = 0, cols = 0;
+  unsigned texture = 0;
+};
+
+// origin: top-left of the head's title; its cells start one title line below.
+HeatmapHit draw_head(AppState& app, const Trace& t, int h, const GridLayout& g, ImVec2 origin, bool row_labels,
+                     bool col_labels, const HeadWindow& win) {
+  const HeadTrace& head = t.head(app.layer, h);
+  ImGui::PushID(h);
+  ImGui::SetCursorScreenPos(origin);
+  std::string title = std::string(tr(app.lang, Str::head)) + " " + std::to_string(h + 1);
+  if (head.score != ScoreKind::scaled_dot) title += " · " + std::string(name_of(head.score));
+  if (ImGui::Selectable(title.c_str(), app.zoom_head == h || app.head == h, 0, ImVec2(g.cell * win.cols, 0))) {
+    app.head = h;
+    app.zoom_head = app.zoom_head == h ? -1 : h;
+  }
+  HeatmapWidget w;
+  w.texture = win.texture;
+  w.row0 = win.row0;
+  w.col0 = win.col0;
+  w.nrows = win.rows;
+  w.ncols = win.cols;
+  w.values = &head.weights;
+  w.rows = &t.queries;
+  w.cols = &t.keys;
+  w.mask = &t.mask;
+  w.origin = ImVec2(origin.x, origin.y + g.title_h);
+  w.cell = g.cell;
+  w.row_labels = row_labels;
+  w.col_labels = col_labels;
+  w.row_label_w = g.row_label_w;
+  w.col_label_h = g.col_label_h;
+  w.col_label_gap = g.title_h;
+  w.annotate = app.annotate;
+  w.cmap = app.cmap;
+  w.highlight_row = app.query;
+  const HeatmapHit hit = heatmap_widget(w);
+  if (win.rows == t.n_queries() && win.cols == t.n_keys())  // the layout report covers whole maps only
+    app.drawn.push_back(DrawnHeatmap{app.layer, h, w.origin.x, w.origin.y, w.cell, t.n_queries(), t.n_keys()});
+  if (hit.label_row_clicked >= 0) app.query = app.query == hit.label_row_clicked ? -1 : hit.label_row_clicked;
+  if (hit.hovered) {
+    head_tooltip(app, t, h, hit.row, hit.col);
+    if (hit.ctrl_clicked) toggle_hidden_cell(app, hit.row, hit.col);
+    else if (hit.clicked) {
+      app.query = hit.row;
+      app.head = h;
+    }
+    if (hit.double_clicked) app.zoom_head = app.zoom_head == h ? -1 : h;
+  }
+  ImGui::PopID();
+  return hit;
+}
+
+// A zoomed head of a long input (more queries or keys than kZoomableTokens): the mouse wheel zooms
+// around the cell under the pointer, a right- or middle-drag pans, down to one cell per token.
+constexpr int kZoomableTokens = 64;
+
+bool zoomable(const Trace& t) { return std::max(t.n_queries(), t.n_keys()) > kZoomableTokens; }
+
+// Clamps the viewport and returns the window it shows (texture not set).
+HeadWindow viewport_window(AppState& app, const Trace& t) {
+  auto& vp = app.heads_viewport;
+  const int Tq = t.n_queries(), Tk = t.n_keys();
+  vp.zoom = std::clamp(vp.zoom, 1.0f, std::max(1.0f, std::min(Tq, Tk) / 8.0f));
+  HeadWindow win;
+  win.rows = std::clamp(static_cast<int>(std::ceil(Tq / vp.zoom)), 1, Tq);
+  win.cols = std::clamp(static_cast<int>(std::ceil(Tk / vp.zoom)), 1, Tk);
+  vp.row0 = std::clamp(vp.row0, 0.0f, static_cast<float>(Tq - win.rows));
+  vp.col0 = std::clamp(vp.col0, 0.0f, static_cast<float>(Tk - win.cols));
+  win.row0 = static_cast<int>(vp.row0);
+  win.col0 = static_cast<int>(vp.col0);
+  return win;
+}
+
+// The window's texture: the head's own (pooled) texture for the whole map, else the window cut out
+// of the weights and pooled to the drawn size, rebuilt only when the window moves.
+unsigned window_texture(AppState& app, const Trace& t, int h, const HeadWindow& win, float drawn_px) {
+  const int side = texture_side_for(drawn_px);
+  if (win.rows == t.n_queries() && win.cols == t.n_keys()) {
+    app.texture_side = side;
+    return app_head_texture(app, app.layer, h);
+  }
+  uint64_t key = app.trace_version;
+  for (const int part : {app.layer, h, win.row0, win.col0, win.rows, win.cols}) key = key * 1000003u + static_cast<uint64_t>(part);
+  if (!app.detail_texture.holds(key, app.cmap, side)) {
+    const Mat block = t.head(app.layer, h).weights.block(win.row0, win.col0, win.rows, win.cols);
+    app.detail_texture.update(key, {&block}, app.cmap, 0.0f, 1.0f, side);
+  }
+  return app.detail_texture.texture(0);
+}
+
+void viewport_input(AppState& app, const HeatmapHit& hit, const HeadWindow& win, float cell, const Trace& t) {
+  auto& vp = app.heads_viewport;
+  const ImGuiIO& io = ImGui::GetIO();
+  if (!hit.hovered) return;
+  if (io.MouseWheel != 0.0f) {  // keep the cell under the pointer where it is
+    const float fr = static_cast<float>(hit.row - win.row0) / win.rows, fc = static_cast<float>(hit.col - win.col0) / win.cols;
+    vp.zoom *= std::pow(1.25f, io.MouseWheel);
+    const HeadWindow next = viewport_window(app, t);
+    vp.row0 = hit.row - fr * next.rows;
+    vp.col0 = hit.col - fc * next.cols;
+  }
+  if (ImGui::IsMouseDragging(ImGuiMouseButton_Right) || ImGui::IsMouseDragging(ImGuiMouseButton_Middle)) {
+    vp.row0 -= io.MouseDelta.y / cell;
+    vp.col0 -= io.MouseDelta.x / cell;
+  }
+}
+
+void draw_zoomed(AppState& app, const Trace& t, int h) {
+  const HeadWindow shown = viewport_window(app, t);
+  GridLayout g;
+  g.row_label_w = heatmap_label_extent(t.queries);
+  g.col_label_h = heatmap_label_extent(t.keys);
+  g.title_h = ImGui::GetTextLineHeightWithSpacing() + 2;
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float fit = std::min((avail.x - g.row_label_w - kGap) / shown.cols, (avail.y - g.col_label_h - g.title_h - kGap) / shown.rows);
+  g.cell = std::max(fit >= 1.0f ? std::floor(fit) : fit, 0.02f);
+  HeadWindow win = shown;
+  win.texture = window_texture(app, t, h, win, g.cell * std::max(win.rows, win.cols));
+  const ImVec2 start = ImGui::GetCursorScreenPos();
+  const HeatmapHit hit =
+      draw_head(app, t, h, g, ImVec2(start.x + g.row_label_w, start.y + g.col_label_h), true, true, win);
+  viewport_input(app, hit, win, g.cell, t);
+  ImGui::SetCursorScreenPos(start);
+  ImGui::Dummy(ImVec2(g.row_label_w + g.cell * win.cols, g.col_label_h + g.title_h + g.cell * win.rows));
+}
+
+void toolbar(AppState& app, const Trace& t) {
+  const Lang L = app.lang;
+  ImGui::SetNextItemWidth(120);
+  const std::string layer_preview = std::to_string(app.layer + 1) + " / " + std::to_string(t.layers.size());
+  if (ImGui::BeginCombo(tr(L, Str::layer), layer_preview.c_str())) {
+    for (int l = 0; l < static_cast<int>(t.layers.size()); ++l)
+      if (ImGui::Selectable(std::to_string(l + 1).c_str(), l == app.layer)) app.layer = l;
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(140);
+  if (ImGui::BeginCombo(tr(L, Str::colormap), std::string(name_of(app.cmap)).c_str())) {
+    for (Colormap c : {Colormap::viridis, Colormap::magma, Colormap::high_contrast})
+      if (ImGui::Selectable(std::string(name_of(c)).c_str(), c == app.cmap)) app.cmap = c;
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  colormap_legend(app.cmap, 0.0f, 1.0f, 120.0f * ImGui::GetFontSize() / 17.0f);
+  ImGui::SameLine();
+  ImGui::Checkbox(tr(L, Str::annotate), &app.annotate);
+  if (app.zoom_head >= 0) {
+    ImGui::SameLine();
+    if (ImGui::Button(tr(L, Str::back_to_grid))) app.zoom_head = -1;
+  }
+  ImGui::SameLine();
+  if (app_computing(app)) ImGui::TextDisabled("%s", tr(L, Str::computing));
+  else ImGui::TextDisabled("%d × %d · %.1f ms", t.n_queries(), t.n_keys(), app.compute_seconds * 1000.0);
+  if (const std::vector<int> hidden = mask_fully_hidden_rows(t.mask); !hidden.empty()) {
+    std::string which;  // the first few, by text and number
+    for (size_t i = 0; i < hidden.size() && i < 4; ++i)
+      which += (i ? ", " : "") + t.queries[static_cast<size_t>(hidden[i])].text + " (#" + std::to_string(hidden[i]) + ")";
+    if (hidden.size() > 4) which += ", …";
+    ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.5f, 1), tr(L, Str::fm_rows), static_cast<int>(hidden.size()), which.c_str());
+  }
+  if (app.zoom_head >= 0 && zoomable(t)) {  // a long input's window, and how to move it
+    const HeadWindow win = viewport_window(app, t);
+    if (ImGui::Button(tr(L, Str::lz_fit))) app.heads_viewport = {};
+    ImGui::SameLine();
+    ImGui::TextDisabled(tr(L, Str::lz_window), app.heads_viewport.zoom, win.row0 + 1, win.row0 + win.rows, win.col0 + 1,
+                        win.col0 + win.cols);
+    ImGui::SameLine();
+    ImGui::TextDisabled("· %s", tr(L, Str::lz_hint_short));
+  }
+}
+
+}  // namespace
+
+void panel_heads(AppState& app) {
+  if (!view_begin(app, tr(app.lang, Str::panel_heads))) return;
+  const Trace& t = *app.trace;
+  toolbar(app, t);
+  std::vector<int> heads;
+  if (app.zoom_head >= 0) heads.push_back(app.zoom_head);
+  else
+    for (int h = 0; h < t.config.n_heads; ++h) heads.push_back(h);
+  if (app.zoom_head >= 0 && zoomable(t)) {
+    ImGui::BeginChild("zoomed", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
+    draw_zoomed(app, t, app.zoom_head);
+    ImGui::EndChild();
+    ImGui::End();
+    return;
+  }
+  ImGui::BeginChild("grid", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  const GridLayout g = layout_grid(t, static_cast<int>(heads.size()), ImGui::GetContentRegionAvail());
+  const ImVec2 start = ImGui::GetCursorScreenPos();
+  const ImVec2 grid0(start.x + g.row_label_w, start.y + g.col_label_h);
+  for (size_t i = 0; i < heads.size(); ++i) {
+    const int col = static_cast<int>(i) % g.columns, row = static_cast<int>(i) / g.columns;
+    HeadWindow whole{0, 0, t.n_queries(), t.n_keys(), app_head_texture(app, app.layer, heads[i])};
+    draw_head(app, t, heads[i], g, ImVec2(grid0.x + col * g.panel.x, grid0.y + row * g.panel.y), col == 0, row == 0,
+              whole);
+  }
+  app.texture_side = texture_side_for(g.cell * std::max(t.n_queries(), t.n_keys()));
+  const int rows = (static_cast<int>(heads.size()) + g.columns - 1) / g.columns;
+  ImGui::SetCursorScreenPos(start);
+  ImGui::Dummy(ImVec2(g.row_label_w + g.columns * g.panel.x, g.col_label_h + rows * g.panel.y));
+  ImGui::EndChild();
+  ImGui::End();
+}
+
+}  // namespace attnviz

@@ -1,0 +1,31 @@
+// The Statistics view's rows (one per layer x head) and head-detector reports, kept between frames
+// because head_stats and the detectors over 144 heads of 128 tokens are too much work to redo every
+// frame. panel_stats fills it; rows are rebuilt when the trace (trace_version) or the query whose
+// top keys are listed changes, the detectors when the trace does. Sorting is not kept.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "model/config.h"
+#include "analysis/detector_report.h"
+#include "analysis/stats.h"
+
+namespace attnviz {
+
+struct StatsRow {
+  int layer = 0, head = 0;
+  ScoreKind score = ScoreKind::scaled_dot;
+  HeadStats stats;
+  std::vector<KeyWeight> top;  // strongest keys: of the query it was built for, or of the whole head
+};
+
+struct StatsCache {
+  uint64_t trace_version = 0;  // 0: never built (the first trace is version 1)
+  int query = -1;              // the query the top keys belong to, -1: the whole head
+  std::vector<StatsRow> rows;  // layer-major
+  uint64_t detectors_version = 0;  // the trace_version `detectors` belong to, 0: never built
+  DetectorReports detectors;       // one report per kAllDetectors entry
+  double detectors_ms = 0;         // how long building them took (shown in a tooltip)
+};
+
+}  // namespace attnviz

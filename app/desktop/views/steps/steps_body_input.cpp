@@ -1,0 +1,209 @@
+// Steps 1–3 of the lecture (the input X, the split into heads, the head's Q, K, V) and every step's
+// shape line. Numbers are the Trace's own values, printed at the view's precision.
+#include <algorithm>
+#include <cmath>
+
+#include <imgui.h>
+
+#include "widgets/heatmap_widget.h"
+#include "views/steps/steps_body.h"
+#include "views/steps/steps_draw.h"
+#include "views/steps/steps_format.h"
+
+namespace attnviz {
+
+namespace {
+
+float max_abs(const Mat& m) { return m.size() ? m.cwiseAbs().maxCoeff() : 1.0f; }
+
+// A (rows, C) map as NH blocks of (rows, HS), one head's slice each, side by side: no (T, C) copy.
+void head_blocks_map(const StepsView& v, const char* label, const Mat HeadTrace::*part, float width, float cell_h) {
+  const Trace& t = v.t;
+  const int NH = t.config.n_heads, HS = t.config.head_size();
+  float m = 0;
+  for (const HeadTrace& h : v.layer.attn.heads) m = std::max(m, max_abs(h.*part));
+  const ImVec2 start = ImGui::GetCursorScreenPos();
+  const float label_w = ImGui::CalcTextSize("X W_Q").x + ImGui::GetStyle().ItemSpacing.x;
+  const float rows_h = static_cast<float>((v.layer.attn.heads[0].*part).rows()) * cell_h;
+  ImGui::GetWindowDrawList()->AddText(ImVec2(start.x, start.y + std::max(0.0f, (rows_h - ImGui::GetTextLineHeight()) * 0.5f)),
+                                      ImGui::GetColorU32(ImGuiCol_Text), label);
+  const float block_w = (width - label_w) / static_cast<float>(NH);
+  float bottom = start.y;
+  for (int h = 0; h < NH; ++h) {
+    const Mat& part_m = v.layer.attn.heads[static_cast<size_t>(h)].*part;
+    MatrixMap map;
+    map.id = label;
+    map.values = &part_m;
+    map.cell_w = (block_w - 2) / static_cast<float>(HS);
+    map.cell_h = cell_h;
+    map.vmin = -m;
+    map.vmax = m;
+    map.cmap = Colormap::diverging;
+    map.max_rects = 4000 / NH;  // three rows of NH blocks share one budget
+    map.highlight_row = part == &HeadTrace::q ? v.f.query : -1;
+    if (h == v.f.head) {
+      map.frame_first = 0;
+      map.frame_last = HS - 1;
+    }
+    ImGui::SetCursorScreenPos(ImVec2(start.x + label_w + block_w * h, start.y));
+    ImGui::PushID(h);
+    const MatrixHit hit = steps_matrix_map(map);
+    ImGui::PopID();
+    bottom = std::max(bottom, ImGui::GetCursorScreenPos().y);
+    if (hit.hovered) {
+      const auto& tokens = part == &HeadTrace::q ? t.queries : t.keys;
+      ImGui::SetTooltip("%s · %s %d · %s · [%d]\n%s", label, tr(v.app.lang, Str::head), h + 1,
+                        tokens[static_cast<size_t>(hit.row)].text.c_str(), h * HS + hit.col,
+                        steps_number(part_m(hit.row, hit.col), 6).c_str());
+      if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) v.app.head = h;
+    }
+  }
+  ImGui::SetCursorScreenPos(ImVec2(start.x, bottom + ImGui::GetStyle().ItemSpacing.y));
+}
+
+}  // namespace
+
+void steps_vector_line(const char* name, const Mat& m, int row, int dims, int decimals) {
+  std::string s = std::string(name) + " = [";
+  const int n = std::min(dims, static_cast<int>(m.cols()));
+  for (int a = 0; a < n; ++a) s += (a ? ", " : "") + steps_number(m(row, a), decimals);
+  s += n < m.cols() ? ", …]" : "]";
+  ImGui::TextWrapped("%s", s.c_str());
+}
+
+std::string steps_shape_text(const StepsView& v, LectureStep step) {
+  const Trace& t = v.t;
+  const long Tq = t.n_queries(), Tk = t.n_keys(), C = t.config.d_model, NH = t.config.n_heads, HS = t.config.head_size();
+  // Self-attention has one T; cross-attention names the query and key lengths apart.
+  const std::string q = t.cross ? "Tq" : "T", k = t.cross ? "Tk" : "T", nh = std::to_string(NH);
+  const std::string tc = steps_shape(Tq, C), ths = steps_shape(Tq, HS), tt = steps_shape(Tq, Tk);
+  const std::string qk = "(" + q + ", " + k + ")";
+  switch (step) {
+    case LectureStep::input: return "X (" + q + ", C) = " + tc;
+    case LectureStep::head_split:
+      return "X W_Q (" + q + ", C) = " + tc + " → " + nh + " × (" + q + ", HS) = " + nh + " × " + ths;
+    case LectureStep::qkv: return "Q (" + q + ", HS) = " + ths + " · K, V (" + k + ", HS) = " + steps_shape(Tk, HS);
+    case LectureStep::scores: return "q_i (1, HS) · K^T (HS, " + k + ") → (1, " + k + ") · QK^T " + qk + " = " + tt;
+    case LectureStep::scale: return "QK^T / √d_k " + qk + " = " + tt;
+    case LectureStep::mask: return qk + " + mask " + qk + " = " + tt;
+    case LectureStep::softmax: return "softmax(row) " + qk + " = " + tt;
+    case LectureStep::weighted_sum: return "W " + qk + " · V (" + k + ", HS) → O (" + q + ", HS) = " + ths;
+    case LectureStep::concat: return nh + " × (" + q + ", HS) → concat (" + q + ", C) = " + tc;
+    case LectureStep::out_proj: return "concat (" + q + ", C) · W_O^T (C, C) + b_O → (" + q + ", C) = " + tc;
+  }
+  return {};
+}
+
+void steps_body_input(StepsView& v) {
+  const Trace& t = v.t;
+  const Lang L = v.app.lang;
+  if (v.f.layer > 0) ImGui::TextDisabled("%s", steps_printf(tr(L, Str::steps_note_prev_layer), v.f.layer + 1, v.f.layer).c_str());
+  if (t.config.norm == NormPlacement::pre) ImGui::TextDisabled("%s", tr(L, Str::steps_note_prenorm));
+  if (t.cross) ImGui::TextDisabled("%s", steps_printf(tr(L, Str::steps_note_cross), t.n_keys()).c_str());
+  const Mat& X = v.layer.attn_in;
+  const float avail = ImGui::GetContentRegionAvail().x;
+
+  MatrixMap map;
+  map.id = "x";
+  map.values = &X;
+  map.rows = &t.queries;
+  const float room = steps_matrix_label_room(map).x;
+  map.cell_w = (avail - room - 4) / static_cast<float>(X.cols());
+  map.cell_h = std::clamp(ImGui::GetFontSize() * 6 / static_cast<float>(X.rows()), 2.0f, ImGui::GetTextLineHeight());
+  map.vmin = -max_abs(X);
+  map.vmax = -map.vmin;
+  map.cmap = Colormap::diverging;
+  map.highlight_row = v.f.query;
+  const MatrixHit hit = steps_matrix_map(map);
+  if (hit.hovered) {
+    ImGui::SetTooltip("%s · x[%d] = %s", t.queries[static_cast<size_t>(hit.row)].text.c_str(), hit.col,
+                      steps_number(X(hit.row, hit.col), 6).c_str());
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) v.app.query = hit.row;
+  }
+  ImGui::Spacing();
+
+  NumberTable table;
+  table.id = "x_table";
+  table.label_header = tr(L, Str::steps_token);
+  table.labels = &t.queries;
+  const float label_w = std::min(heatmap_label_extent(t.queries), ImGui::GetFontSize() * 7);
+  table.groups.push_back({"x", &X, 0, -1, steps_dims_fit(avail, label_w, 1, v.decimals, 8), false});
+  table.highlight_row = v.f.query;
+  table.decimals = v.decimals;
+  ImGui::TextDisabled("%s", steps_printf(tr(L, Str::steps_first_dims), table.groups[0].dims, static_cast<int>(X.cols())).c_str());
+  steps_number_table(table);
+}
+
+void steps_body_split(StepsView& v) {
+  const Trace& t = v.t;
+  const Lang L = v.app.lang;
+  const int C = t.config.d_model, NH = t.config.n_heads, HS = t.config.head_size();
+  ImGui::PushFont(steps_large_font());
+  ImGui::TextColored(ImColor(kStepsAccent), "%s", steps_printf(tr(L, Str::steps_split_line), C, NH, HS).c_str());
+  ImGui::PopFont();
+  ImGui::Text("HS = C / NH = %d / %d = %d", C, NH, HS);
+  ImGui::Spacing();
+
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float label_w = ImGui::CalcTextSize("X W_Q").x + ImGui::GetStyle().ItemSpacing.x;
+  ImGui::SetCursorPosX(ImGui::GetCursorPosX() + label_w);
+  const HeadBarHit bar = steps_head_bar(NH, v.f.head, ImVec2(avail - label_w, ImGui::GetFrameHeight() * 1.2f), "split");
+  if (bar.clicked >= 0) v.app.head = bar.clicked;
+  if (bar.hovered >= 0) {
+    const HeadColumns cols = lecture_head_columns(t.config, bar.hovered);
+    ImGui::SetTooltip("%s", steps_printf(tr(L, Str::steps_split_columns), bar.hovered + 1, cols.first, cols.last).c_str());
+  }
+  const HeadColumns cols = lecture_head_columns(t.config, v.f.head);
+  ImGui::TextColored(ImColor(kStepsAccent), "%s", steps_printf(tr(L, Str::steps_split_columns), v.f.head + 1, cols.first, cols.last).c_str());
+  ImGui::TextDisabled("%s", tr(L, Str::steps_click_head));
+  ImGui::Spacing();
+
+  const float cell_h = std::clamp(ImGui::GetFontSize() * 4.5f / static_cast<float>(t.n_queries()), 1.0f, ImGui::GetFontSize() * 0.5f);
+  head_blocks_map(v, "X W_Q", &HeadTrace::q, avail, cell_h);
+  head_blocks_map(v, "X W_K", &HeadTrace::k, avail, cell_h);
+  head_blocks_map(v, "X W_V", &HeadTrace::v, avail, cell_h);
+}
+
+void steps_body_qkv(StepsView& v) {
+  const Trace& t = v.t;
+  const Lang L = v.app.lang;
+  const HeadTrace& h = v.head;
+  const std::string qname = "q_i (" + t.queries[static_cast<size_t>(v.f.query)].text + ")";
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float label_w = std::min(std::max(heatmap_label_extent(t.queries), heatmap_label_extent(t.keys)), ImGui::GetFontSize() * 7);
+  steps_vector_line(qname.c_str(), h.q, v.f.query, steps_dims_fit(avail, label_w, 1, v.decimals, 6), v.decimals);
+  ImGui::Spacing();
+
+  const int three = steps_dims_fit(avail, label_w, 3, v.decimals, 4);
+  NumberTable table;
+  table.label_header = tr(L, Str::steps_token);
+  table.decimals = v.decimals;
+  if (!t.cross && three >= 2) {
+    table.id = "qkv";
+    table.labels = &t.queries;
+    table.highlight_row = v.f.query;
+    table.groups = {{"q", &h.q, 0, -1, three, true}, {"k", &h.k, 0, -1, three, false}, {"v", &h.v, 0, -1, three, false}};
+    ImGui::TextDisabled("%s", steps_printf(tr(L, Str::steps_first_dims), three, t.config.head_size()).c_str());
+    steps_number_table(table);
+    return;
+  }
+  // Too narrow for three blocks side by side (or cross-attention, where K and V have other rows).
+  const int one = steps_dims_fit(avail, label_w, 1, v.decimals, 5);
+  ImGui::TextDisabled("%s", steps_printf(tr(L, Str::steps_first_dims), one, t.config.head_size()).c_str());
+  const struct {
+    const char* id;
+    const char* prefix;
+    const Mat* m;
+    const std::vector<TraceToken>* labels;
+  } parts[] = {{"q", "q", &h.q, &t.queries}, {"k", "k", &h.k, &t.keys}, {"v", "v", &h.v, &t.keys}};
+  for (const auto& p : parts) {
+    table.id = p.id;
+    table.labels = p.labels;
+    table.highlight_row = p.m == &h.q ? v.f.query : -1;
+    table.groups = {{p.prefix, p.m, 0, -1, one, p.m == &h.q}};
+    steps_number_table(table);
+    ImGui::Spacing();
+  }
+}
+
+}  // namespace attnviz

@@ -1,0 +1,192 @@
+// Steps 8–10 of the lecture: the head's weighted sum of values, the concat of every head, and the
+// W_O projection. Numbers are the Trace's own values; the weighted sum is shown term by term from
+// the weights and V, with the Trace's result under them, never re-added here.
+#include <algorithm>
+#include <cmath>
+
+#include <imgui.h>
+
+#include "widgets/heatmap_widget.h"
+#include "views/steps/steps_body.h"
+#include "views/steps/steps_draw.h"
+#include "views/steps/steps_format.h"
+#include "analysis/stats.h"
+
+namespace attnviz {
+
+namespace {
+
+constexpr int kTerms = 6;  // rows of the weighted-sum table before "… and N more"
+
+float max_abs(const Mat& m) { return m.size() && m.cwiseAbs().maxCoeff() > 0 ? m.cwiseAbs().maxCoeff() : 1.0f; }
+
+void big_formula(const char* text) {
+  ImGui::PushFont(steps_large_font());
+  ImGui::TextColored(ImColor(kStepsAccent), "%s", text);
+  ImGui::PopFont();
+}
+
+// A (T, C) map of a layer matrix, the query's row framed, optionally a head's columns framed too.
+void wide_map(StepsView& v, const char* id, const Mat& m, int block, int frame_first, int frame_last) {
+  MatrixMap map;
+  map.id = id;
+  map.values = &m;
+  map.rows = &v.t.queries;
+  const float room = steps_matrix_label_room(map).x;
+  map.cell_w = (ImGui::GetContentRegionAvail().x - room - 4) / static_cast<float>(m.cols());
+  map.cell_h = std::clamp(ImGui::GetFontSize() * 6 / static_cast<float>(m.rows()), 2.0f, ImGui::GetTextLineHeight());
+  map.vmax = max_abs(m);
+  map.vmin = -map.vmax;
+  map.cmap = Colormap::diverging;
+  map.highlight_row = v.f.query;
+  map.block = block;
+  map.frame_first = frame_first;
+  map.frame_last = frame_last;
+  const MatrixHit hit = steps_matrix_map(map);
+  if (hit.hovered) {
+    ImGui::SetTooltip("%s · [%d] = %s", v.t.queries[static_cast<size_t>(hit.row)].text.c_str(), hit.col,
+                      steps_number(m(hit.row, hit.col), 6).c_str());
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+      v.app.query = hit.row;
+      if (block > 0) v.app.head = hit.col / block;
+    }
+  }
+}
+
+float token_label_width(const StepsView& v) { return std::min(heatmap_label_extent(v.t.keys), ImGui::GetFontSize() * 7); }
+
+}  // namespace
+
+void steps_body_weighted_sum(StepsView& v) {
+  const Trace& t = v.t;
+  const Lang L = v.app.lang;
+  const HeadTrace& h = v.head;
+  const int q = v.f.query, HS = t.config.head_size();
+  big_formula("o_i = ∑_j w_ij v_j");
+  ImGui::Spacing();
+
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const std::string more = steps_printf(tr(L, Str::steps_more_terms), 0);
+  const float label_w = std::max(token_label_width(v), ImGui::CalcTextSize(more.c_str()).x);
+  // The weight column takes one number's room, so fit the v columns beside label + weight.
+  const float num_col = steps_number_width(v.decimals) + ImGui::GetStyle().CellPadding.x * 2 + 1;
+  const int dims = steps_dims_fit(avail - num_col, label_w, 1, v.decimals, 5);
+  const std::vector<KeyWeight> top = top_keys(h.weights, q, kTerms);
+  int nonzero = 0;
+  for (int j = 0; j < t.n_keys(); ++j) nonzero += h.weights(q, j) > 0 ? 1 : 0;
+
+  ImGui::TextDisabled("%s", tr(L, Str::steps_terms));
+  const int n_cols = 2 + dims + (dims < HS ? 1 : 0);
+  const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                ImGuiTableFlags_BordersOuterH | ImGuiTableFlags_NoHostExtendX;
+  if (ImGui::BeginTable("terms", n_cols, flags)) {
+    const float num_w = steps_number_width(v.decimals);
+    ImGui::TableSetupColumn(tr(L, Str::key), ImGuiTableColumnFlags_WidthFixed, label_w);
+    ImGui::TableSetupColumn("w_ij", ImGuiTableColumnFlags_WidthFixed, num_w);
+    std::vector<std::string> names;
+    for (int a = 0; a < dims; ++a) names.push_back("v_j" + std::to_string(a));
+    for (const std::string& n : names) ImGui::TableSetupColumn(n.c_str(), ImGuiTableColumnFlags_WidthFixed, num_w);
+    if (dims < HS) ImGui::TableSetupColumn("…", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("…").x);
+    ImGui::TableHeadersRow();
+    for (const KeyWeight& kw : top) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(steps_clip(t.keys[static_cast<size_t>(kw.key)].text, 14).c_str());
+      ImGui::TableNextColumn();
+      steps_cell_right(steps_number(h.weights(q, kw.key), v.decimals), kStepsAccent);
+      for (int a = 0; a < dims; ++a) {
+        ImGui::TableNextColumn();
+        steps_cell_right(steps_number(h.v(kw.key, a), v.decimals));
+      }
+      if (dims < HS) {
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("…");
+      }
+    }
+    if (nonzero > static_cast<int>(top.size())) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%s", steps_printf(tr(L, Str::steps_more_terms), nonzero - static_cast<int>(top.size())).c_str());
+    }
+    ImGui::TableNextRow();
+    ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, IM_COL32(255, 160, 30, 70));
+    ImGui::TableNextColumn();
+    ImGui::TextColored(ImColor(kStepsAccent), "o_i (%s)", steps_clip(t.queries[static_cast<size_t>(q)].text, 10).c_str());
+    ImGui::TableNextColumn();
+    steps_cell_right("=");
+    for (int a = 0; a < dims; ++a) {
+      ImGui::TableNextColumn();
+      steps_cell_right(steps_number(h.out(q, a), v.decimals), kStepsAccent);
+    }
+    ImGui::EndTable();
+  }
+  ImGui::Spacing();
+
+  NumberTable table;
+  table.id = "o_table";
+  table.label_header = tr(L, Str::steps_token);
+  table.labels = &t.queries;
+  table.groups.push_back({"o", &h.out, 0, -1, steps_dims_fit(avail, label_w, 1, v.decimals, 6), true});
+  table.highlight_row = q;
+  table.decimals = v.decimals;
+  ImGui::TextDisabled("O (T, HS) · %s", steps_printf(tr(L, Str::steps_first_dims), table.groups[0].dims, HS).c_str());
+  steps_number_table(table);
+}
+
+void steps_body_concat(StepsView& v) {
+  const Trace& t = v.t;
+  const Lang L = v.app.lang;
+  const int NH = t.config.n_heads, HS = t.config.head_size();
+  const HeadColumns cols = lecture_head_columns(t.config, v.f.head);
+  const Mat& concat = v.layer.attn.concat;
+
+  MatrixMap probe;
+  probe.rows = &t.queries;
+  const float room = steps_matrix_label_room(probe).x;
+  ImGui::SetCursorPosX(ImGui::GetCursorPosX() + room);
+  const float bar_w = ImGui::GetContentRegionAvail().x - 4;
+  const HeadBarHit bar = steps_head_bar(NH, v.f.head, ImVec2(bar_w, ImGui::GetFrameHeight()), "concat_bar");
+  if (bar.clicked >= 0) v.app.head = bar.clicked;
+  if (bar.hovered >= 0) {
+    const HeadColumns c = lecture_head_columns(t.config, bar.hovered);
+    ImGui::SetTooltip("%s", steps_printf(tr(L, Str::steps_concat_block), bar.hovered + 1, c.first, c.last).c_str());
+  }
+  wide_map(v, "concat", concat, HS, cols.first, cols.last);
+  ImGui::TextColored(ImColor(kStepsAccent), "%s", steps_printf(tr(L, Str::steps_concat_block), v.f.head + 1, cols.first, cols.last).c_str());
+  ImGui::Spacing();
+
+  NumberTable table;
+  table.id = "concat_table";
+  table.label_header = tr(L, Str::steps_token);
+  table.labels = &t.queries;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const int dims = steps_dims_fit(avail, token_label_width(v), 1, v.decimals, 6);
+  table.groups.push_back({"c", &concat, cols.first, cols.last + 1, dims, true});
+  table.highlight_row = v.f.query;
+  table.decimals = v.decimals;
+  steps_number_table(table);
+}
+
+void steps_body_out(StepsView& v) {
+  const Trace& t = v.t;
+  const Lang L = v.app.lang;
+  const Mat& out = v.layer.attn.out;
+  big_formula("out = concat · W_O^T + b_O");
+  ImGui::Spacing();
+  wide_map(v, "out", out, 0, -1, -1);
+  ImGui::Spacing();
+  const float avail = ImGui::GetContentRegionAvail().x;
+  NumberTable table;
+  table.id = "out_table";
+  table.label_header = tr(L, Str::steps_token);
+  table.labels = &t.queries;
+  table.groups.push_back({"y", &out, 0, -1, steps_dims_fit(avail, token_label_width(v), 1, v.decimals, 8), false});
+  table.highlight_row = v.f.query;
+  table.decimals = v.decimals;
+  ImGui::TextDisabled("%s", steps_printf(tr(L, Str::steps_first_dims), table.groups[0].dims, static_cast<int>(out.cols())).c_str());
+  steps_number_table(table);
+  ImGui::Spacing();
+  ImGui::TextWrapped("%s", tr(L, t.config.d_ff == 0 ? Str::steps_out_next_no_ffn : Str::steps_out_next));
+}
+
+}  // namespace attnviz

@@ -1,0 +1,47 @@
+// The Train view's actions, shared by its buttons and the script verbs (`train start`, ...): start
+// a run or the 1-head / N-head pair, save the model, show it in every view, keep the probe traces
+// in step with the runners, and tell a script when training has settled. No drawing here.
+#pragma once
+#include <string>
+
+#include "state/app_state.h"
+#include "base/result.h"
+
+namespace attnviz {
+
+// The shipped demos' settings (coreference: seed 3, 4 heads, d_model 64; induction: seed 1,
+// 2 heads, d_model 32), both 3000 steps at most, reporting every 10 / 5 steps.
+TrainSettings train_defaults(DemoKind demo);
+void train_choose_demo(TrainViewState& tv, DemoKind demo);  // the demo and its defaults
+
+// Starts the run from scratch with tv.settings and switches every view to its model (the fresh
+// weights at once, then each report's). Errors for invalid settings; nothing changes then.
+Status train_start(AppState& app);
+void train_reset(AppState& app);  // stops the run and forgets it; the views keep the last model
+
+// Two coreference runs at tv.settings' d_model and seed: 1 head, and tv.settings.n_heads heads.
+Status train_pair_start(AppState& app);
+void train_pair_stop(AppState& app);
+void train_pair_reset(AppState& app);
+
+// The run's newest model in every view (ModelSource::trained), following its training.
+Status train_use_in_views(AppState& app);
+
+// Writes the run's newest model: PATH ending in .safetensors is the file; any other PATH is a
+// folder (created if needed) that receives model.safetensors — what the Model panel's File… loads.
+// Returns the file written.
+Result<std::string> train_save(AppState& app, const std::string& path);
+
+// The sentence the 1-head / N-head pair is probed with: the sentence box when it has "it" and two
+// known candidates, else the famous "animal … tired" sentence.
+std::string train_pair_text(const AppState& app);
+
+// Asks the view's workers for the probe sentence on each runner's newest weights when either
+// changed, and installs finished traces. Called every frame the view is shown.
+void train_follow_probes(AppState& app);
+
+// For scripts: false while a `train wait` waits for the runners to finish and, when the Train view
+// is shown, for its probe traces to catch up with the final weights.
+bool train_script_ready(AppState& app);
+
+}  // namespace attnviz

@@ -1,0 +1,268 @@
+// The Train view's "1 head vs N heads" tab: two coreference models with the same d_model and seed,
+// one head against N, trained at once. Their curves overlaid, and for the probe sentence each
+// model's answer and the pronoun's row in every last-layer head, with the two candidates and the
+// property word outlined: one head must choose; many heads can look at both at once.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+
+#include "widgets/heatmap_widget.h"
+#include "views/train/train_actions.h"
+#include "views/train/train_parts.h"
+#include "widgets/plot.h"
+#include "analysis/coref_readout.h"
+
+namespace attnviz {
+
+namespace {
+
+// What one model of the pair shows: its probe's readout and the pronoun's row per last-layer head.
+struct PairSide {
+  const char* title = "";
+  ImU32 color = 0;
+  const TrainProbe* probe = nullptr;
+  TrainSnapshot snap;
+  Result<CorefReadout> readout = make_error("");
+  Mat rows;  // (NH, T): the pronoun's attention in each head of the last layer
+  std::vector<TraceToken> row_labels;
+};
+
+void side_prepare(const AppState& app, PairSide& side) {
+  const TrainProbe& p = *side.probe;
+  if (!p.trace || !p.model) return;
+  side.readout = coref_readout(*p.model, *p.trace, p.text);
+  if (!side.readout) return;
+  const Trace& t = *p.trace;
+  const int last = static_cast<int>(t.layers.size()) - 1, q = side.readout->example.pronoun;
+  side.rows.resize(t.config.n_heads, t.n_keys());
+  for (int h = 0; h < t.config.n_heads; ++h) {
+    side.rows.row(h) = t.head(last, h).weights.row(q);
+    char label[32];
+    std::snprintf(label, sizeof label, tr(app.lang, Str::tr_head_short), h + 1);
+    TraceToken tok;
+    tok.text = label;
+    side.row_labels.push_back(tok);
+  }
+}
+
+// Title, status, held-out accuracy and answer of one model of the pair, wrapped to its column.
+void side_text(const AppState& app, const PairSide& side, float width) {
+  const Lang L = app.lang;
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const auto same_line_if_fits = [&](const char* before, const char* after) {
+    if (ImGui::CalcTextSize(before).x + style.ItemSpacing.x + ImGui::CalcTextSize(after).x <= width) ImGui::SameLine();
+  };
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(side.color), "%s", side.title);
+  const TrainSnapshot& s = side.snap;
+  const TrainStatusText st = train_status_text(app, s, app.train_view.pair_settings, true);
+  same_line_if_fits(side.title, st.text.c_str());
+  ImGui::TextColored(st.color, "%s", st.text.c_str());
+  if (!s.reports.empty()) {
+    const TrainProgress& last = s.reports.back();
+    ImGui::Text(tr(L, Str::tr_pair_progress), 100.0 * static_cast<double>(last.heldout_accuracy), last.step,
+                static_cast<double>(last.loss));
+  } else {
+    ImGui::TextDisabled("%s", tr(L, Str::tr_probe_wait));
+  }
+  const TrainProbe& p = *side.probe;
+  if (!p.trace) {
+    if (!p.error.empty()) ImGui::TextWrapped(tr(L, Str::tr_probe_error), p.error.c_str());
+    return;
+  }
+  if (!side.readout) {
+    ImGui::TextWrapped("%s", tr(L, Str::tr_no_candidates));
+    return;
+  }
+  const Trace& t = *p.trace;
+  const CorefReadout& r = *side.readout;
+  const auto word = [&](int i) { return t.keys[static_cast<size_t>(i)].text.c_str(); };
+  char answer[256];
+  std::snprintf(answer, sizeof answer, tr(L, Str::tr_answer), word(r.example.pronoun), r.prediction.referent_text.c_str(),
+                static_cast<double>(r.prediction.probability));
+  ImGui::TextUnformatted(answer);
+  if (r.example.referent >= 0) {
+    const bool right = r.example.referent == r.prediction.referent;
+    char verdict[128];
+    std::snprintf(verdict, sizeof verdict, tr(L, right ? Str::tr_right : Str::tr_wrong), word(r.example.referent));
+    same_line_if_fits(answer, verdict);
+    ImGui::TextColored(right ? ImVec4(0.45f, 0.9f, 0.45f, 1) : ImVec4(1, 0.5f, 0.4f, 1), "%s", verdict);
+  }
+  ImGui::TextDisabled(tr(L, Str::tr_pair_rows), word(r.example.pronoun), static_cast<int>(t.layers.size()));
+}
+
+void side_draw(const AppState& app, const PairSide& side, unsigned texture, float width) {
+  const Lang L = app.lang;
+  const float fs = ImGui::GetFontSize();
+  ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + width);
+  side_text(app, side, width);
+  ImGui::PopTextWrapPos();
+  const TrainProbe& p = *side.probe;
+  if (!p.trace || !side.readout) return;
+  const Trace& t = *p.trace;
+  const CorefReadout& r = *side.readout;
+  const auto word = [&](int i) { return t.keys[static_cast<size_t>(i)].text.c_str(); };
+  const float row_label_w = heatmap_label_extent(side.row_labels);
+  const float col_label_h = heatmap_label_extent(t.keys);
+  const float cell = std::clamp(std::floor((width - row_label_w - fs) / static_cast<float>(t.n_keys())), 3.0f, fs * 2.4f);
+  const ImVec2 start = ImGui::GetCursorScreenPos();
+  HeatmapWidget w;
+  w.texture = texture;
+  w.values = &side.rows;
+  w.rows = &side.row_labels;
+  w.cols = &t.keys;
+  w.origin = ImVec2(start.x + row_label_w, start.y + col_label_h);
+  w.cell = cell;
+  w.row_labels = w.col_labels = true;
+  w.row_label_w = row_label_w;
+  w.col_label_h = col_label_h;
+  w.annotate = app.annotate;
+  w.cmap = app.cmap;
+  w.id = side.title;
+  const HeatmapHit hit = heatmap_widget(w);
+  // Outline what the pronoun should weigh: the candidates (orange) and the property word (cyan).
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float thick = train_line_width(app);
+  const float h = cell * static_cast<float>(side.rows.rows());
+  auto outline = [&](int k, ImU32 col) {
+    if (k < 0) return;
+    const float x = w.origin.x + cell * static_cast<float>(k);
+    dl->AddRect(ImVec2(x, w.origin.y - thick), ImVec2(x + cell, w.origin.y + h + thick), col, 0, 0, thick);
+  };
+  outline(r.example.candidate_a, kTrainColorCandidate);
+  outline(r.example.candidate_b, kTrainColorCandidate);
+  outline(r.example.property, kTrainColorProperty);
+  if (hit.hovered) {
+    ImGui::BeginTooltip();
+    ImGui::Text("%s %d · %s %d", tr(L, Str::layer), static_cast<int>(t.layers.size()), tr(L, Str::head), hit.row + 1);
+    ImGui::Text("%s → %s: %.4f", word(r.example.pronoun), word(hit.col), static_cast<double>(side.rows(hit.row, hit.col)));
+    ImGui::EndTooltip();
+  }
+  ImGui::SetCursorScreenPos(start);
+  ImGui::Dummy(ImVec2(row_label_w + cell * static_cast<float>(t.n_keys()), col_label_h + h + thick * 2));
+}
+
+void pair_curves(const AppState& app, const PairSide& one, const PairSide& many, float height) {
+  const Lang L = app.lang;
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float w = (ImGui::GetContentRegionAvail().x - gap) * 0.5f;
+  const float x_min = static_cast<float>(std::min(app.train_view.pair_settings.max_steps, 100));
+  PlotSpec loss;
+  loss.id = "pair_loss";
+  loss.title = tr(L, Str::tr_loss_curve);
+  loss.x_label = tr(L, Str::tr_step_axis);
+  loss.series = {PlotSeries{one.title, one.color, train_loss_points(one.snap.reports)},
+                 PlotSeries{many.title, many.color, train_loss_points(many.snap.reports)}};
+  loss.x_max = x_min;
+  loss.y_max = 0;
+  loss.thickness = train_line_width(app);
+  loss.size = ImVec2(w, height);
+  train_plot(loss);
+  ImGui::SameLine();
+  PlotSpec acc = loss;
+  acc.id = "pair_accuracy";
+  acc.title = tr(L, Str::tr_accuracy_curve);
+  acc.series = {PlotSeries{one.title, one.color, train_accuracy_points(one.snap.reports)},
+                PlotSeries{many.title, many.color, train_accuracy_points(many.snap.reports)}};
+  acc.y_max = 1;
+  acc.series_legend = false;  // the loss chart beside it names the colours
+  acc.percent = true;
+  acc.target = kCorefTarget;
+  char target[64];
+  std::snprintf(target, sizeof target, tr(L, Str::tr_target), 100.0 * static_cast<double>(kCorefTarget));
+  acc.target_label = target;
+  train_plot(acc);
+}
+
+}  // namespace
+
+void train_pair_tab(AppState& app) {
+  TrainViewState& tv = app.train_view;
+  const Lang L = app.lang;
+  const float fs = ImGui::GetFontSize();
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextDisabled("%s", tr(L, Str::tr_pair_explain));
+  ImGui::PopTextWrapPos();
+
+  const bool coref = tv.demo == DemoKind::coreference;
+  const TrainSettings base = coref ? tv.settings : train_defaults(DemoKind::coreference);
+  const bool running = tv.single.snapshot().running || tv.multi.snapshot().running;
+  char label[96];
+  std::snprintf(label, sizeof label, tr(L, Str::tr_pair_start), base.n_heads);
+  ImGui::BeginDisabled(running);
+  if (ImGui::Button(label)) train_pair_start(app);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip(tr(L, Str::tr_pair_start_tip), base.d_model, base.seed, base.max_steps);
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!running);
+  if (ImGui::Button(tr(L, Str::tr_stop))) train_pair_stop(app);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!tv.pair_started);
+  if (ImGui::Button(tr(L, Str::tr_reset))) train_pair_reset(app);
+  ImGui::EndDisabled();
+  if (tv.pair_started) {
+    ImGui::SameLine();
+    ImGui::TextDisabled(tr(L, Str::tr_pair_same), tv.pair_settings.d_model, tv.pair_settings.seed);
+  }
+  if (!tv.pair_started) {
+    ImGui::TextDisabled("%s", tr(L, Str::tr_pair_none));
+    return;
+  }
+
+  char many_title[48];
+  std::snprintf(many_title, sizeof many_title, tr(L, Str::tr_pair_n_heads), tv.pair_settings.n_heads);
+  PairSide one, many;
+  one.title = tr(L, Str::tr_pair_one_head);
+  one.color = kTrainColorSingle;
+  one.probe = &tv.probe_single;
+  one.snap = tv.single.snapshot();
+  many.title = many_title;
+  many.color = kTrainColorMain;
+  many.probe = &tv.probe_multi;
+  many.snap = tv.multi.snapshot();
+  side_prepare(app, one);
+  side_prepare(app, many);
+
+  const float avail_y = ImGui::GetContentRegionAvail().y;
+  pair_curves(app, one, many, std::clamp(avail_y * 0.34f, fs * 7, fs * 13));
+
+  const std::string text = train_pair_text(app);
+  ImGui::TextDisabled("%s", tr(L, text == app.sentence ? Str::tr_pair_sentence : Str::tr_pair_sentence_default));
+  ImGui::SameLine();
+  ImGui::TextUnformatted(text.c_str());
+
+  const Mat empty = Mat::Zero(1, 1);
+  tv.compare_textures.update(tv.pair_maps_version, {one.readout ? &one.rows : &empty, many.readout ? &many.rows : &empty},
+                             app.cmap);
+  const float gap = fs;
+  const float col_w = (ImGui::GetContentRegionAvail().x - gap) * 0.5f;
+  ImGui::BeginGroup();
+  side_draw(app, one, tv.compare_textures.texture(0), col_w);
+  ImGui::EndGroup();
+  ImGui::SameLine(0, gap);
+  ImGui::BeginGroup();
+  side_draw(app, many, tv.compare_textures.texture(1), col_w);
+  ImGui::EndGroup();
+
+  ImGui::Spacing();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float sq = ImGui::GetTextLineHeight() * 0.7f;
+  auto legend = [&](ImU32 col, const char* text) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float pad = (ImGui::GetTextLineHeight() - sq) * 0.5f;
+    dl->AddRect(ImVec2(p.x, p.y + pad), ImVec2(p.x + sq, p.y + pad + sq), col, 0, 0, train_line_width(app));
+    ImGui::Dummy(ImVec2(sq, ImGui::GetTextLineHeight()));
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", text);
+  };
+  legend(kTrainColorCandidate, tr(L, Str::tr_legend_candidates));
+  ImGui::SameLine(0, fs);
+  legend(kTrainColorProperty, tr(L, Str::tr_legend_property));
+}
+
+}  // namespace attnviz

@@ -1,0 +1,57 @@
+// The script verbs of the Train view (`train start`, `train wait`, ...; see app/desktop/state/script.h). They
+// call the same actions as the view's buttons, so a GUI test exercises what a click would do.
+#include "state/script.h"
+#include "views/train/train_actions.h"
+#include "base/parse_number.h"
+
+namespace attnviz {
+
+Status script_train(AppState& app, const std::vector<std::string>& a) {
+  TrainViewState& tv = app.train_view;
+  if (a.empty()) return make_error("expected start, pause, resume, stop, reset, wait, compare, use, save PATH, demo NAME or a setting");
+  const std::string& what = a[0];
+  if (a.size() == 1) {
+    if (what == "start") return train_start(app);
+    if (what == "pause") tv.runner.pause();
+    else if (what == "resume") tv.runner.resume();
+    else if (what == "stop") tv.runner.stop();
+    else if (what == "reset") train_reset(app);
+    else if (what == "wait") tv.script_wait = true;
+    else if (what == "compare") return train_pair_start(app);
+    else if (what == "use") return train_use_in_views(app);
+    else return make_error("unknown train action '" + what + "'");
+    return Ok{};
+  }
+  if (a.size() != 2) return make_error("expected one value after '" + what + "'");
+  if (what == "save") {
+    auto file = train_save(app, a[1]);
+    if (!file) return make_error(file.error());
+    return Ok{};
+  }
+  if (what == "demo") {
+    if (a[1] != "coref" && a[1] != "induction") return make_error("expected coref or induction");
+    train_choose_demo(tv, a[1] == "coref" ? DemoKind::coreference : DemoKind::induction);
+    return Ok{};
+  }
+  struct Field {
+    const char* name;
+    int TrainSettings::*field;
+    int lo, hi;
+  };
+  const Field fields[] = {{"seed", &TrainSettings::seed, 0, 1 << 30},      {"heads", &TrainSettings::n_heads, 1, 64},
+                          {"d_model", &TrainSettings::d_model, 1, 1024},   {"steps", &TrainSettings::max_steps, 1, 100000},
+                          {"report", &TrainSettings::report_every, 1, 1000}};
+  for (const Field& f : fields)
+    if (what == f.name) {
+      int v = 0;
+      if (!parse_int_in(a[1], f.lo, f.hi, v))
+        return make_error(std::string("expected ") + f.name + " from " + std::to_string(f.lo) + " to " + std::to_string(f.hi));
+      tv.settings.*f.field = v;
+      return Ok{};
+    }
+  return make_error("unknown train setting '" + what + "'");
+}
+
+bool script_train_ready(AppState& app) { return train_script_ready(app); }
+
+}  // namespace attnviz

@@ -1,0 +1,84 @@
+// What the Train view owns (panel_train.cpp): the settings of the next run, the runners that train
+// off the UI thread (one run the other views can follow, and a 1-head / N-head pair of coreference
+// models), the probe sentence's traces on their newest weights, and the panel's GL textures.
+// Lives in AppState. The actions on it are in app/desktop/views/train/train_actions.h.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "state/compute_worker.h"
+#include "widgets/heatmap_textures.h"
+#include "train/runner.h"
+
+namespace attnviz {
+
+struct AppState;
+
+enum class DemoKind { coreference, induction };
+enum class TrainTab { run, compare };
+
+// The knobs of one run. Choosing a demo puts back that demo's shipped defaults (train_defaults).
+struct TrainSettings {
+  int seed = 3;
+  int n_heads = 4;
+  int d_model = 64;
+  int max_steps = 3000;
+  int report_every = 10;  // steps between reports: the curves' resolution and the heatmaps' refresh
+};
+
+// The probe sentence on a runner's newest weights, traced by a worker of the view's own (never the
+// UI thread): with the causal mask for the induction demo, and again whenever the sentence is
+// edited, during training or after it.
+struct TrainProbeRequest {
+  uint64_t id = 0;
+  std::shared_ptr<const Model> model;
+  std::string text;
+};
+
+struct TrainProbe {
+  ComputeWorker worker;
+  uint64_t posted_id = 0;
+  std::shared_ptr<const Model> posted_model;  // the newest request's weights, text and mask
+  std::string posted_text;
+  bool posted_causal = false;
+  std::vector<TrainProbeRequest> in_flight;  // posted, not answered yet (oldest first)
+  std::shared_ptr<const Model> model;  // the weights `trace` was computed on
+  std::shared_ptr<const Trace> trace;
+  std::string text;                    // the sentence `trace` is of
+  std::string error;
+  uint64_t version = 0;                // bumped whenever trace changes
+};
+
+struct TrainViewState {
+  DemoKind demo = DemoKind::coreference;  // the demo the settings below are for
+  TrainSettings settings;
+
+  TrainRunner runner;        // the run whose model the other views follow (ModelSource::trained)
+  uint64_t runner_seen = 0;  // the runner's version last installed as the app's model
+  DemoKind run_demo = DemoKind::coreference;  // what the runner trains (the settings may change since)
+  TrainSettings run_settings;
+  TrainProbe probe;
+
+  // 1 head vs N heads: two coreference models with the same d_model and seed, trained at once.
+  TrainRunner single, multi;
+  TrainSettings pair_settings;  // n_heads is the N of the N-head model
+  bool pair_started = false;
+  TrainProbe probe_single, probe_multi;
+  uint64_t pair_maps_version = 0;  // bumped whenever either probe changes (compare_textures)
+
+  HeatmapTextures textures;          // the run's probe: every head of the last layer
+  HeatmapTextures compare_textures;  // the pronoun's rows: the 1-head model's, then the N-head model's
+
+  int probe_layer = -1;              // the layer whose heads the run's heatmaps show; -1: the last
+  TrainTab tab = TrainTab::run;
+  bool tab_request = false;          // select `tab` in the tab bar on the next frame
+  std::string save_path = "trained_model";
+  std::string message;               // the last save's result
+  bool message_error = false;
+  std::string error;                 // why the last start failed (invalid settings)
+  bool script_wait = false;          // a script waits for training to end (`train wait`)
+};
+
+}  // namespace attnviz

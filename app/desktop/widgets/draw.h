@@ -1,0 +1,33 @@
+// Small drawing helpers shared by panels (ImGui 1.86 lacks some of them).
+#pragma once
+#include <imgui.h>
+
+#include "shell/strings.h"
+#include "render/colormap.h"
+
+namespace attnviz {
+
+// A titled separator (1.86 has no SeparatorText).
+void section_header(const char* title);
+
+// Text rotated 90° counter-clockwise, reading bottom to top; `bottom_left` is where the text's
+// top-left corner would be before rotation. Text longer than max_len pixels ends in "…".
+void draw_text_vertical(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const char* text, float max_len);
+
+// A horizontal colour bar for `cmap` over [vmin, vmax] with tick labels at both ends and the middle,
+// drawn at the cursor as one item of the given width.
+void colormap_legend(Colormap cmap, float vmin, float vmax, float width);
+
+// The A − B scale of the Compare and Coreference views: blue (B higher, −1) – white (no change) –
+// red (A higher, +1), `width` wide, its ends and middle named in `lang`. diverging_legend_at draws
+// at `p` and adds no item (the caller keeps the room); diverging_legend draws at the cursor as one item.
+void diverging_legend_at(Lang lang, ImVec2 p, float width);
+void diverging_legend(Lang lang, float width);
+
+// The narrowest width at which the diverging legend's three names do not run into each other.
+float diverging_legend_min_width(Lang lang);
+
+// Black or white, whichever reads better on `background`.
+ImU32 contrast_text_color(ImU32 background);
+
+}  // namespace attnviz

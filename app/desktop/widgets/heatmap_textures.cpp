@@ -1,0 +1,65 @@
+// GL 1.1 calls only (glTexImage2D etc.), which libGL exports directly: no loader needed here.
+#include "widgets/heatmap_textures.h"
+
+#include <GL/gl.h>
+
+#include "render/downsample.h"
+
+namespace attnviz {
+
+void HeatmapTextures::release() {
+  if (!ids_.empty()) glDeleteTextures(static_cast<GLsizei>(ids_.size()), ids_.data());
+  ids_.clear();
+  version_ = 0;
+}
+
+int texture_side_for(float pixels) {
+  int side = 64;
+  while (side * 2 <= pixels && side * 2 <= kMaxTextureSide) side *= 2;
+  return side;
+}
+
+void HeatmapTextures::update(uint64_t version, const std::vector<const Mat*>& maps, Colormap cmap, float vmin, float vmax,
+                             int max_side) {
+  if (version == version_ && cmap == cmap_ && vmin == vmin_ && vmax == vmax_ && max_side == max_side_ &&
+      ids_.size() == maps.size())
+    return;
+  release();
+  version_ = version;
+  max_side_ = max_side;
+  cmap_ = cmap;
+  vmin_ = vmin;
+  vmax_ = vmax;
+  ids_.resize(maps.size());
+  if (ids_.empty()) return;
+  glGenTextures(static_cast<GLsizei>(ids_.size()), ids_.data());
+  const float span = vmax > vmin ? vmax - vmin : 1.0f;
+  std::vector<uint8_t> pixels;
+  for (size_t i = 0; i < maps.size(); ++i) {
+    // Long inputs: one texel per max-pooled block, so a (4096, 4096) map costs 4 MB, not 64 MB,
+    // and no peak is lost. The widget stretches the texture over the cells either way.
+    Mat pooled;
+    if (maps[i]->rows() > max_side || maps[i]->cols() > max_side) pooled = downsample_max(*maps[i], max_side, max_side);
+    const Mat& w = pooled.size() > 0 ? pooled : *maps[i];
+    pixels.resize(static_cast<size_t>(w.size()) * 4);
+    for (Eigen::Index r = 0; r < w.rows(); ++r)
+      for (Eigen::Index c = 0; c < w.cols(); ++c) {
+        const Rgba col = colormap_sample(cmap, (w(r, c) - vmin) / span);
+        uint8_t* p = &pixels[static_cast<size_t>(r * w.cols() + c) * 4];
+        p[0] = col.r;
+        p[1] = col.g;
+        p[2] = col.b;
+        p[3] = 255;
+      }
+    glBindTexture(GL_TEXTURE_2D, ids_[i]);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, static_cast<GLsizei>(w.cols()), static_cast<GLsizei>(w.rows()), 0, GL_RGBA,
+                 GL_UNSIGNED_BYTE, pixels.data());
+  }
+}
+
+}  // namespace attnviz

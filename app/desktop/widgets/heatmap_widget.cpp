@@ -1,0 +1,113 @@
+// Cells come from the GPU texture; only labels, annotations and marks are drawn per frame, and
+// annotations only when cells are large enough to hold a number.
+#include "widgets/heatmap_widget.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "widgets/draw.h"
+#include "render/heatmap.h"
+
+namespace attnviz {
+
+namespace {
+constexpr float kLabelMax = 110.0f;  // longest label drawn, in pixels; longer ones end in "…"
+
+// Every k-th label when cells are smaller than a line of text.
+int label_step(float cell) {
+  const float line = ImGui::GetTextLineHeight();
+  return cell >= line * 0.85f ? 1 : static_cast<int>(std::ceil(line * 0.85f / cell));
+}
+}  // namespace
+
+float heatmap_label_extent(const std::vector<TraceToken>& tokens) {
+  float w = 0;
+  for (const TraceToken& t : tokens) w = std::max(w, ImGui::CalcTextSize(t.text.c_str()).x);
+  return std::min(w, kLabelMax) + 6.0f;
+}
+
+HeatmapHit heatmap_widget(const HeatmapWidget& w) {
+  HeatmapHit hit;
+  if (!w.values) return hit;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const int r0 = w.row0, c0w = w.col0;  // the window's first matrix row and column
+  const int R = w.nrows >= 0 ? w.nrows : static_cast<int>(w.values->rows()) - r0;
+  const int C = w.ncols >= 0 ? w.ncols : static_cast<int>(w.values->cols()) - c0w;
+  const int highlight = w.highlight_row - r0;  // in window rows
+  const ImVec2 p0 = w.origin, p1(p0.x + w.cell * C, p0.y + w.cell * R);
+  const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
+  const ImU32 dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const ImU32 accent = IM_COL32(255, 160, 30, 255);
+  const float line = ImGui::GetTextLineHeight();
+  const int step = label_step(w.cell);
+  ImGui::PushID(w.id);
+
+  if (w.col_labels && w.cols)
+    for (int k = 0; k < C && c0w + k < static_cast<int>(w.cols->size()); k += step) {
+      const TraceToken& tok = (*w.cols)[static_cast<size_t>(c0w + k)];
+      const ImVec2 at(p0.x + w.cell * (k + 0.5f) - line * 0.5f, p0.y - 4 - w.col_label_gap);
+      draw_text_vertical(dl, at, tok.pad ? dim_col : text_col, tok.text.c_str(), w.col_label_h - 4);
+    }
+  if (w.row_labels && w.rows) {
+    for (int q = 0; q < R && r0 + q < static_cast<int>(w.rows->size()); q += step) {
+      const TraceToken& tok = (*w.rows)[static_cast<size_t>(r0 + q)];
+      const float tw = std::min(ImGui::CalcTextSize(tok.text.c_str()).x, kLabelMax);
+      const ImVec2 at(p0.x - 4 - tw, p0.y + w.cell * (q + 0.5f) - line * 0.5f);
+      ImGui::PushClipRect(ImVec2(p0.x - w.row_label_w, at.y), ImVec2(p0.x - 2, at.y + line), true);
+      dl->AddText(at, q == highlight ? accent : (tok.pad ? dim_col : text_col), tok.text.c_str());
+      ImGui::PopClipRect();
+    }
+    ImGui::SetCursorScreenPos(ImVec2(p0.x - w.row_label_w, p0.y));
+    if (ImGui::InvisibleButton("rows", ImVec2(std::max(w.row_label_w, 1.0f), w.cell * R))) {
+      const int q = static_cast<int>((ImGui::GetIO().MousePos.y - p0.y) / w.cell);
+      if (q >= 0 && q < R) hit.label_row_clicked = r0 + q;
+    }
+  }
+
+  dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(w.texture)), p0, p1);
+  const bool annotate = w.annotate && w.cell >= 26.0f;
+  const bool mark_masked = w.mask && w.cell >= 6.0f;
+  const float span = w.vmax > w.vmin ? w.vmax - w.vmin : 1.0f;
+  for (int q = 0; (annotate || mark_masked) && q < R; ++q)
+    for (int k = 0; k < C; ++k) {
+      const ImVec2 c0(p0.x + w.cell * k, p0.y + w.cell * q), c1(c0.x + w.cell, c0.y + w.cell);
+      const int mq = r0 + q, mk = c0w + k;  // matrix row and column
+      if (mark_masked && mq < w.mask->rows() && mk < w.mask->cols() && !std::isfinite((*w.mask)(mq, mk)))
+        dl->AddLine(c0, c1, IM_COL32(150, 150, 150, 170));
+      if (annotate) {
+        const float v = (*w.values)(mq, mk);
+        const Rgba bg = colormap_sample(w.cmap, (v - w.vmin) / span);
+        const std::string text = heatmap_value_text(v, true);
+        const ImVec2 sz = ImGui::CalcTextSize(text.c_str());
+        dl->AddText(ImVec2(c0.x + (w.cell - sz.x) * 0.5f, c0.y + (w.cell - sz.y) * 0.5f),
+                    contrast_text_color(IM_COL32(bg.r, bg.g, bg.b, 255)), text.c_str());
+      }
+    }
+  if (highlight >= 0 && highlight < R)
+    dl->AddRect(ImVec2(p0.x - 1, p0.y + w.cell * highlight - 1), ImVec2(p1.x + 1, p0.y + w.cell * (highlight + 1) + 1),
+                accent, 0, 0, 2.0f);
+
+  ImGui::SetCursorScreenPos(p0);
+  ImGui::InvisibleButton("cells", ImVec2(std::max(p1.x - p0.x, 1.0f), std::max(p1.y - p0.y, 1.0f)));
+  if (ImGui::IsItemHovered()) {
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    hit.hovered = true;
+    hit.row = std::clamp(static_cast<int>((m.y - p0.y) / w.cell), 0, R - 1);
+    hit.col = std::clamp(static_cast<int>((m.x - p0.x) / w.cell), 0, C - 1);
+    dl->AddRect(ImVec2(p0.x + w.cell * hit.col, p0.y + w.cell * hit.row),
+                ImVec2(p0.x + w.cell * (hit.col + 1), p0.y + w.cell * (hit.row + 1)), IM_COL32(255, 255, 255, 220));
+    hit.row += r0;  // report matrix coordinates
+    hit.col += c0w;
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+      hit.clicked = true;
+      hit.ctrl_clicked = ImGui::GetIO().KeyCtrl;
+    }
+    hit.double_clicked = ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left);
+  }
+  ImGui::PopID();
+  return hit;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,48 @@
+// One heatmap on screen: a texture of colour-mapped values, optional query/key labels (keys
+// rotated), values printed in large cells, marks on masked cells, a highlighted row, and
+// hit-testing. It reports what the mouse did; the calling panel decides what that means.
+#pragma once
+#include <vector>
+
+#include <imgui.h>
+
+#include "render/colormap.h"
+#include "model/trace.h"
+
+namespace attnviz {
+
+struct HeatmapWidget {
+  unsigned texture = 0;
+  const Mat* values = nullptr;                    // (rows, cols): printed in cells, hit-tested
+  const std::vector<TraceToken>* rows = nullptr;  // query labels (drawn when row_labels)
+  const std::vector<TraceToken>* cols = nullptr;  // key labels (drawn when col_labels)
+  const Mat* mask = nullptr;                      // additive mask: -inf cells get a diagonal mark
+  ImVec2 origin;                                  // top-left of the cells
+  float cell = 8;                                 // pixels per cell
+  bool row_labels = false, col_labels = false;
+  float row_label_w = 0, col_label_h = 0;         // space left of / above the cells for labels
+  float col_label_gap = 0;                        // key labels end this far above the cells (e.g. a title)
+  bool annotate = false;                          // print values when cells are large enough
+  Colormap cmap = Colormap::viridis;              // to choose black or white annotation text
+  float vmin = 0, vmax = 1;
+  int highlight_row = -1;                         // in matrix rows
+  const char* id = "heatmap";                     // ImGui id, unique within the window
+  // A window into the matrix (zoom and pan on long inputs): rows [row0, row0 + nrows) and columns
+  // [col0, col0 + ncols); -1: to the end. The texture must show exactly this window; labels, marks,
+  // annotations and hits follow it, and hits are reported in matrix rows and columns.
+  int row0 = 0, col0 = 0, nrows = -1, ncols = -1;
+};
+
+struct HeatmapHit {
+  bool hovered = false;
+  int row = -1, col = -1;     // the hovered cell
+  bool clicked = false, ctrl_clicked = false, double_clicked = false;
+  int label_row_clicked = -1;  // a query label was clicked
+};
+
+HeatmapHit heatmap_widget(const HeatmapWidget& w);
+
+// Width of the widest label (capped), plus a margin: the room row or column labels need.
+float heatmap_label_extent(const std::vector<TraceToken>& tokens);
+
+}  // namespace attnviz

@@ -1,0 +1,142 @@
+// Reads the Coreference view's numbers off a Trace. The answer uses only the pronoun's row of the
+// final hidden states and two rows of the output projection, so the view can ask for it on every
+// new trace even for large models (coref_predict would run the whole forward pass again).
+#include "analysis/coref_readout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace attnviz {
+
+namespace {
+
+std::string ascii_lower(const std::string& s) {
+  std::string out = s;
+  for (char& ch : out)
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  return out;
+}
+
+// The word's row in the vocabulary, found as embed_tokens finds it (exact, then lowercase); -1: none.
+int vocab_index(const Model& model, const std::string& word) {
+  const std::string lower = ascii_lower(word);
+  int found = -1;
+  for (size_t i = 0; i < model.vocab.size(); ++i) {
+    if (model.vocab[i] == word) return static_cast<int>(i);
+    if (found < 0 && model.vocab[i] == lower) found = static_cast<int>(i);
+  }
+  return found;
+}
+
+float weight_at(const Mat& w, int q, int k) { return k >= 0 ? w(q, k) : 0.0f; }
+
+}  // namespace
+
+CorefExample coref_align(const Trace& trace, const CorefExample& e) {
+  const bool subwords = std::any_of(trace.queries.begin(), trace.queries.end(), [](const TraceToken& t) { return t.id >= 0; });
+  if (!subwords || trace.cross) return e;
+  CorefExample out = e;
+  out.tokens.clear();
+  for (const TraceToken& t : trace.queries) {
+    if (t.segment != 0 || t.pad) break;  // sentence A only (B and padding follow it)
+    out.tokens.push_back(Token{t.text, t.begin, t.end, t.kind});
+  }
+  // The first piece covering the word's first byte (GPT-2's pieces start with the space before it).
+  auto piece_of = [&](int word) {
+    if (word < 0) return -1;
+    const size_t at = e.tokens[static_cast<size_t>(word)].begin;
+    for (size_t i = 0; i < out.tokens.size(); ++i) {
+      const Token& t = out.tokens[i];
+      if (t.kind != TokenKind::special && t.begin <= at && at < t.end) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  out.pronoun = piece_of(e.pronoun);
+  out.candidate_a = piece_of(e.candidate_a);
+  out.candidate_b = piece_of(e.candidate_b);
+  out.referent = piece_of(e.referent);
+  out.property = piece_of(e.property);
+  return out;
+}
+
+Status coref_check(const Trace& trace, const CorefExample& e) {
+  if (e.tokens.empty()) return make_error("the sentence has no tokens");
+  if (e.pronoun < 0) return make_error("the sentence has no pronoun \"it\"");
+  if (e.candidate_a < 0 || e.candidate_b < 0) return make_error("the sentence needs two candidate nouns before \"it\"");
+  if (trace.cross) return make_error("cross-attention: the keys are another sentence");
+  if (trace.n_queries() < static_cast<int>(e.tokens.size()) || trace.n_keys() < static_cast<int>(e.tokens.size()))
+    return make_error("the trace is of another sentence");
+  for (size_t i = 0; i < e.tokens.size(); ++i)
+    if (trace.queries[i].text != e.tokens[i].text) return make_error("the trace is of another sentence");
+  return Ok{};
+}
+
+Result<std::vector<CorefHeadScore>> coref_head_scores(const Trace& trace, const CorefExample& e) {
+  if (Status s = coref_check(trace, e); !s) return make_error(s.error());
+  std::vector<CorefHeadScore> out;
+  for (size_t l = 0; l < trace.layers.size(); ++l) {
+    const auto& heads = trace.layers[l].attn.heads;
+    for (size_t h = 0; h < heads.size(); ++h) {
+      const Mat& w = heads[h].weights;
+      CorefHeadScore s;
+      s.layer = static_cast<int>(l);
+      s.head = static_cast<int>(h);
+      s.to_a = weight_at(w, e.pronoun, e.candidate_a);
+      s.to_b = weight_at(w, e.pronoun, e.candidate_b);
+      s.to_property = weight_at(w, e.pronoun, e.property);
+      if (e.referent >= 0) {
+        const float to_ref = e.referent == e.candidate_a ? s.to_a : s.to_b;
+        const float to_other = e.referent == e.candidate_a ? s.to_b : s.to_a;
+        s.resolves = to_ref > to_other && to_ref >= kCorefResolveShare;
+      }
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+int coref_best_head(const std::vector<CorefHeadScore>& scores, const CorefExample& e) {
+  int best = -1;
+  float best_margin = 0;
+  for (size_t i = 0; i < scores.size(); ++i) {
+    const CorefHeadScore& s = scores[i];
+    float margin = std::abs(s.to_a - s.to_b);
+    if (e.referent >= 0) margin = e.referent == e.candidate_a ? s.to_a - s.to_b : s.to_b - s.to_a;
+    if (best < 0 || margin > best_margin) {
+      best = static_cast<int>(i);
+      best_margin = margin;
+    }
+  }
+  return best;
+}
+
+Result<CorefPrediction> coref_answer(const Model& model, const Trace& trace, const CorefExample& e) {
+  if (Status s = coref_check(trace, e); !s) return make_error(s.error());
+  const Mat& out_w = model.weights.output_w;
+  const Vec& out_b = model.weights.output_b;
+  if (out_w.rows() == 0 || model.vocab.empty() || static_cast<size_t>(out_w.rows()) != model.vocab.size())
+    return make_error("the model has no output projection onto a vocabulary: it cannot name a word");
+  if (trace.final.cols() != out_w.cols() || trace.final.rows() <= e.pronoun)
+    return make_error("the trace was not made by this model");
+  const std::string& word_a = e.tokens[static_cast<size_t>(e.candidate_a)].text;
+  const std::string& word_b = e.tokens[static_cast<size_t>(e.candidate_b)].text;
+  const int id_a = vocab_index(model, word_a), id_b = vocab_index(model, word_b);
+  if (id_a < 0) return make_error("the model does not know the word '" + word_a + "'");
+  if (id_b < 0) return make_error("the model does not know the word '" + word_b + "'");
+  const auto row = trace.final.row(e.pronoun);
+  const float bias_a = out_b.size() > id_a ? out_b(id_a) : 0.0f, bias_b = out_b.size() > id_b ? out_b(id_b) : 0.0f;
+  return coref_choose(e, row.dot(out_w.row(id_a)) + bias_a, row.dot(out_w.row(id_b)) + bias_b);
+}
+
+Result<CorefReadout> coref_readout(const Model& model, const Trace& trace, std::string_view text) {
+  CorefReadout r;
+  r.example = coref_make(text);
+  if (Status s = coref_check(trace, r.example); !s) return make_error(s.error());
+  auto p = coref_answer(model, trace, r.example);
+  if (!p) return make_error(p.error());
+  r.prediction = std::move(*p);
+  return r;
+}
+
+}  // namespace attnviz

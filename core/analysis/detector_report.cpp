@@ -1,0 +1,153 @@
+// The scores come from detector_grid; this file only adds what the grid alone cannot say: which
+// queries qualified (mirroring head_detectors.cpp's rules) and, when none did, why.
+#include "analysis/detector_report.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "demos/coref_data.h"
+
+namespace attnviz {
+
+namespace {
+
+// The positions detector_grid scores: real tokens that are both a query and a key.
+int scored_positions(const Trace& t) { return t.cross ? 0 : std::max(0, std::min(t.n_queries(), t.real_keys)); }
+
+// Fully masked queries, read off one head: every head shares the mask, so every head agrees.
+std::vector<bool> masked_rows(const Trace& t, int n) {
+  std::vector<bool> masked(static_cast<size_t>(n), false);
+  if (t.layers.empty() || t.layers[0].attn.heads.empty()) return masked;
+  const Mat& w = t.head(0, 0).weights;
+  const Eigen::Index cols = std::min<Eigen::Index>(n, w.cols());
+  for (int i = 0; i < n && i < w.rows(); ++i) masked[static_cast<size_t>(i)] = w.row(i).head(cols).sum() <= 0.0f;
+  return masked;
+}
+
+// For each position, the first earlier position holding the same token text, or -1.
+std::vector<int> first_copies(const Trace& t, int n) {
+  std::vector<int> first(static_cast<size_t>(n), -1);
+  std::unordered_map<std::string, int> seen;
+  for (int i = 0; i < n; ++i) {
+    const auto [it, inserted] = seen.emplace(t.queries[static_cast<size_t>(i)].text, i);
+    if (!inserted) first[static_cast<size_t>(i)] = it->second;
+  }
+  return first;
+}
+
+// How many queries qualify, with and without the mask, for detector d.
+struct QueryCount {
+  int any = 0;       // ignoring the mask
+  int unmasked = 0;  // what the scores average over
+};
+
+QueryCount queries_of(Detector d, const Trace& t, int n, const CorefTarget& coref) {
+  const std::vector<bool> masked = masked_rows(t, n);
+  QueryCount c;
+  auto count = [&](int i) {
+    ++c.any;
+    if (!masked[static_cast<size_t>(i)]) ++c.unmasked;
+  };
+  switch (d) {
+    case Detector::previous_token:
+    case Detector::first_token:
+      for (int i = 1; i < n; ++i) count(i);
+      break;
+    case Detector::duplicate_token:
+    case Detector::induction: {
+      // The earliest copy is the one most likely to be far enough back for induction (j + 1 < i).
+      const int offset = d == Detector::induction ? 1 : 0;
+      const std::vector<int> first = first_copies(t, n);
+      for (int i = 0; i < n; ++i)
+        if (first[static_cast<size_t>(i)] >= 0 && first[static_cast<size_t>(i)] + offset < i) count(i);
+      break;
+    }
+    case Detector::coreference:
+      if (coref.pronoun >= 0 && coref.pronoun < n && coref.referent >= 0 && coref.referent < n) count(coref.pronoun);
+      break;
+  }
+  return c;
+}
+
+bool any_repeat(const Trace& t, int n) {
+  const std::vector<int> first = first_copies(t, n);
+  return std::any_of(first.begin(), first.end(), [](int j) { return j >= 0; });
+}
+
+DetectorGap gap_of(Detector d, const Trace& t, int n, const QueryCount& q) {
+  if (t.cross) return DetectorGap::cross_attention;
+  if (n < 2) return DetectorGap::too_short;
+  if (q.any > 0) return DetectorGap::masked;
+  switch (d) {
+    case Detector::duplicate_token: return DetectorGap::no_repeat;
+    case Detector::induction: return any_repeat(t, n) ? DetectorGap::no_spaced_repeat : DetectorGap::no_repeat;
+    case Detector::coreference: return DetectorGap::no_referent;
+    default: return DetectorGap::masked;
+  }
+}
+
+}  // namespace
+
+CorefTarget coref_target_find(const Trace& trace) {
+  if (trace.cross) return {};
+  const int n = scored_positions(trace);
+  // The tokenizer gives every token back unchanged when tokens are joined by spaces; check anyway,
+  // so a mismatch leaves the target unknown instead of pointing at the wrong token.
+  std::string text;
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) text += ' ';
+    text += trace.queries[static_cast<size_t>(i)].text;
+  }
+  const CorefExample ex = coref_make(text);
+  if (static_cast<int>(ex.tokens.size()) != n) return {};
+  for (int i = 0; i < n; ++i)
+    if (ex.tokens[static_cast<size_t>(i)].text != trace.queries[static_cast<size_t>(i)].text) return {};
+  if (ex.pronoun < 0 || ex.referent < 0) return {};
+  return CorefTarget{ex.pronoun, ex.referent, ex.property};
+}
+
+DetectorReport detector_report(Detector d, const Trace& trace, const CorefTarget& coref) {
+  DetectorReport r;
+  r.grid = d == Detector::coreference ? detector_grid(d, trace, coref.pronoun, coref.referent) : detector_grid(d, trace);
+  bool any_cell = false, any_defined = false;
+  for (size_t l = 0; l < r.grid.by_layer_head.size(); ++l)
+    for (size_t h = 0; h < r.grid.by_layer_head[l].size(); ++h) {
+      const DetectorScore& s = r.grid.by_layer_head[l][h];
+      any_cell = true;
+      if (!s.defined) continue;
+      if (!any_defined || s.score > r.best_score) {
+        r.best_score = s.score;
+        r.best_layer = static_cast<int>(l);
+        r.best_head = static_cast<int>(h);
+      }
+      any_defined = true;
+    }
+  const int n = scored_positions(trace);
+  const QueryCount q = queries_of(d, trace, n, coref);
+  r.queries = any_defined ? q.unmasked : 0;
+  if (any_cell && !any_defined) r.gap = gap_of(d, trace, n, q);
+  return r;
+}
+
+DetectorReports detector_reports(const Trace& trace) {
+  DetectorReports out;
+  out.coref = coref_target_find(trace);
+  for (Detector d : kAllDetectors) out.reports.push_back(detector_report(d, trace, out.coref));
+  return out;
+}
+
+std::string_view name_of(DetectorGap g) {
+  switch (g) {
+    case DetectorGap::none: return "none";
+    case DetectorGap::cross_attention: return "cross_attention";
+    case DetectorGap::too_short: return "too_short";
+    case DetectorGap::no_repeat: return "no_repeat";
+    case DetectorGap::no_spaced_repeat: return "no_spaced_repeat";
+    case DetectorGap::no_referent: return "no_referent";
+    case DetectorGap::masked: return "masked";
+  }
+  return "?";
+}
+
+}  // namespace attnviz

@@ -1,0 +1,134 @@
+// Straight loops over one head's (T, T) weights; the token comparisons are O(T^2) per head, small
+// next to the forward pass. Every detector is "mean over qualifying queries of a row's share".
+#include "analysis/detectors.h"
+
+#include <algorithm>
+
+namespace attnviz {
+
+namespace {
+
+// Sums a detector's per-query shares and counts the queries that qualified.
+struct Mean {
+  double sum = 0;
+  int n = 0;
+  void add(double v) {
+    sum += v;
+    ++n;
+  }
+  DetectorScore score() const {
+    if (n == 0) return {};
+    return DetectorScore{std::clamp(static_cast<float>(sum / n), 0.0f, 1.0f), true};
+  }
+};
+
+bool row_masked(const Mat& w, Eigen::Index i) { return w.row(i).sum() <= 0.0f; }
+
+// Queries i >= 1 (position 0 has no previous token, and its only key is itself under a causal mask).
+DetectorScore positional(const Mat& w, bool previous) {
+  Mean m;
+  if (w.cols() == 0) return {};
+  for (Eigen::Index i = 1; i < w.rows(); ++i) {
+    const Eigen::Index key = previous ? i - 1 : 0;
+    if (key >= w.cols() || row_masked(w, i)) continue;
+    m.add(w(i, key));
+  }
+  return m.score();
+}
+
+// offset 0: duplicate-token (weight on earlier copies of the query's token, j < i).
+// offset 1: induction (weight on the token after each earlier copy, j + 1 < i).
+DetectorScore token_based(const Mat& w, const std::vector<std::string>& tokens, Eigen::Index offset) {
+  const Eigen::Index n =
+      std::min({w.rows(), w.cols(), static_cast<Eigen::Index>(tokens.size())});
+  Mean m;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (row_masked(w, i)) continue;
+    bool qualifies = false;
+    double share = 0;
+    for (Eigen::Index j = 0; j + offset < i; ++j) {
+      if (tokens[static_cast<size_t>(j)] != tokens[static_cast<size_t>(i)]) continue;
+      qualifies = true;
+      share += w(i, j + offset);
+    }
+    if (qualifies) m.add(share);
+  }
+  return m.score();
+}
+
+DetectorScore coreference(const Mat& w, int pronoun, int referent) {
+  if (pronoun < 0 || referent < 0 || pronoun >= w.rows() || referent >= w.cols()) return {};
+  if (row_masked(w, pronoun)) return {};
+  return DetectorScore{std::clamp(w(pronoun, referent), 0.0f, 1.0f), true};
+}
+
+}  // namespace
+
+DetectorScore detector_score(Detector d, const Mat& weights, const std::vector<std::string>& tokens,
+                             int pronoun, int referent) {
+  switch (d) {
+    case Detector::previous_token: return positional(weights, true);
+    case Detector::first_token: return positional(weights, false);
+    case Detector::duplicate_token: return token_based(weights, tokens, 0);
+    case Detector::induction: return token_based(weights, tokens, 1);
+    case Detector::coreference: return coreference(weights, pronoun, referent);
+  }
+  return {};
+}
+
+DetectorGrid detector_grid(Detector d, const Trace& trace, int pronoun, int referent) {
+  DetectorGrid grid;
+  grid.detector = d;
+  const int n = std::min(trace.n_queries(), trace.real_keys);
+  std::vector<std::string> tokens;
+  for (int i = 0; i < n; ++i) tokens.push_back(trace.queries[static_cast<size_t>(i)].text);
+  for (const LayerTrace& layer : trace.layers) {
+    std::vector<DetectorScore> row;
+    for (const HeadTrace& head : layer.attn.heads) {
+      if (trace.cross || n <= 0) {
+        row.emplace_back();
+        continue;
+      }
+      // A copy, not a block expression: the public function takes a plain Mat.
+      const Mat w = head.weights.topLeftCorner(n, std::min<Eigen::Index>(n, head.weights.cols()));
+      row.push_back(detector_score(d, w, tokens, pronoun, referent));
+    }
+    grid.by_layer_head.push_back(std::move(row));
+  }
+  return grid;
+}
+
+std::string_view name_of(Detector d) {
+  switch (d) {
+    case Detector::previous_token: return "previous_token";
+    case Detector::first_token: return "first_token";
+    case Detector::duplicate_token: return "duplicate_token";
+    case Detector::induction: return "induction";
+    case Detector::coreference: return "coreference";
+  }
+  return "?";
+}
+
+std::optional<Detector> detector_from_name(std::string_view s) {
+  for (Detector d : kAllDetectors)
+    if (name_of(d) == s) return d;
+  return std::nullopt;
+}
+
+std::string_view detector_definition(Detector d) {
+  switch (d) {
+    case Detector::previous_token:
+      return "mean over queries i >= 1 of the weight on key i-1 (the token just before)";
+    case Detector::first_token:
+      return "mean over queries i >= 1 of the weight on key 0 (the attention sink)";
+    case Detector::duplicate_token:
+      return "over queries whose token occurred before: mean weight on those earlier copies";
+    case Detector::induction:
+      return "over queries whose token occurred before: mean weight on the token that followed each earlier copy";
+    case Detector::coreference:
+      return "the weight the pronoun's query puts on its referent's key";
+  }
+  return "";
+}
+
+}  // namespace attnviz

@@ -1,0 +1,27 @@
+// Whole-file reads with a size bound, and crash-safe writes (temporary file + rename), so a
+// failed save never damages the file that was there before. No parsing happens here.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace attnviz {
+
+// What a path is, without failing: false for anything missing or unreadable.
+bool path_is_file(const std::string& path);
+bool path_is_folder(const std::string& path);
+
+// Reads the whole file; a file larger than max_bytes is an error (nothing is allocated for it).
+Result<std::vector<uint8_t>> file_read_bytes(const std::string& path, uint64_t max_bytes = uint64_t{1} << 34);
+
+// Writes to "<path>.tmp-<pid>", flushes it to disk, then renames it over path. On any failure
+// the temporary file is removed and the original file is left exactly as it was. An existing
+// device, FIFO or socket (/dev/full, /dev/stdout) is written in place: renaming over it would
+// replace the device itself.
+Status file_write_atomic(const std::string& path, std::span<const uint8_t> bytes);
+Status file_write_atomic(const std::string& path, std::string_view text);
+
+}  // namespace attnviz

@@ -1,0 +1,36 @@
+// Deterministic random numbers for weight initialisation: the same seed gives the same bits on
+// every machine and compiler. Our own generator (SplitMix64) and normal sampler (Marsaglia's polar
+// method with our own logarithm) — std::normal_distribution and libm are implementation-defined.
+#pragma once
+#include <cstdint>
+#include <string_view>
+
+#include "base/tensor.h"
+
+namespace attnviz {
+
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t next_u64();
+  double uniform();   // [0, 1), 53 random bits
+  double normal();    // N(0, 1)
+
+ private:
+  uint64_t state_;
+  double spare_ = 0.0;
+  bool has_spare_ = false;
+};
+
+// FNV-1a over the bytes, then mixed with the seed: a stable stream per (seed, name), so adding a
+// tensor to a model never changes the values of the others.
+uint64_t seed_for(uint64_t seed, std::string_view name);
+
+// A (rows, cols) matrix of N(0, stddev²) draws from rng, row by row.
+Mat rng_normal_mat(Rng& rng, Eigen::Index rows, Eigen::Index cols, double stddev);
+
+// Natural logarithm from + - * / and frexp only, correctly rounded to within a few ulp; used instead of
+// std::log so that the normal sampler is bit-identical everywhere.
+double log_portable(double x);
+
+}  // namespace attnviz

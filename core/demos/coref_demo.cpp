@@ -1,0 +1,150 @@
+// Training uses mini-batches of `batch` examples, gradients averaged, AdamW with clipping. The
+// embeddings start at a smaller scale than the sandbox's hashed vectors so that training begins
+// close to uniform predictions.
+#include "demos/coref_demo.h"
+
+#include <cmath>
+#include <numeric>
+#include <unordered_map>
+
+#include "base/rng.h"
+
+namespace attnviz {
+
+namespace {
+
+std::string ascii_lower(std::string s) {
+  for (char& ch : s)
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  return s;
+}
+
+// Vocabulary word -> id, built once per run rather than once per sentence.
+struct VocabIndex {
+  std::unordered_map<std::string, int> ids;
+  int unk = 0;
+};
+
+VocabIndex vocab_index(const Model& model) {
+  VocabIndex v;
+  for (size_t i = 0; i < model.vocab.size(); ++i) v.ids.emplace(model.vocab[i], static_cast<int>(i));
+  if (auto it = v.ids.find("[UNK]"); it != v.ids.end()) v.unk = it->second;
+  return v;
+}
+
+// Token ids of an example's tokens ([UNK] for words outside the vocabulary).
+std::vector<int> token_ids(const VocabIndex& index, const std::vector<Token>& tokens) {
+  std::vector<int> ids;
+  for (const Token& t : tokens) {
+    auto it = index.ids.find(ascii_lower(t.text));
+    ids.push_back(it == index.ids.end() ? index.unk : it->second);
+  }
+  return ids;
+}
+
+Result<TrainExample> coref_train_example(const VocabIndex& index, const CorefExample& e) {
+  if (e.pronoun < 0 || e.referent < 0 || e.tokens.empty()) return make_error("the example has no pronoun or referent");
+  TrainExample ex;
+  ex.ids = token_ids(index, e.tokens);
+  ex.targets.assign(ex.ids.size(), -1);
+  ex.targets[static_cast<size_t>(e.pronoun)] = ex.ids[static_cast<size_t>(e.referent)];
+  return ex;
+}
+
+}  // namespace
+
+Result<Model> coref_model_init(const CorefTrainOptions& o) {
+  ModelConfig c;
+  c.d_model = o.d_model;
+  c.n_heads = o.n_heads;
+  c.n_layers = o.n_layers;
+  c.d_ff = o.d_ff;
+  c.norm = NormPlacement::pre;
+  c.activation = Activation::gelu;
+  c.positions = PositionEncoding::learned;
+  c.max_positions = 32;
+  c.final_norm = true;
+  if (Status s = config_validate(c); !s) return make_error(s.error());
+  Model m = model_init_random(c, o.seed);
+  m.vocab = coref_vocabulary();
+  m.source = "demo: coreference (seed " + std::to_string(o.seed) + ")";
+  weights_init_vocab(m, seed_for(o.seed, "coref.embeddings"), 0.5, 0.15, 0.05);
+  return m;
+}
+
+Result<TrainExample> coref_train_example(const Model& model, const CorefExample& e) {
+  return coref_train_example(vocab_index(model), e);
+}
+
+float coref_evaluate(const Model& model, const std::vector<CorefExample>& examples) {
+  const VocabIndex index = vocab_index(model);
+  std::vector<int> correct(kTrainShards, 0), counted(kTrainShards, 0);
+  const size_t n = examples.size();
+  run_sharded(kTrainShards, [&](int s) {
+    for (size_t i = n * static_cast<size_t>(s) / kTrainShards; i < n * static_cast<size_t>(s + 1) / kTrainShards; ++i) {
+      auto ex = coref_train_example(index, examples[i]);
+      if (!ex) continue;
+      auto r = model_loss(model, *ex);
+      if (!r) continue;
+      correct[static_cast<size_t>(s)] += r->correct;
+      counted[static_cast<size_t>(s)] += r->counted;
+    }
+  });
+  const int c = std::accumulate(correct.begin(), correct.end(), 0), k = std::accumulate(counted.begin(), counted.end(), 0);
+  return k > 0 ? static_cast<float>(c) / static_cast<float>(k) : 0.0f;
+}
+
+Result<TrainRun> coref_train(const CorefTrainOptions& o, const TrainCallback& on_progress) {
+  if (o.batch < 1) return make_error("the batch size must be positive");
+  auto model = coref_model_init(o);
+  if (!model) return make_error(model.error());
+  const CorefSplit data = coref_generate(o.seed);
+  TrainLoopOptions loop;
+  loop.max_steps = o.max_steps;
+  loop.eval_every = o.eval_every;
+  loop.report_every = o.report_every;
+  loop.adam.lr = o.lr;
+  loop.adam.weight_decay = o.weight_decay;
+  size_t next = 0;  // the training sentences in their shuffled order, round and round
+  const VocabIndex index = vocab_index(*model);
+  auto batch = [&](int) -> Result<std::vector<TrainExample>> {
+    std::vector<TrainExample> out;
+    for (int b = 0; b < o.batch; ++b) {
+      auto ex = coref_train_example(index, data.train[next++ % data.train.size()]);
+      if (!ex) return make_error(ex.error());
+      out.push_back(std::move(*ex));
+    }
+    return out;
+  };
+  auto evaluate = [&](const Model& m) -> Result<Evaluation> {
+    const float acc = coref_evaluate(m, data.heldout);
+    return Evaluation{acc, acc >= o.target_accuracy};
+  };
+  return train_loop(std::move(*model), loop, batch, evaluate, on_progress);
+}
+
+Result<CorefPrediction> coref_predict(const Model& model, std::string_view text) {
+  const CorefExample e = coref_make(text);
+  if (e.tokens.empty()) return make_error("the sentence has no tokens");
+  if (e.pronoun < 0) return make_error("the sentence has no pronoun \"it\"");
+  if (e.candidate_a < 0 || e.candidate_b < 0)
+    return make_error("the sentence needs two candidate nouns the model knows (see its vocabulary)");
+  TrainExample ex;
+  ex.ids = token_ids(vocab_index(model), e.tokens);
+  ex.targets.assign(ex.ids.size(), -1);
+  auto logits = model_logits(model, ex);
+  if (!logits) return make_error(logits.error());
+  const RowVec row = logits->row(e.pronoun);
+  return coref_choose(e, row(ex.ids[static_cast<size_t>(e.candidate_a)]), row(ex.ids[static_cast<size_t>(e.candidate_b)]));
+}
+
+CorefPrediction coref_choose(const CorefExample& e, float la, float lb) {
+  CorefPrediction p;
+  p.pronoun = e.pronoun;
+  p.referent = la >= lb ? e.candidate_a : e.candidate_b;
+  p.referent_text = e.tokens[static_cast<size_t>(p.referent)].text;
+  p.probability = 1.0f / (1.0f + std::exp(-std::abs(la - lb)));  // softmax over the two candidates
+  return p;
+}
+
+}  // namespace attnviz

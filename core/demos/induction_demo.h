@@ -1,0 +1,67 @@
+// Demo 2 of issue 4: a 2-layer attention-only causal model trained on random tokens whose segment
+// comes back (core/demos/induction_data.h), so the only way to predict the repeat is a previous-token
+// head in layer 0 feeding an induction head in layer 1. Model set-up, the training loop (one
+// thread, deterministic for a seed), held-out accuracy and the heads' detector scores.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "analysis/detectors.h"
+#include "demos/induction_data.h"
+#include "model/model.h"
+#include "base/result.h"
+#include "train/train.h"
+
+namespace attnviz {
+
+// The held-out sequences' shape; training draws shorter ones too (see induction_train).
+inline constexpr int kInductionLength = 24;
+inline constexpr int kInductionSegment = 6;
+
+struct InductionTrainOptions {
+  uint64_t seed = 1;           // weights, training data and the held-out set
+  int d_model = 32, n_heads = 2, n_layers = 2;
+  int vocab_size = 32;
+  int length = kInductionLength;           // tokens per held-out sequence, and the longest training one
+  int segment_length = kInductionSegment;  // tokens of the repeated segment
+  int batch = 8;
+  int max_steps = 3000;
+  float target = 0.95f;           // stop once the best induction score past layer 0 reaches this...
+  float target_accuracy = 0.95f;  // ...and the held-out accuracy on the repeats reaches this
+  int eval_every = 25;            // steps between held-out evaluations
+  int report_every = 0;           // steps between callbacks; 0: at every evaluation
+  float lr = 5e-3f;
+};
+
+// A fresh attention-only model (vocabulary from induction_vocabulary); errors for invalid options.
+Result<Model> induction_model_init(const InductionTrainOptions& options);
+
+// The fixed held-out set for a seed: `count` sequences of options.length tokens, drawn from a
+// stream of their own, so training never sees them.
+Result<std::vector<InductionSequence>> induction_heldout(const InductionTrainOptions& options, int count);
+
+// Next-token targets on the second copy only: position t predicts ids[t + 1] for t + 1 in the
+// repeat, except its first token (nothing before it says which segment comes back). Causal mask.
+TrainExample induction_train_example(const InductionSequence& sequence);
+
+// Share of the repeat's predictable tokens (all but its first) that the model predicts exactly.
+float induction_evaluate(const Model& model, const std::vector<InductionSequence>& sequences);
+
+// The detector grids of every head, each score averaged over held-out sequences run through
+// trace_run on their induction_text with a causal mask.
+struct InductionScores {
+  DetectorGrid induction;       // [L][NH]
+  DetectorGrid previous_token;  // [L][NH]
+  float best_induction = 0;     // the best head past layer 0 (the earliest layer that can do it)
+  int best_induction_layer = -1, best_induction_head = -1;
+  float best_previous = 0;      // the best head of layer 0
+  int best_previous_head = -1;
+};
+Result<InductionScores> induction_scores(const Model& model, uint64_t seed, int length = kInductionLength,
+                                         int segment_length = kInductionSegment);
+
+// on_progress is called every report_every steps and after every evaluation (see TrainCallback);
+// TrainProgress.heldout_accuracy is induction_evaluate on the held-out set.
+Result<TrainRun> induction_train(const InductionTrainOptions& options, const TrainCallback& on_progress = {});
+
+}  // namespace attnviz

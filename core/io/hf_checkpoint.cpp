@@ -1,0 +1,299 @@
+// config.json parsing and the GPT-2 / BERT tensor-name maps.
+#include "io/hf_checkpoint.h"
+
+#include "io/model_file.h"
+
+#include <cmath>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+namespace attnviz {
+
+namespace {
+
+using json = nlohmann::json;
+
+// Reads config.json keys, null or absent meaning "the family's default".
+struct ConfigReader {
+  const json& j;
+  std::string error;
+
+  int integer(const char* key, int fallback) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return fallback;
+    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > (int64_t{1} << 30)) {
+      if (error.empty()) error = std::string("config.json: '") + key + "' must be a non-negative whole number";
+      return fallback;
+    }
+    return static_cast<int>(it->get<int64_t>());
+  }
+  float number(const char* key, float fallback) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return fallback;
+    if (!it->is_number()) {
+      if (error.empty()) error = std::string("config.json: '") + key + "' must be a number";
+      return fallback;
+    }
+    return it->get<float>();
+  }
+  std::string text(const char* key, const std::string& fallback) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return fallback;
+    if (!it->is_string()) {
+      if (error.empty()) error = std::string("config.json: '") + key + "' must be a string";
+      return fallback;
+    }
+    return it->get<std::string>();
+  }
+  bool flag(const char* key, bool fallback) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return fallback;
+    if (!it->is_boolean()) {
+      if (error.empty()) error = std::string("config.json: '") + key + "' must be true or false";
+      return fallback;
+    }
+    return it->get<bool>();
+  }
+};
+
+// Hugging Face's activation names; "gelu_fast" and friends are other approximations, not supported.
+std::optional<Activation> activation_from_hf(const std::string& name) {
+  if (name == "gelu") return Activation::gelu;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::gelu_tanh;
+  if (name == "relu") return Activation::relu;
+  return std::nullopt;
+}
+
+Result<CheckpointFamily> family_of(const json& j) {
+  if (auto it = j.find("model_type"); it != j.end() && it->is_string()) {
+    const auto& t = it->get_ref<const std::string&>();
+    if (t == "gpt2") return CheckpointFamily::gpt2;
+    if (t == "bert") return CheckpointFamily::bert;
+    return make_error("config.json: model_type '" + t + "' is not supported (attnviz opens GPT-2 and BERT checkpoints)");
+  }
+  if (auto it = j.find("architectures"); it != j.end() && it->is_array())
+    for (const auto& a : *it)
+      if (a.is_string()) {
+        const auto& name = a.get_ref<const std::string&>();
+        if (name.rfind("GPT2", 0) == 0) return CheckpointFamily::gpt2;
+        if (name.rfind("Bert", 0) == 0) return CheckpointFamily::bert;
+      }
+  return make_error("config.json names no model_type (expected \"gpt2\" or \"bert\")");
+}
+
+Status fill_gpt2(ConfigReader& r, HfConfig& out) {
+  ModelConfig& c = out.config;
+  c.d_model = r.integer("n_embd", 768);
+  c.n_heads = r.integer("n_head", 12);
+  c.n_layers = r.integer("n_layer", 12);
+  c.d_ff = r.integer("n_inner", 4 * c.d_model);
+  c.max_positions = r.integer("n_positions", 1024);
+  c.ln_eps = r.number("layer_norm_epsilon", 1e-5f);
+  out.vocab_size = r.integer("vocab_size", 50257);
+  const std::string act = r.text("activation_function", "gelu_new");
+  if (!r.flag("scale_attn_weights", true))
+    return make_error("config.json: GPT-2 without attention scaling (scale_attn_weights false) is not supported");
+  if (r.flag("scale_attn_by_inverse_layer_idx", false))
+    return make_error("config.json: GPT-2 with attention scaled by layer index is not supported");
+  auto a = activation_from_hf(act);
+  if (!a) return make_error("config.json: activation_function '" + act + "' is not supported (gelu, gelu_new, relu)");
+  c.activation = *a;
+  c.norm = NormPlacement::pre;
+  c.positions = PositionEncoding::learned;
+  c.final_norm = true;
+  c.causal = true;
+  return Ok{};
+}
+
+Status fill_bert(ConfigReader& r, HfConfig& out) {
+  ModelConfig& c = out.config;
+  c.d_model = r.integer("hidden_size", 768);
+  c.n_heads = r.integer("num_attention_heads", 12);
+  c.n_layers = r.integer("num_hidden_layers", 12);
+  c.d_ff = r.integer("intermediate_size", 3072);
+  c.max_positions = r.integer("max_position_embeddings", 512);
+  c.type_vocab = r.integer("type_vocab_size", 2);
+  c.ln_eps = r.number("layer_norm_eps", 1e-12f);
+  out.vocab_size = r.integer("vocab_size", 30522);
+  const std::string act = r.text("hidden_act", "gelu");
+  const std::string pos = r.text("position_embedding_type", "absolute");
+  if (pos != "absolute")
+    return make_error("config.json: position_embedding_type '" + pos + "' is not supported (only absolute)");
+  auto a = activation_from_hf(act);
+  if (!a) return make_error("config.json: hidden_act '" + act + "' is not supported (gelu, gelu_new, relu)");
+  c.activation = *a;
+  c.norm = NormPlacement::post;
+  c.positions = PositionEncoding::learned;
+  c.embed_norm = true;
+  return Ok{};
+}
+
+// Takes tensors out of the file by name, each at most once, releasing their memory as it goes.
+class TensorTaker {
+ public:
+  TensorTaker(TensorFile& file, std::string prefix, const std::function<void(float)>& progress, int expected)
+      : file_(file), prefix_(std::move(prefix)), progress_(progress), expected_(expected) {
+    for (size_t i = 0; i < file_.tensors.size(); ++i) index_.emplace(file_.tensors[i].name, i);
+  }
+  const std::string& error() const { return error_; }
+
+  void mat(const std::string& name, int64_t rows, int64_t cols, Mat& out, bool transposed = false) {
+    Tensor* t = find(name);
+    if (!t) return;
+    auto m = transposed ? tensor_to_mat(*t, cols, rows) : tensor_to_mat(*t, rows, cols);
+    release(*t);
+    if (!m) return fail(m.error());
+    out = transposed ? Mat(m->transpose()) : std::move(*m);
+    check_finite(out, t->name);
+  }
+  void vec(const std::string& name, int64_t len, Vec& out) {
+    Tensor* t = find(name);
+    if (!t) return;
+    auto v = tensor_to_vec(*t, len);
+    release(*t);
+    if (!v) return fail(v.error());
+    out = std::move(*v);
+    check_finite(out, t->name);
+  }
+
+ private:
+  Tensor* find(const std::string& name) {
+    if (!error_.empty()) return nullptr;
+    auto it = index_.find(prefix_ + name);
+    if (it == index_.end()) {
+      fail("the checkpoint has no tensor '" + prefix_ + name + "'");
+      return nullptr;
+    }
+    return &file_.tensors[it->second];
+  }
+  void release(Tensor& t) {
+    tensor_release(t);
+    if (progress_ && expected_ > 0) progress_(static_cast<float>(++done_) / static_cast<float>(expected_));
+  }
+  template <class M>
+  void check_finite(const M& m, const std::string& name) {
+    if (!m.allFinite()) fail("tensor '" + name + "' contains NaN or infinite values");
+  }
+  void fail(const std::string& message) {
+    if (error_.empty()) error_ = message;
+  }
+
+  TensorFile& file_;
+  std::string prefix_;
+  const std::function<void(float)>& progress_;
+  int expected_ = 0, done_ = 0;
+  std::unordered_map<std::string, size_t> index_;
+  std::string error_;
+};
+
+// "transformer." / "bert." when the checkpoint was saved from a model with a head on top.
+std::string prefix_for(const TensorFile& file, const std::string& probe, const std::string& prefixed) {
+  return file.find(probe) ? "" : file.find(prefixed + probe) ? prefixed : "";
+}
+
+void layer_norm_from(TensorTaker& take, const std::string& name, int C, Vec& w, Vec& b) {
+  take.vec(name + ".weight", C, w);
+  take.vec(name + ".bias", C, b);
+}
+
+void load_gpt2(TensorTaker& take, const ModelConfig& c, int vocab, ModelWeights& w) {
+  const int C = c.d_model, F = c.d_ff;
+  take.mat("wte.weight", vocab, C, w.tok_embed);
+  take.mat("wpe.weight", c.max_positions, C, w.pos_embed);
+  for (int i = 0; i < c.n_layers; ++i) {
+    const std::string p = "h." + std::to_string(i) + ".";
+    LayerWeights& L = w.layers[static_cast<size_t>(i)];
+    layer_norm_from(take, p + "ln_1", C, L.norm1_w, L.norm1_b);
+    // Conv1D stores (in, out): y = x W + b. The engine wants nn.Linear's (out, in).
+    take.mat(p + "attn.c_attn.weight", 3 * C, C, L.attn.in_proj_w, true);
+    take.vec(p + "attn.c_attn.bias", 3 * C, L.attn.in_proj_b);
+    take.mat(p + "attn.c_proj.weight", C, C, L.attn.out_w, true);
+    take.vec(p + "attn.c_proj.bias", C, L.attn.out_b);
+    layer_norm_from(take, p + "ln_2", C, L.norm2_w, L.norm2_b);
+    take.mat(p + "mlp.c_fc.weight", F, C, L.ff1_w, true);
+    take.vec(p + "mlp.c_fc.bias", F, L.ff1_b);
+    take.mat(p + "mlp.c_proj.weight", C, F, L.ff2_w, true);
+    take.vec(p + "mlp.c_proj.bias", C, L.ff2_b);
+  }
+  layer_norm_from(take, "ln_f", C, w.final_norm_w, w.final_norm_b);
+}
+
+void load_bert(TensorTaker& take, const ModelConfig& c, int vocab, ModelWeights& w) {
+  const int C = c.d_model, F = c.d_ff;
+  take.mat("embeddings.word_embeddings.weight", vocab, C, w.tok_embed);
+  take.mat("embeddings.position_embeddings.weight", c.max_positions, C, w.pos_embed);
+  take.mat("embeddings.token_type_embeddings.weight", c.type_vocab, C, w.type_embed);
+  layer_norm_from(take, "embeddings.LayerNorm", C, w.embed_norm_w, w.embed_norm_b);
+  for (int i = 0; i < c.n_layers; ++i) {
+    const std::string p = "encoder.layer." + std::to_string(i) + ".";
+    LayerWeights& L = w.layers[static_cast<size_t>(i)];
+    // query, key and value stacked in that order: the engine's in_proj (PyTorch's in_proj_weight).
+    Mat q, k, v;
+    Vec qb, kb, vb;
+    take.mat(p + "attention.self.query.weight", C, C, q);
+    take.vec(p + "attention.self.query.bias", C, qb);
+    take.mat(p + "attention.self.key.weight", C, C, k);
+    take.vec(p + "attention.self.key.bias", C, kb);
+    take.mat(p + "attention.self.value.weight", C, C, v);
+    take.vec(p + "attention.self.value.bias", C, vb);
+    if (!take.error().empty()) return;
+    L.attn.in_proj_w.resize(3 * C, C);
+    L.attn.in_proj_w << q, k, v;
+    L.attn.in_proj_b.resize(3 * C);
+    L.attn.in_proj_b << qb, kb, vb;
+    take.mat(p + "attention.output.dense.weight", C, C, L.attn.out_w);
+    take.vec(p + "attention.output.dense.bias", C, L.attn.out_b);
+    layer_norm_from(take, p + "attention.output.LayerNorm", C, L.norm1_w, L.norm1_b);
+    take.mat(p + "intermediate.dense.weight", F, C, L.ff1_w);
+    take.vec(p + "intermediate.dense.bias", F, L.ff1_b);
+    take.mat(p + "output.dense.weight", C, F, L.ff2_w);
+    take.vec(p + "output.dense.bias", C, L.ff2_b);
+    layer_norm_from(take, p + "output.LayerNorm", C, L.norm2_w, L.norm2_b);
+  }
+}
+
+}  // namespace
+
+std::string_view name_of(CheckpointFamily family) { return family == CheckpointFamily::gpt2 ? "gpt2" : "bert"; }
+
+Result<HfConfig> hf_config_parse(std::string_view config_json) {
+  const json j = json::parse(config_json, nullptr, false);
+  if (j.is_discarded()) return make_error("config.json is not valid JSON");
+  if (!j.is_object()) return make_error("config.json is not a JSON object");
+  auto family = family_of(j);
+  if (!family) return make_error(family.error());
+  HfConfig out;
+  out.family = *family;
+  ConfigReader r{j, {}};
+  Status filled = out.family == CheckpointFamily::gpt2 ? fill_gpt2(r, out) : fill_bert(r, out);
+  if (!r.error.empty()) return make_error(r.error);
+  if (!filled) return make_error(filled.error());
+  if (out.vocab_size < 1 || out.vocab_size > (1 << 22))
+    return make_error("config.json: vocab_size must be between 1 and " + std::to_string(1 << 22));
+  if (Status s = config_validate(out.config); !s) return make_error("config.json: " + s.error());
+  return out;
+}
+
+Result<Model> hf_model_from_tensors(TensorFile file, const HfConfig& hf, const std::function<void(float)>& progress) {
+  const ModelConfig& c = hf.config;
+  const bool gpt2 = hf.family == CheckpointFamily::gpt2;
+  const std::string probe = gpt2 ? "wte.weight" : "embeddings.word_embeddings.weight";
+  const std::string prefix = prefix_for(file, probe, gpt2 ? "transformer." : "bert.");
+  // Weight tensors per layer (GPT-2: 12, BERT: 16) plus the embeddings and final norm.
+  const int expected = gpt2 ? 12 * c.n_layers + 4 : 16 * c.n_layers + 5;
+  Model model;
+  model.config = c;
+  model.source = std::string(name_of(hf.family)) + " checkpoint";
+  model.weights.layers.resize(static_cast<size_t>(c.n_layers));
+  TensorTaker take(file, prefix, progress, expected);
+  if (gpt2) load_gpt2(take, c, hf.vocab_size, model.weights);
+  else load_bert(take, c, hf.vocab_size, model.weights);
+  if (!take.error().empty()) return make_error(take.error());
+  // The general/additive scoring functions have no checkpoint weights: seeded random blocks, as
+  // model_io gives plain PyTorch files, so every scoring function can still be tried.
+  model_init_score_parameters(model, kMissingScoreSeed);
+  return model;
+}
+
+}  // namespace attnviz

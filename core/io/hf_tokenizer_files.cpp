@@ -1,0 +1,71 @@
+// Tokenizer file discovery for checkpoint folders.
+#include "io/hf_tokenizer_files.h"
+
+#include <filesystem>
+
+#include "text/bpe_tokenizer.h"
+#include "base/file_io.h"
+#include "text/wordpiece_tokenizer.h"
+
+namespace attnviz {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_file(const fs::path& p) { return path_is_file(p.string()); }
+
+Result<std::string> read_text(const fs::path& p) {
+  auto bytes = file_read_bytes(p.string(), kMaxTokenizerFileBytes);
+  if (!bytes) return make_error(bytes.error());
+  return std::string(bytes->begin(), bytes->end());
+}
+
+// Wraps a loader's result with the file it came from, and erases the concrete type.
+template <class T>
+Result<std::shared_ptr<const SubwordTokenizer>> shared(Result<T> r, const fs::path& file) {
+  if (!r) return make_error("'" + file.string() + "': " + r.error());
+  return std::shared_ptr<const SubwordTokenizer>(std::make_shared<T>(std::move(*r)));
+}
+
+Result<std::shared_ptr<const SubwordTokenizer>> load_gpt2(const fs::path& dir) {
+  const fs::path vocab = dir / "vocab.json", merges = dir / "merges.txt";
+  if (!is_file(vocab) || !is_file(merges))
+    return make_error("'" + dir.string() + "' has no GPT-2 tokenizer: expected tokenizer.json, or vocab.json and merges.txt");
+  auto v = read_text(vocab);
+  if (!v) return make_error(v.error());
+  auto m = read_text(merges);
+  if (!m) return make_error(m.error());
+  return shared(bpe_from_vocab_merges(*v, *m), vocab);
+}
+
+Result<std::shared_ptr<const SubwordTokenizer>> load_bert(const fs::path& dir) {
+  const fs::path vocab = dir / "vocab.txt", config = dir / "tokenizer_config.json";
+  if (!is_file(vocab)) return make_error("'" + dir.string() + "' has no BERT tokenizer: expected tokenizer.json or vocab.txt");
+  WordPieceOptions options;  // BertTokenizer's defaults (uncased) when there is no tokenizer_config.json
+  if (is_file(config)) {
+    auto text = read_text(config);
+    if (!text) return make_error(text.error());
+    auto o = wordpiece_options_from_config(*text);
+    if (!o) return make_error("'" + config.string() + "': " + o.error());
+    options = *o;
+  }
+  auto v = read_text(vocab);
+  if (!v) return make_error(v.error());
+  return shared(wordpiece_from_vocab_txt(*v, options), vocab);
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const SubwordTokenizer>> hf_tokenizer_load(const std::string& folder, CheckpointFamily family) {
+  const fs::path dir(folder);
+  if (const fs::path tj = dir / "tokenizer.json"; is_file(tj)) {
+    auto text = read_text(tj);
+    if (!text) return make_error(text.error());
+    if (family == CheckpointFamily::gpt2) return shared(bpe_from_tokenizer_json(*text), tj);
+    return shared(wordpiece_from_tokenizer_json(*text), tj);
+  }
+  return family == CheckpointFamily::gpt2 ? load_gpt2(dir) : load_bert(dir);
+}
+
+}  // namespace attnviz

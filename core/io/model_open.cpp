@@ -1,0 +1,132 @@
+// Path dispatch for model_open, and the Hugging Face folder loader with its progress stages:
+// config and tokenizer 0-5%, converting and checking the (memory-mapped) weights 5-95%.
+#include "io/model_open.h"
+
+#include <filesystem>
+
+#include "base/file_io.h"
+#include "io/hf_checkpoint.h"
+#include "io/hf_tokenizer_files.h"
+#include "io/model_file.h"
+#include "io/safetensors.h"
+
+namespace attnviz {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_file(const fs::path& p) { return path_is_file(p.string()); }
+
+bool is_dir(const fs::path& p) { return path_is_folder(p.string()); }
+
+void report(const OpenProgress& progress, float fraction) {
+  if (progress) progress(fraction);
+}
+
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The weights of a checkpoint folder: one file, or the sharded index.
+Result<fs::path> weights_in(const fs::path& dir) {
+  if (is_file(dir / "model.safetensors")) return dir / "model.safetensors";
+  if (is_file(dir / "model.safetensors.index.json")) return dir / "model.safetensors.index.json";
+  if (is_file(dir / "pytorch_model.bin"))
+    return make_error("'" + dir.string() + "' has only pytorch_model.bin: attnviz reads safetensors checkpoints "
+                      "(a pickle file can run code when loaded); convert it to model.safetensors");
+  return make_error("'" + dir.string() + "' has config.json but no model.safetensors or model.safetensors.index.json");
+}
+
+// Mapped, not read: each tensor is converted straight into its matrix by hf_model_from_tensors.
+Result<TensorFile> map_weights(const fs::path& weights) {
+  return ends_with(weights.string(), ".index.json") ? safetensors_read_sharded(weights.string(), true)
+                                                    : safetensors_map(weights.string());
+}
+
+// A Hugging Face folder whose weights are `weights` (already read into `file` when given).
+Result<Model> open_checkpoint(const fs::path& dir, const fs::path& weights, std::optional<TensorFile> file,
+                              const OpenProgress& progress) {
+  auto config_text = file_read_bytes((dir / "config.json").string(), uint64_t{1} << 24);
+  if (!config_text) return make_error(config_text.error());
+  auto hf = hf_config_parse(std::string(config_text->begin(), config_text->end()));
+  if (!hf) return make_error("'" + (dir / "config.json").string() + "': " + hf.error().substr(hf.error().find(':') + 2));
+  // The tokenizer first: it is small, and a folder without one should fail before reading 500 MB.
+  auto tokenizer = hf_tokenizer_load(dir.string(), hf->family);
+  if (!tokenizer) return make_error(tokenizer.error());
+  report(progress, 0.05f);
+  if (!file) {
+    auto mapped = map_weights(weights);
+    if (!mapped) return make_error(mapped.error());
+    file = std::move(*mapped);
+  }
+  auto model = hf_model_from_tensors(std::move(*file), *hf, [&](float f) { report(progress, 0.05f + 0.9f * f); });
+  if (!model) return make_error("'" + weights.string() + "': " + model.error());
+  model->tokenizer = *tokenizer;
+  if (model->weights.tok_embed.rows() < (*tokenizer)->vocab_size())
+    return make_error("'" + dir.string() + "': the tokenizer has " + std::to_string((*tokenizer)->vocab_size()) +
+                      " pieces but config.json's vocab_size is " + std::to_string(model->weights.tok_embed.rows()));
+  if (Status s = model_check_shapes(*model); !s) return make_error("'" + dir.string() + "': " + s.error());
+  report(progress, 1.0f);
+  return model;
+}
+
+// A .safetensors file: ours when its metadata carries our config, a checkpoint when config.json
+// sits beside it, otherwise a raw PyTorch encoder.
+Result<Model> open_file(const fs::path& path, const std::optional<ModelConfig>& fallback, const OpenProgress& progress) {
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  if (ends_with(path.filename().string(), ".index.json")) {
+    if (!is_file(dir / "config.json"))
+      return make_error("'" + path.string() + "' is a sharded index but its folder has no config.json");
+    return open_checkpoint(dir, path, std::nullopt, progress);
+  }
+  auto file = safetensors_map(path.string());
+  if (!file) return make_error(file.error());
+  if (!file->metadata.contains(kConfigKey) && is_file(dir / "config.json"))
+    return open_checkpoint(dir, path, std::move(*file), progress);
+  auto model = model_from_tensors(*file, fallback);
+  if (!model) return make_error("'" + path.string() + "': " + model.error());
+  report(progress, 1.0f);
+  return model;
+}
+
+}  // namespace
+
+Result<Model> model_open(const std::string& path, const std::optional<ModelConfig>& fallback,
+                         const OpenProgress& progress) {
+  const fs::path p(path);
+  Result<Model> model = make_error("");
+  if (is_dir(p)) {
+    if (is_file(p / "config.json")) {
+      auto weights = weights_in(p);
+      if (!weights) return make_error(weights.error());
+      model = open_checkpoint(p, *weights, std::nullopt, progress);
+    } else if (is_file(p / "model.safetensors")) {
+      model = open_file(p / "model.safetensors", fallback, progress);
+    } else {
+      return make_error("'" + path + "' has neither config.json (a Hugging Face checkpoint) nor model.safetensors");
+    }
+  } else if (is_file(p)) {
+    model = open_file(p, fallback, progress);
+  } else {
+    std::error_code ec;
+    if (fs::exists(p, ec)) return make_error("'" + path + "' is not a model file or folder");
+    return make_error("'" + path + "' does not exist");
+  }
+  if (model) model->source = path;
+  return model;
+}
+
+std::string model_summary(const Model& model) {
+  const ModelConfig& c = model.config;
+  std::string s = std::to_string(c.n_layers) + " layers, " + std::to_string(c.n_heads) + " heads, d_model " +
+                  std::to_string(c.d_model);
+  if (model.tokenizer)
+    s += ", " + std::string(model.tokenizer->kind_name()) + " " + std::to_string(model.tokenizer->vocab_size()) +
+         " pieces";
+  else if (!model.vocab.empty())
+    s += ", " + std::to_string(model.vocab.size()) + " words";
+  return s;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,28 @@
+// One entry point for every model a user can point at: a Hugging Face checkpoint folder (config.json,
+// model.safetensors or its sharded index, tokenizer files), a .safetensors file inside such a folder,
+// an attnviz model file (its config in the metadata), a folder holding model.safetensors (our
+// demos), or a raw PyTorch encoder state dict (with `fallback` for what shapes cannot tell).
+// Reading happens here; parsing is in model_io, hf_checkpoint and hf_tokenizer_files.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "model/config.h"
+#include "model/model.h"
+#include "base/result.h"
+
+namespace attnviz {
+
+// progress(fraction in [0, 1]) is called from the loading thread as reading and converting proceed.
+using OpenProgress = std::function<void(float)>;
+
+// Errors start with the path and name the file or tensor at fault. The model is fully checked
+// (shapes and finite values) before it is returned; model.source is the path as given.
+Result<Model> model_open(const std::string& path, const std::optional<ModelConfig>& fallback = std::nullopt,
+                         const OpenProgress& progress = {});
+
+// A short description for status lines: "gpt2 checkpoint, bpe 50257 pieces" style facts.
+std::string model_summary(const Model& model);
+
+}  // namespace attnviz

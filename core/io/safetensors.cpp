@@ -1,0 +1,769 @@
+// safetensors reader and writer. The reader is strict (every malformed case gets its own message)
+// because it is the door for foreign checkpoints: all sizes are checked in 64-bit arithmetic before
+// anything is allocated, and data bytes are assembled one by one, never reinterpreted in place.
+// It does not decide what tensors a model needs; the model loader does.
+#include "io/safetensors.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "base/file_io.h"
+#include "io/json.h"
+
+namespace attnviz {
+
+namespace {
+
+using nlohmann::json;
+
+Error fail(const std::string& message) { return make_error("safetensors: " + message); }
+
+// Names come from untrusted files: keep messages on one line and of bounded length.
+std::string quote_name(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "'";
+  for (size_t i = 0; i < s.size() && i < 200; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (s.size() > 200) out += "...";
+  return out + "'";
+}
+
+std::string tensor_label(std::string_view name) { return "tensor " + quote_name(name); }
+
+template <class Int>
+std::string shape_text(const std::vector<Int>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+uint64_t load_le(const uint8_t* p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+// Offset of the first byte that breaks UTF-8 (overlong forms and surrogates included), or npos.
+size_t utf8_invalid_at(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    uint32_t cp = 0, min = 0;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2, cp = c & 0x1Fu, min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3, cp = c & 0x0Fu, min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4, cp = c & 0x07u, min = 0x10000;
+    } else {
+      return i;
+    }
+    if (s.size() - i < len) return i;
+    for (size_t k = 1; k < len; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (cc & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+// A real header nests three deep (object > entry > shape). Refusing absurd nesting before
+// nlohmann builds a DOM keeps a hostile 100 MB "[[[[..." from costing gigabytes.
+constexpr int kMaxHeaderDepth = 16;
+
+// nlohmann::json keeps only the last of duplicate keys, which would silently drop a tensor.
+// This parser callback sees every key and remembers where the first duplicate is; the caller
+// words the message, because a duplicate means different things in a header and in an index.
+struct DuplicateFinder {
+  std::vector<std::pair<int, std::set<std::string>>> objects;  // (nesting depth, keys seen)
+  int depth = 0;
+  std::string top_key;  // latest key of the top-level object: the entry being parsed
+  bool found = false;   // the fields below describe the first duplicate
+  int level = 0;        // 1 = top-level object, 2 = an object that is a top-level value, ...
+  std::string parent;   // top-level key above the duplicate (level >= 2)
+  std::string key;
+
+  bool on_event(json::parse_event_t event, const json& parsed) {
+    using E = json::parse_event_t;
+    switch (event) {
+      case E::object_start:
+        objects.emplace_back(++depth, std::set<std::string>{});
+        break;
+      case E::array_start:
+        ++depth;
+        break;
+      case E::object_end:
+      case E::array_end:
+        if (!objects.empty() && objects.back().first == depth) objects.pop_back();
+        --depth;
+        break;
+      case E::key: {
+        if (objects.empty() || !parsed.is_string()) break;
+        const auto& k = parsed.get_ref<const std::string&>();
+        const int at = objects.back().first;
+        if (at == 1) top_key = k;
+        if (objects.back().second.insert(k).second || found) break;
+        found = true;
+        level = at;
+        parent = top_key;
+        key = k;
+        break;
+      }
+      case E::value:
+        break;
+    }
+    return true;
+  }
+};
+
+// Parses untrusted JSON: UTF-8 checked first (with the offending offset), nesting bounded, syntax
+// errors caught, duplicates recorded in `dups`. `subject` names the text in messages.
+Result<json> json_parse_strict(std::string_view text, const std::string& subject, DuplicateFinder& dups) {
+  if (const size_t bad = utf8_invalid_at(text); bad != std::string_view::npos)
+    return fail(subject + " is not valid UTF-8 (bad byte at " + subject + " offset " + std::to_string(bad) + ")");
+  if (!json_nesting_within(text, kMaxHeaderDepth))
+    return fail(subject + " is not a valid " + subject + " (JSON nested deeper than " +
+                std::to_string(kMaxHeaderDepth) + " levels)");
+  // nlohmann reports syntax errors by exception; it is caught here and never leaves this file.
+  try {
+    return json::parse(
+        text.begin(), text.end(),
+        [&dups](int, json::parse_event_t ev, json& parsed) { return dups.on_event(ev, parsed); },
+        /*allow_exceptions=*/true, /*ignore_comments=*/false);
+  } catch (const json::exception& ex) {
+    std::string what = ex.what();
+    if (const size_t cut = what.find("] "); cut != std::string::npos) what.erase(0, cut + 2);
+    return fail(subject + " is not JSON (" + what + ")");
+  }
+}
+
+struct DTypeInfo {
+  std::string_view name;
+  DType dtype;
+  uint64_t size;
+};
+
+constexpr std::array<DTypeInfo, 13> kSupported{{{"F32", DType::F32, 4},
+                                                {"F16", DType::F16, 2},
+                                                {"BF16", DType::BF16, 2},
+                                                {"F64", DType::F64, 8},
+                                                {"BOOL", DType::BOOL, 1},
+                                                {"U8", DType::U8, 1},
+                                                {"I8", DType::I8, 1},
+                                                {"I16", DType::I16, 2},
+                                                {"U16", DType::U16, 2},
+                                                {"I32", DType::I32, 4},
+                                                {"U32", DType::U32, 4},
+                                                {"I64", DType::I64, 8},
+                                                {"U64", DType::U64, 8}}};
+
+// dtypes the format defines but attnviz does not read; anything else is "unknown".
+constexpr std::array<std::string_view, 7> kUnsupported{"C64", "F8_E5M2", "F8_E4M3", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2"};
+
+struct Entry {
+  std::string name;
+  DTypeInfo dtype;
+  std::vector<int64_t> shape;
+  uint64_t numel = 1;
+  uint64_t begin = 0, end = 0;
+};
+
+std::optional<DTypeInfo> dtype_lookup(std::string_view s) {
+  for (const auto& d : kSupported)
+    if (d.name == s) return d;
+  return std::nullopt;
+}
+
+Result<std::map<std::string, std::string>> metadata_parse(const json& j) {
+  if (!j.is_object()) return fail("'__metadata__' is not an object of strings (it is " + std::string(j.type_name()) + ")");
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : j.items()) {
+    if (!v.is_string())
+      return fail("'__metadata__' is not an object of strings (key " + quote_name(k) + " holds " +
+                  std::string(v.type_name()) + ")");
+    out.emplace(k, v.get<std::string>());
+  }
+  return out;
+}
+
+Result<Entry> entry_parse(const std::string& name, const json& j) {
+  const std::string who = tensor_label(name);
+  if (!j.is_object()) return fail(who + " entry is not an object (it is " + std::string(j.type_name()) + ")");
+  for (const auto& [k, v] : j.items())
+    if (k != "dtype" && k != "shape" && k != "data_offsets") return fail(who + " has unexpected field " + quote_name(k));
+  for (const char* k : {"dtype", "shape", "data_offsets"})
+    if (!j.contains(k)) return fail(who + " is missing field '" + k + "'");
+
+  Entry e;
+  e.name = name;
+  const json& dt = j["dtype"];
+  if (!dt.is_string()) return fail(who + " field 'dtype' is not a string");
+  const auto& dts = dt.get_ref<const std::string&>();
+  if (auto d = dtype_lookup(dts)) {
+    e.dtype = *d;
+  } else if (std::find(kUnsupported.begin(), kUnsupported.end(), dts) != kUnsupported.end()) {
+    return fail(who + " has unsupported dtype " + dts + " (attnviz reads float, integer and boolean tensors)");
+  } else {
+    return fail(who + " has unknown dtype " + quote_name(dts));
+  }
+
+  const json& sh = j["shape"];
+  if (!sh.is_array()) return fail(who + " field 'shape' is not an array");
+  for (size_t i = 0; i < sh.size(); ++i) {
+    const json& d = sh[i];
+    if (!d.is_number_unsigned())
+      return fail(who + " shape entry " + std::to_string(i) + " is " + d.dump() + ", not a non-negative integer");
+    const auto v = d.get<uint64_t>();
+    if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      return fail(who + " shape entry " + std::to_string(i) + " (" + std::to_string(v) + ") is too large");
+    e.shape.push_back(static_cast<int64_t>(v));
+  }
+
+  const json& off = j["data_offsets"];
+  if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
+    return fail(who + " field 'data_offsets' is not two non-negative integers (it is " + off.dump() + ")");
+  e.begin = off[0].get<uint64_t>();
+  e.end = off[1].get<uint64_t>();
+  if (e.begin > e.end)
+    return fail(who + " data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
+                "] end before they begin");
+
+  // Checked: a shape like [2^40, 2^40] must be an error, not a wrapped-around small number.
+  uint64_t bytes = e.dtype.size;
+  for (const int64_t d : e.shape) {
+    const auto u = static_cast<uint64_t>(d);
+    if (u != 0 && e.numel > std::numeric_limits<uint64_t>::max() / u)
+      return fail(who + " shape " + shape_text(e.shape) + " has more values than 64 bits can count");
+    e.numel *= u;
+  }
+  if (e.numel > std::numeric_limits<uint64_t>::max() / e.dtype.size)
+    return fail(who + " shape " + shape_text(e.shape) + " overflows 64 bits in bytes of dtype " +
+                std::string(e.dtype.name));
+  bytes *= e.numel;
+  if (bytes != e.end - e.begin)
+    return fail(who + " has " + std::to_string(e.numel) + " values but its " + std::to_string(e.end - e.begin) +
+                " bytes do not match dtype " + std::string(e.dtype.name));
+  return e;
+}
+
+uint64_t dtype_size(DType d) {
+  for (const auto& info : kSupported)
+    if (info.dtype == d) return info.size;
+  return 4;
+}
+
+// Widens `n` stored values at p (any alignment) to float.
+void values_convert(DType dtype, const uint8_t* p, float* out, size_t n) {
+  const uint64_t size = dtype_size(dtype);
+  const int width = static_cast<int>(size);
+  switch (dtype) {
+    case DType::F32:
+      if constexpr (std::endian::native == std::endian::little) {
+        if (n > 0) std::memcpy(out, p, n * 4);  // unaligned source is fine for memcpy
+      } else {
+        for (size_t i = 0; i < n; ++i) out[i] = std::bit_cast<float>(static_cast<uint32_t>(load_le(p + 4 * i, 4)));
+      }
+      break;
+    case DType::F64:
+      for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(std::bit_cast<double>(load_le(p + 8 * i, 8)));
+      break;
+    case DType::F16:
+      for (size_t i = 0; i < n; ++i) out[i] = f16_to_float(static_cast<uint16_t>(load_le(p + 2 * i, 2)));
+      break;
+    case DType::BF16:
+      for (size_t i = 0; i < n; ++i) out[i] = bf16_to_float(static_cast<uint16_t>(load_le(p + 2 * i, 2)));
+      break;
+    case DType::BOOL:
+    case DType::U8:
+    case DType::U16:
+    case DType::U32:
+    case DType::U64:
+      for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(load_le(p + size * i, width));
+      break;
+    case DType::I8:
+    case DType::I16:
+    case DType::I32:
+    case DType::I64: {
+      // Sign-extend by shifting the value to the top of 64 bits and back (arithmetic shift).
+      const int shift = 64 - 8 * width;
+      for (size_t i = 0; i < n; ++i) {
+        const uint64_t raw = load_le(p + size * i, width);
+        out[i] = static_cast<float>(static_cast<int64_t>(raw << shift) >> shift);
+      }
+      break;
+    }
+  }
+}
+
+void entry_convert(const Entry& e, const uint8_t* p, std::vector<float>& out) {
+  out.resize(static_cast<size_t>(e.numel));
+  values_convert(e.dtype.dtype, p, out.data(), out.size());
+}
+
+Result<json> header_parse(std::string_view text) {
+  DuplicateFinder dups;
+  auto header = json_parse_strict(text, "header", dups);
+  if (!header) return header;
+  if (dups.found) {
+    const std::string& k = dups.key;
+    if (dups.level == 1 && k == "__metadata__") return fail("header has two '__metadata__' entries");
+    if (dups.level == 1) return fail("duplicate tensor name " + quote_name(k));
+    if (dups.level == 2 && dups.parent == "__metadata__")
+      return fail("'__metadata__' has duplicate key " + quote_name(k));
+    if (dups.level == 2) return fail(tensor_label(dups.parent) + " has duplicate field " + quote_name(k));
+    return fail("header has duplicate key " + quote_name(k));
+  }
+  if (!header->is_object()) return fail("header is not a JSON object (it is " + std::string(header->type_name()) + ")");
+  return header;
+}
+
+}  // namespace
+
+int64_t Tensor::numel() const {
+  // The reader bounds every product by the bytes it was given, except when a dimension is 0: then
+  // [2^32, 2^31, 0] is a valid empty tensor whose leading product would overflow int64.
+  if (std::find(shape.begin(), shape.end(), int64_t{0}) != shape.end()) return 0;
+  int64_t n = 1;
+  for (const int64_t d : shape) n *= d;
+  return n;
+}
+
+const Tensor* TensorFile::find(std::string_view name) const {
+  for (const auto& t : tensors)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+std::string_view dtype_name(DType d) {
+  for (const auto& info : kSupported)
+    if (info.dtype == d) return info.name;
+  return "?";
+}
+
+float f16_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1Fu;
+  uint32_t mant = h & 0x3FFu;
+  uint32_t bits = 0;
+  if (exp == 0x1F) {
+    bits = sign | 0x7F800000u | (mant << 13);  // inf, or NaN with its payload kept
+  } else if (exp != 0) {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  } else if (mant == 0) {
+    bits = sign;  // signed zero
+  } else {
+    // Subnormal half: normalise the mantissa; every half subnormal is a normal float.
+    exp = 127 - 15 + 1;
+    while ((mant & 0x400u) == 0) {
+      mant <<= 1;
+      --exp;
+    }
+    bits = sign | (exp << 23) | ((mant & 0x3FFu) << 13);
+  }
+  return std::bit_cast<float>(bits);
+}
+
+float bf16_to_float(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+
+namespace {
+
+// Validates everything; `deferred` leaves each tensor's bytes in place (Tensor::raw) unconverted.
+Result<TensorFile> parse(std::span<const uint8_t> bytes, bool deferred) {
+  if (bytes.size() < 8)
+    return fail("file is " + std::to_string(bytes.size()) + " bytes, shorter than the 8-byte header length");
+  const uint64_t n = load_le(bytes.data(), 8);
+  if (n == 0) return fail("header length is 0");
+  if (n > kMaxSafetensorsHeader)
+    return fail("header length " + std::to_string(n) + " is over the " + std::to_string(kMaxSafetensorsHeader) +
+                "-byte limit");
+  if (n > bytes.size() - 8)
+    return fail("header length " + std::to_string(n) + " runs beyond the end of the " + std::to_string(bytes.size()) +
+                "-byte file");
+
+  // The reference writer pads the header with spaces; JSON treats them as whitespace.
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data() + 8), static_cast<size_t>(n));
+  auto header = header_parse(text);
+  if (!header) return Error{header.error()};
+
+  TensorFile file;
+  std::vector<Entry> entries;
+  for (const auto& [name, value] : header->items()) {
+    if (name == "__metadata__") {
+      auto meta = metadata_parse(value);
+      if (!meta) return Error{meta.error()};
+      file.metadata = std::move(*meta);
+      continue;
+    }
+    auto e = entry_parse(name, value);
+    if (!e) return Error{e.error()};
+    entries.push_back(std::move(*e));
+  }
+
+  // Sort by (begin, end) so empty tensors sharing an offset come before the one that starts there.
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) {
+              return std::tie(a.begin, a.end, a.name) < std::tie(b.begin, b.end, b.name);
+            });
+  uint64_t expected = 0;
+  for (const auto& e : entries) {
+    if (e.begin > expected)
+      return fail(tensor_label(e.name) + " starts at byte " + std::to_string(e.begin) +
+                  " but the data before it ends at byte " + std::to_string(expected) + " (a gap)");
+    if (e.begin < expected)
+      return fail(tensor_label(e.name) + " starts at byte " + std::to_string(e.begin) +
+                  " but the data before it ends at byte " + std::to_string(expected) + " (an overlap)");
+    expected = e.end;
+  }
+  const uint64_t buffer_size = bytes.size() - 8 - n;
+  if (expected > buffer_size)
+    return fail("file is truncated: the tensors need " + std::to_string(expected) + " data bytes but only " +
+                std::to_string(buffer_size) + " follow the header");
+  if (expected < buffer_size)
+    return fail(std::to_string(buffer_size - expected) + " trailing bytes after the last tensor (data ends at byte " +
+                std::to_string(expected) + " of " + std::to_string(buffer_size) + ")");
+
+  // Every size is now known to lie inside the buffer, so these allocations are bounded by the file.
+  const uint8_t* buffer = bytes.data() + 8 + n;
+  file.tensors.reserve(entries.size());
+  for (auto& e : entries) {
+    Tensor t;
+    t.name = std::move(e.name);
+    t.shape = std::move(e.shape);
+    t.stored = e.dtype.dtype;
+    if (deferred) t.raw = buffer + e.begin;
+    else entry_convert(e, buffer + e.begin, t.data);
+    file.tensors.push_back(std::move(t));
+  }
+  return file;
+}
+
+// A read-only private mapping of a whole file, unmapped with the last owner.
+Result<std::shared_ptr<const void>> file_map(const std::string& path, size_t& size) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return make_error("cannot open '" + path + "': " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return make_error("'" + path + "' is not a regular file");
+  }
+  size = static_cast<size_t>(st.st_size);
+  if (size == 0) {  // mmap refuses empty files; the parser reports them
+    ::close(fd);
+    return std::shared_ptr<const void>();
+  }
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);  // the mapping keeps the file open
+  if (p == MAP_FAILED) return make_error("cannot map '" + path + "': " + std::strerror(errno));
+  ::madvise(p, size, MADV_SEQUENTIAL);
+  return std::shared_ptr<const void>(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
+}
+
+}  // namespace
+
+Result<TensorFile> safetensors_parse(std::span<const uint8_t> bytes) { return parse(bytes, false); }
+
+Result<TensorFile> safetensors_map(const std::string& path) {
+  size_t size = 0;
+  auto mapping = file_map(path, size);
+  if (!mapping) return Error{mapping.error()};
+  const auto* base = static_cast<const uint8_t*>(mapping->get());
+  auto file = parse(std::span<const uint8_t>(base, base ? size : 0), true);
+  if (!file) return make_error("'" + path + "': " + file.error());
+  file->backing.push_back(std::move(*mapping));
+  return file;
+}
+
+void tensor_release(Tensor& t) {
+  std::vector<float>().swap(t.data);
+  if (!t.raw) return;
+  // Drop the mapped pages this tensor's bytes lie on entirely (the file's page cache keeps them).
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(t.raw);
+  const uintptr_t end = begin + static_cast<uintptr_t>(t.numel()) * dtype_size(t.stored);
+  const uintptr_t first = (begin + page - 1) / page * page, last = end / page * page;
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
+Result<TensorFile> safetensors_read(const std::string& path) {
+  auto bytes = file_read_bytes(path);
+  if (!bytes) return Error{bytes.error()};
+  auto file = safetensors_parse(*bytes);
+  if (!file) return make_error("'" + path + "': " + file.error());
+  return file;
+}
+
+namespace {
+
+// Shard names come from the index: a name with a folder in it could point anywhere on disk.
+bool shard_name_plain(std::string_view s) {
+  return !s.empty() && s != "." && s != ".." && s.find_first_of(std::string_view("/\\\0", 3)) == std::string_view::npos;
+}
+
+std::string shard_label(std::string_view name) { return "shard " + quote_name(name); }
+
+Error fail_index(const std::string& index_path, const std::string& message) {
+  return make_error("'" + index_path + "': safetensors index: " + message);
+}
+
+}  // namespace
+
+Result<ShardIndex> safetensors_index_parse(std::string_view text) {
+  DuplicateFinder dups;
+  auto index = json_parse_strict(text, "index", dups);
+  if (!index) return Error{index.error()};
+  if (dups.found) {
+    if (dups.level == 2 && dups.parent == "weight_map")
+      return fail("index 'weight_map' lists " + tensor_label(dups.key) + " twice");
+    return fail("index has duplicate key " + quote_name(dups.key));
+  }
+  if (!index->is_object()) return fail("index is not a JSON object (it is " + std::string(index->type_name()) + ")");
+  if (index->contains("metadata")) {
+    const json& meta = (*index)["metadata"];
+    if (!meta.is_object())
+      return fail("index 'metadata' is not an object (it is " + std::string(meta.type_name()) + ")");
+    if (meta.contains("total_size") && !meta["total_size"].is_number_unsigned())
+      return fail("index 'metadata' field 'total_size' is " + meta["total_size"].dump() +
+                  ", not a non-negative integer");
+  }
+  if (!index->contains("weight_map")) return fail("index has no 'weight_map'");
+  const json& map = (*index)["weight_map"];
+  if (!map.is_object()) return fail("index 'weight_map' is not an object (it is " + std::string(map.type_name()) + ")");
+  if (map.empty()) return fail("index 'weight_map' is empty");
+
+  ShardIndex out;
+  std::set<std::string> shards;
+  for (const auto& [name, file] : map.items()) {
+    if (!file.is_string())
+      return fail("index 'weight_map' entry for " + tensor_label(name) + " is not a file name (it is " +
+                  std::string(file.type_name()) + ")");
+    const auto& f = file.get_ref<const std::string&>();
+    if (!shard_name_plain(f))
+      return fail("index 'weight_map' puts " + tensor_label(name) + " in " + quote_name(f) +
+                  ", which is not a plain file name");
+    out.weight_map.emplace(name, f);
+    shards.insert(f);
+  }
+  out.shards.assign(shards.begin(), shards.end());
+  return out;
+}
+
+Result<TensorFile> safetensors_read_sharded(const std::string& index_path, bool mapped) {
+  // An index is a name list: the header bound is generous for it and keeps a wrong file cheap.
+  auto bytes = file_read_bytes(index_path, kMaxSafetensorsHeader);
+  if (!bytes) return Error{bytes.error()};
+  auto index = safetensors_index_parse(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+  if (!index) return make_error("'" + index_path + "': " + index.error());
+
+  const std::filesystem::path folder = std::filesystem::path(index_path).parent_path();
+  for (const auto& shard : index->shards) {  // every shard present before any is read
+    const std::string path = (folder / shard).string();
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+      return fail_index(index_path, shard_label(shard) + " does not exist (looked for '" + path + "')");
+  }
+  TensorFile out;
+  std::map<std::string, std::string> holder;  // tensor name -> the shard it was found in
+  for (const auto& shard : index->shards) {
+    const std::string path = (folder / shard).string();
+    auto file = mapped ? safetensors_map(path) : safetensors_read(path);
+    if (!file) return Error{file.error()};
+    for (auto& [k, v] : file->metadata) out.metadata.emplace(k, std::move(v));
+    for (auto& b : file->backing) out.backing.push_back(std::move(b));
+    for (auto& t : file->tensors) {
+      if (const auto [it, fresh] = holder.emplace(t.name, shard); !fresh)
+        return fail_index(index_path, tensor_label(t.name) + " is in two shards, " + quote_name(it->second) + " and " +
+                                          quote_name(shard));
+      out.tensors.push_back(std::move(t));
+    }
+  }
+  for (const auto& [name, shard] : index->weight_map) {
+    const auto it = holder.find(name);
+    if (it == holder.end())
+      return fail_index(index_path, tensor_label(name) + " is listed in " + shard_label(shard) +
+                                        " but that shard does not hold it");
+    if (it->second != shard)
+      return fail_index(index_path, tensor_label(name) + " is listed in " + shard_label(shard) + " but is in " +
+                                        shard_label(it->second));
+  }
+  // Every listed name was found; any extra name is a tensor the map does not mention.
+  for (const auto& [name, shard] : holder)
+    if (!index->weight_map.contains(name))
+      return fail_index(index_path,
+                        shard_label(shard) + " holds " + tensor_label(name) + ", which 'weight_map' does not list");
+  return out;
+}
+
+Status tensor_file_check(const TensorFile& file) {
+  std::set<std::string_view> names;
+  for (const auto& [k, v] : file.metadata)
+    if (utf8_invalid_at(k) != std::string_view::npos || utf8_invalid_at(v) != std::string_view::npos)
+      return fail("metadata key " + quote_name(k) + " or its value is not valid UTF-8");
+  for (const auto& t : file.tensors) {
+    if (t.name == "__metadata__") return fail("a tensor cannot be named '__metadata__'");
+    if (utf8_invalid_at(t.name) != std::string_view::npos) return fail(tensor_label(t.name) + " name is not valid UTF-8");
+    if (!names.insert(t.name).second) return fail("duplicate tensor name " + quote_name(t.name));
+    uint64_t n = 1;
+    for (const int64_t d : t.shape) {
+      if (d < 0) return fail(tensor_label(t.name) + " has negative shape " + shape_text(t.shape));
+      const auto u = static_cast<uint64_t>(d);
+      if (u != 0 && n > std::numeric_limits<uint64_t>::max() / u)
+        return fail(tensor_label(t.name) + " shape " + shape_text(t.shape) + " is too large");
+      n *= u;
+    }
+    if (n != t.data.size())
+      return fail(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but " + std::to_string(t.data.size()) +
+                  " values");
+  }
+  return Ok{};
+}
+
+std::vector<uint8_t> safetensors_serialize(const TensorFile& file) {
+  // ordered_json keeps "__metadata__" first and the tensors in vector order, as readers expect.
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  if (!file.metadata.empty()) {
+    auto meta = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : file.metadata) meta[k] = v;
+    header["__metadata__"] = std::move(meta);
+  }
+  uint64_t offset = 0;
+  for (const auto& t : file.tensors) {
+    const uint64_t size = uint64_t{4} * t.data.size();
+    auto entry = nlohmann::ordered_json::object();
+    entry["dtype"] = "F32";
+    entry["shape"] = t.shape;
+    entry["data_offsets"] = nlohmann::ordered_json::array({offset, offset + size});
+    header[t.name] = std::move(entry);
+    offset += size;
+  }
+  // `replace` so that dump never throws; tensor_file_check rejects invalid UTF-8 up front.
+  std::string text = header.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  text.append((8 - text.size() % 8) % 8, ' ');  // keeps the data buffer 8-byte aligned
+
+  std::vector<uint8_t> out;
+  out.reserve(8 + text.size() + offset);
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(static_cast<uint64_t>(text.size()) >> (8 * i)));
+  out.insert(out.end(), text.begin(), text.end());
+  for (const auto& t : file.tensors)
+    for (const float f : t.data) {
+      const auto u = std::bit_cast<uint32_t>(f);
+      for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(u >> (8 * i)));
+    }
+  return out;
+}
+
+Status safetensors_write(const std::string& path, const TensorFile& file) {
+  if (Status s = tensor_file_check(file); !s) return s;
+  const auto bytes = safetensors_serialize(file);
+  return file_write_atomic(path, std::span<const uint8_t>(bytes));
+}
+
+Tensor tensor_from_mat(std::string name, const Mat& m) {
+  Tensor t;
+  t.name = std::move(name);
+  t.shape = {static_cast<int64_t>(m.rows()), static_cast<int64_t>(m.cols())};
+  t.data.assign(m.data(), m.data() + m.size());  // Mat is row-major, as safetensors is
+  return t;
+}
+
+Tensor tensor_from_vec(std::string name, const Vec& v) {
+  Tensor t;
+  t.name = std::move(name);
+  t.shape = {static_cast<int64_t>(v.size())};
+  t.data.assign(v.data(), v.data() + v.size());
+  return t;
+}
+
+namespace {
+
+std::string expected_text(std::initializer_list<int64_t> dims) {
+  std::string out = "[";
+  bool first = true;
+  for (const int64_t d : dims) {
+    out += (first ? "" : ", ") + (d >= 0 ? std::to_string(d) : std::string("*"));
+    first = false;
+  }
+  return out + "]";
+}
+
+// A hand-built Tensor may disagree with itself; a parsed one never does.
+Status tensor_consistent(const Tensor& t) {
+  uint64_t n = 1;
+  for (const int64_t d : t.shape) {
+    if (d < 0) return make_error(tensor_label(t.name) + " has negative shape " + shape_text(t.shape));
+    const auto u = static_cast<uint64_t>(d);
+    if (u != 0 && n > std::numeric_limits<uint64_t>::max() / u) n = std::numeric_limits<uint64_t>::max();
+    else n *= u;
+  }
+  if (t.raw) return Ok{};  // mapped: the parser matched its byte range to the shape
+  if (n != t.data.size())
+    return make_error(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but holds " +
+                      std::to_string(t.data.size()) + " values");
+  return Ok{};
+}
+
+}  // namespace
+
+Result<Mat> tensor_to_mat(const Tensor& t, int64_t expect_rows, int64_t expect_cols) {
+  const std::string want = expected_text({expect_rows, expect_cols});
+  if (t.shape.size() != 1 && t.shape.size() != 2)
+    return make_error(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but a matrix " + want +
+                      " was expected");
+  if (Status s = tensor_consistent(t); !s) return Error{s.error()};
+  const int64_t rows = t.shape.size() == 2 ? t.shape[0] : 1;
+  const int64_t cols = t.shape.back();
+  if ((expect_rows >= 0 && rows != expect_rows) || (expect_cols >= 0 && cols != expect_cols))
+    return make_error(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but " + want + " was expected");
+  Mat m(rows, cols);
+  if (t.raw) values_convert(t.stored, t.raw, m.data(), static_cast<size_t>(m.size()));
+  else if (!t.data.empty()) std::memcpy(m.data(), t.data.data(), t.data.size() * sizeof(float));
+  return m;
+}
+
+Result<Vec> tensor_to_vec(const Tensor& t, int64_t expect_len) {
+  const std::string want = expected_text({expect_len});
+  if (t.shape.size() != 1)
+    return make_error(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but a vector " + want +
+                      " was expected");
+  if (Status s = tensor_consistent(t); !s) return Error{s.error()};
+  if (expect_len >= 0 && t.shape[0] != expect_len)
+    return make_error(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but " + want + " was expected");
+  Vec v(t.shape[0]);
+  if (t.raw) values_convert(t.stored, t.raw, v.data(), static_cast<size_t>(v.size()));
+  else if (!t.data.empty()) std::memcpy(v.data(), t.data.data(), t.data.size() * sizeof(float));
+  return v;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,89 @@
+// Reads and writes .safetensors files: an 8-byte little-endian header length, a JSON header that
+// names each tensor's dtype, shape and byte range, then one contiguous byte buffer. The reader
+// validates every field before allocating, converts every float and integer dtype to float, and merges sharded
+// checkpoints through their index. The writer stores F32 only. Nothing here knows what a tensor means.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/file_io.h"
+#include "base/result.h"
+#include "base/tensor.h"
+
+namespace attnviz {
+
+// Integer and boolean tensors (BERT's I64 position_ids buffer, old GPT-2 U8 masks) are read too,
+// converted to float (exact up to 2^24); checkpoints carry them even though no weight is one.
+enum class DType { F32, F16, BF16, F64, BOOL, U8, I8, I16, U16, I32, U32, I64, U64 };
+
+struct Tensor {
+  std::string name;
+  std::vector<int64_t> shape;   // empty = scalar
+  std::vector<float> data;      // row-major, converted to float from the stored dtype
+  DType stored = DType::F32;
+  // A mapped tensor (safetensors_map) has no `data` yet: its stored bytes are here, inside the
+  // owning TensorFile's `backing`, and are converted when read (tensor_to_mat / tensor_to_vec).
+  const uint8_t* raw = nullptr;
+  int64_t numel() const;        // product of shape (1 for a scalar); unchecked, shapes from a file are
+};
+
+struct TensorFile {
+  std::map<std::string, std::string> metadata;  // "__metadata__" (string -> string)
+  std::vector<Tensor> tensors;                   // in the order of their data offsets
+  std::vector<std::shared_ptr<const void>> backing;  // mapped files that mapped tensors point into
+  const Tensor* find(std::string_view name) const;  // nullptr when absent
+};
+
+inline constexpr uint64_t kMaxSafetensorsHeader = 100'000'000;  // 100 MB, as the reference reader
+
+Result<TensorFile> safetensors_parse(std::span<const uint8_t> bytes);   // from memory (fuzzable)
+Result<TensorFile> safetensors_read(const std::string& path);          // uses file_read_bytes
+// The same validation, but the file is memory-mapped and no tensor is converted: each is read
+// straight from the mapping when asked (tensor_to_mat / tensor_to_vec), and tensor_release drops
+// its pages again. A checkpoint then costs one copy of its weights instead of three.
+Result<TensorFile> safetensors_map(const std::string& path);
+// Frees a tensor's values once they have been copied elsewhere: a loaded tensor's data, a mapped
+// tensor's pages (they stay in the page cache and are read again if the tensor is).
+void tensor_release(Tensor& t);
+// Sharded checkpoints: "model.safetensors.index.json" is {"metadata": {...}, "weight_map": {tensor
+// name: shard file name}}, the shards sitting next to it. Only "weight_map" is required; "metadata"
+// must be an object whose "total_size", if present, is a non-negative integer (not checked against
+// the shards: writers disagree on what it counts). Other top-level fields are ignored.
+struct ShardIndex {
+  std::map<std::string, std::string> weight_map;  // tensor name -> shard file name (a plain name, no folders)
+  std::vector<std::string> shards;                // the distinct shard file names, sorted
+};
+Result<ShardIndex> safetensors_index_parse(std::string_view text);   // from memory
+// Reads the index and every shard it names into one TensorFile: tensors shard by shard in file-name
+// order (each shard in offset order); shard metadata merged, the first shard's value winning. A
+// missing shard, a listed tensor its shard lacks, a tensor in two shards or a tensor the map does
+// not list is an error naming the tensor and the shard(s).
+// With `mapped`, every shard is read by safetensors_map.
+Result<TensorFile> safetensors_read_sharded(const std::string& index_path, bool mapped = false);
+
+// Precondition (checked by safetensors_write, not here): tensor_file_check(file) is ok.
+std::vector<uint8_t> safetensors_serialize(const TensorFile& file);    // always writes F32
+Status safetensors_write(const std::string& path, const TensorFile& file);  // via file_write_atomic
+
+// What the writer needs: unique names other than "__metadata__", valid UTF-8 names and metadata,
+// non-negative dims, and data.size() == numel() for every tensor.
+Status tensor_file_check(const TensorFile& file);
+
+Tensor tensor_from_mat(std::string name, const Mat& m);   // shape {rows, cols}
+Tensor tensor_from_vec(std::string name, const Vec& v);   // shape {n}
+// 2-D tensor -> (rows, cols); 1-D -> (1, n); mapped tensors are converted from their bytes. Any other rank, or a shape mismatch with `expect_rows/cols`
+// when they are >= 0, is an error naming the tensor and both shapes.
+Result<Mat> tensor_to_mat(const Tensor& t, int64_t expect_rows = -1, int64_t expect_cols = -1);
+Result<Vec> tensor_to_vec(const Tensor& t, int64_t expect_len = -1);   // 1-D only
+
+std::string_view dtype_name(DType d);    // "F32", "F16", "BF16", "F64", "I64", ...
+// Bit-exact widening of the 16-bit float formats (subnormals, infinities and NaNs included).
+float f16_to_float(uint16_t bits);
+float bf16_to_float(uint16_t bits);
+
+}  // namespace attnviz

@@ -1,0 +1,163 @@
+// attention_forward runs heads in parallel (OpenMP); Eigen's own GEMM threading handles the
+// projections. The naive twin is a direct transcription of the formulas with scalar loops.
+#include "model/attention.h"
+
+#include <cmath>
+
+#include "model/kernels.h"
+
+namespace attnviz {
+
+float score_scale(ScoreKind kind, int head_size, float temperature) {
+  const float root = kind == ScoreKind::scaled_dot ? std::sqrt(static_cast<float>(head_size)) : 1.0f;
+  return 1.0f / (root * temperature);
+}
+
+namespace {
+
+Mat head_block(const Mat& stacked, int head, int hs) { return stacked.block(head * hs, 0, hs, hs); }
+
+Mat raw_scores(const AttentionWeights& w, ScoreKind kind, int h, int hs, const Mat& q, const Mat& k) {
+  switch (kind) {
+    case ScoreKind::scaled_dot:
+    case ScoreKind::dot: return q * k.transpose();
+    case ScoreKind::general: return (q * head_block(w.general_w, h, hs)) * k.transpose();
+    case ScoreKind::additive: {
+      const Mat pq = q * head_block(w.additive_wq, h, hs).transpose();
+      const Mat pk = k * head_block(w.additive_wk, h, hs).transpose();
+      return additive_scores(pq, pk, w.additive_v.row(h));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& c, int h, const Mat& q, const Mat& k, const Mat& v,
+                       const Mat& mask, bool keep_scores) {
+  const int HS = c.head_size();
+  HeadTrace head;
+  head.score = c.score_of_head(h);
+  head.q = q;
+  head.k = k;
+  head.v = v;
+  const bool dot_product = head.score == ScoreKind::dot || head.score == ScoreKind::scaled_dot;
+  if (!keep_scores && dot_product) {
+    // Long inputs: one (Tq, Tk) matrix, scaled through Q (Tq x HS values, not Tq x Tk) and turned
+    // into the weights in place; head_scores recomputes the scores when asked.
+    head.weights.noalias() = (head.q * score_scale(head.score, HS, c.temperature)) * head.k.transpose();
+    softmax_masked_in_place(head.weights, mask);
+  } else {
+    head.scores_raw = raw_scores(w, head.score, h, HS, head.q, head.k);
+    head.scores_scaled = head.scores_raw * score_scale(head.score, HS, c.temperature);
+    head.weights = softmax_masked(head.scores_scaled, mask);
+  }
+  head.out.noalias() = head.weights * head.v;
+  return head;
+}
+
+HeadScores head_scores(const HeadTrace& head, const ModelConfig& c) {
+  if (head.scores_raw.size() > 0 || head.weights.size() == 0) return {head.scores_raw, head.scores_scaled};
+  // Only dot-product heads drop their scores, and theirs need no weights but Q and K.
+  HeadScores s;
+  s.raw.noalias() = head.q * head.k.transpose();
+  s.scaled = s.raw * score_scale(head.score, c.head_size(), c.temperature);
+  return s;
+}
+
+HeadScoreCell head_score_at(const HeadTrace& head, const ModelConfig& c, int q, int k) {
+  if (head.scores_raw.size() > 0) return {head.scores_raw(q, k), head.scores_scaled(q, k)};
+  const float raw = head.q.row(q).dot(head.k.row(k));
+  return {raw, raw * score_scale(head.score, c.head_size(), c.temperature)};
+}
+
+AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
+                                 const Mat& mask, bool keep_scores) {
+  const int C = c.d_model, NH = c.n_heads, HS = c.head_size();
+  Mat q_all, k_all, v_all;  // (Tq, C), (Tk, C), (Tk, C)
+  if (&xq == &xkv) {
+    const Mat qkv = linear(xq, w.in_proj_w, w.in_proj_b);  // self-attention: one GEMM, (T, 3C)
+    q_all = qkv.leftCols(C);
+    k_all = qkv.middleCols(C, C);
+    v_all = qkv.rightCols(C);
+  } else {
+    q_all = linear(xq, w.in_proj_w.topRows(C), w.in_proj_b.head(C));
+    const Mat kv = linear(xkv, w.in_proj_w.bottomRows(2 * C), w.in_proj_b.tail(2 * C));
+    k_all = kv.leftCols(C);
+    v_all = kv.rightCols(C);
+  }
+
+  AttentionTrace t;
+  t.heads.resize(static_cast<size_t>(NH));
+  t.concat.resize(xq.rows(), C);
+  // Heads in parallel only when a head's work (about Tq·Tk·HS) outweighs the fork and join: the
+  // small trained demos (T 12-24, HS 16) ran 3.5x slower with their heads split over two threads.
+  const bool heads_in_parallel = NH > 1 && xq.rows() * xkv.rows() * HS >= (1 << 15);
+#pragma omp parallel for schedule(dynamic, 1) if (heads_in_parallel)
+  for (int h = 0; h < NH; ++h) {
+    HeadTrace& head = t.heads[static_cast<size_t>(h)];
+    head = head_forward(w, c, h, q_all.middleCols(h * HS, HS), k_all.middleCols(h * HS, HS),
+                        v_all.middleCols(h * HS, HS), mask, keep_scores);
+    t.concat.middleCols(h * HS, HS) = head.out;
+  }
+  t.out = linear(t.concat, w.out_w, w.out_b);
+  return t;
+}
+
+AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
+                                       const Mat& mask) {
+  const int C = c.d_model, NH = c.n_heads, HS = c.head_size();
+  const Mat q_all = linear_naive(xq, w.in_proj_w.topRows(C), w.in_proj_b.head(C));
+  const Mat k_all = linear_naive(xkv, w.in_proj_w.middleRows(C, C), w.in_proj_b.segment(C, C));
+  const Mat v_all = linear_naive(xkv, w.in_proj_w.bottomRows(C), w.in_proj_b.tail(C));
+  const Eigen::Index Tq = xq.rows(), Tk = xkv.rows();
+
+  AttentionTrace t;
+  t.concat = Mat::Zero(Tq, C);
+  for (int h = 0; h < NH; ++h) {
+    HeadTrace head;
+    head.score = c.score_of_head(h);
+    head.q = q_all.middleCols(h * HS, HS);
+    head.k = k_all.middleCols(h * HS, HS);
+    head.v = v_all.middleCols(h * HS, HS);
+    head.scores_raw.resize(Tq, Tk);
+    const Mat Wa = head_block(w.general_w, h, HS);
+    const Mat Wq = head_block(w.additive_wq, h, HS), Wk = head_block(w.additive_wk, h, HS);
+    for (Eigen::Index i = 0; i < Tq; ++i)
+      for (Eigen::Index j = 0; j < Tk; ++j) {
+        double s = 0;
+        for (int a = 0; a < HS; ++a) {
+          switch (head.score) {
+            case ScoreKind::scaled_dot:
+            case ScoreKind::dot: s += static_cast<double>(head.q(i, a)) * head.k(j, a); break;
+            case ScoreKind::general:
+              for (int b = 0; b < HS; ++b) s += static_cast<double>(head.q(i, a)) * Wa(a, b) * head.k(j, b);
+              break;
+            case ScoreKind::additive: {
+              double pre = 0;
+              for (int b = 0; b < HS; ++b) pre += static_cast<double>(Wq(a, b)) * head.q(i, b) + Wk(a, b) * head.k(j, b);
+              s += w.additive_v(h, a) * std::tanh(pre);
+              break;
+            }
+          }
+        }
+        head.scores_raw(i, j) = static_cast<float>(s);
+      }
+    const float scale = score_scale(head.score, HS, c.temperature);
+    head.scores_scaled = head.scores_raw * scale;
+    head.weights = softmax_masked_naive(head.scores_scaled, mask);
+    head.out = Mat::Zero(Tq, HS);
+    for (Eigen::Index i = 0; i < Tq; ++i)
+      for (int a = 0; a < HS; ++a) {
+        double acc = 0;
+        for (Eigen::Index j = 0; j < Tk; ++j) acc += static_cast<double>(head.weights(i, j)) * head.v(j, a);
+        head.out(i, a) = static_cast<float>(acc);
+        t.concat(i, h * HS + a) = head.out(i, a);
+      }
+    t.heads.push_back(std::move(head));
+  }
+  t.out = linear_naive(t.concat, w.out_w, w.out_b);
+  return t;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,60 @@
+// Multi-head attention for one layer, keeping every intermediate: per head Q, K, V, the raw and
+// scaled scores, softmax weights and output; then the concat and W_O. Self-attention passes the same
+// matrix as queries and keys; cross-attention passes the target as xq and the source as xkv.
+#pragma once
+#include <vector>
+
+#include "model/config.h"
+#include "model/model.h"
+#include "base/tensor.h"
+
+namespace attnviz {
+
+struct HeadTrace {
+  ScoreKind score = ScoreKind::scaled_dot;
+  Mat q;              // (Tq, HS)
+  Mat k;              // (Tk, HS)
+  Mat v;              // (Tk, HS)
+  // Empty for a dot-product head of a long input, whose trace keeps only the weights: head_scores
+  // and head_score_at recompute them from Q and K (see kKeepScoresCells).
+  Mat scores_raw;     // (Tq, Tk) QKᵀ, or the head's scoring function, before any scaling
+  Mat scores_scaled;  // (Tq, Tk) ÷√HS (scaled_dot only), ÷τ; before the mask
+  Mat weights;        // (Tq, Tk) softmax(scores_scaled + mask); rows sum to 1, or are all 0
+  Mat out;            // (Tq, HS) weights · V
+};
+
+struct AttentionTrace {
+  std::vector<HeadTrace> heads;  // NH
+  Mat concat;                    // (Tq, C) the heads' outputs side by side
+  Mat out;                       // (Tq, C) concat · W_Oᵀ + b_O
+};
+
+// xq (Tq, C), xkv (Tk, C), mask (Tq, Tk) additive 0 / -inf, shared by all heads. Without
+// keep_scores, dot-product heads (dot, scaled_dot) keep their weights but not their scores.
+AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& config, const Mat& xq,
+                                 const Mat& xkv, const Mat& mask, bool keep_scores = true);
+// Plain loops, one head at a time: the reference the fast version is tested against.
+AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelConfig& config, const Mat& xq,
+                                       const Mat& xkv, const Mat& mask);
+
+// One head given its Q (Tq, HS), K and V (Tk, HS): scores, weights and output (head index h picks
+// the head's block of the scoring parameters). attention_forward runs this for every head.
+HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& config, int h, const Mat& q, const Mat& k,
+                       const Mat& v, const Mat& mask, bool keep_scores = true);
+
+// A head's raw and scaled scores: copies of the stored ones, or recomputed from Q and K when the
+// trace dropped them (equal to the forward pass's to float rounding).
+struct HeadScores {
+  Mat raw, scaled;
+};
+HeadScores head_scores(const HeadTrace& head, const ModelConfig& config);
+// One cell (query q, key k) of them, without building the matrices: for tooltips.
+struct HeadScoreCell {
+  float raw = 0, scaled = 0;
+};
+HeadScoreCell head_score_at(const HeadTrace& head, const ModelConfig& config, int q, int k);
+
+// Divides raw scores as the head's scoring function prescribes: ÷√HS for scaled_dot, then ÷τ.
+float score_scale(ScoreKind kind, int head_size, float temperature);
+
+}  // namespace attnviz

@@ -1,0 +1,152 @@
+// Eigen implementations and their plain-loop twins. The naive versions accumulate in double so a
+// disagreement points at the fast kernel.
+#include "model/kernels.h"
+
+#include <cmath>
+#include <limits>
+
+namespace attnviz {
+
+Mat linear(const Mat& x, const Mat& w, const Vec& b) {
+  Mat y(x.rows(), w.rows());
+  y.noalias() = x * w.transpose();
+  y.rowwise() += b.transpose();
+  return y;
+}
+
+Mat linear_naive(const Mat& x, const Mat& w, const Vec& b) {
+  Mat y(x.rows(), w.rows());
+  for (Eigen::Index t = 0; t < x.rows(); ++t)
+    for (Eigen::Index o = 0; o < w.rows(); ++o) {
+      double acc = b(o);
+      for (Eigen::Index i = 0; i < x.cols(); ++i) acc += static_cast<double>(x(t, i)) * w(o, i);
+      y(t, o) = static_cast<float>(acc);
+    }
+  return y;
+}
+
+namespace {
+
+// Softmax of one row with hidden entries already at -inf. Returns zeros when nothing is visible;
+// when some logits are +inf (overflowed scores) they share the weight equally.
+template <class Row>
+void softmax_row(Row&& row) {
+  const float max = row.maxCoeff();
+  if (max == -std::numeric_limits<float>::infinity() || std::isnan(max)) {
+    row.setZero();
+    return;
+  }
+  if (max == std::numeric_limits<float>::infinity()) {
+    row = (row.array() == max).template cast<float>();
+    row /= row.sum();
+    return;
+  }
+  row = (row.array() - max).exp();
+  row /= row.sum();
+}
+
+}  // namespace
+
+Mat softmax_masked(const Mat& scores, const Mat& mask) {
+  Mat w = scores + mask;
+  for (Eigen::Index i = 0; i < w.rows(); ++i) softmax_row(w.row(i));
+  return w;
+}
+
+void softmax_masked_in_place(Mat& scores, const Mat& mask) {
+  scores += mask;
+  for (Eigen::Index i = 0; i < scores.rows(); ++i) softmax_row(scores.row(i));
+}
+
+Mat softmax_masked_naive(const Mat& scores, const Mat& mask) {
+  Mat w(scores.rows(), scores.cols());
+  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+    float max = -std::numeric_limits<float>::infinity();
+    for (Eigen::Index j = 0; j < scores.cols(); ++j)
+      if (std::isfinite(mask(i, j)) && scores(i, j) > max) max = scores(i, j);
+    double sum = 0.0;
+    for (Eigen::Index j = 0; j < scores.cols(); ++j) {
+      const bool visible = std::isfinite(mask(i, j)) && max > -std::numeric_limits<float>::infinity();
+      w(i, j) = visible ? std::exp(scores(i, j) - max) : 0.0f;
+      sum += w(i, j);
+    }
+    for (Eigen::Index j = 0; j < scores.cols(); ++j) w(i, j) = sum > 0 ? static_cast<float>(w(i, j) / sum) : 0.0f;
+  }
+  return w;
+}
+
+Mat layer_norm(const Mat& x, const Vec& w, const Vec& b, float eps) {
+  Mat y(x.rows(), x.cols());
+  const float n = static_cast<float>(x.cols());
+  for (Eigen::Index t = 0; t < x.rows(); ++t) {
+    const float mean = x.row(t).sum() / n;
+    const auto centred = (x.row(t).array() - mean).eval();
+    const float var = centred.square().sum() / n;
+    const float inv = 1.0f / std::sqrt(var + eps);
+    y.row(t) = (centred * inv) * w.transpose().array() + b.transpose().array();
+  }
+  return y;
+}
+
+Mat layer_norm_naive(const Mat& x, const Vec& w, const Vec& b, float eps) {
+  Mat y(x.rows(), x.cols());
+  for (Eigen::Index t = 0; t < x.rows(); ++t) {
+    double mean = 0, var = 0;
+    for (Eigen::Index i = 0; i < x.cols(); ++i) mean += x(t, i);
+    mean /= static_cast<double>(x.cols());
+    for (Eigen::Index i = 0; i < x.cols(); ++i) var += (x(t, i) - mean) * (x(t, i) - mean);
+    var /= static_cast<double>(x.cols());
+    for (Eigen::Index i = 0; i < x.cols(); ++i)
+      y(t, i) = static_cast<float>((x(t, i) - mean) / std::sqrt(var + eps) * w(i) + b(i));
+  }
+  return y;
+}
+
+float activation_naive(float x, Activation a) {
+  switch (a) {
+    case Activation::relu: return x > 0.0f ? x : 0.0f;
+    case Activation::gelu: return 0.5f * x * (1.0f + std::erf(x / std::sqrt(2.0f)));
+    case Activation::gelu_tanh: {
+      const float k = std::sqrt(2.0f / 3.14159265358979f);
+      return 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
+    }
+  }
+  return x;
+}
+
+void activation_apply(Mat& x, Activation a) {
+  if (a == Activation::relu) {
+    x = x.cwiseMax(0.0f);
+    return;
+  }
+  if (a == Activation::gelu_tanh) {
+    const float k = std::sqrt(2.0f / 3.14159265358979f);
+    auto arr = x.array();
+    x = (0.5f * arr * (1.0f + (k * (arr + 0.044715f * arr.cube())).tanh())).matrix();
+    return;
+  }
+  // Exact gelu needs erf, which Eigen does not vectorise for float here; a plain loop is as fast.
+  float* p = x.data();
+  for (Eigen::Index i = 0; i < x.size(); ++i) p[i] = activation_naive(p[i], a);
+}
+
+Mat additive_scores(const Mat& pq, const Mat& pk, const RowVec& v) {
+  Mat out(pq.rows(), pk.rows());
+  for (Eigen::Index i = 0; i < pq.rows(); ++i)
+    for (Eigen::Index j = 0; j < pk.rows(); ++j)
+      out(i, j) = ((pq.row(i) + pk.row(j)).array().tanh() * v.array()).sum();
+  return out;
+}
+
+Mat additive_scores_naive(const Mat& pq, const Mat& pk, const RowVec& v) {
+  Mat out(pq.rows(), pk.rows());
+  for (Eigen::Index i = 0; i < pq.rows(); ++i)
+    for (Eigen::Index j = 0; j < pk.rows(); ++j) {
+      double acc = 0;
+      for (Eigen::Index a = 0; a < v.size(); ++a) acc += v(a) * std::tanh(static_cast<double>(pq(i, a)) + pk(j, a));
+      out(i, j) = static_cast<float>(acc);
+    }
+  return out;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,32 @@
+// The numeric building blocks of the forward pass. Each optimised kernel has a plain-loop `_naive`
+// twin (as llm.c does); tests compare the two. Shapes: T rows (tokens), C/F columns (features).
+#pragma once
+#include "model/config.h"
+#include "base/tensor.h"
+
+namespace attnviz {
+
+// y = x · wᵀ + b, PyTorch's nn.Linear: x (T, in), w (out, in), b (out) -> (T, out).
+Mat linear(const Mat& x, const Mat& w, const Vec& b);
+Mat linear_naive(const Mat& x, const Mat& w, const Vec& b);
+
+// Row-wise softmax of scores + mask (mask: 0 or -inf). Subtracts the row maximum so logits of
+// ±1e4 stay finite; a row whose every key is hidden becomes all zeros, never NaN.
+Mat softmax_masked(const Mat& scores, const Mat& mask);
+// The same, in place on scores (which become the weights): no second (Tq, Tk) matrix.
+void softmax_masked_in_place(Mat& scores, const Mat& mask);
+Mat softmax_masked_naive(const Mat& scores, const Mat& mask);
+
+// LayerNorm over each row with biased variance, as torch.nn.LayerNorm.
+Mat layer_norm(const Mat& x, const Vec& w, const Vec& b, float eps);
+Mat layer_norm_naive(const Mat& x, const Vec& w, const Vec& b, float eps);
+
+// relu, gelu (exact, erf) or gelu_tanh (GPT-2's approximation), in place.
+void activation_apply(Mat& x, Activation a);
+float activation_naive(float x, Activation a);
+
+// Bahdanau additive scores: out(i, j) = Σ_a v_a tanh(pq(i, a) + pk(j, a)); pq (Tq, A), pk (Tk, A), v (A).
+Mat additive_scores(const Mat& pq, const Mat& pk, const RowVec& v);
+Mat additive_scores_naive(const Mat& pq, const Mat& pk, const RowVec& v);
+
+}  // namespace attnviz

@@ -1,0 +1,29 @@
+// One Transformer layer (nn.TransformerEncoderLayer semantics) with every intermediate kept:
+// post-norm  x = LN1(x + SA(x));      x = LN2(x + FFN(x))      (the 2017 paper, BERT)
+// pre-norm   x = x + SA(LN1(x));      x = x + FFN(LN2(x))      (GPT, ViT)
+// In cross-attention the keys and values come from `memory` instead of the layer's own input.
+// With d_ff == 0 the layer is attention only: post x = LN1(x + SA(x)), pre x = x + SA(LN1(x)).
+#pragma once
+#include "model/attention.h"
+#include "model/model.h"
+
+namespace attnviz {
+
+struct LayerTrace {
+  Mat x_in;        // (T, C) the layer's input
+  Mat attn_in;     // (T, C) what attention reads: x_in (post-norm) or LN1(x_in) (pre-norm)
+  AttentionTrace attn;
+  Mat resid1;      // (T, C) after the attention residual (and LN1 in post-norm)
+  Mat ffn_in;      // (T, C) what the FFN reads: resid1 (post) or LN2(resid1) (pre); empty when F = 0
+  Mat ffn_hidden;  // (T, F) activation(ffn_in · W1ᵀ + b1); empty when F = 0
+  Mat ffn_out;     // (T, C) ffn_hidden · W2ᵀ + b2; empty when F = 0
+  Mat out;         // (T, C) the layer's output (resid1 when F = 0)
+};
+
+// memory == nullptr: self-attention over x. mask: (T, Tk) additive. keep_scores: see attention_forward.
+LayerTrace layer_forward(const LayerWeights& w, const ModelConfig& config, const Mat& x, const Mat* memory,
+                         const Mat& mask, bool keep_scores = true);
+LayerTrace layer_forward_naive(const LayerWeights& w, const ModelConfig& config, const Mat& x, const Mat* memory,
+                               const Mat& mask);
+
+}  // namespace attnviz

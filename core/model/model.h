@@ -1,0 +1,78 @@
+// A model is a config plus weights (plus an optional vocabulary). One struct serves the sandbox
+// model (random weights from a seed), the trained demos and loaded checkpoints. This file holds
+// the weight layout, random initialisation and shape checks; the forward pass is in trace.h.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/config.h"
+#include "base/result.h"
+#include "text/subword_tokenizer.h"
+#include "base/tensor.h"
+
+namespace attnviz {
+
+struct AttentionWeights {
+  Mat in_proj_w;    // (3C, C) rows: W_q, then W_k, then W_v (PyTorch's in_proj_weight)
+  Vec in_proj_b;    // (3C)
+  Mat out_w;        // (C, C) W_O
+  Vec out_b;        // (C)
+  // Parameters of the other scoring functions, one (HS, HS) block per head stacked by head.
+  Mat general_w;    // (NH*HS, HS) Luong "general": score = qᵀ W_a k
+  Mat additive_wq;  // (NH*HS, HS) Bahdanau: score = vᵀ tanh(W_q q + W_k k)
+  Mat additive_wk;  // (NH*HS, HS)
+  Mat additive_v;   // (NH, HS)
+};
+
+// With d_ff == 0 (attention only) the FFN tensors and norm2 are empty: the layer has none.
+struct LayerWeights {
+  AttentionWeights attn;
+  Mat ff1_w;  // (F, C) linear1
+  Vec ff1_b;  // (F)
+  Mat ff2_w;  // (C, F) linear2
+  Vec ff2_b;  // (C)
+  Vec norm1_w, norm1_b;  // (C) around attention
+  Vec norm2_w, norm2_b;  // (C) around the FFN
+};
+
+struct ModelWeights {
+  std::vector<LayerWeights> layers;   // L
+  Mat tok_embed;                      // (V, C); empty: words are embedded by hash (sandbox)
+  Mat pos_embed;                      // (P, C) for learned positions; empty otherwise
+  Mat type_embed;                     // (config.type_vocab, C) segment embeddings (BERT); empty otherwise
+  Vec embed_norm_w, embed_norm_b;     // (C) when config.embed_norm
+  Vec final_norm_w, final_norm_b;     // (C) when config.final_norm
+  Mat output_w;                       // (V, C) output projection to the vocabulary (trained models); may be empty
+  Vec output_b;                       // (V)
+};
+
+struct Model {
+  ModelConfig config;
+  ModelWeights weights;
+  std::vector<std::string> vocab;     // V entries when tok_embed is set and there is no tokenizer
+  // A loaded checkpoint's own tokenizer (GPT-2 BPE, BERT WordPiece); tok_embed is indexed by its ids
+  // and `vocab` stays empty. Null for word-level models (sandbox, demos).
+  std::shared_ptr<const SubwordTokenizer> tokenizer;
+  uint64_t seed = 0;                  // hashed embeddings of the sandbox depend on it
+  std::string source = "sandbox";     // where it came from, for the UI and JSON output
+};
+
+// Random weights, Xavier-style normal scale, zero biases, unit LayerNorm: the sandbox model.
+// Every tensor draws from its own stream seeded by (seed, tensor name), so the values are the
+// same on any machine and do not shift when a tensor is added. The config must be valid.
+Model model_init_random(const ModelConfig& config, uint64_t seed);
+
+// Draws only the general/additive scoring parameters of every layer (same streams as
+// model_init_random): for loaded checkpoints, whose files have no such weights, so that every
+// scoring function can still be tried on them. The layers must already exist.
+void model_init_score_parameters(Model& model, uint64_t seed);
+
+// Checks every weight shape against the config and that all values are finite; the message names
+// the first offending tensor. Run where weights enter (loading); it reads every weight.
+Status model_check(const Model& model);
+// The shape half of model_check: cheap, run before every forward pass.
+Status model_check_shapes(const Model& model);
+
+}  // namespace attnviz

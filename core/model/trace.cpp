@@ -1,0 +1,224 @@
+// trace_run: text -> tokens -> X -> layers -> Trace. In cross-attention the source sentence is
+// first encoded by the same stack (self-attention); its output is the memory every layer's
+// attention reads its keys and values from, as the decoder of an encoder-decoder does.
+#include "model/trace.h"
+
+#include "model/embed.h"
+#include "model/kernels.h"
+#include "model/mask.h"
+#include "text/subword_display.h"
+
+namespace attnviz {
+
+namespace {
+
+// Tokens and the first layer's input for one sentence (or a pair, or given ids).
+struct TokenizedInput {
+  std::vector<TraceToken> tokens;
+  int real = 0;  // tokens before padding
+  Mat x;         // (T, C)
+};
+
+Status pad_tokens(TokenizedInput& in, int pad_to, const TraceToken& pad) {
+  if (pad_to <= 0) return Ok{};
+  if (in.real > pad_to)
+    return make_error("the sentence has " + std::to_string(in.real) + " tokens, more than the pad length " +
+                      std::to_string(pad_to));
+  while (static_cast<int>(in.tokens.size()) < pad_to) in.tokens.push_back(pad);
+  return Ok{};
+}
+
+// Word-level models (sandbox, demos): core/text/word_tokenizer.h's words, embedded by text.
+Result<TokenizedInput> words_for_trace(const Model& model, const std::string& text, int pad_to) {
+  auto words = tokenize_words(text);
+  if (!words) return make_error(words.error());
+  TokenizedInput out;
+  for (const Token& w : *words) out.tokens.push_back(TraceToken{.text = w.text, .kind = w.kind});
+  out.real = static_cast<int>(out.tokens.size());
+  if (out.real == 0) return make_error("the sentence has no tokens: type some words");
+  if (Status s = pad_tokens(out, pad_to, TraceToken{.text = "[PAD]", .kind = TokenKind::special, .pad = true}); !s)
+    return make_error(s.error());
+  std::vector<std::string> texts;
+  texts.reserve(out.tokens.size());
+  for (const TraceToken& t : out.tokens) texts.push_back(t.text);
+  auto e = embed_tokens(model, texts);
+  if (!e) return make_error(e.error());
+  for (size_t i = 0; i < out.tokens.size(); ++i) out.tokens[i].in_vocab = e->in_vocab[i] != 0;
+  out.x = std::move(e->x);
+  return out;
+}
+
+TraceToken subword_trace_token(const SubwordEncoding& enc, const SubwordToken& t) {
+  return TraceToken{.text = subword_token_label(enc, t),
+                    .kind = subword_token_kind(enc, t),
+                    .in_vocab = !t.unknown,
+                    .id = t.id,
+                    .piece = t.piece,
+                    .segment = t.segment,
+                    .continues = t.continues,
+                    .begin = t.begin,
+                    .end = t.end};
+}
+
+// Padding for checkpoints uses the tokenizer's own [PAD] id, in segment 0 as Hugging Face pads.
+Result<TraceToken> subword_pad_token(const Model& model) {
+  const auto pad = model.tokenizer->pad_id();
+  if (!pad) return make_error("this model's tokenizer has no padding token, so the padding mask cannot be used");
+  const std::string& piece = model.tokenizer->piece(*pad);
+  return TraceToken{.text = piece, .kind = TokenKind::special, .pad = true, .id = *pad, .piece = piece};
+}
+
+Result<TokenizedInput> subwords_embed(const Model& model, TokenizedInput out, int pad_to) {
+  if (out.real == 0) return make_error("the sentence has no tokens: type some words");
+  if (pad_to > 0) {
+    auto pad = subword_pad_token(model);
+    if (!pad) return make_error(pad.error());
+    if (Status s = pad_tokens(out, pad_to, *pad); !s) return make_error(s.error());
+  }
+  std::vector<int> ids, segments;
+  for (const TraceToken& t : out.tokens) {
+    ids.push_back(t.id);
+    segments.push_back(t.segment);
+  }
+  auto x = embed_ids(model, ids, segments);
+  if (!x) return make_error(x.error());
+  out.x = std::move(*x);
+  return out;
+}
+
+// Checkpoints: the model's own tokenizer (a pair when text_b is given), embedded by id.
+Result<TokenizedInput> subwords_for_trace(const Model& model, const std::string& text, const std::string& text_b,
+                                          int pad_to) {
+  auto enc = text_b.empty() ? model.tokenizer->encode(text) : model.tokenizer->encode(text, text_b);
+  if (!enc) return make_error(enc.error());
+  TokenizedInput out;
+  for (const SubwordToken& t : enc->tokens) out.tokens.push_back(subword_trace_token(*enc, t));
+  out.real = static_cast<int>(out.tokens.size());
+  return subwords_embed(model, std::move(out), pad_to);
+}
+
+// Ids given directly (tests, the CLI's --ids): shown as their vocabulary pieces.
+Result<TokenizedInput> ids_for_trace(const Model& model, const TraceInput& input, int pad_to) {
+  if (!input.segment_ids.empty() && input.segment_ids.size() != input.token_ids.size())
+    return make_error("there must be one segment id per token id");
+  if (static_cast<int>(input.token_ids.size()) > kMaxTokens)
+    return make_error("more than " + std::to_string(kMaxTokens) + " token ids");
+  TokenizedInput out;
+  for (size_t i = 0; i < input.token_ids.size(); ++i) {
+    const int id = input.token_ids[i];
+    const bool known = model.tokenizer && id >= 0 && id < model.tokenizer->vocab_size();
+    const bool in_vocab = !model.tokenizer && id >= 0 && static_cast<size_t>(id) < model.vocab.size();
+    const std::string piece = known      ? model.tokenizer->piece(id)
+                              : in_vocab ? model.vocab[static_cast<size_t>(id)]
+                                         : "#" + std::to_string(id);
+    out.tokens.push_back(TraceToken{.text = piece, .id = id, .piece = piece,
+                                    .segment = input.segment_ids.empty() ? 0 : input.segment_ids[i]});
+  }
+  out.real = static_cast<int>(out.tokens.size());
+  if (pad_to > 0 && !model.tokenizer) return make_error("padding given ids needs a checkpoint with a tokenizer");
+  return subwords_embed(model, std::move(out), pad_to);
+}
+
+Result<TokenizedInput> tokens_for_trace(const Model& model, const std::string& text, const std::string& text_b,
+                                        int pad_to) {
+  if (model.tokenizer) return subwords_for_trace(model, text, text_b, pad_to);
+  if (!text_b.empty())
+    return make_error("a sentence pair needs a checkpoint with its own tokenizer (BERT); this model reads one sentence");
+  return words_for_trace(model, text, pad_to);
+}
+
+// Runs every layer; memory == nullptr for self-attention. False when cancelled.
+bool run_layers(const Model& model, const Mat& x0, const Mat* memory, const Mat& mask, const TraceControl& control,
+                std::vector<LayerTrace>& out, Mat& final) {
+  const ModelConfig& c = model.config;
+  const Mat* x = &x0;
+  out.clear();
+  out.reserve(static_cast<size_t>(c.n_layers));
+  const bool keep_scores = static_cast<int64_t>(mask.rows()) * mask.cols() * c.n_heads * c.n_layers <= kKeepScoresCells;
+  for (int l = 0; l < c.n_layers; ++l) {
+    if (control.cancel && control.cancel->load(std::memory_order_relaxed)) return false;
+    out.push_back(layer_forward(model.weights.layers[static_cast<size_t>(l)], c, *x, memory, mask, keep_scores));
+    x = &out.back().out;
+    if (control.layers_done) control.layers_done->fetch_add(1, std::memory_order_relaxed);
+  }
+  final = c.final_norm ? layer_norm(*x, model.weights.final_norm_w, model.weights.final_norm_b, c.ln_eps) : *x;
+  return true;
+}
+
+Result<Trace> trace_embeddings(const Model& model, const TraceInput& input, const MaskSpec& mask,
+                               const TraceControl& control) {
+  const Mat& x = *input.embeddings;
+  if (x.cols() != model.config.d_model)
+    return make_error("the input has " + std::to_string(x.cols()) + " features per token but the model's d_model is " +
+                      std::to_string(model.config.d_model));
+  if (x.rows() < 1 || x.rows() > kMaxTokens)
+    return make_error("the input must have between 1 and " + std::to_string(kMaxTokens) + " rows (tokens)");
+  if (!x.allFinite()) return make_error("the input contains NaN or infinite values");
+  if (input.mask.pad_to > 0) return make_error("the padding mask needs text input; embeddings are used as given");
+  Trace t;
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    t.queries.push_back(TraceToken{.text = "t" + std::to_string(i)});
+  t.keys = t.queries;
+  t.real_keys = static_cast<int>(x.rows());
+  t.embed = x;
+  t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
+  if (!run_layers(model, t.embed, nullptr, t.mask, control, t.layers, t.final)) return make_error(kTraceCancelled);
+  return t;
+}
+
+}  // namespace
+
+Result<Trace> trace_run(const Model& model, const TraceInput& input, const TraceControl& control) {
+  // Shapes only: finiteness of every weight was checked where the model was loaded (model_check);
+  // re-reading 85M weights per forward cost GPT-2-small 0.2 s.
+  if (Status s = model_check_shapes(model); !s) return make_error(s.error());
+  if (Status s = mask_spec_validate(input.mask); !s) return make_error(s.error());
+  // A causal checkpoint (GPT) is causal whatever masks the user adds on top.
+  MaskSpec mask = input.mask;
+  mask.causal = mask.causal || model.config.causal;
+  Result<Trace> result = [&]() -> Result<Trace> {
+    if (input.embeddings) {
+      if (!input.source_text.empty()) return make_error("cross-attention needs text input, not embeddings");
+      return trace_embeddings(model, input, mask, control);
+    }
+    const bool cross = !input.source_text.empty();
+    // Padding applies to the keys: the sentence itself, or the source in cross-attention.
+    const int target_pad = cross ? 0 : input.mask.pad_to;
+    auto target = input.token_ids.empty() ? tokens_for_trace(model, input.text, input.text_b, target_pad)
+                                          : ids_for_trace(model, input, target_pad);
+    if (!target) return make_error(target.error());
+    Trace t;
+    t.cross = cross;
+    t.queries = std::move(target->tokens);
+    t.embed = std::move(target->x);
+    if (!cross) {
+      t.keys = t.queries;
+      t.real_keys = target->real;
+      t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
+      if (!run_layers(model, t.embed, nullptr, t.mask, control, t.layers, t.final)) return make_error(kTraceCancelled);
+      return t;
+    }
+    auto source = tokens_for_trace(model, input.source_text, "", input.mask.pad_to);
+    if (!source) return make_error("source sentence: " + source.error());
+    t.keys = std::move(source->tokens);
+    t.real_keys = source->real;
+    const Mat& xs = source->x;
+    // The encoder sees the whole source except its padding.
+    MaskSpec encoder_mask;
+    encoder_mask.pad_to = input.mask.pad_to;
+    encoder_mask.causal = model.config.causal;
+    const Mat source_mask = mask_build(encoder_mask, t.n_keys(), t.n_keys(), t.real_keys);
+    std::vector<LayerTrace> encoder_layers;
+    if (!run_layers(model, xs, nullptr, source_mask, control, encoder_layers, t.memory)) return make_error(kTraceCancelled);
+    t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
+    if (!run_layers(model, t.embed, &t.memory, t.mask, control, t.layers, t.final)) return make_error(kTraceCancelled);
+    return t;
+  }();
+  if (result) {
+    result->config = model.config;
+    result->model_source = model.source;
+  }
+  return result;
+}
+
+}  // namespace attnviz

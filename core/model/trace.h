@@ -1,0 +1,81 @@
+// The Trace: every intermediate of a forward pass for one input, per layer and head. It is the
+// only thing the app's panels and the CLI's exporters read — they never recompute attention.
+// trace_run is the one forward function for the sandbox, trained demos and loaded checkpoints.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/config.h"
+#include "model/layer.h"
+#include "model/model.h"
+#include "base/result.h"
+#include "text/word_tokenizer.h"
+
+namespace attnviz {
+
+struct TraceInput {
+  std::string text;               // the sentence; in cross-attention, the target (queries)
+  std::string text_b;             // non-empty: the second sentence of a pair (checkpoint tokenizers only;
+                                  // BERT frames [CLS] A [SEP] B [SEP] with segments 0 / 1)
+  std::vector<int> token_ids;     // non-empty: these vocabulary ids instead of tokenizing `text`
+  std::vector<int> segment_ids;   // with token_ids: one segment per id (empty: all 0)
+  std::string source_text;        // non-empty: cross-attention, keys and values from this sentence
+  std::optional<Mat> embeddings;  // (T, C) used as X directly: no tokenizer, embedding or positions
+  MaskSpec mask;
+};
+
+struct TraceToken {
+  std::string text;
+  TokenKind kind = TokenKind::word;
+  bool in_vocab = true;  // false: the model saw [UNK] here
+  bool pad = false;      // a [PAD] added by the padding mask
+  // Checkpoint tokenizers only (id -1 otherwise):
+  int id = -1;            // vocabulary id
+  std::string piece{};    // vocabulary entry ("Ġcat", "##ing"); `text` is what it covers, readable
+  int segment = 0;        // sentence A (0) or B (1)
+  bool continues = false; // continues the previous token's word
+  size_t begin = 0, end = 0;  // bytes of the (sanitized) sentence it covers; begin == end for framing
+};
+
+struct Trace {
+  ModelConfig config;
+  std::string model_source;
+  bool cross = false;
+  std::vector<TraceToken> queries;  // Tq: heatmap rows
+  std::vector<TraceToken> keys;     // Tk: heatmap columns (the same tokens in self-attention)
+  int real_keys = 0;                // keys before padding
+  Mat embed;                        // (Tq, C) the first layer's input
+  Mat memory;                       // (Tk, C) cross-attention only: the encoded source
+  Mat mask;                         // (Tq, Tk) additive, 0 visible / -inf hidden, shared by all heads
+  std::vector<LayerTrace> layers;   // L
+  Mat final;                        // (Tq, C) last layer's output (after the final LayerNorm, if any)
+
+  int n_queries() const { return static_cast<int>(queries.size()); }
+  int n_keys() const { return static_cast<int>(keys.size()); }
+  const HeadTrace& head(int layer, int h) const {
+    return layers[static_cast<size_t>(layer)].attn.heads[static_cast<size_t>(h)];
+  }
+};
+
+// Lets another thread follow and stop a long forward pass (the app's worker): `layers_done` counts
+// finished layers (of the encoder too, in cross-attention), and a set `cancel` stops the pass at
+// the next layer boundary with the error kTraceCancelled.
+struct TraceControl {
+  const std::atomic<bool>* cancel = nullptr;
+  std::atomic<int>* layers_done = nullptr;
+};
+inline constexpr const char* kTraceCancelled = "cancelled";
+
+// Above this many attention cells over all layers and heads (Tq·Tk·NH·L), dot-product heads keep
+// only their weights, not their raw and scaled scores (head_scores recomputes them): 2^25 cells is
+// 256 MB of scores. GPT-2 small at 128 tokens keeps everything; at 1024 tokens it drops them.
+inline constexpr int64_t kKeepScoresCells = int64_t{1} << 25;
+
+// Tokenizes, embeds, builds the mask and runs every layer. Errors (bad config, too many tokens,
+// a mask that does not fit, shape mismatches) come back as messages; nothing is half-built.
+Result<Trace> trace_run(const Model& model, const TraceInput& input, const TraceControl& control = {});
+
+}  // namespace attnviz

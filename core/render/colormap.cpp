@@ -1,0 +1,73 @@
+// Anchor tables for the colour maps. Nine evenly spaced anchors are enough for a smooth ramp at
+// heatmap sizes; every table's luminance rises monotonically, which the tests check.
+#include "render/colormap.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+namespace attnviz {
+
+namespace {
+
+using Anchors = std::array<uint32_t, 9>;  // 0xRRGGBB at t = 0, 1/8, ..., 1
+
+constexpr Anchors kViridis{0x440154, 0x472D7B, 0x3B528B, 0x2C728E, 0x21918C,
+                           0x28AE80, 0x5EC962, 0xADDC30, 0xFDE725};
+constexpr Anchors kMagma{0x000004, 0x1C1044, 0x4F127B, 0x812581, 0xB5367A,
+                         0xE55064, 0xFB8761, 0xFEC287, 0xFCFDBF};
+
+// Diverging: luminance falls away from the white middle on both sides (it is not monotone).
+constexpr Anchors kDiverging{0x1D4E89, 0x3A7BBF, 0x7FB0DA, 0xC4DDEE, 0xF7F7F7,
+                             0xF4C6B4, 0xE2866F, 0xC1443F, 0x8E1020};
+
+constexpr std::array<std::pair<Colormap, std::string_view>, 4> kNames{{
+    {Colormap::viridis, "viridis"}, {Colormap::magma, "magma"}, {Colormap::high_contrast, "high_contrast"},
+    {Colormap::diverging, "diverging"}}};
+
+uint8_t channel(uint32_t rgb, int shift) { return static_cast<uint8_t>((rgb >> shift) & 0xFF); }
+
+uint8_t lerp_u8(uint8_t a, uint8_t b, float f) {
+  return static_cast<uint8_t>(std::lround(static_cast<float>(a) + (static_cast<float>(b) - static_cast<float>(a)) * f));
+}
+
+Rgba sample_anchors(const Anchors& table, float t) {
+  const float pos = t * static_cast<float>(table.size() - 1);
+  const size_t i = std::min(static_cast<size_t>(pos), table.size() - 2);
+  const float f = pos - static_cast<float>(i);
+  const uint32_t a = table[i], b = table[i + 1];
+  return Rgba{lerp_u8(channel(a, 16), channel(b, 16), f), lerp_u8(channel(a, 8), channel(b, 8), f),
+              lerp_u8(channel(a, 0), channel(b, 0), f), 255};
+}
+
+}  // namespace
+
+Rgba colormap_sample(Colormap map, float t) {
+  if (std::isnan(t)) return Rgba{128, 128, 128, 255};
+  t = std::clamp(t, 0.0f, 1.0f);
+  switch (map) {
+    case Colormap::viridis: return sample_anchors(kViridis, t);
+    case Colormap::magma: return sample_anchors(kMagma, t);
+    case Colormap::diverging: return sample_anchors(kDiverging, t);
+    case Colormap::high_contrast: {
+      const uint8_t v = static_cast<uint8_t>(std::lround(255.0f * (1.0f - t)));
+      return Rgba{v, v, v, 255};
+    }
+  }
+  return Rgba{128, 128, 128, 255};
+}
+
+std::string_view name_of(Colormap map) {
+  for (const auto& [value, name] : kNames)
+    if (value == map) return name;
+  return "?";
+}
+
+std::optional<Colormap> colormap_from_name(std::string_view name) {
+  for (const auto& [value, n] : kNames)
+    if (n == name) return value;
+  return std::nullopt;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,559 @@
+// GPT-2 byte-level BPE: added tokens split out first (longest match), GPT-2's pre-tokenization
+// pattern matched by hand over Unicode classes, then rank-ordered merges with a heap. Also the two
+// loaders (vocab.json + merges.txt, tokenizer.json) and their validation. No file access here.
+#include "text/bpe_tokenizer.h"
+
+#include "text/lines.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
+#include "io/json.h"
+#include "text/unicode.h"
+#include "text/utf8.h"
+
+namespace attnviz {
+namespace {
+
+// ---- GPT-2's byte <-> character table -------------------------------------------------------
+
+// GPT-2's bytes_to_unicode(): bytes that print as themselves keep their value, so common text
+// stays readable in the vocabulary; the 68 others take U+0100, U+0101, ... in byte order.
+constexpr bool byte_is_printable(unsigned b) {
+  return (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+}
+
+constexpr std::array<char32_t, 256> make_byte_chars() {
+  std::array<char32_t, 256> table{};
+  char32_t next = 0x100;
+  for (unsigned b = 0; b < 256; ++b) table[b] = byte_is_printable(b) ? char32_t(b) : next++;
+  return table;
+}
+
+constexpr std::array<char32_t, 256> kByteChars = make_byte_chars();
+
+// The inverse for the 68 remapped bytes: kRemappedBytes[c - 0x100] is the byte U+0100 + n stands for.
+constexpr std::array<uint8_t, 68> make_remapped_bytes() {
+  std::array<uint8_t, 68> table{};
+  for (unsigned b = 0; b < 256; ++b)
+    if (!byte_is_printable(b)) table[kByteChars[b] - 0x100] = uint8_t(b);
+  return table;
+}
+
+constexpr std::array<uint8_t, 68> kRemappedBytes = make_remapped_bytes();
+
+// The byte a character of the byte alphabet stands for, or -1 when it is outside the alphabet.
+int byte_of_char(char32_t c) {
+  if (c < 0x100) return byte_is_printable(unsigned(c)) ? int(c) : -1;
+  if (c >= 0x100 + kRemappedBytes.size()) return -1;
+  return kRemappedBytes[c - 0x100];
+}
+
+// ---- GPT-2's pre-tokenization pattern, by hand ------------------------------------------------
+//   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+// Every character starts some alternative, so the matches tile the text; pretoken_end gives the
+// end of the match that starts at pos, trying the alternatives in the pattern's order.
+
+enum class CharClass { space, letter, number, other };
+
+CharClass char_class(char32_t c) {
+  if (unicode_is_white_space(c)) return CharClass::space;  // \s is White_Space in Onig and Rust
+  if (unicode_is_letter(c)) return CharClass::letter;
+  if (unicode_is_number(c)) return CharClass::number;
+  return CharClass::other;  // marks too: "e" + U+0301 splits after the "e"
+}
+
+// End of the run of characters of class `cls` starting at pos.
+size_t class_run_end(std::string_view s, size_t pos, CharClass cls) {
+  while (pos < s.size()) {
+    size_t next = pos;
+    if (char_class(utf8_next(s, next)) != cls) break;
+    pos = next;
+  }
+  return pos;
+}
+
+size_t pretoken_end(std::string_view s, size_t pos) {
+  size_t after = pos;
+  const char32_t c = utf8_next(s, after);
+  if (c == U'\'' && after < s.size()) {  // lowercase ASCII contractions only, as GPT-2 has them
+    const std::string_view rest = s.substr(after);
+    const char d = rest[0];
+    if (d == 's' || d == 't' || d == 'm' || d == 'd') return after + 1;
+    if (rest.starts_with("re") || rest.starts_with("ve") || rest.starts_with("ll")) return after + 2;
+  }
+  const CharClass cls = char_class(c);
+  if (c == U' ' && after < s.size()) {  // " ?" takes one literal space in front of a non-space run
+    size_t peek = after;
+    const CharClass next_cls = char_class(utf8_next(s, peek));
+    if (next_cls != CharClass::space) return class_run_end(s, after, next_cls);
+  }
+  if (cls != CharClass::space) return class_run_end(s, after, cls);
+  // \s+(?!\S): the longest run that is not followed by a non-space. When the run stops before a
+  // non-space, backtracking gives its last character back (to become that word's " ?" when it is
+  // a space). A single space before a non-space fails that, and \s+ takes it alone.
+  size_t last = pos, end = after;
+  while (end < s.size()) {
+    size_t next = end;
+    if (char_class(utf8_next(s, next)) != CharClass::space) break;
+    last = end;
+    end = next;
+  }
+  if (end == s.size() || last == pos) return end;
+  return last;
+}
+
+// ---- the merge loop ---------------------------------------------------------------------------
+
+uint64_t pair_key(int left, int right) { return (uint64_t(uint32_t(left)) << 32) | uint32_t(right); }
+
+struct Symbol {
+  int id = 0;
+  int prev = -1, next = -1;  // neighbours still alive, -1 at the ends
+  uint32_t begin = 0, end = 0;  // bytes of the word
+  bool alive = true;
+};
+
+// A pair that may merge, as one integer so the heap stays small and compares fast: the rank in
+// the high half, the left symbol's position in the low half, so the minimum is the lowest rank
+// and then the leftmost pair (Hugging Face's order). Entries go stale when a neighbour merges
+// first; they are checked against the current pair when popped.
+uint64_t candidate_key(int rank, int pos) { return (uint64_t(uint32_t(rank)) << 32) | uint32_t(pos); }
+
+Error error_too_many_tokens(size_t max_tokens) {
+  return make_error("the text has more than " + std::to_string(max_tokens) + " tokens");
+}
+
+}  // namespace
+
+char32_t bpe_byte_char(uint8_t byte) { return kByteChars[byte]; }
+
+std::string bpe_piece_bytes(std::string_view piece) {
+  const std::string clean = utf8_sanitize(piece);
+  std::string out;
+  size_t pos = 0;
+  while (pos < clean.size()) {
+    const size_t start = pos;
+    const int b = byte_of_char(utf8_next(clean, pos));
+    if (b >= 0)
+      out.push_back(char(uint8_t(b)));
+    else
+      out.append(clean, start, pos - start);
+  }
+  return out;
+}
+
+// ---- BpeTokenizer -----------------------------------------------------------------------------
+
+std::optional<int> BpeTokenizer::id_of(std::string_view piece) const {
+  const auto it = ids_.find(std::string(piece));
+  if (it == ids_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool BpeTokenizer::is_special(int id) const {
+  return std::any_of(specials_.begin(), specials_.end(), [id](const Special& s) { return s.id == id; });
+}
+
+std::string BpeTokenizer::decode(std::span<const int> ids) const {
+  std::string out;
+  for (const int id : ids)
+    if (id >= 0 && id < vocab_size()) out += bytes_[size_t(id)];
+  return out;
+}
+
+std::optional<size_t> BpeTokenizer::special_at(std::string_view text, size_t pos) const {
+  if (!special_first_[uint8_t(text[pos])]) return std::nullopt;
+  const std::string_view rest = text.substr(pos);
+  for (size_t k = 0; k < specials_.size(); ++k)
+    if (rest.starts_with(specials_[k].content)) return k;
+  return std::nullopt;
+}
+
+Status BpeTokenizer::encode_word(std::string_view clean, size_t word_begin, size_t word_end, int segment,
+                                 size_t max_tokens, std::vector<SubwordToken>& out) const {
+  const size_t n = word_end - word_begin;
+  // No piece spells more than longest_piece_bytes_ bytes, so this many tokens at least: a word
+  // that must overflow the limit is refused before any merging.
+  if (out.size() + (n + longest_piece_bytes_ - 1) / longest_piece_bytes_ > max_tokens)
+    return error_too_many_tokens(max_tokens);
+  // Positions and byte offsets within a word are 32-bit (a smaller heap); max_bytes keeps real
+  // input far below this.
+  if (n > size_t(INT32_MAX)) return make_error("a single word of more than 2 GB is not supported");
+
+  std::vector<Symbol> sym(n);
+  for (size_t i = 0; i < n; ++i) {
+    sym[i].id = byte_ids_[uint8_t(clean[word_begin + i])];
+    sym[i].prev = int(i) - 1;
+    sym[i].next = i + 1 < n ? int(i) + 1 : -1;
+    sym[i].begin = uint32_t(i);
+    sym[i].end = uint32_t(i + 1);
+  }
+
+  // A binary heap by hand (std::push_heap / pop_heap), so the first n - 1 pairs are heapified
+  // in O(n); each merge then pushes at most two pairs, so the loop is O(n log n).
+  std::vector<uint64_t> heap;
+  const auto merge_at = [&](int pos) -> const Merge* {
+    const int right = sym[size_t(pos)].next;
+    if (right < 0) return nullptr;
+    const auto it = merges_.find(pair_key(sym[size_t(pos)].id, sym[size_t(right)].id));
+    return it == merges_.end() ? nullptr : &it->second;
+  };
+  const auto push_pair = [&](int pos) {
+    if (const Merge* m = merge_at(pos)) {
+      heap.push_back(candidate_key(m->rank, pos));
+      std::push_heap(heap.begin(), heap.end(), std::greater<>{});
+    }
+  };
+  heap.reserve(n);
+  for (size_t i = 0; i + 1 < n; ++i)
+    if (const Merge* m = merge_at(int(i))) heap.push_back(candidate_key(m->rank, int(i)));
+  std::make_heap(heap.begin(), heap.end(), std::greater<>{});
+
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
+    const uint64_t key = heap.back();
+    heap.pop_back();
+    const int pos = int(uint32_t(key));
+    Symbol& left = sym[size_t(pos)];
+    if (!left.alive) continue;
+    const Merge* m = merge_at(pos);
+    if (m == nullptr || m->rank != int(key >> 32)) continue;  // stale: the pair here has changed
+    Symbol& right = sym[size_t(left.next)];
+    left.id = m->result;
+    left.end = right.end;
+    right.alive = false;
+    left.next = right.next;
+    if (right.next >= 0) sym[size_t(right.next)].prev = pos;
+    if (left.prev >= 0) push_pair(left.prev);
+    push_pair(pos);
+  }
+
+  bool first = true;
+  for (int i = n > 0 ? 0 : -1; i >= 0; i = sym[size_t(i)].next) {
+    if (out.size() >= max_tokens) return error_too_many_tokens(max_tokens);
+    const Symbol& s = sym[size_t(i)];
+    SubwordToken t;
+    t.id = s.id;
+    t.piece = pieces_[size_t(s.id)];
+    t.begin = word_begin + s.begin;
+    t.end = word_begin + s.end;
+    t.segment = segment;
+    t.continues = !first;
+    out.push_back(std::move(t));
+    first = false;
+  }
+  return Ok{};
+}
+
+Status BpeTokenizer::encode_segment(const std::string& clean, int segment, size_t max_tokens,
+                                    std::vector<SubwordToken>& out) const {
+  const std::string_view s = clean;
+  // Pre-tokenizes and merges the plain text in [begin, end): added tokens have already been
+  // cut out, so the pattern never looks across one (as in Hugging Face's split-then-pretokenize).
+  const auto plain = [&](size_t begin, size_t end) -> Status {
+    const std::string_view chunk = s.substr(begin, end - begin);
+    for (size_t pos = 0; pos < chunk.size();) {
+      const size_t stop = pretoken_end(chunk, pos);
+      if (Status st = encode_word(s, begin + pos, begin + stop, segment, max_tokens, out); !st) return st;
+      pos = stop;
+    }
+    return Ok{};
+  };
+  size_t chunk_begin = 0;
+  for (size_t pos = 0; pos < s.size();) {
+    const std::optional<size_t> k = special_at(s, pos);
+    if (!k) {
+      ++pos;
+      continue;
+    }
+    if (Status st = plain(chunk_begin, pos); !st) return st;
+    if (out.size() >= max_tokens) return error_too_many_tokens(max_tokens);
+    const Special& sp = specials_[*k];
+    SubwordToken t;
+    t.id = sp.id;
+    t.piece = pieces_[size_t(sp.id)];
+    t.begin = pos;
+    t.end = pos + sp.content.size();
+    t.segment = segment;
+    t.special = true;
+    out.push_back(std::move(t));
+    pos += sp.content.size();
+    chunk_begin = pos;
+  }
+  return plain(chunk_begin, s.size());
+}
+
+Result<SubwordEncoding> BpeTokenizer::encode(std::string_view text, std::optional<std::string_view> pair,
+                                             const SubwordLimits& limits) const {
+  if (text.size() > limits.max_bytes)
+    return make_error("the text is " + std::to_string(text.size()) + " bytes; the limit is " +
+                      std::to_string(limits.max_bytes));
+  if (pair && pair->size() > limits.max_bytes)
+    return make_error("the second text is " + std::to_string(pair->size()) + " bytes; the limit is " +
+                      std::to_string(limits.max_bytes));
+  const size_t max_tokens = limits.max_tokens > 0 ? size_t(limits.max_tokens) : 0;
+  SubwordEncoding enc;
+  enc.text = utf8_sanitize(text);
+  if (Status st = encode_segment(enc.text, 0, max_tokens, enc.tokens); !st) return make_error(st.error());
+  if (pair) {
+    enc.text_b = utf8_sanitize(*pair);
+    if (Status st = encode_segment(enc.text_b, 1, max_tokens, enc.tokens); !st) return make_error(st.error());
+  }
+  return enc;
+}
+
+// ---- building and validating ------------------------------------------------------------------
+
+namespace {
+
+std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+}  // namespace
+
+Result<BpeTokenizer> BpeTokenizer::build(Parts parts) {
+  BpeTokenizer t;
+  t.pieces_ = std::move(parts.pieces);
+  if (t.pieces_.size() > size_t(INT32_MAX)) return make_error("the vocabulary is too large");
+  t.ids_.reserve(t.pieces_.size());
+  for (size_t id = 0; id < t.pieces_.size(); ++id) {
+    const auto [it, fresh] = t.ids_.emplace(t.pieces_[id], int(id));
+    if (!fresh)
+      return make_error("the piece " + in_quotes(t.pieces_[id]) + " has two ids, " + std::to_string(it->second) +
+                        " and " + std::to_string(id));
+  }
+
+  for (unsigned b = 0; b < 256; ++b) {
+    std::string symbol;
+    utf8_append(symbol, kByteChars[b]);
+    const auto it = t.ids_.find(symbol);
+    if (it == t.ids_.end()) {
+      constexpr char kHex[] = "0123456789ABCDEF";
+      return make_error(std::string("the vocabulary has no symbol for byte 0x") + kHex[b >> 4] + kHex[b & 15] +
+                        " (" + in_quotes(symbol) + ")");
+    }
+    t.byte_ids_[b] = it->second;
+  }
+
+  t.merges_.reserve(parts.merges.size());
+  for (size_t rank = 0; rank < parts.merges.size(); ++rank) {
+    const auto& [a, b] = parts.merges[rank];
+    const std::string where = "merge " + std::to_string(rank + 1) + " (" + in_quotes(a + " " + b) + "): ";
+    const auto ia = t.ids_.find(a), ib = t.ids_.find(b), ir = t.ids_.find(a + b);
+    if (ia == t.ids_.end()) return make_error(where + in_quotes(a) + " is not in the vocabulary");
+    if (ib == t.ids_.end()) return make_error(where + in_quotes(b) + " is not in the vocabulary");
+    if (ir == t.ids_.end()) return make_error(where + "the result " + in_quotes(a + b) + " is not in the vocabulary");
+    // A repeated pair keeps its last rank, as the Rust and JavaScript tokenizers' maps do.
+    t.merges_[pair_key(ia->second, ib->second)] = Merge{int(rank), ir->second};
+  }
+
+  t.bytes_.resize(t.pieces_.size());
+  for (size_t id = 0; id < t.pieces_.size(); ++id) t.bytes_[id] = bpe_piece_bytes(t.pieces_[id]);
+  for (const Special& sp : parts.specials) {
+    if (sp.content.empty()) return make_error("an added token is empty");
+    if (sp.id < 0 || size_t(sp.id) >= t.pieces_.size() || t.pieces_[size_t(sp.id)] != sp.content)
+      return make_error("the added token " + in_quotes(sp.content) + " is not the vocabulary's id " +
+                        std::to_string(sp.id));
+    t.bytes_[size_t(sp.id)] = sp.content;  // added tokens decode to their own text
+    t.special_first_[uint8_t(sp.content[0])] = true;
+    t.specials_.push_back(sp);
+  }
+  std::stable_sort(t.specials_.begin(), t.specials_.end(),
+                   [](const Special& x, const Special& y) { return x.content.size() > y.content.size(); });
+  for (size_t id = 0; id < t.pieces_.size(); ++id)
+    if (!t.is_special(int(id))) t.longest_piece_bytes_ = std::max(t.longest_piece_bytes_, t.bytes_[id].size());
+  return t;
+}
+
+// ---- loaders ----------------------------------------------------------------------------------
+
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr int kMaxJsonDepth = 16;
+
+Result<Json> json_parse_object(std::string_view text, std::string_view what) {
+  if (!json_nesting_within(text, kMaxJsonDepth)) return make_error(std::string(what) + " is nested too deeply");
+  Json j = Json::parse(text, nullptr, false);
+  if (j.is_discarded()) return make_error(std::string(what) + " is not valid JSON");
+  if (!j.is_object()) return make_error(std::string(what) + " is not a JSON object");
+  return j;
+}
+
+struct Entry {
+  std::string piece;
+  int64_t id = 0;
+};
+
+// vocab {"piece": id} -> entries, in no particular order.
+Result<std::vector<Entry>> vocab_entries(const Json& vocab, std::string_view what) {
+  if (!vocab.is_object()) return make_error(std::string(what) + " must be an object of piece: id");
+  std::vector<Entry> out;
+  out.reserve(vocab.size());
+  for (const auto& [piece, id] : vocab.items()) {
+    if (!id.is_number_integer())
+      return make_error(std::string(what) + ": the id of " + in_quotes(piece) + " is not an integer");
+    out.push_back({piece, id.get<int64_t>()});
+  }
+  return out;
+}
+
+// Entries -> pieces by id. The ids must be exactly 0 .. count - 1, each once.
+Result<std::vector<std::string>> pieces_by_id(const std::vector<Entry>& entries) {
+  const size_t n = entries.size();
+  std::vector<std::string> pieces(n);
+  std::vector<bool> taken(n, false);
+  for (const Entry& e : entries) {
+    if (e.id < 0 || uint64_t(e.id) >= n)
+      return make_error("the id " + std::to_string(e.id) + " of " + in_quotes(e.piece) + " is out of range: " +
+                        std::to_string(n) + " entries need ids 0.." + std::to_string(int64_t(n) - 1));
+    if (taken[size_t(e.id)])
+      return make_error("the id " + std::to_string(e.id) + " is given to both " + in_quotes(pieces[size_t(e.id)]) +
+                        " and " + in_quotes(e.piece));
+    taken[size_t(e.id)] = true;
+    pieces[size_t(e.id)] = e.piece;
+  }
+  return pieces;
+}
+
+// "left right" -> the two parts; exactly one space.
+std::optional<std::pair<std::string, std::string>> merge_split(std::string_view line) {
+  const size_t space = line.find(' ');
+  if (space == std::string_view::npos || space == 0 || space + 1 == line.size() ||
+      line.find(' ', space + 1) != std::string_view::npos)
+    return std::nullopt;
+  return std::pair{std::string(line.substr(0, space)), std::string(line.substr(space + 1))};
+}
+
+bool json_is_null_or_empty(const Json& j, const char* key) {
+  const auto it = j.find(key);
+  return it == j.end() || it->is_null() || (it->is_string() && it->get_ref<const std::string&>().empty());
+}
+
+bool json_flag(const Json& j, const char* key, bool fallback) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+std::string json_type(const Json& j) {
+  const auto it = j.find("type");
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string("(no type)");
+}
+
+// Everything in tokenizer.json besides the vocabulary that could change the ids: refused unless
+// it is what GPT-2 uses, so a file we would tokenize differently from Hugging Face fails to load.
+Status tokenizer_json_check_pipeline(const Json& j, const Json& model) {
+  if (const auto it = j.find("normalizer"); it != j.end() && !it->is_null())
+    return make_error("unsupported normalizer " + in_quotes(it->is_object() ? json_type(*it) : it->dump()) +
+                      "; GPT-2 has none");
+  const auto pre = j.find("pre_tokenizer");
+  if (pre == j.end() || !pre->is_object() || json_type(*pre) != "ByteLevel")
+    return make_error("unsupported pre-tokenizer " +
+                      in_quotes(pre != j.end() && pre->is_object() ? json_type(*pre) : std::string("(none)")) +
+                      "; only \"ByteLevel\" is supported");
+  if (json_flag(*pre, "add_prefix_space", false))
+    return make_error("the ByteLevel pre-tokenizer's add_prefix_space is not supported");
+  if (!json_flag(*pre, "use_regex", true))
+    return make_error("the ByteLevel pre-tokenizer without use_regex is not supported");
+  if (const auto it = j.find("post_processor");
+      it != j.end() && !it->is_null() && !(it->is_object() && json_type(*it) == "ByteLevel"))
+    return make_error("unsupported post-processor " + in_quotes(it->is_object() ? json_type(*it) : it->dump()));
+  if (const auto it = model.find("dropout"); it != model.end() && !it->is_null())
+    return make_error("BPE dropout is not supported");
+  if (!json_is_null_or_empty(model, "continuing_subword_prefix") || !json_is_null_or_empty(model, "end_of_word_suffix"))
+    return make_error("BPE with a continuing_subword_prefix or end_of_word_suffix is not supported");
+  if (json_flag(model, "ignore_merges", false)) return make_error("BPE with ignore_merges is not supported");
+  return Ok{};
+}
+
+}  // namespace
+
+Result<BpeTokenizer> bpe_from_vocab_merges(std::string_view vocab_json, std::string_view merges_txt) {
+  auto vocab = json_parse_object(vocab_json, "vocab.json");
+  if (!vocab) return make_error(vocab.error());
+  auto entries = vocab_entries(*vocab, "vocab.json");
+  if (!entries) return make_error(entries.error());
+  auto pieces = pieces_by_id(*entries);
+  if (!pieces) return make_error(pieces.error());
+
+  BpeTokenizer::Parts parts;
+  size_t line_no = 0;
+  for (const std::string_view line : text_lines(merges_txt)) {
+    ++line_no;
+    if (line.empty() || (line_no == 1 && line.starts_with("#version"))) continue;
+    auto merge = merge_split(line);
+    if (!merge)
+      return make_error("merges.txt line " + std::to_string(line_no) + " is not \"left right\": " + in_quotes(line));
+    parts.merges.push_back(std::move(*merge));
+  }
+  for (const Entry& e : *entries)
+    if (e.piece == "<|endoftext|>") parts.specials.push_back({e.piece, int(e.id)});
+  parts.pieces = std::move(*pieces);
+  return BpeTokenizer::build(std::move(parts));
+}
+
+Result<BpeTokenizer> bpe_from_tokenizer_json(std::string_view tokenizer_json) {
+  auto parsed = json_parse_object(tokenizer_json, "tokenizer.json");
+  if (!parsed) return make_error(parsed.error());
+  const Json& j = *parsed;
+  const auto model = j.find("model");
+  if (model == j.end() || !model->is_object()) return make_error("tokenizer.json has no \"model\" object");
+  if (json_type(*model) != "BPE")
+    return make_error("unsupported tokenizer model type " + in_quotes(json_type(*model)) + "; only \"BPE\" is supported");
+  if (Status st = tokenizer_json_check_pipeline(j, *model); !st) return make_error(st.error());
+
+  const auto vocab = model->find("vocab");
+  if (vocab == model->end()) return make_error("tokenizer.json: the model has no \"vocab\"");
+  auto entries = vocab_entries(*vocab, "tokenizer.json's vocab");
+  if (!entries) return make_error(entries.error());
+
+  BpeTokenizer::Parts parts;
+  // Added tokens already in the vocabulary (GPT-2's <|endoftext|>) must keep their id; new ones
+  // extend the id range.
+  if (const auto added = j.find("added_tokens"); added != j.end() && !added->is_null()) {
+    if (!added->is_array()) return make_error("tokenizer.json: \"added_tokens\" is not an array");
+    for (const Json& a : *added) {
+      const auto content = a.is_object() ? a.find("content") : a.end();
+      const auto id = a.is_object() ? a.find("id") : a.end();
+      if (!a.is_object() || content == a.end() || !content->is_string() || id == a.end() || !id->is_number_integer())
+        return make_error("tokenizer.json: an added token lacks a string \"content\" or an integer \"id\"");
+      const std::string text = content->get<std::string>();
+      for (const char* flag : {"lstrip", "rstrip", "single_word"})
+        if (json_flag(a, flag, false)) return make_error("added token " + in_quotes(text) + ": " + flag + " is not supported");
+      const int64_t want = id->get<int64_t>();
+      const auto in_vocab = vocab->find(text);
+      if (in_vocab == vocab->end())
+        entries->push_back({text, want});
+      else if (in_vocab->get<int64_t>() != want)
+        return make_error("added token " + in_quotes(text) + " has id " + std::to_string(want) +
+                          " but the vocabulary gives it " + std::to_string(in_vocab->get<int64_t>()));
+      if (want >= 0 && want <= INT32_MAX) parts.specials.push_back({text, int(want)});
+    }
+  }
+  auto pieces = pieces_by_id(*entries);
+  if (!pieces) return make_error(pieces.error());
+  parts.pieces = std::move(*pieces);
+
+  const auto merges = model->find("merges");
+  if (merges == model->end() || !merges->is_array()) return make_error("tokenizer.json: the model has no \"merges\" array");
+  parts.merges.reserve(merges->size());
+  for (size_t k = 0; k < merges->size(); ++k) {
+    const Json& m = (*merges)[k];
+    std::optional<std::pair<std::string, std::string>> merge;
+    if (m.is_string())
+      merge = merge_split(m.get_ref<const std::string&>());
+    else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string())
+      merge = std::pair{m[0].get<std::string>(), m[1].get<std::string>()};
+    if (!merge)
+      return make_error("tokenizer.json: merge " + std::to_string(k + 1) +
+                        " is neither \"left right\" nor [\"left\", \"right\"]");
+    parts.merges.push_back(std::move(*merge));
+  }
+  return BpeTokenizer::build(std::move(parts));
+}
+
+}  // namespace attnviz

@@ -1,0 +1,61 @@
+// The interface of a checkpoint's own tokenizer (GPT-2's byte-level BPE, BERT's WordPiece): text in,
+// vocabulary ids out, each id with the byte range of the text it covers so the UI can show tokens as
+// readable text. The engine embeds by id. Implementations: core/text/bpe_tokenizer.h, core/text/wordpiece_tokenizer.h.
+// Nothing here reads files; loaders take the files' text, so they can be fuzzed from memory.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/config.h"
+#include "base/result.h"
+
+namespace attnviz {
+
+struct SubwordToken {
+  int id = 0;
+  std::string piece;          // the vocabulary entry: "Ġcat", "##ing", "[CLS]"
+  size_t begin = 0, end = 0;  // bytes of the segment's text (SubwordEncoding::text or text_b) it covers;
+                              // begin == end for framing the tokenizer adds ([CLS], [SEP])
+  int segment = 0;            // 0: sentence A, 1: sentence B (BERT's token_type_ids)
+  bool special = false;       // a special token: added framing, or typed literally ("[MASK]", "<|endoftext|>")
+  bool unknown = false;       // the unknown token, standing in for text the vocabulary cannot spell
+  bool continues = false;     // continues the previous token's word (WordPiece "##" pieces; BPE pieces
+                              // that do not start a pre-tokenized word)
+};
+
+struct SubwordEncoding {
+  std::string text;     // sentence A after utf8_sanitize (invalid UTF-8 -> U+FFFD); offsets refer to it
+  std::string text_b;   // sentence B, likewise (empty when there is no pair)
+  std::vector<SubwordToken> tokens;
+};
+
+struct SubwordLimits {
+  size_t max_bytes = size_t{1} << 20;  // per sentence, checked before any work
+  int max_tokens = kMaxTokens;         // checked as tokens are produced, so a huge input stops early
+};
+
+class SubwordTokenizer {
+ public:
+  virtual ~SubwordTokenizer() = default;
+
+  // Tokenizes sentence A, or the pair A, B (BERT: [CLS] A [SEP] B [SEP] with segments 0 / 1;
+  // GPT-2: A's tokens then B's, no separator, B's with segment 1). Any byte string is accepted;
+  // errors only for the limits.
+  virtual Result<SubwordEncoding> encode(std::string_view text, std::optional<std::string_view> pair = std::nullopt,
+                                         const SubwordLimits& limits = {}) const = 0;
+  // The text the ids spell: GPT-2 gives back the exact input bytes; WordPiece joins "##" pieces to
+  // their word and separates words by one space (after its normalisation, e.g. lowercased).
+  virtual std::string decode(std::span<const int> ids) const = 0;
+
+  virtual int vocab_size() const = 0;                     // ids are 0 .. vocab_size() - 1
+  virtual const std::string& piece(int id) const = 0;     // precondition: 0 <= id < vocab_size()
+  virtual std::optional<int> id_of(std::string_view piece) const = 0;
+  virtual std::optional<int> pad_id() const = 0;          // [PAD] for BERT; none for GPT-2
+  virtual std::string_view kind_name() const = 0;         // "gpt2-bpe", "wordpiece"
+};
+
+}  // namespace attnviz

@@ -1,0 +1,70 @@
+// Unicode character properties and normalisation for the tokenizers: general categories from the
+// full Unicode database (generated tables, see tests/fixtures/make_unicode_tables.py), BERT's
+// character classes, NFD / NFC (Hangul by arithmetic), accent stripping and context-free full
+// lowercasing. No UTF-8 here (see core/text/utf8.h), no upper/title case, no locale rules.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace attnviz {
+
+// The 30 two-letter general categories, in UnicodeData.txt's order. A code point that is not
+// assigned, or is above U+10FFFF, is cn.
+enum class UnicodeGeneralCategory {
+  lu, ll, lt, lm, lo,          // letters
+  mn, mc, me,                  // marks
+  nd, nl, no,                  // numbers
+  pc, pd, ps, pe, pi, pf, po,  // punctuation
+  sm, sc, sk, so,              // symbols
+  zs, zl, zp,                  // separators
+  cc, cf, cs, co, cn           // other: control, format, surrogate, private use, unassigned
+};
+
+// The first letter of the general category: what regex classes like \p{L} and \p{N} test.
+enum class UnicodeCategory { letter, mark, number, punctuation, symbol, separator, other };
+
+UnicodeGeneralCategory unicode_general_category(char32_t c);
+UnicodeCategory unicode_category(char32_t c);
+
+// The Unicode version the tables were generated from, e.g. "14.0.0".
+const char* unicode_version();
+
+bool unicode_is_letter(char32_t c);  // \p{L}
+bool unicode_is_number(char32_t c);  // \p{N}: Nd, Nl and No (so ٣, Ⅻ and ½ count)
+bool unicode_is_mark(char32_t c);    // \p{M}
+
+// The White_Space property: what \s matches in GPT-2's pre-tokenization pattern.
+bool unicode_is_white_space(char32_t c);
+
+// BERT's basic tokenizer definitions (tokenization.py's _is_whitespace, _is_control,
+// _is_punctuation, _is_chinese_char), kept exactly as BERT has them:
+bool unicode_is_whitespace(char32_t c);    // space, \t, \n, \r, or category Zs
+bool unicode_is_control(char32_t c);       // category Cc or Cf, except \t, \n and \r
+bool unicode_is_punctuation(char32_t c);   // category P*, or any ASCII non-alphanumeric symbol
+                                           // (33-47, 58-64, 91-96, 123-126, so $ + < = > ^ ` | ~ too)
+bool unicode_is_cjk_ideograph(char32_t c); // CJK Unified Ideographs, Extensions A-E, Compatibility
+
+// Canonical combining class (0 for starters and for anything unassigned or out of range).
+int unicode_combining_class(char32_t c);
+
+// Canonical decomposition (NFD) and canonical composition (NFC) per UAX #15. Surrogates and
+// values above U+10FFFF are not valid characters; they pass through unchanged as starters.
+std::u32string unicode_nfd(std::u32string_view text);
+std::u32string unicode_nfc(std::u32string_view text);
+
+// BERT's _run_strip_accents: NFD, then drop every nonspacing mark (Mn). "Café" -> "Cafe".
+std::u32string unicode_strip_accents(std::u32string_view text);
+
+// Full lowercase mapping of one code point, without context (what Python's chr(c).lower() and
+// Rust's char::to_lowercase give): "İ" (U+0130) -> "i" U+0307, two code points; "Σ" -> "σ" always,
+// never the final "ς" (Hugging Face's BertNormalizer lowercases character by character, too).
+struct UnicodeLower {
+  char32_t cp[2] = {0, 0};
+  int count = 1;  // 1 or 2
+};
+UnicodeLower unicode_lower(char32_t c);
+
+// unicode_lower applied to every code point.
+std::u32string unicode_lowercase(std::u32string_view text);
+
+}  // namespace attnviz

@@ -1,0 +1,276 @@
+// Straightforward matrix calculus; each formula is the derivative of the matching forward in
+// kernels.cpp / attention.cpp, with the forward's own accumulation order where it matters.
+#include "train/backward.h"
+
+#include <cmath>
+
+namespace attnviz {
+
+LinearGrads linear_backward(const Mat& x, const Mat& w, const Mat& dy) {
+  LinearGrads g;
+  g.dx.noalias() = dy * w;
+  g.dw.noalias() = dy.transpose() * x;
+  g.db = dy.colwise().sum().transpose();
+  return g;
+}
+
+Mat softmax_backward(const Mat& weights, const Mat& dweights) {
+  Mat ds(weights.rows(), weights.cols());
+  for (Eigen::Index i = 0; i < weights.rows(); ++i) {
+    const float dot = weights.row(i).dot(dweights.row(i));
+    ds.row(i) = weights.row(i).array() * (dweights.row(i).array() - dot);
+  }
+  return ds;
+}
+
+LayerNormGrads layer_norm_backward(const Mat& x, const Vec& w, float eps, const Mat& dy) {
+  LayerNormGrads g;
+  const Eigen::Index C = x.cols();
+  g.dx.resize(x.rows(), C);
+  g.dw = Vec::Zero(C);
+  g.db = Vec::Zero(C);
+  for (Eigen::Index t = 0; t < x.rows(); ++t) {
+    const float mean = x.row(t).mean();
+    const RowVec centred = x.row(t).array() - mean;
+    const float inv = 1.0f / std::sqrt(centred.squaredNorm() / static_cast<float>(C) + eps);
+    const RowVec xhat = centred * inv;
+    g.dw += (dy.row(t).array() * xhat.array()).matrix().transpose();
+    g.db += dy.row(t).transpose();
+    const RowVec dxhat = dy.row(t).array() * w.transpose().array();
+    // dx = inv * (dxhat - mean(dxhat) - xhat * mean(dxhat ⊙ xhat))
+    g.dx.row(t) = inv * (dxhat.array() - dxhat.mean() - xhat.array() * dxhat.dot(xhat) / static_cast<float>(C));
+  }
+  return g;
+}
+
+Mat activation_backward(const Mat& pre, Activation a, const Mat& dy) {
+  Mat d(pre.rows(), pre.cols());
+  constexpr float kInvSqrt2 = 0.70710678118654752f;
+  constexpr float kInvSqrt2Pi = 0.39894228040143268f;
+  const float k = std::sqrt(2.0f / 3.14159265358979f);
+  for (Eigen::Index i = 0; i < pre.size(); ++i) {
+    const float x = pre.data()[i];
+    float grad = 0;
+    switch (a) {
+      case Activation::relu: grad = x > 0 ? 1.0f : 0.0f; break;
+      case Activation::gelu:  // d/dx [x Φ(x)] = Φ(x) + x φ(x)
+        grad = 0.5f * (1.0f + std::erf(x * kInvSqrt2)) + x * kInvSqrt2Pi * std::exp(-0.5f * x * x);
+        break;
+      case Activation::gelu_tanh: {
+        const float u = k * (x + 0.044715f * x * x * x);
+        const float th = std::tanh(u);
+        grad = 0.5f * (1.0f + th) + 0.5f * x * (1.0f - th * th) * k * (1.0f + 3.0f * 0.044715f * x * x);
+        break;
+      }
+    }
+    d.data()[i] = grad * dy.data()[i];
+  }
+  return d;
+}
+
+CrossEntropy cross_entropy(const Mat& logits, const std::vector<int>& targets) {
+  CrossEntropy ce;
+  ce.dlogits = Mat::Zero(logits.rows(), logits.cols());
+  int counted = 0;
+  double loss = 0;
+  for (Eigen::Index i = 0; i < logits.rows(); ++i) {
+    const int t = targets[static_cast<size_t>(i)];
+    if (t < 0) continue;
+    ++counted;
+    const float max = logits.row(i).maxCoeff();
+    const RowVec e = (logits.row(i).array() - max).exp();
+    const float sum = e.sum();
+    loss -= std::log(e(t) / sum);
+    ce.dlogits.row(i) = e / sum;
+    ce.dlogits(i, t) -= 1.0f;
+  }
+  if (counted > 0) {
+    ce.loss = static_cast<float>(loss / counted);
+    ce.dlogits /= static_cast<float>(counted);
+  }
+  return ce;
+}
+
+HeadGrads head_backward(const HeadInputs& in, const Mat& dout) {
+  const Mat& q = *in.q;
+  const Mat& k = *in.k;
+  const Mat& v = *in.v;
+  const Mat& w = *in.weights;
+  HeadGrads g;
+  g.dv.noalias() = w.transpose() * dout;
+  const Mat dweights = dout * v.transpose();
+  const Mat draw = softmax_backward(w, dweights) * in.scale;  // (Tq, Tk)
+  switch (in.score) {
+    case ScoreKind::scaled_dot:
+    case ScoreKind::dot:
+      g.dq.noalias() = draw * k;
+      g.dk.noalias() = draw.transpose() * q;
+      break;
+    case ScoreKind::general: {  // raw = Q G Kᵀ
+      const Mat& G = *in.general_w;
+      const Mat kg = k * G.transpose();  // (Tk, HS): rows are G kⱼ
+      g.dq.noalias() = draw * kg;
+      g.dk.noalias() = draw.transpose() * (q * G);
+      g.dgeneral.noalias() = q.transpose() * draw * k;
+      break;
+    }
+    case ScoreKind::additive: {  // raw_ij = Σ_a v_a tanh(pq_ia + pk_ja), pq = Q Wqᵀ, pk = K Wkᵀ
+      const Mat& Wq = *in.additive_wq;
+      const Mat& Wk = *in.additive_wk;
+      const RowVec& va = *in.additive_v;
+      const Mat pq = q * Wq.transpose(), pk = k * Wk.transpose();
+      const Eigen::Index A = va.size();
+      Mat dpq = Mat::Zero(q.rows(), A), dpk = Mat::Zero(k.rows(), A);
+      g.dadditive_v = RowVec::Zero(A);
+      for (Eigen::Index i = 0; i < q.rows(); ++i)
+        for (Eigen::Index j = 0; j < k.rows(); ++j) {
+          if (draw(i, j) == 0.0f) continue;  // hidden cells contribute nothing
+          const RowVec th = (pq.row(i) + pk.row(j)).array().tanh();
+          g.dadditive_v += draw(i, j) * th;
+          const RowVec dpre = draw(i, j) * (va.array() * (1.0f - th.array().square()));
+          dpq.row(i) += dpre;
+          dpk.row(j) += dpre;
+        }
+      g.dq.noalias() = dpq * Wq;
+      g.dk.noalias() = dpk * Wk;
+      g.dadditive_wq.noalias() = dpq.transpose() * q;
+      g.dadditive_wk.noalias() = dpk.transpose() * k;
+      break;
+    }
+  }
+  return g;
+}
+
+}  // namespace attnviz
+
+namespace attnviz {
+
+namespace {
+
+// A zero gradient container shaped like w.
+AttentionWeights zeros_like(const AttentionWeights& w) {
+  AttentionWeights z;
+  z.in_proj_w = Mat::Zero(w.in_proj_w.rows(), w.in_proj_w.cols());
+  z.in_proj_b = Vec::Zero(w.in_proj_b.size());
+  z.out_w = Mat::Zero(w.out_w.rows(), w.out_w.cols());
+  z.out_b = Vec::Zero(w.out_b.size());
+  z.general_w = Mat::Zero(w.general_w.rows(), w.general_w.cols());
+  z.additive_wq = Mat::Zero(w.additive_wq.rows(), w.additive_wq.cols());
+  z.additive_wk = Mat::Zero(w.additive_wk.rows(), w.additive_wk.cols());
+  z.additive_v = Mat::Zero(w.additive_v.rows(), w.additive_v.cols());
+  return z;
+}
+
+}  // namespace
+
+AttentionGrads attention_backward(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
+                                  const AttentionTrace& fwd, const Mat& dout) {
+  const int C = c.d_model, HS = c.head_size();
+  AttentionGrads g;
+  g.dw = zeros_like(w);
+  const LinearGrads out = linear_backward(fwd.concat, w.out_w, dout);
+  g.dw.out_w = out.dw;
+  g.dw.out_b = out.db;
+  Mat dq(xq.rows(), C), dk(xkv.rows(), C), dv(xkv.rows(), C);
+  for (int h = 0; h < c.n_heads; ++h) {
+    const HeadTrace& head = fwd.heads[static_cast<size_t>(h)];
+    const Mat G = w.general_w.block(h * HS, 0, HS, HS);
+    const Mat Wq = w.additive_wq.block(h * HS, 0, HS, HS), Wk = w.additive_wk.block(h * HS, 0, HS, HS);
+    const RowVec va = w.additive_v.row(h);
+    const HeadInputs in{head.score, score_scale(head.score, HS, c.temperature), &head.q, &head.k, &head.v,
+                        &head.weights, &G, &Wq, &Wk, &va};
+    const HeadGrads hg = head_backward(in, out.dx.middleCols(h * HS, HS));
+    dq.middleCols(h * HS, HS) = hg.dq;
+    dk.middleCols(h * HS, HS) = hg.dk;
+    dv.middleCols(h * HS, HS) = hg.dv;
+    if (hg.dgeneral.size() > 0) g.dw.general_w.block(h * HS, 0, HS, HS) = hg.dgeneral;
+    if (hg.dadditive_wq.size() > 0) {
+      g.dw.additive_wq.block(h * HS, 0, HS, HS) = hg.dadditive_wq;
+      g.dw.additive_wk.block(h * HS, 0, HS, HS) = hg.dadditive_wk;
+      g.dw.additive_v.row(h) = hg.dadditive_v;
+    }
+  }
+  // The three projections: rows [0, C) of in_proj read xq, rows [C, 3C) read xkv.
+  const LinearGrads pq = linear_backward(xq, w.in_proj_w.topRows(C), dq);
+  const LinearGrads pk = linear_backward(xkv, w.in_proj_w.middleRows(C, C), dk);
+  const LinearGrads pv = linear_backward(xkv, w.in_proj_w.bottomRows(C), dv);
+  g.dw.in_proj_w << pq.dw, pk.dw, pv.dw;
+  g.dw.in_proj_b << pq.db, pk.db, pv.db;
+  g.dxq = pq.dx;
+  g.dxkv = pk.dx + pv.dx;
+  return g;
+}
+
+LayerGrads layer_backward(const LayerWeights& w, const ModelConfig& c, const LayerTrace& f, const Mat* memory,
+                          const Mat& dout) {
+  const bool pre = c.norm == NormPlacement::pre;
+  LayerGrads g;
+  // FFN: hidden = act(ffn_in · W1ᵀ + b1); ffn_out = hidden · W2ᵀ + b2. The pre-activation is recomputed.
+  auto ffn_backward = [&](const Mat& dffn_out) {
+    const LinearGrads l2 = linear_backward(f.ffn_hidden, w.ff2_w, dffn_out);
+    Mat pre_act = f.ffn_in * w.ff1_w.transpose();
+    pre_act.rowwise() += w.ff1_b.transpose();
+    const LinearGrads l1 = linear_backward(f.ffn_in, w.ff1_w, activation_backward(pre_act, c.activation, l2.dx));
+    g.dw.ff1_w = l1.dw;
+    g.dw.ff1_b = l1.db;
+    g.dw.ff2_w = l2.dw;
+    g.dw.ff2_b = l2.db;
+    return l1.dx;  // d ffn_in
+  };
+  auto attn_backward = [&](const Mat& dattn_out) {
+    const Mat& kv = memory ? *memory : f.attn_in;
+    AttentionGrads a = attention_backward(w.attn, c, f.attn_in, kv, f.attn, dattn_out);
+    g.dw.attn = std::move(a.dw);
+    if (memory) {
+      g.dmemory = std::move(a.dxkv);
+      return a.dxq;
+    }
+    return Mat(a.dxq + a.dxkv);  // d attn_in
+  };
+  if (c.d_ff == 0) {
+    // Attention only. The absent FFN and norm2 get zero-size gradients shaped like their weights,
+    // so the optimiser's tensor list still lines up with the model's.
+    g.dw.ff1_w = Mat::Zero(w.ff1_w.rows(), w.ff1_w.cols());
+    g.dw.ff1_b = Vec::Zero(w.ff1_b.size());
+    g.dw.ff2_w = Mat::Zero(w.ff2_w.rows(), w.ff2_w.cols());
+    g.dw.ff2_b = Vec::Zero(w.ff2_b.size());
+    g.dw.norm2_w = Vec::Zero(w.norm2_w.size());
+    g.dw.norm2_b = Vec::Zero(w.norm2_b.size());
+    if (pre) {
+      // out = x + attn(LN1(x))
+      const LayerNormGrads n1 = layer_norm_backward(f.x_in, w.norm1_w, c.ln_eps, attn_backward(dout));
+      g.dx = dout + n1.dx;
+      g.dw.norm1_w = n1.dw;
+      g.dw.norm1_b = n1.db;
+    } else {
+      // out = LN1(x + attn(x))
+      const LayerNormGrads n1 = layer_norm_backward(f.x_in + f.attn.out, w.norm1_w, c.ln_eps, dout);
+      g.dx = n1.dx + attn_backward(n1.dx);
+      g.dw.norm1_w = n1.dw;
+      g.dw.norm1_b = n1.db;
+    }
+  } else if (pre) {
+    // resid1 = x + attn(LN1(x)); out = resid1 + ffn(LN2(resid1))
+    const LayerNormGrads n2 = layer_norm_backward(f.resid1, w.norm2_w, c.ln_eps, ffn_backward(dout));
+    const Mat dresid1 = dout + n2.dx;
+    const LayerNormGrads n1 = layer_norm_backward(f.x_in, w.norm1_w, c.ln_eps, attn_backward(dresid1));
+    g.dx = dresid1 + n1.dx;
+    g.dw.norm1_w = n1.dw;
+    g.dw.norm1_b = n1.db;
+    g.dw.norm2_w = n2.dw;
+    g.dw.norm2_b = n2.db;
+  } else {
+    // resid1 = LN1(x + attn(x)); out = LN2(resid1 + ffn(resid1))
+    const LayerNormGrads n2 = layer_norm_backward(f.resid1 + f.ffn_out, w.norm2_w, c.ln_eps, dout);
+    const Mat dresid1 = n2.dx + ffn_backward(n2.dx);
+    const LayerNormGrads n1 = layer_norm_backward(f.x_in + f.attn.out, w.norm1_w, c.ln_eps, dresid1);
+    g.dx = n1.dx + attn_backward(n1.dx);
+    g.dw.norm1_w = n1.dw;
+    g.dw.norm1_b = n1.db;
+    g.dw.norm2_w = n2.dw;
+    g.dw.norm2_b = n2.db;
+  }
+  return g;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,113 @@
+// Training: the loss of a model on token ids with per-position targets, its gradient for every
+// weight (same layout as the weights: a ModelWeights), global-norm clipping and AdamW. Deterministic
+// for given data and seed. The forward here is the engine's own (layer_forward); the backward is
+// core/train/backward.h. Demo data and the training loop live elsewhere.
+#pragma once
+#include <functional>
+#include <vector>
+
+#include "model/model.h"
+#include "base/result.h"
+
+namespace attnviz {
+
+struct TrainExample {
+  std::vector<int> ids;      // token ids (T), indices into model.vocab / tok_embed rows
+  std::vector<int> targets;  // (T): the vocabulary id to predict at each position, or -1 for none
+  MaskSpec mask;             // e.g. causal for a decoder
+};
+
+struct LossGrads {
+  float loss = 0;        // mean cross-entropy over positions with a target
+  int correct = 0;       // positions whose arg-max prediction equals the target
+  int counted = 0;       // positions with a target
+  ModelWeights grads;    // d loss / d weight, every tensor shaped like the model's
+};
+
+// Needs tok_embed, output_w and a vocabulary. Errors: ids out of range, length mismatch, too long.
+Result<LossGrads> model_loss_grads(const Model& model, const TrainExample& example);
+
+// Predictions at every position (arg-max over the vocabulary) and the loss, without gradients.
+Result<LossGrads> model_loss(const Model& model, const TrainExample& example);
+
+// The mean over a batch of each example's loss and gradient. The batch is cut into kTrainShards
+// fixed shards, computed in parallel when cores allow and summed in shard order, so the result is
+// bit-identical whatever the number of threads. correct / counted are summed.
+inline constexpr int kTrainShards = 2;
+
+// Runs fn(0) ... fn(shards - 1) at once: shard 0 on the calling thread, the others on threads of
+// their own, each with OpenMP (and so Eigen) kept to one thread inside. Plain threads rather than
+// an OpenMP team: idle OpenMP workers spin, which on a busy machine took CPU from the other shard
+// (training ran 2.3x slower under load with the default wait policy).
+void run_sharded(int shards, const std::function<void(int shard)>& fn);
+Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainExample>& batch);
+
+// The output logits (T, V) for token ids (targets are ignored).
+Result<Mat> model_logits(const Model& model, const TrainExample& example);
+
+// A demo model's vocabulary-sized tensors, drawn in this order from one stream: the token table
+// (V, C) with token_std, the learned positions (max_positions, C) with position_std and the output
+// projection (V, C) with output_std; the output bias is zero. V = model.vocab.size().
+void weights_init_vocab(Model& model, uint64_t stream_seed, double token_std, double position_std, double output_std);
+
+// A ModelWeights of zeros shaped like w.
+ModelWeights weights_zeros_like(const ModelWeights& w);
+// a += scale * b, tensor by tensor.
+void weights_add(ModelWeights& a, const ModelWeights& b, float scale = 1.0f);
+float weights_norm(const ModelWeights& w);  // global L2 norm over every tensor
+
+struct AdamConfig {
+  float lr = 3e-3f;
+  float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+  float weight_decay = 0.01f;  // decoupled (AdamW), applied to matrices, not to biases or norms
+  float clip_norm = 1.0f;      // global gradient norm cap; <= 0: no clipping
+};
+
+struct AdamState {
+  ModelWeights m, v;
+  int step = 0;
+};
+
+AdamState adam_init(const ModelWeights& w);
+// Clips grads to clip_norm, then one AdamW update of model.weights.
+void adam_step(ModelWeights& weights, const ModelWeights& grads, AdamState& state, const AdamConfig& config);
+
+// What a demo's training loop reports while it runs (core/demos/coref_demo.h, core/demos/induction_demo.h).
+struct TrainProgress {
+  int step = 0;
+  float loss = 0;              // mean training loss of the last batch
+  float heldout_accuracy = 0;  // of the latest held-out evaluation
+  double seconds = 0;          // since training started
+  bool evaluated = false;      // heldout_accuracy was measured at this step
+};
+
+// Called with the progress and the current weights; returning false stops training there. It runs
+// on the training thread, so an app can pause training by blocking in it.
+using TrainCallback = std::function<bool(const TrainProgress&, const Model&)>;
+
+struct TrainRun {
+  Model model;
+  std::vector<TrainProgress> history;  // one entry per evaluation
+  float heldout_accuracy = 0;          // the last evaluation's
+  bool stopped = false;                // the callback asked to stop
+};
+
+// The training loop both demos share: a batch per step, AdamW, an evaluation every eval_every
+// steps (and at the last), the callback every report_every steps (0: at evaluations only) and after
+// every evaluation, and a stop as soon as an evaluation says the run is done.
+struct TrainLoopOptions {
+  int max_steps = 1000;
+  int eval_every = 100;
+  int report_every = 0;
+  AdamConfig adam;
+};
+struct Evaluation {
+  float accuracy = 0;  // becomes TrainProgress::heldout_accuracy
+  bool done = false;   // the target is reached: stop here
+};
+using BatchSource = std::function<Result<std::vector<TrainExample>>(int step)>;
+using Evaluator = std::function<Result<Evaluation>(const Model& model)>;
+Result<TrainRun> train_loop(Model model, const TrainLoopOptions& options, const BatchSource& next_batch,
+                            const Evaluator& evaluate, const TrainCallback& on_progress);
+
+}  // namespace attnviz

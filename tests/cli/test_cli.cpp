@@ -1,0 +1,280 @@
+// attnviz-cli: option parsing (usage errors are one line, exit 2), end-to-end runs against the
+// PyTorch fixtures through --weights/--input-npy/--json, and every output format.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_options.h"
+#include "cli_run.h"
+#include "base/file_io.h"
+#include "io/model_file.h"
+#include "io/npy.h"
+#include "support/check_util.h"
+#include "support/cli_util.h"
+#include "support/fixture_util.h"
+
+using namespace attnviz;
+using namespace attnviz::test;
+using attnviz::test::has;
+
+namespace {
+
+std::string temp(const std::string& name) { return temp_path("attnviz_cli_" + name); }
+
+using Run = CliRun;
+CliRun run(const std::vector<std::string>& args) { return cli_in_process(args); }
+// Runs the real binary quietly; returns its exit status.
+int run_binary(const std::string& args) { return cli_binary_status(args + " >/dev/null 2>&1"); }
+
+}  // namespace
+
+TEST_CASE("cli: usage errors are one line and name the problem") {
+  auto check = [](std::vector<std::string> args, const std::string& expected) {
+    auto r = cli_parse(args);
+    REQUIRE_FALSE(r.ok());
+    CHECK_MESSAGE(r.error().find(expected) != std::string::npos, r.error());
+    CHECK(r.error().find('\n') == std::string::npos);
+  };
+  check({}, "no command");
+  check({"frobnicate"}, "unknown command");
+  check({"attention", "--text"}, "--text needs a value");
+  check({"attention", "--text", "hi", "--bogus", "1"}, "unknown flag --bogus");
+  check({"attention", "--text", "hi", "--heads", "three"}, "--heads 'three'");
+  check({"attention", "--text", "hi", "--heads", "3"}, "not divisible by 3 heads");
+  check({"attention"}, "exactly one of --text or --input-npy");
+  check({"attention", "--text", "hi", "--input-npy", "x.npy"}, "exactly one of");
+  check({"attention", "--text", "hi", "--csv", "out.csv", "--layer", "0"}, "--csv needs --layer and --head");
+  check({"attention", "--text", "hi", "--png", "out.png"}, "--png needs --layer");
+  check({"attention", "--text", "hi", "--mask", "diagonal"}, "unknown mask");
+  check({"attention", "--text", "hi", "--temperature", "0"}, "--temperature '0'");
+  check({"attention", "--text", "hi", "--score", "cosine"}, "scaled_dot, dot, general or additive");
+  check({"attention", "--text", "hi", "--no-weights=1"}, "takes no value");
+}
+
+TEST_CASE("cli: flags set the config and combine masks; --flag=value works") {
+  auto o = cli_parse({"attention", "--text=it was tired", "--d-model", "96", "--heads=12", "--layers", "3", "--norm", "pre",
+                      "--activation", "gelu", "--score", "additive", "--temperature", "0.5", "--mask", "causal",
+                      "--mask", "window:2", "--seed", "99"});
+  REQUIRE_MESSAGE(o.ok(), o.error());
+  CHECK(o->text == "it was tired");
+  CHECK(o->config.d_model == 96);
+  CHECK(o->config.n_heads == 12);
+  CHECK(o->config.n_layers == 3);
+  CHECK(o->config.norm == NormPlacement::pre);
+  CHECK(o->config.activation == Activation::gelu);
+  CHECK(o->config.score == ScoreKind::additive);
+  CHECK(o->config.temperature == doctest::Approx(0.5));
+  CHECK(o->mask.causal);
+  CHECK(o->mask.window == 2);
+  CHECK(o->seed == 99);
+  CHECK(cli_parse({"--help"})->command == CliCommand::help);
+  CHECK(cli_help().find("--mask SPEC") != std::string::npos);
+}
+
+TEST_CASE("cli: --weights + --input-npy + --json reproduce PyTorch's numbers (encoder fixture)") {
+  const std::string fixture = fixture_path("torch/encoder_c64_h4_post_relu_causal.safetensors");
+  const TensorFile f = load_fixture(fixture);
+  const std::string npy = temp("input.npy");
+  const auto bytes = npy_serialize(fixture_mat(f, "fixture.input"));
+  REQUIRE(file_write_atomic(npy, std::span<const uint8_t>(bytes)).ok());
+  const std::string json_path = temp("trace.json");
+  Run r = run({"attention", "--weights", fixture, "--input-npy", npy, "--mask", "causal", "--json", json_path});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  auto text = file_read_bytes(json_path);
+  REQUIRE(text.ok());
+  const auto j = nlohmann::json::parse(text->begin(), text->end());
+  CHECK(j["model"]["config"]["n_heads"] == 4);
+  CHECK(j["tokens"].size() == 8);
+  REQUIRE(j["layers"].size() == 2);
+  for (int l = 0; l < 2; ++l)
+    for (int h = 0; h < 4; ++h) {
+      const Mat expect = fixture_slice(f, "fixture.weights." + std::to_string(l), h);
+      const auto& got = j["layers"][l]["heads"][h]["weights"];
+      float worst = 0;
+      for (int q = 0; q < expect.rows(); ++q)
+        for (int k = 0; k < expect.cols(); ++k) worst = std::max(worst, std::abs(got[q][k].get<float>() - expect(q, k)));
+      CHECK(worst < 1e-5f);
+      CHECK(j["layers"][l]["heads"][h]["top_keys"][0].size() == 1);  // query 0 sees only key 0 (causal)
+    }
+  const Mat out = fixture_mat(f, "fixture.layer_out.1");
+  float worst = 0;
+  for (int t = 0; t < out.rows(); ++t)
+    for (int c = 0; c < out.cols(); ++c) worst = std::max(worst, std::abs(j["final_hidden"][t][c].get<float>() - out(t, c)));
+  CHECK(worst < 1e-5f);
+}
+
+TEST_CASE("cli: --csv, --png and --save-weights write files; the summary names tokens and heads") {
+  const std::string csv = temp("head.csv"), png = temp("layer.png"), weights = temp("model.safetensors");
+  Run r = run({"attention", "--text", "The cat, the mat", "--d-model", "32", "--heads", "2", "--ffn", "32", "--csv", csv,
+               "--layer", "0", "--head", "1", "--png", png, "--save-weights", weights});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  auto c = file_read_bytes(csv);
+  REQUIRE(c.ok());
+  const std::string text(c->begin(), c->end());
+  CHECK(text.rfind("query\\key,The,cat,\",\",the,mat\n", 0) == 0);  // the comma token is quoted
+  CHECK(std::count(text.begin(), text.end(), '\n') == 6);
+  auto p = file_read_bytes(png);
+  REQUIRE(p.ok());
+  REQUIRE(p->size() > 1000);
+  CHECK((*p)[1] == 'P');
+  CHECK((*p)[2] == 'N');
+  // The saved model reproduces the same attention when loaded back.
+  const std::string csv2 = temp("head2.csv");
+  Run again = run({"attention", "--text", "The cat, the mat", "--weights", weights, "--csv", csv2, "--layer", "0", "--head", "1"});
+  REQUIRE_MESSAGE(again.status == 0, again.err);
+  CHECK(file_read_bytes(csv2)->size() == c->size());
+  CHECK(*file_read_bytes(csv2) == *c);
+
+  Run summary = run({"attention", "--text", "it was tired", "--d-model", "16", "--heads", "2", "--ffn", "16"});
+  REQUIRE(summary.status == 0);
+  CHECK(summary.out.find("0:it 1:was 2:tired") != std::string::npos);
+  CHECK(summary.out.find("scaled_dot") != std::string::npos);
+}
+
+TEST_CASE("cli: unreadable or invalid files exit 1 naming the problem; layer/head out of range too") {
+  Run missing = run({"attention", "--text", "hi", "--weights", "/nonexistent/model.safetensors"});
+  CHECK(missing.status == 1);
+  CHECK(missing.err.find("/nonexistent/model.safetensors") != std::string::npos);
+  const std::string junk = temp("junk.safetensors");
+  REQUIRE(file_write_atomic(junk, std::string_view("not a safetensors file at all")).ok());
+  Run bad = run({"attention", "--text", "hi", "--weights", junk});
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("safetensors") != std::string::npos);
+  Run layer = run({"attention", "--text", "hi", "--d-model", "16", "--heads", "2", "--png", temp("x.png"), "--layer", "4"});
+  CHECK(layer.status == 1);
+  CHECK(layer.err.find("layer 4 does not exist") != std::string::npos);
+  Run conflict = run({"attention", "--text", "hi", "--weights", fixture_path("torch/encoder_c64_h4_post_relu_causal.safetensors"),
+                      "--heads", "8"});
+  CHECK(conflict.status == 1);
+  CHECK(conflict.err.find("--heads 8 disagrees with the file") != std::string::npos);
+  Run unwritable = run({"attention", "--text", "hi", "--d-model", "16", "--heads", "2", "--json", "/nonexistent/dir/out.json"});
+  CHECK(unwritable.status == 1);
+  CHECK(unwritable.err.find("--json") != std::string::npos);
+}
+
+TEST_CASE("cli: the real binary exits 0, 1 and 2 as documented") {
+  CHECK(run_binary("--help") == 0);
+  CHECK(run_binary("attention --text 'hi there' --d-model 16 --heads 2 --ffn 8") == 0);
+  CHECK(run_binary("attention --heads 3 --text hi") == 2);
+  CHECK(run_binary("attention --text hi --weights /nonexistent.safetensors") == 1);
+}
+
+TEST_CASE("cli: train coref writes a model that predict reads; JSON lists every head's attention to the candidates") {
+  const std::string dir = temp("coref_model");
+  Run train = run({"train", "coref", "--seed", "3", "--steps", "40", "--out", dir});
+  REQUIRE_MESSAGE(train.status == 0, train.err);
+  CHECK(train.out.find("step    40") != std::string::npos);
+  CHECK(train.out.find("saved") != std::string::npos);
+  const std::string json = temp("predict.json");
+  Run predict = run({"predict", "--model", dir, "--text", "The animal didn't cross the street because it was too tired.",
+                     "--json", json});
+  REQUIRE_MESSAGE(predict.status == 0, predict.err);
+  CHECK(predict.out.rfind("it (#7) -> ", 0) == 0);
+  auto bytes = file_read_bytes(json);
+  REQUIRE(bytes.ok());
+  const auto j = nlohmann::json::parse(bytes->begin(), bytes->end());
+  CHECK(j["pronoun"]["index"] == 7);
+  CHECK(j["candidates"][0]["text"] == "animal");
+  CHECK(j["candidates"][1]["text"] == "street");
+  REQUIRE(j["heads"].size() == 8);  // 2 layers x 4 heads
+  for (const auto& h : j["heads"]) {
+    const float a = h["to_candidates"][0].get<float>(), b = h["to_candidates"][1].get<float>();
+    CHECK(a >= 0.0f);
+    CHECK(a + b <= 1.0f + 1e-5f);
+  }
+  Run no_it = run({"predict", "--model", dir, "--text", "The cat sat on the mat."});
+  CHECK(no_it.status == 1);
+  CHECK(no_it.err.find("no pronoun") != std::string::npos);
+}
+
+TEST_CASE("cli: the demo commands' usage errors") {
+  auto error_of = [](std::vector<std::string> args) {
+    auto r = cli_parse(args);
+    return r.ok() ? std::string("(accepted)") : r.error();
+  };
+  CHECK(has(error_of({"train"}), "train coref"));
+  CHECK(has(error_of({"train", "coref"}), "needs --out"));
+  CHECK(has(error_of({"predict", "--text", "it"}), "needs --model"));
+  CHECK(has(error_of({"attention", "--text", "hi", "--out", "x"}), "does not apply to 'attention'"));
+  CHECK(has(error_of({"train", "coref", "--out", "d", "--mask", "causal"}), "does not apply to 'train'"));
+  CHECK(has(error_of({"train", "induction"}), "train induction needs --out"));
+  CHECK(has(error_of({"train", "sideways", "--out", "d"}), "'train induction'"));
+}
+
+TEST_CASE("cli: train induction writes an attention-only model that loads, and reports the induction head") {
+  const std::string dir = temp("induction_model");
+  Run train = run({"train", "induction", "--seed", "2", "--steps", "50", "--heads", "4", "--d-model", "16", "--out", dir});
+  REQUIRE_MESSAGE(train.status == 0, train.err);
+  CHECK(has(train.out, "training the induction demo (attention only): d_model 16, 4 heads, 2 layers, seed 2\n"));
+  // One line per evaluation (every 25 steps): step, loss, held-out accuracy, time and induction score.
+  const size_t line = train.out.find("step    25  loss ");
+  REQUIRE(line != std::string::npos);
+  const std::string first = train.out.substr(line, train.out.find('\n', line) - line);
+  CHECK(has(first, "% "));
+  CHECK(has(first, " s  induction 0."));
+  CHECK(has(train.out, "step    50  loss "));
+  CHECK(has(train.out, "steps; induction head L1H"));
+  CHECK(has(train.out, ", previous-token head L0H"));
+  CHECK(has(train.out, "saved "));
+  auto model = model_load((std::filesystem::path(dir) / "model.safetensors").string(), std::nullopt);
+  REQUIRE_MESSAGE(model.ok(), model.error());
+  CHECK(model->config.d_ff == 0);
+  CHECK(model->config.n_layers == 2);
+  CHECK(model->config.n_heads == 4);
+  CHECK(model->config.d_model == 16);
+  CHECK(model->vocab.size() == 32);
+  CHECK(model->vocab[5] == "t5");
+  // The saved model runs like any other: attention over a repeated sequence of its tokens.
+  Run attention = run({"attention", "--weights", (std::filesystem::path(dir) / "model.safetensors").string(), "--text",
+                       "t1 t2 t3 t1 t2", "--mask", "causal"});
+  REQUIRE_MESSAGE(attention.status == 0, attention.err);
+  CHECK(has(attention.out, "2 layer(s)"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("cli: --ffn 0 runs attention-only layers") {
+  Run r = run({"attention", "--text", "the cat sat", "--d-model", "16", "--heads", "2", "--ffn", "0"});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(has(r.out, "0:the 1:cat 2:sat"));
+  Run bad = run({"attention", "--text", "hi", "--ffn", "-1"});
+  CHECK(bad.status == 2);
+  CHECK(has(bad.err, "from 0 to"));
+}
+
+TEST_CASE("cli: attention --model opens a BERT checkpoint folder; --text-b makes a sentence pair; JSON has ids") {
+  const std::string json = temp("bert_pair.json");
+  const Run r = run({"attention", "--model", fixture_path("hf/bert_tiny"), "--text", "The animal didn't cross the street.",
+                     "--text-b", "It was too tired.", "--json", json});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  auto text = file_read_bytes(json);
+  REQUIRE(text.ok());
+  const auto j = nlohmann::json::parse(text->begin(), text->end());
+  // The reference case "pair" of tests/fixtures/hf/bert_tiny/reference.json: the same ids and segments.
+  const std::vector<int> ids = {101, 208, 209, 210, 110, 165, 211, 208, 212, 117, 102, 214, 215, 216, 217, 117, 102};
+  REQUIRE(j["tokens"].size() == ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    CHECK(j["tokens"][i]["id"] == ids[i]);
+    CHECK(j["tokens"][i]["segment"] == (i >= 11 ? 1 : 0));
+  }
+  CHECK(j["tokens"][4]["kind"] == "punct");
+  CHECK(j["tokens"][1]["piece"] == "the");
+  CHECK(j["tokens"][1]["text"] == "The");  // labels show what was typed; the uncased model read "the"
+  std::filesystem::remove(json);
+}
+
+TEST_CASE("cli: --model with a GPT-2 checkpoint; predict refuses it; --model and --weights exclude each other") {
+  Run r = run({"attention", "--model", fixture_path("hf/gpt2_tiny"), "--text", "It was tired.<|endoftext|>It"});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(has(r.out, "pre-norm"));
+  CHECK(has(r.out, "<|endoftext|>"));
+  r = run({"predict", "--model", fixture_path("hf/gpt2_tiny"), "--text", "It was tired."});
+  CHECK(r.status == 1);
+  CHECK(has(r.err, "use attnviz-cli attention"));
+  r = run({"attention", "--model", fixture_path("hf/gpt2_tiny"), "--weights", "x.safetensors", "--text", "a"});
+  CHECK(r.status == 2);
+  CHECK(r.err == "give one of --model or --weights");
+}

@@ -1,0 +1,99 @@
+// The demo models shipped in assets/: the coreference model resolves held-out word combinations,
+// one of its heads sends "it"'s attention to "animal" with "tired" and to "street" with "wide",
+// and the induction model has its induction head. Both are what `attnviz-cli train` makes from
+// their seeds, bit for bit.
+#include <doctest/doctest.h>
+
+#include "demos/coref_demo.h"
+#include "demos/induction_demo.h"
+#include "io/model_file.h"
+#include "model/trace.h"
+
+using namespace attnviz;
+
+namespace {
+
+Model load_asset(const std::string& name) {
+  auto m = model_load(std::string(ATTNVIZ_ASSETS) + "/" + name + "/model.safetensors", std::nullopt);
+  REQUIRE_MESSAGE(m.ok(), m.error());
+  return std::move(*m);
+}
+
+Mat head_weights(const Model& m, const std::string& text, int layer, int head) {
+  TraceInput in;
+  in.text = text;
+  auto t = trace_run(m, in);
+  REQUIRE(t.ok());
+  return t->head(layer, head).weights;
+}
+
+// Bit for bit in the build the assets were made with (Release); Debug and sanitizer builds round
+// some sums differently, so there the retrained model is only checked for what it learned.
+void check_same_weights(const Model& a, const Model& b) {
+#ifndef ATTNVIZ_SHIPPED_NUMERICS
+  MESSAGE("not the Release build: the bit-for-bit comparison runs in the Release build");
+  CHECK(a.config.d_model == b.config.d_model);
+  return;
+#endif
+  const TensorFile fa = model_to_tensors(a), fb = model_to_tensors(b);
+  REQUIRE(fa.tensors.size() == fb.tensors.size());
+  for (size_t i = 0; i < fa.tensors.size(); ++i) {
+    CAPTURE(fa.tensors[i].name);
+    CHECK(fa.tensors[i].name == fb.tensors[i].name);
+    CHECK(fa.tensors[i].data == fb.tensors[i].data);  // bit for bit
+  }
+}
+
+}  // namespace
+
+TEST_CASE("demo assets: the coreference model resolves held-out sentences and has a coreference head") {
+  const Model m = load_asset("demo_coref");
+  CHECK(m.config.d_ff == 0);
+  CHECK(m.vocab == coref_vocabulary());
+  const CorefSplit data = coref_generate(kCorefDemoSeed);
+  const float acc = coref_evaluate(m, data.heldout);
+  MESSAGE("held-out accuracy " << acc << " on " << data.heldout.size() << " sentences");
+  CHECK(acc >= 0.99f);
+
+  const std::string tired = "The animal didn't cross the street because it was too tired.";
+  const std::string wide = "The animal didn't cross the street because it was too wide.";
+  CHECK(coref_predict(m, tired)->referent_text == "animal");
+  CHECK(coref_predict(m, wide)->referent_text == "street");
+  constexpr int it = 7, animal = 1, street = 5;
+  int found = 0;
+  for (int l = 0; l < m.config.n_layers; ++l)
+    for (int h = 0; h < m.config.n_heads; ++h) {
+      const float to_animal = head_weights(m, tired, l, h)(it, animal);
+      const float to_street = head_weights(m, wide, l, h)(it, street);
+      if (to_animal > 0.5f && to_street > 0.5f) {
+        MESSAGE("layer " << l + 1 << " head " << h + 1 << ": it -> animal " << to_animal << " (tired), it -> street "
+                         << to_street << " (wide)");
+        ++found;
+      }
+    }
+  CHECK(found >= 1);
+}
+
+TEST_CASE("demo assets: the coreference model is exactly what `train coref` makes from seed 3") {
+  auto run = coref_train(CorefTrainOptions{});
+  REQUIRE_MESSAGE(run.ok(), run.error());
+  CHECK(run->heldout_accuracy >= 0.99f);
+  check_same_weights(run->model, load_asset("demo_coref"));
+}
+
+TEST_CASE("demo assets: the induction model has an induction head and is what `train induction` makes") {
+  const Model m = load_asset("demo_induction");
+  InductionTrainOptions o;
+  auto scores = induction_scores(m, o.seed);
+  REQUIRE(scores.ok());
+  MESSAGE("induction head L" << scores->best_induction_layer << "H" << scores->best_induction_head << " "
+                             << scores->best_induction << ", previous-token " << scores->best_previous);
+  CHECK(scores->best_induction >= 0.9f);
+  CHECK(scores->best_induction_layer == 1);
+  auto heldout = induction_heldout(o, 64);
+  REQUIRE(heldout.ok());
+  CHECK(induction_evaluate(m, *heldout) >= 0.95f);
+  auto run = induction_train(o);
+  REQUIRE(run.ok());
+  check_same_weights(run->model, m);
+}

@@ -1,0 +1,132 @@
+// The induction demo trains from scratch, in about a second, into a model whose layer-1 head is
+// an induction head by our detector (>= 0.9) fed by a previous-token head in layer 0, and predicts
+// held-out repeats; random weights score low; a seed gives the same weights every time.
+#include <doctest/doctest.h>
+
+#include "demos/induction_demo.h"
+
+using namespace attnviz;
+
+TEST_CASE("induction demo: targets cover the repeat after its first token, with a causal mask") {
+  InductionSequence s;
+  s.ids = {5, 6, 7, 1, 2, 5, 6, 7};
+  s.repeat_start = 5;
+  s.repeat_length = 3;
+  const TrainExample ex = induction_train_example(s);
+  CHECK(ex.ids == s.ids);
+  // Position t predicts ids[t + 1]: 5 -> 6 and 6 -> 7; the 5 at position 5 itself is unpredictable.
+  CHECK(ex.targets == std::vector<int>{-1, -1, -1, -1, -1, 6, 7, -1});
+  CHECK(ex.mask.causal);
+}
+
+TEST_CASE("induction demo: trains to an induction head in layer 1 and a previous-token head in layer 0") {
+  InductionTrainOptions o;
+  int calls = 0;
+  auto r = induction_train(o, [&](const TrainProgress& p, const Model&) {
+    ++calls;
+    CHECK(p.evaluated);  // report_every 0: called at evaluations only
+    return true;
+  });
+  REQUIRE_MESSAGE(r.ok(), r.error());
+  CHECK_FALSE(r->stopped);
+  CHECK(calls == static_cast<int>(r->history.size()));
+  CHECK(r->history.front().loss > r->history.back().loss);
+  CHECK(r->model.config.d_ff == 0);
+  CHECK(r->model.config.n_layers == 2);
+
+  auto s = induction_scores(r->model, o.seed);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  MESSAGE("after " << r->history.back().step << " steps, " << r->history.back().seconds << " s: held-out accuracy "
+                   << r->heldout_accuracy << ", induction L" << s->best_induction_layer << "H" << s->best_induction_head
+                   << " " << s->best_induction << ", previous-token L0H" << s->best_previous_head << " "
+                   << s->best_previous);
+  CHECK(r->history.back().step < o.max_steps);  // stopped on the target, not the step limit
+  CHECK(r->heldout_accuracy >= 0.95f);
+  CHECK(s->best_induction_layer == 1);
+  CHECK(s->best_induction >= 0.9f);
+  // A previous-token head: well above the ~0.1 of a causal average over ~12 keys.
+  CHECK(s->best_previous >= 0.4f);
+  // The induction head is not the previous-token head, and layer 0 does no induction.
+  const auto& grid = s->induction.by_layer_head;
+  for (const DetectorScore& d : grid[0]) CHECK(d.score < 0.3f);
+  CHECK(s->previous_token.by_layer_head[1][static_cast<size_t>(s->best_induction_head)].score < 0.3f);
+}
+
+TEST_CASE("induction demo: every head of an untrained model scores low") {
+  InductionTrainOptions o;
+  auto m = induction_model_init(o);
+  REQUIRE(m.ok());
+  auto s = induction_scores(*m, o.seed);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  for (size_t l = 0; l < s->induction.by_layer_head.size(); ++l)
+    for (size_t h = 0; h < s->induction.by_layer_head[l].size(); ++h) {
+      CAPTURE(l);
+      CAPTURE(h);
+      CHECK(s->induction.by_layer_head[l][h].defined);
+      CHECK(s->induction.by_layer_head[l][h].score <= 0.2f);
+      CHECK(s->previous_token.by_layer_head[l][h].score <= 0.3f);
+    }
+  auto heldout = induction_heldout(o, 16);
+  REQUIRE(heldout.ok());
+  CHECK(induction_evaluate(*m, *heldout) < 0.2f);
+}
+
+TEST_CASE("induction demo: deterministic for a seed; a new seed gives other weights") {
+  InductionTrainOptions o;
+  o.max_steps = 30;
+  o.eval_every = 30;
+  auto a = induction_train(o);
+  auto b = induction_train(o);
+  o.seed = 2;
+  auto c = induction_train(o);
+  REQUIRE((a.ok() && b.ok() && c.ok()));
+  CHECK(a->model.weights.layers[1].attn.in_proj_w == b->model.weights.layers[1].attn.in_proj_w);
+  CHECK(a->model.weights.pos_embed == b->model.weights.pos_embed);
+  CHECK(a->model.weights.output_w == b->model.weights.output_w);
+  CHECK(a->history.back().loss == b->history.back().loss);
+  CHECK(a->model.weights.tok_embed != c->model.weights.tok_embed);
+  // The held-out set is fixed by the seed too.
+  auto h1 = induction_heldout(o, 4), h2 = induction_heldout(o, 4);
+  REQUIRE((h1.ok() && h2.ok()));
+  CHECK((*h1)[3].ids == (*h2)[3].ids);
+  CHECK((*h1)[0].repeat_start == o.length - o.segment_length);
+}
+
+TEST_CASE("induction demo: the callback can stop training, and bad options are errors") {
+  InductionTrainOptions o;
+  o.eval_every = 10;
+  o.report_every = 5;
+  std::vector<int> seen;
+  auto r = induction_train(o, [&](const TrainProgress& p, const Model&) {
+    seen.push_back(p.step);
+    return p.step < 20;
+  });
+  REQUIRE(r.ok());
+  CHECK(r->stopped);
+  CHECK(seen == std::vector<int>{5, 10, 15, 20});
+  CHECK(r->history.back().step == 20);
+
+  auto error_of = [](InductionTrainOptions bad) {
+    auto m = induction_train(bad);
+    return m.ok() ? std::string("(accepted)") : m.error();
+  };
+  InductionTrainOptions bad = o;
+  bad.n_layers = 1;
+  CHECK(error_of(bad).find("at least 2 layers") != std::string::npos);
+  bad = o;
+  bad.n_heads = 3;  // 32 % 3 != 0
+  CHECK(error_of(bad).find("divisible") != std::string::npos);
+  bad = o;
+  bad.length = 10;  // two copies of 6 do not fit
+  CHECK(error_of(bad).find("cannot hold two copies") != std::string::npos);
+  bad = o;
+  bad.vocab_size = 6;  // no token left for the filler
+  CHECK(error_of(bad).find("too small") != std::string::npos);
+  bad = o;
+  bad.batch = 0;
+  CHECK(error_of(bad).find("positive") != std::string::npos);
+  bad = o;
+  bad.lr = 0;
+  CHECK(error_of(bad).find("learning rate") != std::string::npos);
+  CHECK_FALSE(induction_heldout(bad, 4).ok());
+}

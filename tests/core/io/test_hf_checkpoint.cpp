@@ -1,0 +1,252 @@
+// Hugging Face checkpoints (tests/fixtures/hf, made by make_hf_checkpoints.py): the configs become
+// the engine's settings, tokens are labelled, and the loader's errors — missing tensors, wrong shapes,
+// NaN weights, unsupported configs. The comparison with PyTorch is tests/reference/.
+#include <doctest/doctest.h>
+
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/coref_readout.h"
+#include "io/hf_checkpoint.h"
+#include "io/model_open.h"
+#include "model/trace.h"
+#include "support/fixture_util.h"
+#include "support/hf_fixture.h"
+
+namespace attnviz {
+namespace {
+
+using test::fixture_path;
+using test::load_fixture;
+using test::max_abs_diff;
+using test::open_fixture;
+using test::ref_cases;
+using test::RefCase;
+
+TEST_CASE("hf checkpoint: the configs become the engine's settings") {
+  const Model gpt2 = open_fixture("gpt2_tiny");
+  CHECK(gpt2.config.norm == NormPlacement::pre);
+  CHECK(gpt2.config.activation == Activation::gelu_tanh);
+  CHECK(gpt2.config.causal);
+  CHECK(gpt2.config.final_norm);
+  CHECK_FALSE(gpt2.config.embed_norm);
+  CHECK(gpt2.config.max_positions == 64);
+  CHECK(gpt2.tokenizer->kind_name() == "gpt2-bpe");
+  CHECK(gpt2.tokenizer->vocab_size() == 557);
+  const Model bert = open_fixture("bert_tiny_cased");
+  CHECK(bert.config.norm == NormPlacement::post);
+  CHECK(bert.config.activation == Activation::gelu);
+  CHECK_FALSE(bert.config.causal);
+  CHECK(bert.config.embed_norm);
+  CHECK(bert.config.type_vocab == 2);
+  CHECK(bert.config.ln_eps == doctest::Approx(1e-7));
+  CHECK(bert.tokenizer->kind_name() == "wordpiece");
+  CHECK(model_summary(bert) == "2 layers, 4 heads, d_model 32, wordpiece 288 pieces");
+}
+
+TEST_CASE("hf checkpoint: token ids fed directly give the same heads as the text") {
+  const Model model = open_fixture("bert_tiny");
+  const RefCase rc = ref_cases("bert_tiny").back();  // the sentence pair
+  TraceInput by_text;
+  by_text.text = rc.text;
+  by_text.text_b = rc.text_b;
+  TraceInput by_ids;
+  by_ids.token_ids = rc.ids;
+  by_ids.segment_ids = rc.segments;
+  auto a = trace_run(model, by_text);
+  auto b = trace_run(model, by_ids);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(max_abs_diff(a->head(1, 2).weights, b->head(1, 2).weights) == 0.0f);
+  CHECK(b->queries[0].text == "[CLS]");
+  // Segment B changes the embedding: the same ids as one segment give other heads.
+  by_ids.segment_ids.clear();
+  auto c = trace_run(model, by_ids);
+  REQUIRE(c.ok());
+  CHECK(max_abs_diff(a->head(0, 0).weights, c->head(0, 0).weights) > 1e-3f);
+}
+
+TEST_CASE("hf checkpoint: tokens are labelled with the text they cover") {
+  const Model gpt2 = open_fixture("gpt2_tiny");
+  TraceInput in;
+  in.text = "The animal didn't cross";
+  auto t = trace_run(gpt2, in);
+  REQUIRE(t.ok());
+  std::string joined;
+  for (const TraceToken& tok : t->queries) {
+    CHECK(tok.text.find("\xC4\xA0") == std::string::npos);  // no "Ġ" on screen
+    joined += tok.text;
+  }
+  CHECK(joined == "The\xC2\xB7" "animal\xC2\xB7" "didn't\xC2\xB7" "cross");
+  const Model bert = open_fixture("bert_tiny");
+  in.text = "The animal";
+  t = trace_run(bert, in);
+  REQUIRE(t.ok());
+  REQUIRE(t->n_queries() == 4);
+  CHECK(t->queries[0].text == "[CLS]");
+  CHECK(t->queries[1].text == "The");  // the uncased model read "the"; the label shows what was typed
+  CHECK(t->queries[1].piece == "the");
+  CHECK(t->queries[3].text == "[SEP]");
+}
+
+TEST_CASE("hf checkpoint: the padding mask pads with [PAD] for BERT and is refused for GPT-2") {
+  TraceInput in;
+  in.text = "The animal";
+  in.mask.pad_to = 6;
+  auto t = trace_run(open_fixture("bert_tiny"), in);
+  REQUIRE(t.ok());
+  CHECK(t->n_queries() == 6);
+  CHECK(t->real_keys == 4);
+  CHECK(t->queries[5].pad);
+  CHECK(t->queries[5].id == 0);
+  CHECK(t->head(0, 0).weights(1, 5) == 0.0f);
+  auto g = trace_run(open_fixture("gpt2_tiny"), in);
+  REQUIRE_FALSE(g.ok());
+  CHECK(g.error() == "this model's tokenizer has no padding token, so the padding mask cannot be used");
+}
+
+// A copy of a fixture folder in a temporary directory, to be damaged by a test.
+struct FolderCopy {
+  std::filesystem::path dir;
+  explicit FolderCopy(const std::string& folder) {
+    dir = std::filesystem::temp_directory_path() / ("attnviz_hf_" + folder + "_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::copy(fixture_path("hf/" + folder), dir);
+  }
+  ~FolderCopy() { std::filesystem::remove_all(dir); }
+  std::string path() const { return dir.string(); }
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / name, std::ios::binary) << text;
+  }
+  void rewrite_weights(const std::function<void(TensorFile&)>& edit) const {
+    auto f = safetensors_read((dir / "model.safetensors").string());
+    REQUIRE(f.ok());
+    edit(*f);
+    REQUIRE(safetensors_write((dir / "model.safetensors").string(), *f).ok());
+  }
+};
+
+Tensor* find_mut(TensorFile& f, const std::string& name) {
+  for (Tensor& t : f.tensors)
+    if (t.name == name) return &t;
+  FAIL("no tensor " << name);
+  return nullptr;
+}
+
+TEST_CASE("hf checkpoint: a missing tensor, a wrong shape or a NaN weight is an error naming the tensor") {
+  FolderCopy copy("gpt2_tiny");
+  const std::string weights = copy.path() + "/model.safetensors";
+  copy.rewrite_weights([](TensorFile& f) {
+    f.tensors.erase(std::find_if(f.tensors.begin(), f.tensors.end(),
+                                 [](const Tensor& t) { return t.name == "transformer.h.1.mlp.c_fc.bias"; }));
+  });
+  auto m = model_open(copy.path());
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error() == "'" + weights + "': the checkpoint has no tensor 'transformer.h.1.mlp.c_fc.bias'");
+
+  FolderCopy shape("gpt2_tiny");
+  shape.rewrite_weights([](TensorFile& f) {
+    Tensor* t = find_mut(f, "transformer.h.0.attn.c_attn.weight");
+    t->shape = {96, 32};  // (out, in): written as nn.Linear instead of Conv1D
+  });
+  m = model_open(shape.path());
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error().find("tensor 'transformer.h.0.attn.c_attn.weight' has shape [96, 32] but") != std::string::npos);
+
+  FolderCopy nan("bert_tiny");
+  nan.rewrite_weights([](TensorFile& f) {
+    find_mut(f, "bert.encoder.layer.1.attention.self.key.weight")->data[7] = std::nanf("");
+  });
+  m = model_open(nan.path());
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error() == "'" + nan.path() + "/model.safetensors': tensor 'bert.encoder.layer.1.attention.self.key.weight' "
+                     "contains NaN or infinite values");
+}
+
+TEST_CASE("hf checkpoint: folder problems are explained") {
+  FolderCopy copy("bert_tiny_cased");
+  std::filesystem::remove(copy.dir / "vocab.txt");
+  auto m = model_open(copy.path());
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error() == "'" + copy.path() + "' has no BERT tokenizer: expected tokenizer.json or vocab.txt");
+
+  FolderCopy weights("gpt2_tiny");
+  std::filesystem::remove(weights.dir / "model.safetensors");
+  m = model_open(weights.path());
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error() == "'" + weights.path() + "' has config.json but no model.safetensors or model.safetensors.index.json");
+
+  FolderCopy roberta("bert_tiny");
+  roberta.write("config.json", R"({"model_type": "roberta", "hidden_size": 32})");
+  m = model_open(roberta.path());
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error() == "'" + roberta.path() + "/config.json': model_type 'roberta' is not supported (attnviz opens "
+                     "GPT-2 and BERT checkpoints)");
+
+  m = model_open("/nonexistent/attnviz/model");
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error() == "'/nonexistent/attnviz/model' does not exist");
+}
+
+TEST_CASE("hf config: published defaults, unsupported variants and bad values") {
+  auto gpt2 = hf_config_parse(R"({"model_type": "gpt2"})");
+  REQUIRE(gpt2.ok());
+  CHECK(gpt2->config.d_model == 768);
+  CHECK(gpt2->config.n_heads == 12);
+  CHECK(gpt2->config.d_ff == 3072);  // n_inner absent: 4 x n_embd
+  CHECK(gpt2->vocab_size == 50257);
+  auto bert = hf_config_parse(R"({"architectures": ["BertForMaskedLM"], "hidden_act": "gelu_new"})");
+  REQUIRE(bert.ok());
+  CHECK(bert->family == CheckpointFamily::bert);
+  CHECK(bert->config.activation == Activation::gelu_tanh);
+  CHECK(bert->config.max_positions == 512);
+  CHECK(hf_config_parse("{").error() == "config.json is not valid JSON");
+  CHECK(hf_config_parse(R"({"model_type": "bert", "position_embedding_type": "relative_key"})").error() ==
+        "config.json: position_embedding_type 'relative_key' is not supported (only absolute)");
+  CHECK(hf_config_parse(R"({"model_type": "gpt2", "scale_attn_by_inverse_layer_idx": true})").error() ==
+        "config.json: GPT-2 with attention scaled by layer index is not supported");
+  CHECK(hf_config_parse(R"({"model_type": "gpt2", "n_head": "twelve"})").error() ==
+        "config.json: 'n_head' must be a non-negative whole number");
+  CHECK(hf_config_parse(R"({"model_type": "gpt2", "n_embd": 100, "n_head": 12})").error().find("not divisible") !=
+        std::string::npos);
+  CHECK(hf_config_parse(R"({"model_type": "bert", "hidden_act": "gelu_fast"})").error() ==
+        "config.json: hidden_act 'gelu_fast' is not supported (gelu, gelu_new, relu)");
+}
+
+}  // namespace
+}  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+TEST_CASE("hf checkpoint: the Coreference view's example maps onto subword pieces by byte offsets") {
+  const std::string text = "The animal didn't cross the street because it was too tired.";
+  for (const char* folder : {"bert_tiny", "gpt2_tiny"}) {
+    CAPTURE(folder);
+    const Model model = open_fixture(folder);
+    TraceInput in;
+    in.text = text;
+    auto t = trace_run(model, in);
+    REQUIRE(t.ok());
+    const CorefExample words = coref_make(text);
+    const CorefExample e = coref_align(*t, words);
+    REQUIRE(e.pronoun >= 0);
+    REQUIRE(e.candidate_a >= 0);
+    REQUIRE(e.candidate_b >= 0);
+    // The pieces found are the ones spelling the words (GPT-2's carry the space before them).
+    CHECK(t->queries[static_cast<size_t>(e.pronoun)].piece.find("it") != std::string::npos);
+    CHECK(t->queries[static_cast<size_t>(e.candidate_a)].text.find("animal") != std::string::npos);
+    CHECK(t->queries[static_cast<size_t>(e.candidate_b)].text.find("street") != std::string::npos);
+    CHECK(e.referent == e.candidate_a);  // "tired": the animal
+    CHECK(t->queries[static_cast<size_t>(e.property)].text.find("tired") != std::string::npos);
+    auto scores = coref_head_scores(*t, e);
+    REQUIRE(scores.ok());
+    REQUIRE(scores->size() == 8);
+    const CorefHeadScore& s = (*scores)[5];  // layer 2, head 2
+    CHECK(s.to_a == t->head(1, 1).weights(e.pronoun, e.candidate_a));
+    CHECK(s.to_b == t->head(1, 1).weights(e.pronoun, e.candidate_b));
+  }
+}
+
+}  // namespace
+}  // namespace attnviz

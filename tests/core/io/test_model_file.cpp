@@ -1,0 +1,160 @@
+// Models through safetensors: exact round trip, PyTorch state-dict files without our metadata,
+// and clear errors for missing tensors, wrong shapes and non-finite values.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "io/model_file.h"
+#include "model/trace.h"
+#include "support/check_util.h"
+#include "support/fixture_util.h"
+
+using namespace attnviz;
+using attnviz::test::max_abs_diff;
+using attnviz::test::temp_path;
+
+namespace {
+ModelConfig small() {
+  ModelConfig c;
+  c.d_model = 32;
+  c.n_heads = 4;
+  c.n_layers = 2;
+  c.d_ff = 40;
+  c.norm = NormPlacement::pre;
+  c.activation = Activation::gelu;
+  c.positions = PositionEncoding::learned;
+  c.max_positions = 16;
+  c.final_norm = true;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("model io: save then load gives the same weights bit for bit and the same trace") {
+  Model m = model_init_random(small(), 77);
+  m.weights.tok_embed = Mat::Random(5, 32);
+  m.vocab = {"[UNK]", "the", "cat", "sat", "."};
+  const std::string path = temp_path("attnviz_model_io.safetensors");
+  REQUIRE(model_save(path, m).ok());
+  auto back = model_load(path, std::nullopt);
+  REQUIRE_MESSAGE(back.ok(), back.error());
+  CHECK(back->config.norm == NormPlacement::pre);
+  CHECK(back->config.final_norm);
+  CHECK(back->vocab == m.vocab);
+  CHECK(back->weights.layers[1].attn.in_proj_w == m.weights.layers[1].attn.in_proj_w);
+  CHECK(back->weights.layers[1].attn.additive_wq == m.weights.layers[1].attn.additive_wq);
+  CHECK(back->weights.pos_embed == m.weights.pos_embed);
+  TraceInput in;
+  in.text = "the cat sat on the mat .";
+  auto a = trace_run(m, in);
+  auto b = trace_run(*back, in);
+  REQUIRE((a.ok() && b.ok()));
+  CHECK(max_abs_diff(a->final, b->final) == 0.0f);
+  CHECK_FALSE(a->queries[3].in_vocab);  // "on" is not in the vocabulary: [UNK]
+  CHECK(a->queries[1].in_vocab);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("model io: a plain PyTorch state dict (no metadata) loads with the heads given by the user") {
+  const Model m = model_init_random(small(), 3);
+  TensorFile f = model_to_tensors(m);
+  f.metadata.clear();
+  std::erase_if(f.tensors, [](const Tensor& t) { return t.name.find("score_") != std::string::npos; });
+  auto no_heads = model_from_tensors(f, std::nullopt);
+  REQUIRE_FALSE(no_heads.ok());
+  CHECK(no_heads.error().find("number of heads") != std::string::npos);
+  ModelConfig fallback;
+  fallback.n_heads = 4;
+  fallback.norm = NormPlacement::pre;
+  fallback.activation = Activation::gelu;
+  auto loaded = model_from_tensors(f, fallback);
+  REQUIRE_MESSAGE(loaded.ok(), loaded.error());
+  CHECK(loaded->config.d_model == 32);
+  CHECK(loaded->config.n_layers == 2);
+  CHECK(loaded->config.d_ff == 40);
+  CHECK(loaded->config.positions == PositionEncoding::learned);
+  CHECK(loaded->config.max_positions == 16);
+  CHECK(loaded->weights.layers[0].ff2_w == m.weights.layers[0].ff2_w);
+}
+
+TEST_CASE("model io: missing tensors, wrong shapes and NaN weights name the tensor") {
+  const Model m = model_init_random(small(), 3);
+  TensorFile missing = model_to_tensors(m);
+  std::erase_if(missing.tensors, [](const Tensor& t) { return t.name == "layers.1.norm2.bias"; });
+  auto a = model_from_tensors(missing, std::nullopt);
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.error().find("'layers.1.norm2.bias'") != std::string::npos);
+
+  TensorFile wrong = model_to_tensors(m);
+  for (Tensor& t : wrong.tensors)
+    if (t.name == "layers.0.linear1.weight") t.shape = {20, 64};
+  auto b = model_from_tensors(wrong, std::nullopt);
+  REQUIRE_FALSE(b.ok());
+  CHECK(b.error().find("layers.0.linear1.weight") != std::string::npos);
+
+  TensorFile nan = model_to_tensors(m);
+  for (Tensor& t : nan.tensors)
+    if (t.name == "layers.0.self_attn.out_proj.weight") t.data[5] = NAN;
+  auto c = model_from_tensors(nan, std::nullopt);
+  REQUIRE_FALSE(c.ok());
+  CHECK(c.error().find("out_proj.weight") != std::string::npos);
+  CHECK(c.error().find("NaN") != std::string::npos);
+
+  TensorFile bad_meta = model_to_tensors(m);
+  bad_meta.metadata[kConfigKey] = "{\"d_model\": 32, \"n_heads\": 5}";
+  auto d = model_from_tensors(bad_meta, std::nullopt);
+  REQUIRE_FALSE(d.ok());
+  CHECK(d.error().find("divisible") != std::string::npos);
+}
+
+TEST_CASE("model io: an attention-only model (d_ff 0) round-trips without FFN or norm2 tensors") {
+  ModelConfig c = small();
+  c.d_ff = 0;
+  Model m = model_init_random(c, 5);
+  m.weights.tok_embed = Mat::Random(4, 32);
+  m.vocab = {"t0", "t1", "t2", "t3"};
+  const TensorFile f = model_to_tensors(m);
+  for (const Tensor& t : f.tensors) {
+    CAPTURE(t.name);
+    CHECK(t.name.find("linear") == std::string::npos);
+    CHECK(t.name.find("norm2") == std::string::npos);
+  }
+  CHECK(f.find("layers.1.norm1.weight") != nullptr);
+  const std::string path = temp_path("attnviz_model_io_attn_only.safetensors");
+  REQUIRE(model_save(path, m).ok());
+  auto back = model_load(path, std::nullopt);
+  REQUIRE_MESSAGE(back.ok(), back.error());
+  CHECK(back->config.d_ff == 0);
+  CHECK(back->weights.layers[0].ff1_w.size() == 0);
+  CHECK(back->weights.layers[1].norm2_w.size() == 0);
+  CHECK(back->weights.layers[1].attn.out_w == m.weights.layers[1].attn.out_w);
+  TraceInput in;
+  in.text = "t0 t1 t2 t3 t1";
+  in.mask.causal = true;
+  auto a = trace_run(m, in);
+  auto b = trace_run(*back, in);
+  REQUIRE((a.ok() && b.ok()));
+  CHECK(max_abs_diff(a->final, b->final) == 0.0f);
+  CHECK(a->layers[1].ffn_out.size() == 0);
+  std::filesystem::remove(path);
+
+  // Without our metadata, a state dict with no linear1 is read as attention-only.
+  TensorFile plain = f;
+  plain.metadata.clear();
+  std::erase_if(plain.tensors, [](const Tensor& t) { return t.name == "tok_embed.weight"; });
+  ModelConfig fallback;
+  fallback.n_heads = 4;
+  fallback.norm = NormPlacement::pre;
+  auto loaded = model_from_tensors(plain, fallback);
+  REQUIRE_MESSAGE(loaded.ok(), loaded.error());
+  CHECK(loaded->config.d_ff == 0);
+  CHECK(loaded->config.n_layers == 2);
+
+  // An FFN tensor in an attention-only model is refused by the shape check, by name.
+  Model extra = m;
+  extra.weights.layers[0].ff1_w = Mat::Zero(4, 32);
+  const Status s = model_check(extra);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().find("layers.0.linear1.weight") != std::string::npos);
+}

@@ -1,0 +1,103 @@
+// Session files: exact round trip, and every kind of bad file refused with its own message.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "base/file_io.h"
+#include "io/json.h"
+#include "io/session.h"
+#include "support/check_util.h"
+
+using namespace attnviz;
+using attnviz::test::has;
+using attnviz::test::temp_path;
+
+namespace {
+Session sample() {
+  Session s;
+  s.sentence = "그 동물은 너무 피곤해서 길을 건너지 않았다.";
+  s.source_sentence = "The animal didn't cross the street because it was too tired.";
+  s.cross = true;
+  s.config.d_model = 64;
+  s.config.n_heads = 4;
+  s.config.norm = NormPlacement::pre;
+  s.config.score = ScoreKind::additive;
+  s.seed = 12345678901234ull;
+  s.mask.causal = true;
+  s.mask.window = 3;
+  s.mask.hidden_cells = {{1, 0}, {4, 2}};
+  s.layer = 0;
+  s.head = 3;
+  s.query = 7;
+  s.ui = {{"view", "steps"}, {"lang", "ko"}};
+  return s;
+}
+}  // namespace
+
+TEST_CASE("session: save and load give back every field") {
+  const std::string path = temp_path("attnviz-session.json");
+  REQUIRE(session_save(path, sample()).ok());
+  auto s = session_load(path);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  CHECK(s->sentence == sample().sentence);
+  CHECK(s->source_sentence == sample().source_sentence);
+  CHECK(s->cross);
+  CHECK(s->config.d_model == 64);
+  CHECK(s->config.norm == NormPlacement::pre);
+  CHECK(s->config.score == ScoreKind::additive);
+  CHECK(s->seed == 12345678901234ull);
+  CHECK(s->mask.causal);
+  CHECK(s->mask.window == 3);
+  CHECK(s->mask.hidden_cells == sample().mask.hidden_cells);
+  CHECK(s->head == 3);
+  CHECK(s->query == 7);
+  CHECK(s->ui.at("view") == "steps");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("session: bad files are refused with a message that says why") {
+  const std::string good = session_to_json(sample());
+  auto error_of = [](std::string_view text) {
+    auto r = session_from_json(text);
+    return r.ok() ? std::string("(accepted)") : r.error();
+  };
+  CHECK_ERROR(good.substr(0, good.size() / 2), "not valid JSON");
+  CHECK_ERROR(std::string(100000, '[') + std::string(100000, ']'), "nested too deeply");
+  CHECK_ERROR("[1, 2]", "not a JSON object");
+  CHECK_ERROR("{\"format\": \"something else\"}", "not an attnviz session");
+  CHECK_ERROR("{\"format\": \"attnviz.session\", \"version\": 99}", "version 99 is not supported");
+  CHECK_ERROR("{\"format\": \"attnviz.session\"}", "no version");
+  CHECK_ERROR("{\"format\": \"attnviz.session\", \"version\": 1, \"sentence\": 5}", "'sentence' must be text");
+  CHECK_ERROR("{\"format\": \"attnviz.session\", \"version\": 1, \"seed\": -1}", "'seed'");
+  CHECK_ERROR("{\"format\": \"attnviz.session\", \"version\": 1, \"config\": {\"d_model\": 10, \"n_heads\": 3}}", "divisible");
+  CHECK_ERROR("{\"format\": \"attnviz.session\", \"version\": 1, \"mask\": {\"window\": \"wide\"}}", "mask");
+  CHECK_ERROR("{\"format\": \"attnviz.session\", \"version\": 1, \"selection\": {\"layer\": -4}}", "'layer'");
+  CHECK_ERROR("{\"format\": \"attnviz.session\", \"version\": 1, \"ui\": {\"view\": 3}}", "'ui.view' must be text");
+  CHECK(session_from_json("{\"format\": \"attnviz.session\", \"version\": 1}").ok());  // all defaults
+}
+
+TEST_CASE("session: a failed save leaves the existing file intact") {
+  const std::string path = temp_path("attnviz-session-keep.json");
+  REQUIRE(session_save(path, sample()).ok());
+  const auto before = file_read_bytes(path);
+  REQUIRE(before.ok());
+  const std::string dir = temp_path("attnviz-readonly-dir");
+  std::filesystem::create_directories(dir);
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  Status s = session_save(dir + "/session.json", sample());
+  if (::geteuid() != 0) CHECK_FALSE(s.ok());  // root ignores directory permissions
+  CHECK_FALSE(session_save("/nonexistent-dir/session.json", sample()).ok());
+  CHECK(*file_read_bytes(path) == *before);
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("json depth guard: counts brackets outside strings only") {
+  CHECK(json_nesting_within("{\"a\": [1, [2]]}", 3));
+  CHECK_FALSE(json_nesting_within("{\"a\": [1, [2]]}", 2));
+  CHECK(json_nesting_within("{\"text\": \"[[[[[[[[\"}", 1));
+  CHECK(json_nesting_within("{\"esc\": \"\\\"[[[[\"}", 1));
+  CHECK_FALSE(json_nesting_within(std::string(100000, '['), 32));
+}

@@ -1,0 +1,108 @@
+// Config validation, mask parsing and JSON round trips.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "model/config.h"
+
+using namespace attnviz;
+
+TEST_CASE("config: d_model not divisible by heads is a clear error") {
+  ModelConfig c;
+  c.d_model = 10;
+  c.n_heads = 3;
+  Status s = config_validate(c);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().find("not divisible by 3 heads") != std::string::npos);
+}
+
+TEST_CASE("config: zero heads, zero layers and huge d_model are refused") {
+  ModelConfig c;
+  c.n_heads = 0;
+  CHECK_FALSE(config_validate(c).ok());
+  c = ModelConfig{};
+  c.n_layers = 0;
+  CHECK_FALSE(config_validate(c).ok());
+  c = ModelConfig{};
+  c.d_model = 1 << 20;
+  c.n_heads = 1;
+  CHECK_FALSE(config_validate(c).ok());
+  c = ModelConfig{};
+  c.temperature = 0.0f;
+  CHECK_FALSE(config_validate(c).ok());
+  c.temperature = -1.0f;
+  CHECK_FALSE(config_validate(c).ok());
+  CHECK(config_validate(ModelConfig{}).ok());
+}
+
+TEST_CASE("config: JSON round trip keeps every field") {
+  ModelConfig c;
+  c.d_model = 96;
+  c.n_heads = 12;
+  c.n_layers = 3;
+  c.d_ff = 200;
+  c.activation = Activation::gelu;
+  c.norm = NormPlacement::pre;
+  c.positions = PositionEncoding::learned;
+  c.ln_eps = 1e-6f;
+  c.score = ScoreKind::general;
+  c.temperature = 0.5f;
+  c.final_norm = true;
+  auto back = config_from_json(config_to_json(c));
+  REQUIRE(back.ok());
+  CHECK(back->d_model == 96);
+  CHECK(back->n_heads == 12);
+  CHECK(back->n_layers == 3);
+  CHECK(back->d_ff == 200);
+  CHECK(back->activation == Activation::gelu);
+  CHECK(back->norm == NormPlacement::pre);
+  CHECK(back->positions == PositionEncoding::learned);
+  CHECK(back->ln_eps == doctest::Approx(1e-6));
+  CHECK(back->score == ScoreKind::general);
+  CHECK(back->temperature == doctest::Approx(0.5));
+  CHECK(back->final_norm);
+}
+
+TEST_CASE("config: JSON of the wrong type or with unknown names is an error") {
+  CHECK_FALSE(config_from_json(nlohmann::json::array()).ok());
+  CHECK_FALSE(config_from_json(nlohmann::json{{"d_model", "big"}}).ok());
+  CHECK_FALSE(config_from_json(nlohmann::json{{"norm", "sideways"}}).ok());
+  CHECK_FALSE(config_from_json(nlohmann::json{{"d_model", 1e12}}).ok());
+  auto r = config_from_json(nlohmann::json{{"d_model", 64}, {"n_heads", 5}});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().find("divisible") != std::string::npos);
+}
+
+TEST_CASE("mask: --mask values parse and combine") {
+  MaskSpec m;
+  CHECK(mask_spec_add(m, "causal").ok());
+  CHECK(mask_spec_add(m, "window:2").ok());
+  CHECK(mask_spec_add(m, "strided:3").ok());
+  CHECK(mask_spec_add(m, "pad:12").ok());
+  CHECK(m.causal);
+  CHECK(m.window == 2);
+  CHECK(m.stride == 3);
+  CHECK(m.pad_to == 12);
+  CHECK_FALSE(mask_spec_add(m, "window:x").ok());
+  CHECK_FALSE(mask_spec_add(m, "strided:0").ok());
+  CHECK_FALSE(mask_spec_add(m, "diagonal").ok());
+  auto back = mask_from_json(mask_to_json(m));
+  REQUIRE(back.ok());
+  CHECK(back->window == 2);
+  CHECK(back->pad_to == 12);
+}
+
+TEST_CASE("config: d_ff 0 means attention-only layers; a negative width is refused") {
+  ModelConfig c;
+  c.d_ff = 0;
+  CHECK(config_validate(c).ok());
+  auto back = config_from_json(config_to_json(c));
+  REQUIRE(back.ok());
+  CHECK(back->d_ff == 0);
+  c.d_ff = -1;
+  const Status s = config_validate(c);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().find("between 0 (no feed-forward block)") != std::string::npos);
+  c.d_ff = kMaxFF + 1;
+  CHECK_FALSE(config_validate(c).ok());
+  CHECK_FALSE(config_from_json(nlohmann::json{{"d_ff", -4}}).ok());
+}

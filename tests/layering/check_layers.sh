@@ -1,0 +1,38 @@
+#!/bin/sh
+# The layering rules of the source tree, checked on the files as they are (the build's include
+# roots enforce most of them too; this names the file and the line when one is broken):
+#   core/                      no UI library (ImGui, GLFW, GL, fontconfig) and no app header
+#   app/cli/, app/common/      no GUI library (fontconfig is allowed: font discovery) and no desktop header
+#   app/desktop/state/ and views/*/*_state.h   no UI library; state/ reaches views only through
+#                              their *_state.h and never includes shell/, widgets/ or sidebar/
+#   every CMakeLists.txt       explicit source lists: no GLOB, no EXCLUDE REGEX
+# usage: check_layers.sh SOURCE_ROOT   (exit 0: all rules hold; 1: each broken rule is printed)
+set -u
+root=${1:?usage: check_layers.sh SOURCE_ROOT}
+cd "$root" || exit 2
+gui='#[[:space:]]*include[[:space:]]*[<"](imgui|GLFW/|GL/|backends/)'
+ui="$gui|fontconfig/"
+desktop='#[[:space:]]*include[[:space:]]*"(state|shell|widgets|sidebar|views)/'
+gui_side='#[[:space:]]*include[[:space:]]*"(shell|widgets|sidebar|views)/'
+app='#[[:space:]]*include[[:space:]]*"([^"]*\.\./|app/|cli_|font_find)'
+failed=0
+report() {  # report RULE MATCHES: print the rule and each offending line when there are any
+  if [ -n "$2" ]; then
+    echo "layering: $1"
+    echo "$2" | sed 's/^/  /'
+    failed=1
+  fi
+}
+sources() { find "$@" -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.inc' \) 2>/dev/null; }
+
+report "core/ must not include a UI library" "$(sources core | xargs -r grep -nE "$ui")"
+report "core/ must not include app headers" "$(sources core | xargs -r grep -nE "$desktop|$app")"
+report "app/cli and app/common must not include a GUI library" "$(sources app/cli app/common | xargs -r grep -nE "$gui")"
+report "app/cli and app/common must not include desktop headers" "$(sources app/cli app/common | xargs -r grep -nE "$desktop")"
+headless="$(sources app/desktop/state; find app/desktop/views -type f -name '*_state.h' 2>/dev/null)"
+report "app/desktop/state and views' *_state.h must not include a UI library" "$(echo "$headless" | xargs -r grep -nE "$gui")"
+report "app/desktop/state must not include shell/, widgets/, sidebar/ or a view's drawing code" \
+  "$(sources app/desktop/state | xargs -r grep -nE "$gui_side" | grep -vE '"views/[a-z_]+/[a-z_]+_state\.h"')"
+report "CMake source lists must be explicit" "$(find . -name CMakeLists.txt -not -path './build*' | xargs -r grep -nE 'file\(GLOB|EXCLUDE REGEX')"
+[ $failed -eq 0 ] && echo "layering: every rule holds"
+exit $failed
