@@ -41,9 +41,9 @@ Status save_framebuffer(const std::string& path, int width, int height) {
 }
 
 // --layout-report: where the Heads view drew each head's cells in the saved frame.
-Status save_layout_report(const std::string& path, const AppState& app) {
+Status save_layout_report(const std::string& path, const AppState& app, const GuiResources& gui) {
   nlohmann::json heads = nlohmann::json::array();
-  for (const DrawnHeatmap& d : app.drawn)
+  for (const DrawnHeatmap& d : gui.drawn)
     heads.push_back({{"layer", d.layer}, {"head", d.head}, {"x", d.x}, {"y", d.y}, {"cell", d.cell}, {"rows", d.rows},
                      {"cols", d.cols}});
   const nlohmann::json report{{"colormap", name_of(app.cmap)}, {"heads", heads}};
@@ -80,7 +80,7 @@ void toggle_fullscreen(GLFWwindow* window, int& saved_x, int& saved_y, int& save
   glfwSetWindowMonitor(window, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
 }
 
-int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, ShellState& shell, const Fonts& fonts,
+int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiResources& gui, ShellState& shell, const Fonts& fonts,
                const std::vector<ScriptLine>& script) {
   const bool headless = !opt.screenshot.empty() || !opt.script.empty() || opt.bench_frames > 0;
   const ImGuiStyle base_style = ImGui::GetStyle();
@@ -101,13 +101,14 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, ShellSt
       styled_for_presentation = app.presentation;
     }
     app_update(app);
+    gui_resources_refresh(app, gui);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     ImGui::PushFont(app.presentation && fonts.large ? fonts.large : fonts.normal);
     int width = 0, height = 0;
     glfwGetFramebufferSize(window, &width, &height);
-    shell_draw(app, shell, static_cast<float>(width), static_cast<float>(height));
+    shell_draw(app, shell, gui, static_cast<float>(width), static_cast<float>(height));
     ImGui::PopFont();
     ImGui::Render();
     glViewport(0, 0, width, height);
@@ -142,7 +143,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, ShellSt
     }
     if (!opt.screenshot.empty() && opt.script.empty() && idle && ++frames_after_result >= opt.frames) {
       Status s = save_framebuffer(opt.screenshot, width, height);
-      if (s && !opt.layout_report.empty()) s = save_layout_report(opt.layout_report, app);
+      if (s && !opt.layout_report.empty()) s = save_layout_report(opt.layout_report, app, gui);
       if (!s) {
         std::fprintf(stderr, "attnviz: %s\n", s.error().c_str());
         exit_code = 1;
@@ -206,7 +207,8 @@ int run(const AppOptions& opt) {
     Fonts fonts;
     if (std::string e = fonts_load(17.0f, 17.0f * kPresentationScale, fonts.ranges, fonts.normal, fonts.large); !e.empty())
       std::fprintf(stderr, "attnviz: %s\n", e.c_str());
-    AppState app;  // scoped so its GL textures are released before the context goes away
+    AppState app;
+    GuiResources gui;  // scoped so its GL textures are released before the context goes away
     ShellState shell;
     app.presentation = opt.presentation;
     auto presets = presets_load(ATTNVIZ_ASSETS_DIR "/presets.json");
@@ -232,15 +234,12 @@ int run(const AppOptions& opt) {
       std::fprintf(stderr, "attnviz: unknown view '%s'\n%s", opt.view.c_str(), app_usage());
       exit_code = 2;
     }
-    if (exit_code == 0) exit_code = run_frames(window, opt, app, shell, fonts, script);
+    if (exit_code == 0) exit_code = run_frames(window, opt, app, gui, shell, fonts, script);
     if (!opt.model.empty() && app.model_path != opt.model && !app.model_error.empty()) {
       std::fprintf(stderr, "attnviz: %s\n", app.model_error.c_str());  // also shown in the Model panel
       if (exit_code == 0 && (!opt.screenshot.empty() || !opt.script.empty())) exit_code = 1;
     }
-    app.textures.release();
-    app.textures_b.release();
-    app.textures_cmp.release();
-    app.detail_texture.release();
+    gui.release();
   }
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();

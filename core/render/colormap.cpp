@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "base/enum_names.h"
+
 namespace attnviz {
 
 namespace {
@@ -22,7 +24,7 @@ constexpr Anchors kMagma{0x000004, 0x1C1044, 0x4F127B, 0x812581, 0xB5367A,
 constexpr Anchors kDiverging{0x1D4E89, 0x3A7BBF, 0x7FB0DA, 0xC4DDEE, 0xF7F7F7,
                              0xF4C6B4, 0xE2866F, 0xC1443F, 0x8E1020};
 
-constexpr std::array<std::pair<Colormap, std::string_view>, 4> kNames{{
+constexpr EnumNames<Colormap, 4> kNames{{
     {Colormap::viridis, "viridis"}, {Colormap::magma, "magma"}, {Colormap::high_contrast, "high_contrast"},
     {Colormap::diverging, "diverging"}}};
 
@@ -58,16 +60,8 @@ Rgba colormap_sample(Colormap map, float t) {
   return Rgba{128, 128, 128, 255};
 }
 
-std::string_view name_of(Colormap map) {
-  for (const auto& [value, name] : kNames)
-    if (value == map) return name;
-  return "?";
-}
+std::string_view name_of(Colormap map) { return enum_name(kNames, map); }
 
-std::optional<Colormap> colormap_from_name(std::string_view name) {
-  for (const auto& [value, n] : kNames)
-    if (n == name) return value;
-  return std::nullopt;
-}
+std::optional<Colormap> colormap_from_name(std::string_view name) { return enum_from_name(kNames, name); }
 
 }  // namespace attnviz

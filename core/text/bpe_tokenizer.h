@@ -32,6 +32,7 @@ class BpeTokenizer final : public SubwordTokenizer {
   std::optional<int> id_of(std::string_view piece) const override;
   std::optional<int> pad_id() const override { return std::nullopt; }
   std::string_view kind_name() const override { return "gpt2-bpe"; }
+  bool frames_pairs() const override { return false; }
 
   int merge_count() const { return static_cast<int>(merges_.size()); }
   bool is_special(int id) const;  // an added token: split out of the text before pre-tokenization

@@ -55,7 +55,10 @@ class SubwordTokenizer {
   virtual const std::string& piece(int id) const = 0;     // precondition: 0 <= id < vocab_size()
   virtual std::optional<int> id_of(std::string_view piece) const = 0;
   virtual std::optional<int> pad_id() const = 0;          // [PAD] for BERT; none for GPT-2
-  virtual std::string_view kind_name() const = 0;         // "gpt2-bpe", "wordpiece"
+  virtual std::string_view kind_name() const = 0;         // "gpt2-bpe", "wordpiece": for display only
+  // True when the model reads a sentence pair as two segments with separators (BERT's
+  // [CLS] A [SEP] B [SEP]): the app then offers sentence B. Ask this, never compare kind_name().
+  virtual bool frames_pairs() const = 0;
 };
 
 }  // namespace attnviz

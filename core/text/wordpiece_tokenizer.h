@@ -47,6 +47,7 @@ class WordPieceTokenizer final : public SubwordTokenizer {
   std::optional<int> id_of(std::string_view piece) const override;
   std::optional<int> pad_id() const override { return pad_id_; }
   std::string_view kind_name() const override { return "wordpiece"; }
+  bool frames_pairs() const override { return true; }
 
   const WordPieceOptions& options() const { return options_; }
   // The texts matched literally before normalisation, each kept as one special token.

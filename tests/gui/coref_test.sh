@@ -34,9 +34,9 @@ ACTIONS
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --script "$out/actions.txt"
 
 for png in pair ko no_it empty; do "$check_png" "$out/$png.png" 1280 800; done
-# coref_swap: sentence B is A's minimal pair, compared sentence by sentence (mode 0).
+# coref_swap: sentence B is A's minimal pair, compared sentence by sentence.
 grep -q "\"compare_sentence\": \"$small\"" "$out/pair.json" || { echo "B is not the minimal pair"; exit 1; }
-grep -q '"compare_mode": "0"' "$out/pair.json"
+grep -q '"compare_mode": "sentence_b"' "$out/pair.json"
 # coref_swap ab: the sentences changed places and the engine recomputed A from the new sentence.
 grep -q "\"sentence\": \"$small\"" "$out/swapped.json.session" || { echo "A is not the swapped sentence"; exit 1; }
 grep -q "\"compare_sentence\": \"$big\"" "$out/swapped.json.session"

@@ -11,9 +11,8 @@
 #include <imgui_stdlib.h>
 
 #include "shell/panels.h"
-#include "font_find.h"
-#include "base/file_io.h"
-#include "analysis/export.h"
+#include "shell/view_registry.h"
+#include "state/file_actions.h"
 
 namespace attnviz {
 
@@ -22,25 +21,6 @@ namespace {
 constexpr ImGuiWindowFlags kFixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                                     ImGuiWindowFlags_NoSavedSettings;
 constexpr ImGuiWindowFlags kBare = kFixed | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar;
-
-Str view_label(View v) {
-  switch (v) {
-    case View::heads: return Str::view_heads;
-    case View::model: return Str::view_model;
-    case View::lines: return Str::view_lines;
-    case View::compare: return Str::view_compare;
-    case View::steps: return Str::view_steps;
-    case View::stats: return Str::view_stats;
-    case View::coref: return Str::view_coref;
-    case View::train: return Str::view_train;
-  }
-  return Str::view_heads;
-}
-
-void report(AppState& app, const Status& s, const std::string& done) {
-  app.status_is_error = !s.ok();
-  app.status = s.ok() ? done : s.error();
-}
 
 void open_dialog(ShellState& shell, ShellState::Dialog d, const std::string& default_path) {
   shell.dialog = d;
@@ -68,8 +48,8 @@ void menu_bar(AppState& app, ShellState& shell) {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu(tr(L, Str::menu_view))) {
-    for (View v : kAllViews)
-      if (ImGui::MenuItem(tr(L, view_label(v)), nullptr, app.view == v)) app.view = v;
+    for (const ViewEntry& e : view_registry())
+      if (ImGui::MenuItem(tr(L, e.title), nullptr, app.view == e.view)) app.view = e.view;
     ImGui::Separator();
     ImGui::MenuItem(tr(L, Str::presentation), "F5", &app.presentation);
     bool high_contrast = app.cmap == Colormap::high_contrast;
@@ -88,10 +68,10 @@ void menu_bar(AppState& app, ShellState& shell) {
 }
 
 void view_tabs(AppState& app) {
-  for (View v : kAllViews) {
-    if (v != kAllViews[0]) ImGui::SameLine();
-    const char* label = tr(app.lang, view_label(v));
-    if (ImGui::Selectable(label, app.view == v, 0, ImVec2(ImGui::CalcTextSize(label).x + 8, 0))) app.view = v;
+  for (const ViewEntry& e : view_registry()) {
+    if (e.view != kAllViews[0]) ImGui::SameLine();
+    const char* label = tr(app.lang, e.title);
+    if (ImGui::Selectable(label, app.view == e.view, 0, ImVec2(ImGui::CalcTextSize(label).x + 8, 0))) app.view = e.view;
   }
 }
 
@@ -141,11 +121,11 @@ void file_dialog(AppState& app, ShellState& shell) {
     if (shell.dialog == D::export_png) ImGui::SliderFloat(tr(L, Str::scale), &shell.png_scale, 0.5f, 4.0f, "%.1f×");
     if (ImGui::Button(tr(L, Str::ok)) || enter) {
       switch (shell.dialog) {
-        case D::open_session: shell_open_session(app, shell.path); break;
-        case D::save_session: shell_save_session(app, shell.path); break;
-        case D::export_png: report(app, shell_export_png(app, shell.path, shell.png_scale), std::string(tr(L, Str::saved)) + " " + shell.path); break;
-        case D::export_csv: report(app, shell_export_csv(app, shell.path), std::string(tr(L, Str::saved)) + " " + shell.path); break;
-        case D::export_json: report(app, shell_export_json(app, shell.path), std::string(tr(L, Str::saved)) + " " + shell.path); break;
+        case D::open_session: app_open_session(app, shell.path); break;
+        case D::save_session: app_save_session(app, shell.path); break;
+        case D::export_png: app_report(app, app_export_png(app, shell.path, shell.png_scale), std::string(tr(L, Str::saved)) + " " + shell.path); break;
+        case D::export_csv: app_report(app, app_export_csv(app, shell.path), std::string(tr(L, Str::saved)) + " " + shell.path); break;
+        case D::export_json: app_report(app, app_export_json(app, shell.path), std::string(tr(L, Str::saved)) + " " + shell.path); break;
         case D::none: break;
       }
       shell.dialog = D::none;
@@ -176,52 +156,14 @@ void shortcuts(AppState& app, ShellState& shell) {
   if (pressed_repeat(GLFW_KEY_LEFT)) app.head = (app.head + NH - 1) % NH;
   if (pressed_repeat(GLFW_KEY_DOWN)) app.layer = std::min(app.layer + 1, L - 1);
   if (pressed_repeat(GLFW_KEY_UP)) app.layer = std::max(app.layer - 1, 0);
-  if (pressed_repeat(GLFW_KEY_SPACE)) app.step += io.KeyShift ? -1 : 1;  // the Step view clamps it
-  if (app.zoom_head >= 0) app.zoom_head = app.head;
+  if (pressed_repeat(GLFW_KEY_SPACE)) app.steps.step += io.KeyShift ? -1 : 1;  // the Step view clamps it
+  if (app.heads.zoom_head >= 0) app.heads.zoom_head = app.head;
 }
 
 }  // namespace
 
-Status shell_save_session(AppState& app, const std::string& path) {
-  Status s = session_save(path, app_capture_session(app));
-  report(app, s, std::string(tr(app.lang, Str::saved)) + " " + path);
-  return s;
-}
-
-Status shell_open_session(AppState& app, const std::string& path) {
-  auto session = session_load(path);
-  Status s = session ? app_apply_session(app, *session) : Status(make_error(session.error()));
-  report(app, s, std::string(tr(app.lang, Str::loaded)) + " " + path);
-  return s;
-}
-
-Status shell_export_png(const AppState& app, const std::string& path, float scale) {
-  if (!app.trace) return make_error("nothing to export yet");
-  auto spec = trace_layer_grid(*app.trace, app.layer);
-  if (!spec) return make_error(spec.error());
-  spec->scale = scale;
-  spec->cmap = app.cmap;
-  spec->annotate = app.annotate;
-  const std::optional<FontRaster> font = font_find_and_load();
-  auto image = heatmap_grid_render(*spec, font ? &*font : nullptr);
-  if (!image) return make_error(image.error());
-  return png_write(path, *image);
-}
-
-Status shell_export_csv(const AppState& app, const std::string& path) {
-  if (!app.trace) return make_error("nothing to export yet");
-  auto csv = trace_head_csv(*app.trace, app.layer, app.head);
-  if (!csv) return make_error(csv.error());
-  return file_write_atomic(path, std::string_view(*csv));
-}
-
-Status shell_export_json(const AppState& app, const std::string& path) {
-  if (!app.trace) return make_error("nothing to export yet");
-  return file_write_atomic(path, std::string_view(trace_to_json(*app.trace, app.mask)));
-}
-
-void shell_draw(AppState& app, ShellState& shell, float width, float height) {
-  app.drawn.clear();
+void shell_draw(AppState& app, ShellState& shell, GuiResources& gui, float width, float height) {
+  gui.drawn.clear();
   shortcuts(app, shell);
   menu_bar(app, shell);
   const float s = app.presentation ? kPresentationScale : 1.0f;
@@ -247,16 +189,7 @@ void shell_draw(AppState& app, ShellState& shell, float width, float height) {
 
   ImGui::SetNextWindowPos(ImVec2(left, top + tabs_h));
   ImGui::SetNextWindowSize(ImVec2(width - left, bottom - top - tabs_h));
-  switch (app.view) {
-    case View::heads: panel_heads(app); break;
-    case View::model: panel_model_view(app); break;
-    case View::lines: panel_lines(app); break;
-    case View::compare: panel_compare(app); break;
-    case View::steps: panel_steps(app); break;
-    case View::stats: panel_stats(app); break;
-    case View::coref: panel_coref(app); break;
-    case View::train: panel_train(app); break;
-  }
+  view_entry(app.view).draw(app, gui);
 
   ImGui::SetNextWindowPos(ImVec2(0, bottom));
   ImGui::SetNextWindowSize(ImVec2(width, status_h));

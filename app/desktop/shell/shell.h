@@ -4,6 +4,7 @@
 #include <string>
 
 #include "state/app_state.h"
+#include "widgets/gui_resources.h"
 
 namespace attnviz {
 
@@ -20,14 +21,8 @@ struct ShellState {
   bool toggle_fullscreen = false;  // F11: main() owns the window
 };
 
-void shell_draw(AppState& app, ShellState& shell, float width, float height);
-
-// File actions, also used by --script. Each reports into app.status; none changes the view state
-// on failure.
-Status shell_save_session(AppState& app, const std::string& path);
-Status shell_open_session(AppState& app, const std::string& path);
-Status shell_export_png(const AppState& app, const std::string& path, float scale);
-Status shell_export_csv(const AppState& app, const std::string& path);
-Status shell_export_json(const AppState& app, const std::string& path);
+// Draws one frame of the whole window: the sidebar, the tabs, the chosen view (from the view
+// registry), the status bar and any open dialog. The File menu's actions are state/file_actions.h.
+void shell_draw(AppState& app, ShellState& shell, GuiResources& gui, float width, float height);
 
 }  // namespace attnviz

@@ -209,7 +209,7 @@ void source_section(AppState& app) {
   const Lang L = app.lang;
   // "File…" is chosen in the combo but loaded only by the Load button; until then it is pending.
   static_assert(std::size(kAllModelSources) == 5);
-  const bool has_trained = app.train_view.runner.snapshot().model != nullptr;
+  const bool has_trained = app.train.runner.snapshot().model != nullptr;
   ModelSource shown = app.source;
   if (app.model_file_pending) shown = ModelSource::file;
   section_header(tr(L, Str::src_label));
@@ -275,7 +275,9 @@ void vocab_section(AppState& app) {
 }  // namespace
 
 void panel_model(AppState& app) {
-  if (!ImGui::Begin(tr(app.lang, Str::panel_model), nullptr, kPanelWindowFlags)) {
+  // "###" keeps the window's id (and its scroll) when the language changes the title.
+  const std::string title = std::string(tr(app.lang, Str::panel_model)) + "###panel_model";
+  if (!ImGui::Begin(title.c_str(), nullptr, kPanelWindowFlags)) {
     ImGui::End();
     return;
   }

@@ -87,7 +87,9 @@ void unknown_words_note(const AppState& app, const std::vector<TraceToken>& toke
 }  // namespace
 
 void panel_sentence(AppState& app) {
-  if (!ImGui::Begin(tr(app.lang, Str::panel_sentence), nullptr, kPanelWindowFlags)) {
+  // "###" keeps the window's id (and its scroll) when the language changes the title.
+  const std::string title = std::string(tr(app.lang, Str::panel_sentence)) + "###panel_sentence";
+  if (!ImGui::Begin(title.c_str(), nullptr, kPanelWindowFlags)) {
     ImGui::End();
     return;
   }

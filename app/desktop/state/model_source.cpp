@@ -9,6 +9,7 @@
 #include "demos/induction_demo.h"
 #include "state/recent_models.h"
 #include "io/model_open.h"
+#include "base/enum_names.h"
 #include "base/rng.h"
 #include "text/word_tokenizer.h"
 
@@ -16,9 +17,12 @@ namespace attnviz {
 
 namespace {
 
-constexpr const char* kSourceIds[] = {"sandbox", "coref", "induction", "file", "trained"};
+constexpr EnumNames<ModelSource, 5> kSourceIds{{{ModelSource::sandbox, "sandbox"},
+                                                 {ModelSource::demo_coref, "coref"},
+                                                 {ModelSource::demo_induction, "induction"},
+                                                 {ModelSource::file, "file"},
+                                                 {ModelSource::trained, "trained"}}};
 static_assert(std::size(kSourceIds) == std::size(kAllModelSources));
-
 
 std::string demo_path(ModelSource s) {
   return std::string(ATTNVIZ_ASSETS_DIR) + (s == ModelSource::demo_coref ? "/demo_coref" : "/demo_induction");
@@ -53,7 +57,7 @@ Status app_use_source(AppState& app, ModelSource source, const std::string& path
     return Ok{};
   }
   if (source == ModelSource::trained) {
-    auto snap = app.train_view.runner.snapshot();
+    auto snap = app.train.runner.snapshot();
     if (!snap.model) return make_error("nothing has been trained yet: start training in the Train view");
     app_use_trained(app, snap.model);
     return Ok{};
@@ -126,7 +130,7 @@ void install_model(AppState& app, Model model, ModelSource source, const std::st
 
 void app_use_trained(AppState& app, std::shared_ptr<const Model> model) {
   if (!model) return;
-  const bool decoder = app.train_view.demo == DemoKind::induction;
+  const bool decoder = app.train.demo == DemoKind::induction;
   if (app.source != ModelSource::trained) {
     app.mask = MaskSpec{};
     app.mask.causal = decoder;
@@ -142,15 +146,12 @@ const ModelConfig& app_model_config(const AppState& app) {
   return app.source != ModelSource::sandbox && app.model ? app.model->config : app.config;
 }
 
-const char* source_id(ModelSource s) { return kSourceIds[static_cast<size_t>(s)]; }
+const char* source_id(ModelSource s) { return enum_name(kSourceIds, s).data(); }  // names are literals
 
 bool source_from_id(const std::string& id, ModelSource& out) {
-  for (ModelSource s : kAllModelSources)
-    if (id == source_id(s)) {
-      out = s;
-      return true;
-    }
-  return false;
+  const auto s = enum_from_name(kSourceIds, id);
+  if (s) out = *s;
+  return s.has_value();
 }
 
 }  // namespace attnviz

@@ -5,7 +5,7 @@
 #include <iterator>
 #include <sstream>
 
-#include "shell/shell.h"
+#include "state/file_actions.h"
 #include "state/model_source.h"
 #include "base/file_io.h"
 #include "base/parse_number.h"
@@ -110,7 +110,7 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
   if (v == "sentence") app.sentence = a[0], app.dirty = true;
   else if (v == "sentence_b") app.sentence_b = a[0], app.dirty = true;
   else if (v == "source") app.source_sentence = a[0], app.dirty = true;
-  else if (v == "compare_sentence") app.compare_sentence = a[0], app.dirty = true;
+  else if (v == "compare_sentence") app.compare.sentence = a[0], app.dirty = true;
   else if (v == "cross") {
     if (!need(1) || !to_on(a[0], app.cross)) return fail("expected on or off");
     app.dirty = true;
@@ -186,12 +186,9 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
   } else if (v == "view") {
     if (!need(1) || !view_from_id(a[0], app.view)) return fail("unknown view");
   } else if (v == "compare") {
-    static_assert(std::size(kAllCompareModes) == 4);
-    const char* names[] = {"sentence_b", "single_vs_multi", "masked_vs_unmasked", "scaled_vs_unscaled"};
-    bool found = false;
-    for (int i = 0; i < 4; ++i)
-      if (need(1) && a[0] == names[i]) app.compare_mode = kAllCompareModes[i], found = true;
-    if (!found) return fail("unknown compare mode");
+    const auto mode = need(1) ? compare_mode_from_name(a[0]) : std::nullopt;
+    if (!mode) return fail("unknown compare mode");
+    app.compare.mode = *mode;
     app.dirty = true;
   } else if (v == "zoom_head") {  // the Heads view's zoomed head and, for a long input, its window
     int h = 0, row = 0, col = 0;
@@ -200,13 +197,13 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     if (a.size() == 4 && (!parse_number(a[1], zoom) || !parse_int_in(a[2], 0, kMaxTokens, row) ||
                           !parse_int_in(a[3], 0, kMaxTokens, col)))
       return fail("expected zoom_head H [ZOOM ROW COL]");
-    app.zoom_head = h;
+    app.heads.zoom_head = h;
     if (h >= 0) app.head = h;  // the shell keeps the zoomed head on the chosen one
-    app.heads_viewport.zoom = zoom;
-    app.heads_viewport.row0 = static_cast<float>(row);
-    app.heads_viewport.col0 = static_cast<float>(col);
+    app.heads.viewport.zoom = zoom;
+    app.heads.viewport.row0 = static_cast<float>(row);
+    app.heads.viewport.col0 = static_cast<float>(col);
   } else if (v == "layer" || v == "head" || v == "query" || v == "step") {
-    int& field = v == "layer" ? app.layer : v == "head" ? app.head : v == "query" ? app.query : app.step;
+    int& field = v == "layer" ? app.layer : v == "head" ? app.head : v == "query" ? app.query : app.steps.step;
     if (!need(1) || !parse_int_in(a[0], v == "query" ? -1 : 0, kMaxTokens, field)) return fail("expected a number");
   } else if (v == "lang") {
     if (!need(1) || (a[0] != "en" && a[0] != "ko")) return fail("expected en or ko");
@@ -224,16 +221,16 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     if (a[0] == "png") {
       float scale = 1.0f;
       if (a.size() == 3 && (!parse_number(a[2], scale) || !(scale > 0))) return fail("expected a positive scale");
-      s = shell_export_png(app, a[1], scale);
-    } else if (a[0] == "csv") s = shell_export_csv(app, a[1]);
-    else if (a[0] == "json") s = shell_export_json(app, a[1]);
+      s = app_export_png(app, a[1], scale);
+    } else if (a[0] == "csv") s = app_export_csv(app, a[1]);
+    else if (a[0] == "json") s = app_export_json(app, a[1]);
     if (!s) return fail(s.error());
   } else if (v == "save") {
     if (!need(1)) return fail("expected a path");
-    if (Status s = shell_save_session(app, a[0]); !s) return fail(s.error());
+    if (Status s = app_save_session(app, a[0]); !s) return fail(s.error());
   } else if (v == "open") {
     if (!need(1)) return fail("expected a path");
-    if (Status s = shell_open_session(app, a[0]); !s) return fail(s.error());
+    if (Status s = app_open_session(app, a[0]); !s) return fail(s.error());
   } else if (v == "screenshot") {
     if (!need(1)) return fail("expected a path");
     step.screenshot = a[0];

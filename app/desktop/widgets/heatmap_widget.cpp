@@ -1,5 +1,7 @@
-// Cells come from the GPU texture; only labels, annotations and marks are drawn per frame, and
-// annotations only when cells are large enough to hold a number.
+// The one place heatmap cells are drawn on screen. Cells come from the GPU texture when there is
+// one; a map without a texture (a derived map: an average, a difference) is painted cell by cell
+// with the same colour mapping. Labels, marks and annotations (only when cells are large enough to
+// hold a number) are drawn per frame either way.
 #include "widgets/heatmap_widget.h"
 
 #include <algorithm>
@@ -66,23 +68,28 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
     }
   }
 
-  dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(w.texture)), p0, p1);
+  const bool painted = w.texture == 0;
+  if (!painted) dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(w.texture)), p0, p1);
   const bool annotate = w.annotate && w.cell >= 26.0f;
   const bool mark_masked = w.mask && w.cell >= 6.0f;
   const float span = w.vmax > w.vmin ? w.vmax - w.vmin : 1.0f;
-  for (int q = 0; (annotate || mark_masked) && q < R; ++q)
+  const auto cell_colour = [&](float v) {
+    const Rgba c = colormap_sample(w.cmap, (v - w.vmin) / span);
+    return IM_COL32(c.r, c.g, c.b, 255);
+  };
+  for (int q = 0; (painted || annotate || mark_masked) && q < R; ++q)
     for (int k = 0; k < C; ++k) {
       const ImVec2 c0(p0.x + w.cell * k, p0.y + w.cell * q), c1(c0.x + w.cell, c0.y + w.cell);
       const int mq = r0 + q, mk = c0w + k;  // matrix row and column
+      if (painted) dl->AddRectFilled(c0, c1, cell_colour((*w.values)(mq, mk)));
       if (mark_masked && mq < w.mask->rows() && mk < w.mask->cols() && !std::isfinite((*w.mask)(mq, mk)))
         dl->AddLine(c0, c1, IM_COL32(150, 150, 150, 170));
       if (annotate) {
         const float v = (*w.values)(mq, mk);
-        const Rgba bg = colormap_sample(w.cmap, (v - w.vmin) / span);
         const std::string text = heatmap_value_text(v, true);
         const ImVec2 sz = ImGui::CalcTextSize(text.c_str());
         dl->AddText(ImVec2(c0.x + (w.cell - sz.x) * 0.5f, c0.y + (w.cell - sz.y) * 0.5f),
-                    contrast_text_color(IM_COL32(bg.r, bg.g, bg.b, 255)), text.c_str());
+                    contrast_text_color(cell_colour(v)), text.c_str());
       }
     }
   if (highlight >= 0 && highlight < R)
@@ -96,8 +103,10 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
     hit.hovered = true;
     hit.row = std::clamp(static_cast<int>((m.y - p0.y) / w.cell), 0, R - 1);
     hit.col = std::clamp(static_cast<int>((m.x - p0.x) / w.cell), 0, C - 1);
+    // Outlined in the colour that stands out on that cell (white vanishes on a light cell).
+    const ImU32 outline = contrast_text_color(cell_colour((*w.values)(r0 + hit.row, c0w + hit.col)));
     dl->AddRect(ImVec2(p0.x + w.cell * hit.col, p0.y + w.cell * hit.row),
-                ImVec2(p0.x + w.cell * (hit.col + 1), p0.y + w.cell * (hit.row + 1)), IM_COL32(255, 255, 255, 220));
+                ImVec2(p0.x + w.cell * (hit.col + 1), p0.y + w.cell * (hit.row + 1)), outline);
     hit.row += r0;  // report matrix coordinates
     hit.col += c0w;
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {

@@ -1,6 +1,7 @@
-// One heatmap on screen: a texture of colour-mapped values, optional query/key labels (keys
-// rotated), values printed in large cells, marks on masked cells, a highlighted row, and
-// hit-testing. It reports what the mouse did; the calling panel decides what that means.
+// One heatmap on screen — the only code that draws heatmap cells in the app: a texture of
+// colour-mapped values (or, for a derived map with no texture, the values painted cell by cell),
+// optional query/key labels (keys rotated), values printed in large cells, marks on masked cells,
+// a highlighted row, and hit-testing. It reports what the mouse did; the caller decides what that means.
 #pragma once
 #include <vector>
 
@@ -12,8 +13,8 @@
 namespace attnviz {
 
 struct HeatmapWidget {
-  unsigned texture = 0;
-  const Mat* values = nullptr;                    // (rows, cols): printed in cells, hit-tested
+  unsigned texture = 0;                           // 0: paint `values` cell by cell (small derived maps)
+  const Mat* values = nullptr;                    // (rows, cols): coloured, printed in cells, hit-tested
   const std::vector<TraceToken>* rows = nullptr;  // query labels (drawn when row_labels)
   const std::vector<TraceToken>* cols = nullptr;  // key labels (drawn when col_labels)
   const Mat* mask = nullptr;                      // additive mask: -inf cells get a diagonal mark
@@ -23,7 +24,7 @@ struct HeatmapWidget {
   float row_label_w = 0, col_label_h = 0;         // space left of / above the cells for labels
   float col_label_gap = 0;                        // key labels end this far above the cells (e.g. a title)
   bool annotate = false;                          // print values when cells are large enough
-  Colormap cmap = Colormap::viridis;              // to choose black or white annotation text
+  Colormap cmap = Colormap::viridis;              // the texture's colours: painted cells, annotation contrast
   float vmin = 0, vmax = 1;
   int highlight_row = -1;                         // in matrix rows
   const char* id = "heatmap";                     // ImGui id, unique within the window

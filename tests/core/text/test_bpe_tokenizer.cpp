@@ -346,8 +346,10 @@ TEST_CASE("bpe: a 1 MB word merges in O(n log n), and an over-long one stops bef
   const std::string small(size_t{1} << 16, 'a'), word(size_t{1} << 20, 'a');
   double small_s = 1e9;
   for (int i = 0; i < 3; ++i) small_s = std::min(small_s, timed(small, limits).second);
+  // The best of two runs each way: a busy machine slows single runs, never the fastest of several.
   auto [e, seconds] = timed(word, limits);
   REQUIRE_MESSAGE(e.ok(), e.error());
+  seconds = std::min(seconds, timed(word, limits).second);
   MESSAGE("64 KB: " << small_s << " s, 1 MB: " << seconds << " s, ratio " << seconds / small_s);
   CHECK(seconds / small_s < 80.0);
   CHECK(seconds < 30.0);

@@ -14,6 +14,7 @@
 #include "shell/shell.h"
 #include "widgets/heatmap_widget.h"
 #include "shell/panels.h"
+#include "shell/view_registry.h"
 #include "widgets/draw.h"
 #include "render/heatmap.h"
 #include "text/word_swap.h"
@@ -73,7 +74,7 @@ float labelled_width(float item_w, const char* label) {
 // What A and B are, in words, for the line under the toolbar.
 std::string side_desc(const AppState& app, const Trace& t, bool is_a) {
   const Lang L = app.lang;
-  switch (app.compare_mode) {
+  switch (app.compare.mode) {
     case CompareMode::sentence_b: return tr(L, is_a ? Str::cmp_desc_sentence_a : Str::cmp_desc_sentence_b);
     case CompareMode::single_vs_multi:
       return is_a ? format_int(tr(L, Str::cmp_desc_average), t.config.n_heads)
@@ -100,20 +101,20 @@ struct Row {
   unsigned tex_diff = 0;
 };
 
-std::vector<Row> build_rows(const AppState& app, int layer) {
+std::vector<Row> build_rows(const AppState& app, const GuiResources& gui, int layer) {
   std::vector<Row> rows;
-  const CompareMaps& cm = app.compare;
+  const CompareMaps& cm = app.compare.maps;
   if (!app.trace || !app.trace_b || cm.a.empty() || cm.b.empty()) return rows;
   const int nh_b = app.trace_b->config.n_heads;
-  if (app.compare_mode == CompareMode::single_vs_multi) {
+  if (app.compare.mode == CompareMode::single_vs_multi) {
     Row r;
     r.head = -1;
     r.a = &cm.a.back();
     r.b = &cm.b[0];
-    r.tex_b = app.textures_b.texture(layer * nh_b);
+    r.tex_b = gui.heads_b.texture(layer * nh_b);
     if (!cm.diff.empty()) {
       r.diff = &cm.diff[0];
-      r.tex_diff = app.textures_cmp.texture(0);
+      r.tex_diff = gui.compare.texture(0);
     }
     rows.push_back(r);
     return rows;
@@ -122,12 +123,12 @@ std::vector<Row> build_rows(const AppState& app, int layer) {
     Row r;
     r.head = static_cast<int>(h);
     r.a = &cm.a[h];
-    r.tex_a = app_head_texture(app, layer, r.head);
+    r.tex_a = gui_head_texture(app, gui, layer, r.head);
     r.b = &cm.b[h];
-    r.tex_b = app.textures_b.texture(layer * nh_b + r.head);
+    r.tex_b = gui.heads_b.texture(layer * nh_b + r.head);
     if (h < cm.diff.size()) {
       r.diff = &cm.diff[h];
-      r.tex_diff = app.textures_cmp.texture(static_cast<int>(h));
+      r.tex_diff = gui.compare.texture(static_cast<int>(h));
     }
     rows.push_back(r);
   }
@@ -175,27 +176,6 @@ Layout layout_compare(const Trace& A, const Trace& B, bool has_diff, int n_rows,
   g.x_d = g.x_b + g.cell * static_cast<float>(g.tk_b) + g.gap;
   g.row_h = g.title_h + g.cell * static_cast<float>(g.tq) + g.gap;
   return g;
-}
-
-// A's average has no texture: paint its cells (and annotations) over the widget's empty image.
-void paint_cells(const AppState& app, const Mat& m, const Mat* mask, ImVec2 p0, float cell) {
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const bool annotate = app.annotate && cell >= 26.0f;
-  for (Eigen::Index q = 0; q < m.rows(); ++q)
-    for (Eigen::Index k = 0; k < m.cols(); ++k) {
-      const ImVec2 c0(p0.x + cell * static_cast<float>(k), p0.y + cell * static_cast<float>(q));
-      const ImVec2 c1(c0.x + cell, c0.y + cell);
-      const Rgba c = colormap_sample(app.cmap, m(q, k));
-      const ImU32 col = IM_COL32(c.r, c.g, c.b, 255);
-      dl->AddRectFilled(c0, c1, col);
-      if (mask && q < mask->rows() && k < mask->cols() && !std::isfinite((*mask)(q, k)) && cell >= 6)
-        dl->AddLine(c0, c1, IM_COL32(150, 150, 150, 170));
-      if (annotate) {
-        const std::string text = heatmap_value_text(m(q, k), true);
-        const ImVec2 sz = ImGui::CalcTextSize(text.c_str());
-        dl->AddText(ImVec2(c0.x + (cell - sz.x) * 0.5f, c0.y + (cell - sz.y) * 0.5f), contrast_text_color(col), text.c_str());
-      }
-    }
 }
 
 struct Hover {
@@ -257,8 +237,7 @@ HeatmapHit draw_map(AppState& app, const Layout& g, const char* id, const std::s
   w.vmin = diverging ? kDiffMin : 0.0f;
   w.vmax = diverging ? kDiffMax : 1.0f;
   w.highlight_row = app.query;
-  HeatmapHit hit = heatmap_widget(w);
-  if (texture == 0) paint_cells(app, *values, mask, w.origin, g.cell);
+  HeatmapHit hit = heatmap_widget(w);  // A's average and the differences have no texture: painted
   if (hit.label_row_clicked >= 0) app.query = app.query == hit.label_row_clicked ? -1 : hit.label_row_clicked;
   return hit;
 }
@@ -273,10 +252,10 @@ void toolbar(AppState& app, const Trace& t, bool head_selector) {
   float mode_w = 0;
   for (CompareMode m : kAllCompareModes) mode_w = std::max(mode_w, ImGui::CalcTextSize(tr(L, mode_str(m))).x);
   ImGui::SetNextItemWidth(mode_w + ImGui::GetFrameHeight() + ImGui::GetStyle().FramePadding.x * 2);
-  if (ImGui::BeginCombo("##mode", tr(L, mode_str(app.compare_mode)))) {
+  if (ImGui::BeginCombo("##mode", tr(L, mode_str(app.compare.mode)))) {
     for (CompareMode m : kAllCompareModes)
-      if (ImGui::Selectable(tr(L, mode_str(m)), m == app.compare_mode) && m != app.compare_mode) {
-        app.compare_mode = m;
+      if (ImGui::Selectable(tr(L, mode_str(m)), m == app.compare.mode) && m != app.compare.mode) {
+        app.compare.mode = m;
         app.dirty = true;
       }
     ImGui::EndCombo();
@@ -307,7 +286,7 @@ void toolbar(AppState& app, const Trace& t, bool head_selector) {
     ImGui::TextDisabled("%s", tr(L, Str::computing));
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s", tr(L, explain_str(app.compare_mode)));
+  ImGui::TextWrapped("%s", tr(L, explain_str(app.compare.mode)));
   ImGui::PopStyleColor();
 }
 
@@ -319,12 +298,12 @@ void sentence_b_row(AppState& app) {
   const char* swap = tr(L, Str::cmp_swap);
   const float swap_w = ImGui::CalcTextSize(swap).x + ImGui::GetStyle().FramePadding.x * 2;
   ImGui::SetNextItemWidth(std::max(ImGui::GetContentRegionAvail().x - swap_w - ImGui::GetStyle().ItemSpacing.x, ImGui::GetFontSize() * 8));
-  if (ImGui::InputText("##sentence_b", &app.compare_sentence)) app.dirty = true;
+  if (ImGui::InputText("##sentence_b", &app.compare.sentence)) app.dirty = true;
   ImGui::SameLine();
   const std::string swapped = text_swap_words(app.sentence, "tired", "wide");
   ImGui::BeginDisabled(swapped == app.sentence);
   if (ImGui::Button(swap)) {
-    app.compare_sentence = swapped;
+    app.compare.sentence = swapped;
     app.dirty = true;
   }
   ImGui::EndDisabled();
@@ -344,9 +323,9 @@ void sides_line(const AppState& app, const Trace& A, const Trace& B) {
 
 // Small thumbnails above the big maps. In single_vs_multi: A's heads that make up the average;
 // otherwise every head's difference map with its largest change, clickable to choose the head.
-void overview_strip(AppState& app, const Trace& A, const std::vector<Row>& rows, int layer) {
+void overview_strip(AppState& app, const GuiResources& gui, const Trace& A, const std::vector<Row>& rows, int layer) {
   const Lang L = app.lang;
-  const bool heads_of_a = app.compare_mode == CompareMode::single_vs_multi;
+  const bool heads_of_a = app.compare.mode == CompareMode::single_vs_multi;
   const int n = heads_of_a ? A.config.n_heads : static_cast<int>(rows.size());
   if (n <= 1) return;
   // The header follows the "A: … B: …" line when it fits there.
@@ -373,7 +352,7 @@ void overview_strip(AppState& app, const Trace& A, const std::vector<Row>& rows,
     const int h = heads_of_a ? i : rows[static_cast<size_t>(i)].head;
     const ImVec2 p(start.x + static_cast<float>(i % per_line) * slot + (slot - gap - side) * 0.5f,
                    start.y + static_cast<float>(i / per_line) * (side + label_h + gap));
-    const unsigned tex = heads_of_a ? app_head_texture(app, layer, h) : rows[static_cast<size_t>(i)].tex_diff;
+    const unsigned tex = heads_of_a ? gui_head_texture(app, gui, layer, h) : rows[static_cast<size_t>(i)].tex_diff;
     dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(tex)), p, ImVec2(p.x + side, p.y + side));
     dl->AddRect(ImVec2(p.x - 1, p.y - 1), ImVec2(p.x + side + 1, p.y + side + 1),
                 !heads_of_a && h == app.head ? accent : ImGui::GetColorU32(ImGuiCol_Border), 0, 0, !heads_of_a && h == app.head ? thick : 1.0f);
@@ -406,7 +385,7 @@ void compare_grid(AppState& app, const Trace& A, const Trace& B, const std::vect
   const Layout g = layout_compare(A, B, has_diff, static_cast<int>(shown.size()), ImGui::GetContentRegionAvail(), has_diff ? legend_height() + 4 : 0);
   const ImVec2 start = ImGui::GetCursorScreenPos();
   const ImVec2 grid0(start.x, start.y + g.col_h);
-  const bool single = app.compare_mode == CompareMode::single_vs_multi;
+  const bool single = app.compare.mode == CompareMode::single_vs_multi;
   Hover hover;
   for (size_t i = 0; i < shown.size(); ++i) {
     const Row& r = shown[i];
@@ -460,13 +439,13 @@ void compare_grid(AppState& app, const Trace& A, const Trace& B, const std::vect
 
 }  // namespace
 
-void panel_compare(AppState& app) {
-  if (!view_begin(app, tr(app.lang, Str::view_compare))) return;
+void compare_view_draw(AppState& app, GuiResources& gui) {
+  if (!view_begin(app, View::compare)) return;
   const Lang L = app.lang;
   const Trace& A = *app.trace;
   // app.compare was built for this layer before the panels drew; edits below apply next frame.
   const int layer = app.layer;
-  const std::vector<Row> rows = build_rows(app, layer);
+  const std::vector<Row> rows = build_rows(app, gui, layer);
   // All heads when they fit at a readable size, else the chosen head (with a head selector and
   // the per-head overview to pick it).
   bool show_all = rows.size() <= 1;
@@ -478,7 +457,7 @@ void panel_compare(AppState& app) {
     show_all = g.cell >= ImGui::GetTextLineHeight() * 0.8f;
   }
   toolbar(app, A, !show_all);
-  if (app.compare_mode == CompareMode::sentence_b) sentence_b_row(app);
+  if (app.compare.mode == CompareMode::sentence_b) sentence_b_row(app);
   if (!app.error_b.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1));
     ImGui::TextWrapped("%s %s", tr(L, Str::cmp_error_b), app.error_b.c_str());
@@ -491,14 +470,14 @@ void panel_compare(AppState& app) {
   }
   const Trace& B = *app.trace_b;
   sides_line(app, A, B);
-  if (!app.compare.note.empty()) {
+  if (!app.compare.maps.note.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.35f, 1));
     if (A.n_queries() != B.n_queries() || A.n_keys() != B.n_keys()) {
       char buf[512];
       std::snprintf(buf, sizeof buf, tr(L, Str::cmp_note_tokens), A.n_queries(), B.n_queries());
       ImGui::TextWrapped("%s", buf);
     } else {
-      ImGui::TextWrapped("%s", app.compare.note.c_str());
+      ImGui::TextWrapped("%s", app.compare.maps.note.c_str());
     }
     ImGui::PopStyleColor();
   }
@@ -508,8 +487,8 @@ void panel_compare(AppState& app) {
     for (const Row& r : rows)
       if (r.head == app.head) shown.push_back(r);
   if (shown.empty()) shown.push_back(rows[0]);
-  if (!show_all || app.compare_mode == CompareMode::single_vs_multi)
-    if (rows[0].diff || app.compare_mode == CompareMode::single_vs_multi) overview_strip(app, A, rows, layer);
+  if (!show_all || app.compare.mode == CompareMode::single_vs_multi)
+    if (rows[0].diff || app.compare.mode == CompareMode::single_vs_multi) overview_strip(app, gui, A, rows, layer);
   ImGui::Spacing();
   compare_grid(app, A, B, shown, layer);
   ImGui::End();

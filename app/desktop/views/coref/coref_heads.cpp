@@ -131,11 +131,11 @@ void head_box(AppState& app, const CorefSide& a, const CorefHeadScore& s, const 
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
       app.layer = s.layer;
       app.head = s.head;
-      app.coref_view.pair_layer = s.layer;
-      app.coref_view.pair_head = s.head;
+      app.coref.pair_layer = s.layer;
+      app.coref.pair_head = s.head;
     }
     if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
-      app.zoom_head = s.head;
+      app.heads.zoom_head = s.head;
       app.view = View::heads;
     }
   }

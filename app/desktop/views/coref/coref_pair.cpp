@@ -62,29 +62,6 @@ void answer_column(const AppState& app, const char* name, const CorefSide& s, bo
   }
 }
 
-// The A – B cells have no texture: they are painted over the widget's empty image.
-void paint_diff(const AppState& app, const Mat& a, const Mat& b, ImVec2 p0, float cell, int hover_q, int hover_k) {
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const bool annotate = app.annotate && cell >= 26.0f;
-  for (Eigen::Index q = 0; q < a.rows(); ++q)
-    for (Eigen::Index k = 0; k < a.cols(); ++k) {
-      const float d = a(q, k) - b(q, k);
-      const ImVec2 c0(p0.x + cell * static_cast<float>(k), p0.y + cell * static_cast<float>(q));
-      const ImVec2 c1(c0.x + cell, c0.y + cell);
-      const Rgba c = colormap_sample(Colormap::diverging, (d + 1.0f) * 0.5f);
-      const ImU32 col = IM_COL32(c.r, c.g, c.b, 255);
-      dl->AddRectFilled(c0, c1, col);
-      if (annotate) {
-        const std::string text = heatmap_value_text(d, true);
-        const ImVec2 sz = ImGui::CalcTextSize(text.c_str());
-        dl->AddText(ImVec2(c0.x + (cell - sz.x) * 0.5f, c0.y + (cell - sz.y) * 0.5f), contrast_text_color(col), text.c_str());
-      }
-    }
-  if (hover_q >= 0)
-    dl->AddRect(ImVec2(p0.x + cell * hover_k, p0.y + cell * hover_q), ImVec2(p0.x + cell * (hover_k + 1), p0.y + cell * (hover_q + 1)),
-                IM_COL32(40, 40, 40, 230));
-}
-
 float cmap_width(float cell, int cols) { return std::max(cell * static_cast<float>(cols), ImGui::GetFontSize() * 8); }
 
 // Where the A – B legend starts: under the difference map, pulled left when its labels need more
@@ -114,7 +91,7 @@ void cell_tooltip(const AppState& app, const Trace& A, const Trace* B, int q, in
   ImGui::EndTooltip();
 }
 
-void pair_heatmaps(AppState& app, const CorefSide& a, int layer, int head, bool is_best) {
+void pair_heatmaps(AppState& app, const GuiResources& gui, const CorefSide& a, int layer, int head, bool is_best) {
   const Lang L = app.lang;
   const Trace& A = *app.trace;
   const Trace& B = *app.trace_b;
@@ -150,7 +127,7 @@ void pair_heatmaps(AppState& app, const CorefSide& a, int layer, int head, bool 
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
 
   const std::string prop_a = a.example.property >= 0 ? std::string(" · ") + coref_token_text(a.example, a.example.property) : "";
-  const CorefSide& bs = app.coref_view.b;
+  const CorefSide& bs = app.coref.b;
   const std::string prop_b = bs.example.property >= 0 ? std::string(" · ") + coref_token_text(bs.example, bs.example.property) : "";
   const int nh = A.config.n_heads;
   struct Panel {
@@ -159,17 +136,21 @@ void pair_heatmaps(AppState& app, const CorefSide& a, int layer, int head, bool 
     std::string title;
     bool diff;
   };
-  std::vector<Panel> panels = {{&A, app_head_texture(app, layer, head), "A" + prop_a, false},
-                               {&B, app.textures_b.texture(layer * nh + head), "B" + prop_b, false}};
-  if (same) panels.push_back({&A, 0u, "A – B", true});
+  std::vector<Panel> panels = {{&A, gui_head_texture(app, gui, layer, head), "A" + prop_a, false},
+                               {&B, gui.heads_b.texture(layer * nh + head), "B" + prop_b, false}};
+  Mat diff;
+  if (same) {
+    diff = A.head(layer, head).weights - B.head(layer, head).weights;
+    panels.push_back({&A, 0u, "A – B", true});
+  }
   float x = start.x + row_w;
   float right = x;
   for (size_t i = 0; i < panels.size(); ++i) {
     const Panel& pn = panels[i];
-    const Mat& w = pn.t->head(layer, head).weights;
+    const Mat& w = pn.diff ? diff : pn.t->head(layer, head).weights;
     dl->AddText(ImVec2(x, top - title_h), text, pn.title.c_str());
     HeatmapWidget hw;
-    hw.texture = pn.texture;
+    hw.texture = pn.texture;  // 0 for A – B: painted from `diff`
     hw.values = &w;
     hw.rows = &pn.t->queries;
     hw.cols = &pn.t->keys;
@@ -181,18 +162,12 @@ void pair_heatmaps(AppState& app, const CorefSide& a, int layer, int head, bool 
     hw.row_label_w = row_w;
     hw.col_label_h = col_h;
     hw.col_label_gap = title_h;
-    hw.annotate = app.annotate && !pn.diff;
-    hw.cmap = app.cmap;
+    hw.annotate = app.annotate;
+    hw.cmap = pn.diff ? Colormap::diverging : app.cmap;
+    hw.vmin = pn.diff ? -1.0f : 0.0f;  // differences of weights lie in [-1, 1]: white is "no change"
     hw.highlight_row = i == 1 ? bs.example.pronoun : pronoun;
     hw.id = i == 0 ? "pair_a" : i == 1 ? "pair_b" : "pair_diff";
     const HeatmapHit hit = heatmap_widget(hw);
-    if (pn.diff) {
-      paint_diff(app, A.head(layer, head).weights, B.head(layer, head).weights, hw.origin, cell, hit.hovered ? hit.row : -1,
-                 hit.col);
-      if (pronoun >= 0 && pronoun < A.n_queries())
-        dl->AddRect(ImVec2(x - 1, top + cell * pronoun - 1), ImVec2(x + cell * A.n_keys() + 1, top + cell * (pronoun + 1) + 1),
-                    IM_COL32(255, 160, 30, 255), 0, 0, 2.0f);
-    }
     if (hit.hovered) cell_tooltip(app, A, &B, hit.row, hit.col, layer, head, i == 1);
     right = x + cell * static_cast<float>(pn.t->n_keys());
     x = right + gap;
@@ -220,15 +195,15 @@ void pair_heatmaps(AppState& app, const CorefSide& a, int layer, int head, bool 
 
 }  // namespace
 
-void coref_pair_section(AppState& app, const CorefSide& a, int layer, int head, bool is_best) {
+void coref_pair_section(AppState& app, const GuiResources& gui, const CorefSide& a, int layer, int head, bool is_best) {
   const Lang L = app.lang;
-  CorefViewState& v = app.coref_view;
+  CorefState& v = app.coref;
   section_header(tr(L, Str::co_pair_title));
   if (v.minimal_pair.empty()) {
     ImGui::TextWrapped("%s", tr(L, Str::co_pair_no_property));
     return;
   }
-  const bool is_pair = coref_b_shown(app) && app.compare_sentence == v.minimal_pair;
+  const bool is_pair = coref_b_shown(app) && app.compare.sentence == v.minimal_pair;
   char label[160];
   std::snprintf(label, sizeof label, tr(L, Str::co_pair_swap), coref_token_text(a.example, a.example.property), v.partner.c_str());
   ImGui::BeginDisabled(is_pair);
@@ -269,7 +244,7 @@ void coref_pair_section(AppState& app, const CorefSide& a, int layer, int head, 
     answer_column(app, "B", v.b, !is_pair);
     ImGui::EndTable();
   }
-  if (layer >= 0) pair_heatmaps(app, a, layer, head, is_best);
+  if (layer >= 0) pair_heatmaps(app, gui, a, layer, head, is_best);
 }
 
 }  // namespace attnviz

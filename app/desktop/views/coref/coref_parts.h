@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include "state/app_state.h"
+#include "widgets/gui_resources.h"
 
 namespace attnviz {
 
@@ -22,7 +23,6 @@ inline constexpr ImU32 kCorefColResolvesBg = IM_COL32(70, 200, 110, 40);
 // ---- panel_coref.cpp ----
 
 // True when sentence B is computed beside A (Compare mode "sentence B"), i.e. the pair is shown.
-bool coref_b_shown(const AppState& app);
 
 // ---- coref_facts.cpp: small drawing helpers the other files share ----
 
@@ -56,6 +56,6 @@ bool coref_explain_unfit(AppState& app, const CorefSide& a);
 // coref_heads.cpp: the pronoun's attention to each candidate, one box per head; the selected one outlined.
 void coref_heads_grid(AppState& app, const CorefSide& a, int sel_layer, int sel_head);
 // coref_pair.cpp: the minimal pair's actions, both answers, and A, B, A − B heatmaps of one head.
-void coref_pair_section(AppState& app, const CorefSide& a, int layer, int head, bool is_best);
+void coref_pair_section(AppState& app, const GuiResources& gui, const CorefSide& a, int layer, int head, bool is_best);
 
 }  // namespace attnviz

@@ -1,6 +1,6 @@
-// What the Coreference view remembers between frames (panel_coref.cpp), and its two sentence
-// actions, which --script shares (verb coref_swap). Lives in AppState. The cache holds what the
-// view reads off the traces, rebuilt only when a trace, a sentence or the model changes.
+// What the Coreference view remembers between frames, and its two sentence actions, which --script
+// shares (verb coref_swap). Lives in AppState; headless. The cache holds what the view reads off
+// the traces, rebuilt only when a trace, a sentence or the model changes (coref_cache_refresh).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -25,7 +25,7 @@ struct CorefSide {
   std::string answer_error;
 };
 
-struct CorefViewState {
+struct CorefState {
   int pair_layer = -1, pair_head = -1;  // the head whose minimal-pair heatmaps are shown; -1: the best head
 
   // Cache, keyed by the trace version, both sentences and the model.
@@ -35,7 +35,15 @@ struct CorefViewState {
   CorefSide a, b;
   std::string minimal_pair;  // coref_minimal_pair(a.example); empty without a property word
   std::string partner;       // the property word of the minimal pair ("wide" for "tired")
+
+  void reset() { *this = CorefState{}; }
 };
+
+// Rebuilds the cache when the traces, the sentences or the model changed since the last call.
+void coref_cache_refresh(AppState& app);
+
+// True when sentence B is the Compare view's second sentence (the minimal pair can be shown).
+bool coref_b_shown(const AppState& app);
 
 // Sentence B := sentence A's minimal pair, Compare mode := sentence B, B recomputed. Returns false
 // and changes nothing when sentence A has no property word to swap.

@@ -12,6 +12,7 @@
 #include "widgets/heatmap_widget.h"
 #include "model/mask.h"
 #include "shell/panels.h"
+#include "shell/view_registry.h"
 #include "widgets/draw.h"
 
 namespace attnviz {
@@ -83,16 +84,16 @@ struct HeadWindow {
 };
 
 // origin: top-left of the head's title; its cells start one title line below.
-HeatmapHit draw_head(AppState& app, const Trace& t, int h, const GridLayout& g, ImVec2 origin, bool row_labels,
+HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, const GridLayout& g, ImVec2 origin, bool row_labels,
                      bool col_labels, const HeadWindow& win) {
   const HeadTrace& head = t.head(app.layer, h);
   ImGui::PushID(h);
   ImGui::SetCursorScreenPos(origin);
   std::string title = std::string(tr(app.lang, Str::head)) + " " + std::to_string(h + 1);
   if (head.score != ScoreKind::scaled_dot) title += " · " + std::string(name_of(head.score));
-  if (ImGui::Selectable(title.c_str(), app.zoom_head == h || app.head == h, 0, ImVec2(g.cell * win.cols, 0))) {
+  if (ImGui::Selectable(title.c_str(), app.heads.zoom_head == h || app.head == h, 0, ImVec2(g.cell * win.cols, 0))) {
     app.head = h;
-    app.zoom_head = app.zoom_head == h ? -1 : h;
+    app.heads.zoom_head = app.heads.zoom_head == h ? -1 : h;
   }
   HeatmapWidget w;
   w.texture = win.texture;
@@ -116,7 +117,7 @@ HeatmapHit draw_head(AppState& app, const Trace& t, int h, const GridLayout& g, 
   w.highlight_row = app.query;
   const HeatmapHit hit = heatmap_widget(w);
   if (win.rows == t.n_queries() && win.cols == t.n_keys())  // the layout report covers whole maps only
-    app.drawn.push_back(DrawnHeatmap{app.layer, h, w.origin.x, w.origin.y, w.cell, t.n_queries(), t.n_keys()});
+    gui.drawn.push_back(DrawnHeatmap{app.layer, h, w.origin.x, w.origin.y, w.cell, t.n_queries(), t.n_keys()});
   if (hit.label_row_clicked >= 0) app.query = app.query == hit.label_row_clicked ? -1 : hit.label_row_clicked;
   if (hit.hovered) {
     head_tooltip(app, t, h, hit.row, hit.col);
@@ -125,7 +126,7 @@ HeatmapHit draw_head(AppState& app, const Trace& t, int h, const GridLayout& g, 
       app.query = hit.row;
       app.head = h;
     }
-    if (hit.double_clicked) app.zoom_head = app.zoom_head == h ? -1 : h;
+    if (hit.double_clicked) app.heads.zoom_head = app.heads.zoom_head == h ? -1 : h;
   }
   ImGui::PopID();
   return hit;
@@ -139,7 +140,7 @@ bool zoomable(const Trace& t) { return std::max(t.n_queries(), t.n_keys()) > kZo
 
 // Clamps the viewport and returns the window it shows (texture not set).
 HeadWindow viewport_window(AppState& app, const Trace& t) {
-  auto& vp = app.heads_viewport;
+  auto& vp = app.heads.viewport;
   const int Tq = t.n_queries(), Tk = t.n_keys();
   vp.zoom = std::clamp(vp.zoom, 1.0f, std::max(1.0f, std::min(Tq, Tk) / 8.0f));
   HeadWindow win;
@@ -154,23 +155,23 @@ HeadWindow viewport_window(AppState& app, const Trace& t) {
 
 // The window's texture: the head's own (pooled) texture for the whole map, else the window cut out
 // of the weights and pooled to the drawn size, rebuilt only when the window moves.
-unsigned window_texture(AppState& app, const Trace& t, int h, const HeadWindow& win, float drawn_px) {
+unsigned window_texture(AppState& app, GuiResources& gui, const Trace& t, int h, const HeadWindow& win, float drawn_px) {
   const int side = texture_side_for(drawn_px);
   if (win.rows == t.n_queries() && win.cols == t.n_keys()) {
-    app.texture_side = side;
-    return app_head_texture(app, app.layer, h);
+    gui.texture_side = side;
+    return gui_head_texture(app, gui, app.layer, h);
   }
   uint64_t key = app.trace_version;
   for (const int part : {app.layer, h, win.row0, win.col0, win.rows, win.cols}) key = key * 1000003u + static_cast<uint64_t>(part);
-  if (!app.detail_texture.holds(key, app.cmap, side)) {
+  if (!gui.zoom_window.holds(key, app.cmap, side)) {
     const Mat block = t.head(app.layer, h).weights.block(win.row0, win.col0, win.rows, win.cols);
-    app.detail_texture.update(key, {&block}, app.cmap, 0.0f, 1.0f, side);
+    gui.zoom_window.update(key, {&block}, app.cmap, 0.0f, 1.0f, side);
   }
-  return app.detail_texture.texture(0);
+  return gui.zoom_window.texture(0);
 }
 
 void viewport_input(AppState& app, const HeatmapHit& hit, const HeadWindow& win, float cell, const Trace& t) {
-  auto& vp = app.heads_viewport;
+  auto& vp = app.heads.viewport;
   const ImGuiIO& io = ImGui::GetIO();
   if (!hit.hovered) return;
   if (io.MouseWheel != 0.0f) {  // keep the cell under the pointer where it is
@@ -186,7 +187,7 @@ void viewport_input(AppState& app, const HeatmapHit& hit, const HeadWindow& win,
   }
 }
 
-void draw_zoomed(AppState& app, const Trace& t, int h) {
+void draw_zoomed(AppState& app, GuiResources& gui, const Trace& t, int h) {
   const HeadWindow shown = viewport_window(app, t);
   GridLayout g;
   g.row_label_w = heatmap_label_extent(t.queries);
@@ -196,10 +197,10 @@ void draw_zoomed(AppState& app, const Trace& t, int h) {
   const float fit = std::min((avail.x - g.row_label_w - kGap) / shown.cols, (avail.y - g.col_label_h - g.title_h - kGap) / shown.rows);
   g.cell = std::max(fit >= 1.0f ? std::floor(fit) : fit, 0.02f);
   HeadWindow win = shown;
-  win.texture = window_texture(app, t, h, win, g.cell * std::max(win.rows, win.cols));
+  win.texture = window_texture(app, gui, t, h, win, g.cell * std::max(win.rows, win.cols));
   const ImVec2 start = ImGui::GetCursorScreenPos();
   const HeatmapHit hit =
-      draw_head(app, t, h, g, ImVec2(start.x + g.row_label_w, start.y + g.col_label_h), true, true, win);
+      draw_head(app, gui, t, h, g, ImVec2(start.x + g.row_label_w, start.y + g.col_label_h), true, true, win);
   viewport_input(app, hit, win, g.cell, t);
   ImGui::SetCursorScreenPos(start);
   ImGui::Dummy(ImVec2(g.row_label_w + g.cell * win.cols, g.col_label_h + g.title_h + g.cell * win.rows));
@@ -225,9 +226,9 @@ void toolbar(AppState& app, const Trace& t) {
   colormap_legend(app.cmap, 0.0f, 1.0f, 120.0f * ImGui::GetFontSize() / 17.0f);
   ImGui::SameLine();
   ImGui::Checkbox(tr(L, Str::annotate), &app.annotate);
-  if (app.zoom_head >= 0) {
+  if (app.heads.zoom_head >= 0) {
     ImGui::SameLine();
-    if (ImGui::Button(tr(L, Str::back_to_grid))) app.zoom_head = -1;
+    if (ImGui::Button(tr(L, Str::back_to_grid))) app.heads.zoom_head = -1;
   }
   ImGui::SameLine();
   if (app_computing(app)) ImGui::TextDisabled("%s", tr(L, Str::computing));
@@ -239,11 +240,11 @@ void toolbar(AppState& app, const Trace& t) {
     if (hidden.size() > 4) which += ", …";
     ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.5f, 1), tr(L, Str::fm_rows), static_cast<int>(hidden.size()), which.c_str());
   }
-  if (app.zoom_head >= 0 && zoomable(t)) {  // a long input's window, and how to move it
+  if (app.heads.zoom_head >= 0 && zoomable(t)) {  // a long input's window, and how to move it
     const HeadWindow win = viewport_window(app, t);
-    if (ImGui::Button(tr(L, Str::lz_fit))) app.heads_viewport = {};
+    if (ImGui::Button(tr(L, Str::lz_fit))) app.heads.viewport = {};
     ImGui::SameLine();
-    ImGui::TextDisabled(tr(L, Str::lz_window), app.heads_viewport.zoom, win.row0 + 1, win.row0 + win.rows, win.col0 + 1,
+    ImGui::TextDisabled(tr(L, Str::lz_window), app.heads.viewport.zoom, win.row0 + 1, win.row0 + win.rows, win.col0 + 1,
                         win.col0 + win.cols);
     ImGui::SameLine();
     ImGui::TextDisabled("· %s", tr(L, Str::lz_hint_short));
@@ -252,17 +253,17 @@ void toolbar(AppState& app, const Trace& t) {
 
 }  // namespace
 
-void panel_heads(AppState& app) {
-  if (!view_begin(app, tr(app.lang, Str::panel_heads))) return;
+void heads_view_draw(AppState& app, GuiResources& gui) {
+  if (!view_begin(app, View::heads)) return;
   const Trace& t = *app.trace;
   toolbar(app, t);
   std::vector<int> heads;
-  if (app.zoom_head >= 0) heads.push_back(app.zoom_head);
+  if (app.heads.zoom_head >= 0) heads.push_back(app.heads.zoom_head);
   else
     for (int h = 0; h < t.config.n_heads; ++h) heads.push_back(h);
-  if (app.zoom_head >= 0 && zoomable(t)) {
+  if (app.heads.zoom_head >= 0 && zoomable(t)) {
     ImGui::BeginChild("zoomed", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
-    draw_zoomed(app, t, app.zoom_head);
+    draw_zoomed(app, gui, t, app.heads.zoom_head);
     ImGui::EndChild();
     ImGui::End();
     return;
@@ -273,11 +274,11 @@ void panel_heads(AppState& app) {
   const ImVec2 grid0(start.x + g.row_label_w, start.y + g.col_label_h);
   for (size_t i = 0; i < heads.size(); ++i) {
     const int col = static_cast<int>(i) % g.columns, row = static_cast<int>(i) / g.columns;
-    HeadWindow whole{0, 0, t.n_queries(), t.n_keys(), app_head_texture(app, app.layer, heads[i])};
-    draw_head(app, t, heads[i], g, ImVec2(grid0.x + col * g.panel.x, grid0.y + row * g.panel.y), col == 0, row == 0,
+    HeadWindow whole{0, 0, t.n_queries(), t.n_keys(), gui_head_texture(app, gui, app.layer, heads[i])};
+    draw_head(app, gui, t, heads[i], g, ImVec2(grid0.x + col * g.panel.x, grid0.y + row * g.panel.y), col == 0, row == 0,
               whole);
   }
-  app.texture_side = texture_side_for(g.cell * std::max(t.n_queries(), t.n_keys()));
+  gui.texture_side = texture_side_for(g.cell * std::max(t.n_queries(), t.n_keys()));
   const int rows = (static_cast<int>(heads.size()) + g.columns - 1) / g.columns;
   ImGui::SetCursorScreenPos(start);
   ImGui::Dummy(ImVec2(g.row_label_w + g.columns * g.panel.x, g.col_label_h + rows * g.panel.y));

@@ -12,6 +12,7 @@
 
 #include "shell/shell.h"
 #include "shell/panels.h"
+#include "shell/view_registry.h"
 
 namespace attnviz {
 
@@ -37,7 +38,7 @@ ImU32 head_color(int h, float alpha) {
 }
 
 bool head_shown(const AppState& app, int h) {
-  return h >= static_cast<int>(app.lines_hidden.size()) || app.lines_hidden[static_cast<size_t>(h)] == 0;
+  return h >= static_cast<int>(app.lines.hidden.size()) || app.lines.hidden[static_cast<size_t>(h)] == 0;
 }
 
 // Where everything sits, in screen pixels, for one frame.
@@ -66,14 +67,14 @@ void head_swatch(AppState& app, int h, int n_heads) {
   const ImVec2 p0 = ImGui::GetCursorScreenPos(), p1(p0.x + side * 1.25f, p0.y + side);
   ImGui::InvisibleButton("swatch", ImVec2(p1.x - p0.x, side));
   const bool hovered = ImGui::IsItemHovered();
-  if (ImGui::IsItemClicked() && h < static_cast<int>(app.lines_hidden.size()))
-    app.lines_hidden[static_cast<size_t>(h)] = shown ? 1 : 0;
+  if (ImGui::IsItemClicked() && h < static_cast<int>(app.lines.hidden.size()))
+    app.lines.hidden[static_cast<size_t>(h)] = shown ? 1 : 0;
   if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
     // Double-click: only this head, or (when it already is) every head again.
     bool solo = true;
     for (int o = 0; o < n_heads; ++o) solo = solo && (o == h) != !head_shown(app, o);
-    for (int o = 0; o < n_heads && o < static_cast<int>(app.lines_hidden.size()); ++o)
-      app.lines_hidden[static_cast<size_t>(o)] = solo ? 0 : (o == h ? 0 : 1);
+    for (int o = 0; o < n_heads && o < static_cast<int>(app.lines.hidden.size()); ++o)
+      app.lines.hidden[static_cast<size_t>(o)] = solo ? 0 : (o == h ? 0 : 1);
   }
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float rounding = side * 0.2f;
@@ -130,9 +131,9 @@ void toolbar(AppState& app, const Trace& t) {
   const float buttons_w = ImGui::CalcTextSize(tr(L, Str::ln_all_on)).x + ImGui::CalcTextSize(tr(L, Str::ln_all_off)).x +
                           ImGui::GetStyle().FramePadding.x * 4 + ImGui::GetStyle().ItemSpacing.x + ImGui::GetFontSize();
   same_line_if_fits(buttons_w);
-  if (ImGui::SmallButton(tr(L, Str::ln_all_on))) std::fill(app.lines_hidden.begin(), app.lines_hidden.end(), 0);
+  if (ImGui::SmallButton(tr(L, Str::ln_all_on))) std::fill(app.lines.hidden.begin(), app.lines.hidden.end(), 0);
   ImGui::SameLine();
-  if (ImGui::SmallButton(tr(L, Str::ln_all_off))) std::fill(app.lines_hidden.begin(), app.lines_hidden.end(), 1);
+  if (ImGui::SmallButton(tr(L, Str::ln_all_off))) std::fill(app.lines.hidden.begin(), app.lines.hidden.end(), 1);
 }
 
 LinesLayout layout_lines(const AppState& app, const Trace& t, ImVec2 avail, float top) {
@@ -250,9 +251,9 @@ void focus_panel(const AppState& app, const Trace& t, const std::vector<int>& sh
 
 }  // namespace
 
-void panel_lines(AppState& app) {
+void lines_view_draw(AppState& app, GuiResources& /*gui: lines need no texture*/) {
   const Lang L = app.lang;
-  if (!view_begin(app, tr(L, Str::view_lines))) return;
+  if (!view_begin(app, View::lines)) return;
   const Trace& t = *app.trace;
   const int NH = t.config.n_heads, Tq = t.n_queries(), Tk = t.n_keys();
   toolbar(app, t);

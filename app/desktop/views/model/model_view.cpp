@@ -13,6 +13,7 @@
 
 #include "shell/shell.h"
 #include "shell/panels.h"
+#include "shell/view_registry.h"
 #include "analysis/stats.h"
 
 namespace attnviz {
@@ -59,7 +60,7 @@ ModelGrid layout_model_grid(const AppState& app, const Trace& t, ImVec2 avail) {
 }
 
 // Statistics, preview and hint for the hovered thumbnail.
-void thumbnail_tooltip(const AppState& app, const Trace& t, int layer, int h) {
+void thumbnail_tooltip(const AppState& app, const GuiResources& gui, const Trace& t, int layer, int h) {
   const Lang L = app.lang;
   const HeadTrace& head = t.head(layer, h);
   std::vector<bool> punct;
@@ -79,7 +80,7 @@ void thumbnail_tooltip(const AppState& app, const Trace& t, int layer, int h) {
   const float px = std::max(1.0f, std::floor(side / longest));
   const ImVec2 size(px * static_cast<float>(t.n_keys()), px * static_cast<float>(t.n_queries()));
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(app_head_texture(app, layer, h))), size);
+  ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(gui_head_texture(app, gui, layer, h))), size);
   if (app.query >= 0 && app.query < t.n_queries()) {
     const float y = p0.y + px * static_cast<float>(app.query);
     ImGui::GetWindowDrawList()->AddRect(ImVec2(p0.x - 1, y - 1), ImVec2(p0.x + size.x + 1, y + px + 1), kAccent, 0, 0, 2.0f);
@@ -148,9 +149,9 @@ void toolbar(AppState& app, const Trace& t) {
 
 }  // namespace
 
-void panel_model_view(AppState& app) {
+void model_view_draw(AppState& app, GuiResources& gui) {
   const Lang L = app.lang;
-  if (!view_begin(app, tr(L, Str::view_model))) return;
+  if (!view_begin(app, View::model)) return;
   const Trace& t = *app.trace;
   toolbar(app, t);
   const int NL = static_cast<int>(t.layers.size()), NH = t.config.n_heads;
@@ -188,7 +189,7 @@ void panel_model_view(AppState& app) {
       const bool clicked = ImGui::InvisibleButton("thumb", g.thumb) && !over_headers;
       const bool hovered = ImGui::IsItemHovered() && !over_headers;
       ImGui::PopID();
-      dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(app_head_texture(app, l, h))), p0, p1);
+      dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(gui_head_texture(app, gui, l, h))), p0, p1);
       if (has_query) {
         // Ticks in the gaps beside the row keep the row itself visible in small thumbnails; an
         // outline is added once rows are tall enough not to be hidden by it.
@@ -209,7 +210,7 @@ void panel_model_view(AppState& app) {
       if (clicked) {
         app.layer = l;
         app.head = h;
-        app.zoom_head = h;
+        app.heads.zoom_head = h;
         app.view = View::heads;
       }
     }
@@ -245,7 +246,7 @@ void panel_model_view(AppState& app) {
   if (g.short_heads)
     dl->AddText(ImVec2(hdr_x, hdr_y + (g.col_hdr_h - g.gap - line) * 0.5f), dim, (std::string(tr(L, Str::head)) + " →").c_str());
 
-  if (hovered_l >= 0) thumbnail_tooltip(app, t, hovered_l, hovered_h);
+  if (hovered_l >= 0) thumbnail_tooltip(app, gui, t, hovered_l, hovered_h);
 
   // The content size, so the child scrolls when the thumbnails reached their minimum size.
   ImGui::SetCursorScreenPos(origin);

@@ -69,7 +69,7 @@ std::string caption_of(const AppState& app, const Trace& t, Detector d, const De
   const Lang L = app.lang;
   if (r.best_layer < 0) return tr(L, Str::dt_not_defined);
   char buf[256];
-  const CorefTarget& c = app.stats_cache.detectors.coref;
+  const CorefTarget& c = app.stats.cache.detectors.coref;
   if (d == Detector::coreference)
     std::snprintf(buf, sizeof buf, tr(L, Str::dt_coref_short), token_text(t, c.pronoun).c_str(), token_text(t, c.referent).c_str());
   else
@@ -85,7 +85,7 @@ void tooltip_context(const AppState& app, const Trace& t, Detector d, const Dete
     ImGui::TextColored(ImVec4(1.0f, 0.65f, 0.3f, 1.0f), "%s", tr(L, gap_str(r.gap)));
     return;
   }
-  const CorefTarget& c = app.stats_cache.detectors.coref;
+  const CorefTarget& c = app.stats.cache.detectors.coref;
   if (d == Detector::coreference) {
     std::snprintf(buf, sizeof buf, tr(L, Str::dt_coref_target), token_text(t, c.pronoun).c_str(), c.pronoun,
                   token_text(t, c.referent).c_str(), c.referent, token_text(t, c.property).c_str());
@@ -192,7 +192,7 @@ int per_row_fitting(const Layout& g, float avail_w) {
 
 // The largest cell (and fewest rows of grids for it) that fits avail_w x max_h.
 Layout layout_solve(const AppState& app, const Trace& t, float avail_w, float max_h) {
-  const StatsCache& c = app.stats_cache;
+  const StatsCache& c = app.stats.cache;
   Layout g;
   const float font = ImGui::GetFontSize();
   g.layers = std::max(1, static_cast<int>(t.layers.size()));
@@ -278,7 +278,7 @@ void select_head(AppState& app, int layer, int head, bool open) {
   app.layer = layer;
   app.head = head;
   if (open) {
-    app.zoom_head = head;
+    app.heads.zoom_head = head;
     app.view = View::heads;
   }
 }
@@ -286,7 +286,7 @@ void select_head(AppState& app, int layer, int head, bool open) {
 // One detector's block at `o`: title, caption, head numbers, layer numbers (first grid of a row) and cells.
 void draw_grid(AppState& app, const Trace& t, int index, const Layout& g, ImVec2 o) {
   const Detector d = kAllDetectors[index];
-  const DetectorReport& r = app.stats_cache.detectors.reports[static_cast<size_t>(index)];
+  const DetectorReport& r = app.stats.cache.detectors.reports[static_cast<size_t>(index)];
   const Lang L = app.lang;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImGui::PushID(index);
@@ -380,7 +380,7 @@ void draw_grid(AppState& app, const Trace& t, int index, const Layout& g, ImVec2
 }  // namespace
 
 void stats_detectors_refresh(AppState& app, const Trace& t) {
-  StatsCache& c = app.stats_cache;
+  StatsCache& c = app.stats.cache;
   if (c.detectors_version == app.trace_version && !c.detectors.reports.empty()) return;
   const auto start = std::chrono::steady_clock::now();
   c.detectors = detector_reports(t);
@@ -390,7 +390,7 @@ void stats_detectors_refresh(AppState& app, const Trace& t) {
 
 void stats_detectors_section(AppState& app, const Trace& t, float max_height) {
   const Lang L = app.lang;
-  const StatsCache& c = app.stats_cache;
+  const StatsCache& c = app.stats.cache;
   if (static_cast<int>(c.detectors.reports.size()) != kDetectors) return;
   const bool sandbox = app.source == ModelSource::sandbox;
 

@@ -1,6 +1,6 @@
 // The Statistics view's head-detector section: one layer x head grid per detector (previous-token,
 // first token, duplicate-token, induction, coreference), coloured by score, with definitions and
-// exact values on hover. Reads the reports cached in app.stats_cache; computes nothing per frame.
+// exact values on hover. Reads the reports cached in app.stats.cache; computes nothing per frame.
 #pragma once
 #include "state/app_state.h"
 

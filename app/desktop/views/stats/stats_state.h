@@ -1,7 +1,8 @@
-// The Statistics view's rows (one per layer x head) and head-detector reports, kept between frames
-// because head_stats and the detectors over 144 heads of 128 tokens are too much work to redo every
-// frame. panel_stats fills it; rows are rebuilt when the trace (trace_version) or the query whose
-// top keys are listed changes, the detectors when the trace does. Sorting is not kept.
+// What the Statistics view remembers between frames: its sort order, and its rows (one per layer x
+// head) and head-detector reports, kept because head_stats and the detectors over 144 heads of 128
+// tokens are too much work to redo every frame. The view fills the cache; rows are rebuilt when the
+// trace (trace_version) or the query whose top keys are listed changes, the detectors when the
+// trace does. Headless: lives in AppState.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -26,6 +27,14 @@ struct StatsCache {
   uint64_t detectors_version = 0;  // the trace_version `detectors` belong to, 0: never built
   DetectorReports detectors;       // one report per kAllDetectors entry
   double detectors_ms = 0;         // how long building them took (shown in a tooltip)
+};
+
+struct StatsState {
+  int sort_column = 0;
+  bool sort_descending = false;
+  StatsCache cache;
+
+  void reset() { *this = StatsState{}; }
 };
 
 }  // namespace attnviz

@@ -1,7 +1,7 @@
 // The Statistics view: the head detectors (app/stats_detectors) as five layer x head grids on top,
 // then one table row per layer x head with head_stats' numbers (entropy, max weight, mean distance,
 // first-token and punctuation share) and the strongest keys, sortable by any numeric column. Rows
-// and detector reports are built once per trace (and query) into app.stats_cache, not every frame.
+// and detector reports are built once per trace (and query) into app.stats.cache, not every frame.
 // A click chooses the head; a double-click opens it in the Heads view.
 #include <algorithm>
 #include <cmath>
@@ -12,6 +12,7 @@
 #include <imgui.h>
 
 #include "shell/panels.h"
+#include "shell/view_registry.h"
 #include "views/stats/stats_detectors.h"
 #include "widgets/draw.h"
 #include "analysis/key_totals.h"
@@ -37,7 +38,7 @@ Str score_str(ScoreKind k) {
 
 // head_stats for every head only when the trace changed; the top keys also when the query did.
 void cache_refresh(AppState& app, const Trace& t) {
-  StatsCache& c = app.stats_cache;
+  StatsCache& c = app.stats.cache;
   const bool stale = c.trace_version != app.trace_version || c.rows.empty();
   if (!stale && c.query == app.query) return;
   if (stale) {
@@ -78,11 +79,11 @@ float sort_value(const StatsRow& r, int column) {
 
 // Row order for the app's sort column; ties (and the layer column itself) fall back to layer, head.
 std::vector<int> sorted_rows(const AppState& app) {
-  const auto& rows = app.stats_cache.rows;
+  const auto& rows = app.stats.cache.rows;
   std::vector<int> order(rows.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  const int col = app.stats_sort_column;
-  const bool desc = app.stats_sort_descending;
+  const int col = app.stats.sort_column;
+  const bool desc = app.stats.sort_descending;
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     const StatsRow& ra = rows[static_cast<size_t>(a)];
     const StatsRow& rb = rows[static_cast<size_t>(b)];
@@ -245,23 +246,23 @@ void stats_table(AppState& app, const Trace& t) {
                                 ImGuiTableFlags_NoSavedSettings | (scroll_x ? ImGuiTableFlags_ScrollX : 0);
   // As tall as the rows need (two-line headers), at most the window: no empty grid below 8 rows.
   const float row_h = ImGui::GetTextLineHeight() + style.CellPadding.y * 2;
-  const float table_h = row_h * (static_cast<float>(app.stats_cache.rows.size()) + 2) + (scroll_x ? style.ScrollbarSize : 0) + 4;
+  const float table_h = row_h * (static_cast<float>(app.stats.cache.rows.size()) + 2) + (scroll_x ? style.ScrollbarSize : 0) + 4;
   if (!ImGui::BeginTable("stats", col_count, flags, ImVec2(0, std::min(table_h, ImGui::GetContentRegionAvail().y)), inner_w)) return;
   for (int c = 0; c < col_count; ++c) {
     ImGuiTableColumnFlags f = c == col_keys ? ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoSort
                                             : ImGuiTableColumnFlags_WidthFixed;
     // Statistics are most interesting largest first; positions smallest first.
     if (c >= col_entropy && c <= col_punct) f |= ImGuiTableColumnFlags_PreferSortDescending;
-    if (c == app.stats_sort_column)
+    if (c == app.stats.sort_column)
       f |= ImGuiTableColumnFlags_DefaultSort |
-           (app.stats_sort_descending ? ImGuiTableColumnFlags_PreferSortDescending : ImGuiTableColumnFlags_PreferSortAscending);
+           (app.stats.sort_descending ? ImGuiTableColumnFlags_PreferSortDescending : ImGuiTableColumnFlags_PreferSortAscending);
     ImGui::TableSetupColumn(names[c], f, widths[c], static_cast<ImGuiID>(c));
   }
   ImGui::TableSetupScrollFreeze(2, 1);  // layer and head stay in view when scrolling sideways
   if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsDirty) {
     if (specs->SpecsCount > 0) {
-      app.stats_sort_column = specs->Specs[0].ColumnIndex;
-      app.stats_sort_descending = specs->Specs[0].SortDirection == ImGuiSortDirection_Descending;
+      app.stats.sort_column = specs->Specs[0].ColumnIndex;
+      app.stats.sort_descending = specs->Specs[0].SortDirection == ImGuiSortDirection_Descending;
     }
     specs->SpecsDirty = false;
   }
@@ -273,7 +274,7 @@ void stats_table(AppState& app, const Trace& t) {
   }
 
   const std::vector<int> order = sorted_rows(app);
-  const auto& rows = app.stats_cache.rows;
+  const auto& rows = app.stats.cache.rows;
   float max_distance = 0;
   for (const StatsRow& r : rows) max_distance = std::max(max_distance, r.stats.mean_distance);
   const float ln_keys = std::log(static_cast<float>(std::max(t.n_keys(), 2)));
@@ -291,7 +292,7 @@ void stats_table(AppState& app, const Trace& t) {
         app.layer = r.layer;
         app.head = r.head;
         if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
-          app.zoom_head = r.head;
+          app.heads.zoom_head = r.head;
           app.view = View::heads;
         }
       }
@@ -319,8 +320,8 @@ void stats_table(AppState& app, const Trace& t) {
 
 }  // namespace
 
-void panel_stats(AppState& app) {
-  if (!view_begin(app, tr(app.lang, Str::view_stats))) return;
+void stats_view_draw(AppState& app, GuiResources& /*gui: grids are drawn as rectangles*/) {
+  if (!view_begin(app, View::stats)) return;
   const Trace& t = *app.trace;
   cache_refresh(app, t);
   stats_detectors_refresh(app, t);

@@ -5,12 +5,14 @@
 #include <string>
 
 #include "state/app_state.h"
+#include "widgets/gui_resources.h"
 #include "analysis/lecture.h"
 
 namespace attnviz {
 
 struct StepsView {
   AppState& app;
+  const GuiResources& gui;
   const Trace& t;
   LectureFocus f;
   const LayerTrace& layer;

@@ -93,7 +93,7 @@ void scores_map(StepsView& v, const char* id, const char* what, const Mat& value
 void weights_map(StepsView& v, float width) {
   const Trace& t = v.t;
   HeatmapWidget w;
-  w.texture = app_head_texture(v.app, v.f.layer, v.f.head);
+  w.texture = gui_head_texture(v.app, v.gui, v.f.layer, v.f.head);
   w.values = &v.head.weights;
   w.rows = &t.queries;
   w.cols = &t.keys;

@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include "shell/panels.h"
+#include "shell/view_registry.h"
 #include "views/steps/steps_body.h"
 #include "views/steps/steps_draw.h"
 #include "views/steps/steps_format.h"
@@ -33,7 +34,7 @@ float combo_width(const std::string& preview) {
 
 void step_button(AppState& app, const char* label, int to, bool enabled) {
   ImGui::BeginDisabled(!enabled);
-  if (ImGui::Button(label)) app.step = lecture_step_clamp(to);
+  if (ImGui::Button(label)) app.steps.step = lecture_step_clamp(to);
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", tr(app.lang, Str::steps_keys_hint));
 }
@@ -41,9 +42,9 @@ void step_button(AppState& app, const char* label, int to, bool enabled) {
 // ◀ Back, Next ▶ and the layer / head / query choosers, wrapping onto a new line when narrow.
 void nav_row(AppState& app, const Trace& t, const LectureFocus& f) {
   const Lang L = app.lang;
-  step_button(app, tr(L, Str::steps_back), app.step - 1, app.step > 0);
+  step_button(app, tr(L, Str::steps_back), app.steps.step - 1, app.steps.step > 0);
   ImGui::SameLine();
-  step_button(app, tr(L, Str::steps_next), app.step + 1, app.step < kLectureStepCount - 1);
+  step_button(app, tr(L, Str::steps_next), app.steps.step + 1, app.steps.step < kLectureStepCount - 1);
 
   const std::string layer_preview = std::string(tr(L, Str::layer)) + " " + std::to_string(f.layer + 1) + " / " + std::to_string(t.layers.size());
   steps_flow(combo_width(layer_preview));
@@ -92,24 +93,24 @@ void step_list(AppState& app) {
   const ImGuiStyle& style = ImGui::GetStyle();
   float full = 0;
   for (int s = 0; s < kLectureStepCount; ++s)
-    full += ImGui::CalcTextSize(chip_label(L, s, false, app.step).c_str()).x + style.FramePadding.x * 2 + style.ItemSpacing.x;
+    full += ImGui::CalcTextSize(chip_label(L, s, false, app.steps.step).c_str()).x + style.FramePadding.x * 2 + style.ItemSpacing.x;
   const bool compact = full > ImGui::GetContentRegionAvail().x;
   for (int s = 0; s < kLectureStepCount; ++s) {
-    const std::string label = chip_label(L, s, compact, app.step);
+    const std::string label = chip_label(L, s, compact, app.steps.step);
     if (s > 0) steps_flow(ImGui::CalcTextSize(label.c_str()).x + style.FramePadding.x * 2);
     int pushed = 0;
-    if (s == app.step) {
+    if (s == app.steps.step) {
       ImGui::PushStyleColor(ImGuiCol_Button, accent);
       ImGui::PushStyleColor(ImGuiCol_ButtonHovered, accent);
       ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(0, 0, 0, 255));
       pushed = 3;
-    } else if (s > app.step) {
+    } else if (s > app.steps.step) {
       ImGui::PushStyleColor(ImGuiCol_Button, IM_COL32(255, 255, 255, 14));
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
       pushed = 2;
     }
     ImGui::PushID(s);
-    if (ImGui::Button(label.c_str())) app.step = s;
+    if (ImGui::Button(label.c_str())) app.steps.step = s;
     ImGui::PopID();
     ImGui::PopStyleColor(pushed);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(L, kTitle[s]));
@@ -133,32 +134,32 @@ void step_body(StepsView& v, LectureStep step) {
 
 }  // namespace
 
-void panel_steps(AppState& app) {
-  if (!view_begin(app, tr(app.lang, Str::view_steps))) return;  // a trace always has layers and tokens
+void steps_view_draw(AppState& app, GuiResources& gui) {
+  if (!view_begin(app, View::steps)) return;  // a trace always has layers and tokens
   const Lang L = app.lang;
   const Trace& t = *app.trace;
-  app.step = lecture_step_clamp(app.step);  // space / shift+space may have stepped past an end
+  app.steps.step = lecture_step_clamp(app.steps.step);  // space / shift+space may have stepped past an end
   const LectureFocus f = lecture_focus(t, app.layer, app.head, app.query);
-  auto& cache = app.steps_scores;  // long inputs drop scores: recompute them once per head, not per frame
+  auto& cache = app.steps.scores;  // long inputs drop scores: recompute them once per head, not per frame
   if (cache.version != app.trace_version || cache.layer != f.layer || cache.head != f.head) {
     cache.scores = head_scores(t.head(f.layer, f.head), t.config);
     cache.version = app.trace_version;
     cache.layer = f.layer;
     cache.head = f.head;
   }
-  StepsView v{app, t, f, t.layers[static_cast<size_t>(f.layer)], t.head(f.layer, f.head), cache.scores,
+  StepsView v{app, gui, t, f, t.layers[static_cast<size_t>(f.layer)], t.head(f.layer, f.head), cache.scores,
               app.presentation ? 3 : 4};
 
   nav_row(app, t, f);
   step_list(app);
   ImGui::Separator();
-  const LectureStep step = lecture_step_at(app.step);
+  const LectureStep step = lecture_step_at(app.steps.step);
   ImGui::PushFont(steps_large_font());
-  ImGui::TextColored(ImColor(kStepsAccent), "%d / %d", app.step + 1, kLectureStepCount);
+  ImGui::TextColored(ImColor(kStepsAccent), "%d / %d", app.steps.step + 1, kLectureStepCount);
   ImGui::SameLine();
-  ImGui::TextWrapped("· %s", tr(L, kTitle[app.step]));
+  ImGui::TextWrapped("· %s", tr(L, kTitle[app.steps.step]));
   ImGui::PopFont();
-  ImGui::TextWrapped("%s", tr(L, kExplain[app.step]));
+  ImGui::TextWrapped("%s", tr(L, kExplain[app.steps.step]));
   ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(140, 200, 255, 255));
   ImGui::TextWrapped("%s: %s", tr(L, Str::steps_shape), steps_shape_text(v, step).c_str());
   ImGui::PopStyleColor();

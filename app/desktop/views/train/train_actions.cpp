@@ -70,7 +70,7 @@ Result<std::pair<Model, TrainJob>> job_for(DemoKind demo, const TrainSettings& s
 // changed since the run started, so present the run's own for the call. A run of the other demo
 // than the one the views show gets that demo's mask (and, for coreference, a sentence with "it").
 void use_run_model(AppState& app, std::shared_ptr<const Model> model, bool other_demo) {
-  TrainViewState& tv = app.train_view;
+  TrainState& tv = app.train;
   if (other_demo && app.source == ModelSource::trained) app.source = ModelSource::sandbox;  // re-apply the masks
   if (tv.run_demo == DemoKind::coreference && app.source != ModelSource::trained && coref_make(app.sentence).pronoun < 0)
     app.sentence = kFamousSentence;
@@ -152,13 +152,13 @@ TrainSettings train_defaults(DemoKind demo) {
   return s;
 }
 
-void train_choose_demo(TrainViewState& tv, DemoKind demo) {
+void train_choose_demo(TrainState& tv, DemoKind demo) {
   tv.demo = demo;
   tv.settings = train_defaults(demo);
 }
 
 Status train_start(AppState& app) {
-  TrainViewState& tv = app.train_view;
+  TrainState& tv = app.train;
   auto job = job_for(tv.demo, tv.settings);
   if (!job) {
     tv.error = job.error();
@@ -177,12 +177,12 @@ Status train_start(AppState& app) {
 }
 
 void train_reset(AppState& app) {
-  app.train_view.runner.reset();
-  app.train_view.message.clear();
+  app.train.runner.reset();
+  app.train.message.clear();
 }
 
 Status train_pair_start(AppState& app) {
-  TrainViewState& tv = app.train_view;
+  TrainState& tv = app.train;
   TrainSettings one = tv.demo == DemoKind::coreference ? tv.settings : train_defaults(DemoKind::coreference);
   TrainSettings many = one;
   one.n_heads = 1;
@@ -203,25 +203,25 @@ Status train_pair_start(AppState& app) {
 }
 
 void train_pair_stop(AppState& app) {
-  app.train_view.single.stop();
-  app.train_view.multi.stop();
+  app.train.single.stop();
+  app.train.multi.stop();
 }
 
 void train_pair_reset(AppState& app) {
-  app.train_view.single.reset();
-  app.train_view.multi.reset();
-  app.train_view.pair_started = false;
+  app.train.single.reset();
+  app.train.multi.reset();
+  app.train.pair_started = false;
 }
 
 Status train_use_in_views(AppState& app) {
-  auto model = app.train_view.runner.snapshot().model;
+  auto model = app.train.runner.snapshot().model;
   if (!model) return make_error("nothing has been trained yet");
   use_run_model(app, std::move(model), false);
   return Ok{};
 }
 
 Result<std::string> train_save(AppState& app, const std::string& path) {
-  TrainViewState& tv = app.train_view;
+  TrainState& tv = app.train;
   auto fail = [&](const std::string& m) -> Result<std::string> {
     tv.message = m;
     tv.message_error = true;
@@ -252,7 +252,7 @@ std::string train_pair_text(const AppState& app) {
 }
 
 void train_follow_probes(AppState& app) {
-  TrainViewState& tv = app.train_view;
+  TrainState& tv = app.train;
   probe_follow(tv.probe, tv.runner.snapshot().model, app.sentence, tv.run_demo == DemoKind::induction);
   const std::string pair_text = train_pair_text(app);
   const bool a = probe_follow(tv.probe_single, tv.single.snapshot().model, pair_text, false);
@@ -261,7 +261,7 @@ void train_follow_probes(AppState& app) {
 }
 
 bool train_script_ready(AppState& app) {
-  TrainViewState& tv = app.train_view;
+  TrainState& tv = app.train;
   if (!tv.script_wait) return true;
   if (tv.runner.snapshot().running || tv.single.snapshot().running || tv.multi.snapshot().running) {
     // Only headless scripts wait here: leave the cores to training instead of drawing frames nobody sees.

@@ -12,7 +12,7 @@ namespace attnviz {
 // The shipped demos' settings (coreference: seed 3, 4 heads, d_model 64; induction: seed 1,
 // 2 heads, d_model 32), both 3000 steps at most, reporting every 10 / 5 steps.
 TrainSettings train_defaults(DemoKind demo);
-void train_choose_demo(TrainViewState& tv, DemoKind demo);  // the demo and its defaults
+void train_choose_demo(TrainState& tv, DemoKind demo);  // the demo and its defaults
 
 // Starts the run from scratch with tv.settings and switches every view to its model (the fresh
 // weights at once, then each report's). Errors for invalid settings; nothing changes then.

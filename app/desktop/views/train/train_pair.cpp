@@ -58,7 +58,7 @@ void side_text(const AppState& app, const PairSide& side, float width) {
   };
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(side.color), "%s", side.title);
   const TrainSnapshot& s = side.snap;
-  const TrainStatusText st = train_status_text(app, s, app.train_view.pair_settings, true);
+  const TrainStatusText st = train_status_text(app, s, app.train.pair_settings, true);
   same_line_if_fits(side.title, st.text.c_str());
   ImGui::TextColored(st.color, "%s", st.text.c_str());
   if (!s.reports.empty()) {
@@ -149,7 +149,7 @@ void pair_curves(const AppState& app, const PairSide& one, const PairSide& many,
   const Lang L = app.lang;
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float w = (ImGui::GetContentRegionAvail().x - gap) * 0.5f;
-  const float x_min = static_cast<float>(std::min(app.train_view.pair_settings.max_steps, 100));
+  const float x_min = static_cast<float>(std::min(app.train.pair_settings.max_steps, 100));
   PlotSpec loss;
   loss.id = "pair_loss";
   loss.title = tr(L, Str::tr_loss_curve);
@@ -179,8 +179,8 @@ void pair_curves(const AppState& app, const PairSide& one, const PairSide& many,
 
 }  // namespace
 
-void train_pair_tab(AppState& app) {
-  TrainViewState& tv = app.train_view;
+void train_pair_tab(AppState& app, GuiResources& gui) {
+  TrainState& tv = app.train;
   const Lang L = app.lang;
   const float fs = ImGui::GetFontSize();
   ImGui::PushTextWrapPos(0);
@@ -237,16 +237,16 @@ void train_pair_tab(AppState& app) {
   ImGui::TextUnformatted(text.c_str());
 
   const Mat empty = Mat::Zero(1, 1);
-  tv.compare_textures.update(tv.pair_maps_version, {one.readout ? &one.rows : &empty, many.readout ? &many.rows : &empty},
+  gui.train_pair.update(tv.pair_maps_version, {one.readout ? &one.rows : &empty, many.readout ? &many.rows : &empty},
                              app.cmap);
   const float gap = fs;
   const float col_w = (ImGui::GetContentRegionAvail().x - gap) * 0.5f;
   ImGui::BeginGroup();
-  side_draw(app, one, tv.compare_textures.texture(0), col_w);
+  side_draw(app, one, gui.train_pair.texture(0), col_w);
   ImGui::EndGroup();
   ImGui::SameLine(0, gap);
   ImGui::BeginGroup();
-  side_draw(app, many, tv.compare_textures.texture(1), col_w);
+  side_draw(app, many, gui.train_pair.texture(1), col_w);
   ImGui::EndGroup();
 
   ImGui::Spacing();

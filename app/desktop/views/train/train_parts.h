@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include "state/app_state.h"
+#include "widgets/gui_resources.h"
 #include "train/train.h"
 
 namespace attnviz {
@@ -38,7 +39,7 @@ TrainStatusText train_status_text(const AppState& app, const TrainSnapshot& s, c
 void train_flow(float w);
 
 // The tabs: this run's curves and heatmaps, and 1 head vs N heads.
-void train_run_tab(AppState& app, const TrainSnapshot& snapshot);
-void train_pair_tab(AppState& app);
+void train_run_tab(AppState& app, GuiResources& gui, const TrainSnapshot& snapshot);
+void train_pair_tab(AppState& app, GuiResources& gui);
 
 }  // namespace attnviz

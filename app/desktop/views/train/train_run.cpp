@@ -21,7 +21,7 @@ namespace {
 
 void curves(const AppState& app, const TrainSnapshot& s, ImVec2 size) {
   const Lang L = app.lang;
-  const TrainViewState& tv = app.train_view;
+  const TrainState& tv = app.train;
   const float gap = ImGui::GetStyle().ItemSpacing.y;
   const float x_min_range = static_cast<float>(std::min(tv.run_settings.max_steps, 100));
   PlotSpec loss;
@@ -145,19 +145,19 @@ ProbeGrid probe_grid(const Trace& t, int n, ImVec2 avail) {
 }
 
 // The readout of the run's probe (coreference only): the answer and the candidates' positions.
-Result<CorefReadout> run_readout(const TrainViewState& tv) {
+Result<CorefReadout> run_readout(const TrainState& tv) {
   const TrainProbe& p = tv.probe;
   if (tv.run_demo != DemoKind::coreference || !p.trace || !p.model) return make_error("");
   return coref_readout(*p.model, *p.trace, p.text);
 }
 
-int shown_layer(const TrainViewState& tv, const Trace& t) {
+int shown_layer(const TrainState& tv, const Trace& t) {
   const int n = static_cast<int>(t.layers.size());
   return tv.probe_layer >= 0 && tv.probe_layer < n ? tv.probe_layer : n - 1;
 }
 
-void probe_section(AppState& app, const TrainSnapshot& s, const Result<CorefReadout>& readout) {
-  TrainViewState& tv = app.train_view;
+void probe_section(AppState& app, GuiResources& gui, const TrainSnapshot& s, const Result<CorefReadout>& readout) {
+  TrainState& tv = app.train;
   const Lang L = app.lang;
   const TrainProbe& p = tv.probe;
   if (!p.trace) {
@@ -190,7 +190,7 @@ void probe_section(AppState& app, const TrainSnapshot& s, const Result<CorefRead
   const ImVec2 grid0(start.x + g.row_label_w, start.y + g.col_label_h);
   std::vector<const Mat*> maps;
   for (int h = 0; h < NH; ++h) maps.push_back(&t.head(layer, h).weights);
-  tv.textures.update(p.version * 64 + static_cast<uint64_t>(layer), maps, app.cmap);
+  gui.train_run.update(p.version * 64 + static_cast<uint64_t>(layer), maps, app.cmap);
   const int highlight = readout ? readout->example.pronoun : -1;
   for (int h = 0; h < NH; ++h) {
     const int col = h % g.columns, row = h / g.columns;
@@ -199,7 +199,7 @@ void probe_section(AppState& app, const TrainSnapshot& s, const Result<CorefRead
                                         (std::string(tr(L, Str::head)) + " " + std::to_string(h + 1)).c_str());
     ImGui::PushID(h);
     HeatmapWidget w;
-    w.texture = tv.textures.texture(h);
+    w.texture = gui.train_run.texture(h);
     w.values = &t.head(layer, h).weights;
     w.rows = &t.queries;
     w.cols = &t.keys;
@@ -227,8 +227,8 @@ void probe_section(AppState& app, const TrainSnapshot& s, const Result<CorefRead
 
 }  // namespace
 
-void train_run_tab(AppState& app, const TrainSnapshot& s) {
-  const TrainViewState& tv = app.train_view;
+void train_run_tab(AppState& app, GuiResources& gui, const TrainSnapshot& s) {
+  const TrainState& tv = app.train;
   const float fs = ImGui::GetFontSize();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const bool wide = avail.x > fs * 26;
@@ -252,7 +252,7 @@ void train_run_tab(AppState& app, const TrainSnapshot& s) {
   ImGui::EndChild();
   if (wide) ImGui::SameLine();
   ImGui::BeginChild("probe", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-  probe_section(app, s, readout);
+  probe_section(app, gui, s, readout);
   ImGui::EndChild();
 }
 

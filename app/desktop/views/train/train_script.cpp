@@ -7,7 +7,7 @@
 namespace attnviz {
 
 Status script_train(AppState& app, const std::vector<std::string>& a) {
-  TrainViewState& tv = app.train_view;
+  TrainState& tv = app.train;
   if (a.empty()) return make_error("expected start, pause, resume, stop, reset, wait, compare, use, save PATH, demo NAME or a setting");
   const std::string& what = a[0];
   if (a.size() == 1) {

@@ -1,7 +1,7 @@
 // What the Train view owns (panel_train.cpp): the settings of the next run, the runners that train
 // off the UI thread (one run the other views can follow, and a 1-head / N-head pair of coreference
-// models), the probe sentence's traces on their newest weights, and the panel's GL textures.
-// Lives in AppState. The actions on it are in app/desktop/views/train/train_actions.h.
+// models) and the probe sentence's traces on their newest weights. Lives in AppState; headless (the
+// view's GL textures are on the GUI side, in GuiResources). The actions on it are in train_actions.h.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "state/compute_worker.h"
-#include "widgets/heatmap_textures.h"
 #include "train/runner.h"
 
 namespace attnviz {
@@ -51,7 +50,7 @@ struct TrainProbe {
   uint64_t version = 0;                // bumped whenever trace changes
 };
 
-struct TrainViewState {
+struct TrainState {
   DemoKind demo = DemoKind::coreference;  // the demo the settings below are for
   TrainSettings settings;
 
@@ -66,10 +65,7 @@ struct TrainViewState {
   TrainSettings pair_settings;  // n_heads is the N of the N-head model
   bool pair_started = false;
   TrainProbe probe_single, probe_multi;
-  uint64_t pair_maps_version = 0;  // bumped whenever either probe changes (compare_textures)
-
-  HeatmapTextures textures;          // the run's probe: every head of the last layer
-  HeatmapTextures compare_textures;  // the pronoun's rows: the 1-head model's, then the N-head model's
+  uint64_t pair_maps_version = 0;  // bumped whenever either probe changes (the pair's textures)
 
   int probe_layer = -1;              // the layer whose heads the run's heatmaps show; -1: the last
   TrainTab tab = TrainTab::run;
@@ -79,6 +75,17 @@ struct TrainViewState {
   bool message_error = false;
   std::string error;                 // why the last start failed (invalid settings)
   bool script_wait = false;          // a script waits for training to end (`train wait`)
+
+  // Back to how the view first opens. The runs, their models and probes are the person's work, not
+  // the view's state: they stay (train_reset in train_actions.h forgets a run).
+  void reset() {
+    probe_layer = -1;
+    tab = TrainTab::run;
+    tab_request = false;
+    message.clear();
+    message_error = false;
+    error.clear();
+  }
 };
 
 }  // namespace attnviz

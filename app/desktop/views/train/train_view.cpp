@@ -12,6 +12,7 @@
 
 #include "shell/shell.h"
 #include "shell/panels.h"
+#include "shell/view_registry.h"
 #include "views/train/train_actions.h"
 #include "views/train/train_parts.h"
 
@@ -44,7 +45,7 @@ bool flow_button(const char* label, bool enabled, const char* tip = nullptr) {
 }
 
 void settings_row(AppState& app, bool running) {
-  TrainViewState& tv = app.train_view;
+  TrainState& tv = app.train;
   TrainSettings& s = tv.settings;
   const Lang L = app.lang;
   const float fs = ImGui::GetFontSize();
@@ -73,7 +74,7 @@ void settings_row(AppState& app, bool running) {
 }
 
 void buttons_row(AppState& app, const TrainSnapshot& s) {
-  TrainViewState& tv = app.train_view;
+  TrainState& tv = app.train;
   const Lang L = app.lang;
   ImGui::BeginDisabled(s.running);
   if (ImGui::Button(tr(L, Str::tr_start))) train_start(app);
@@ -107,7 +108,7 @@ void buttons_row(AppState& app, const TrainSnapshot& s) {
 }
 
 void status_row(AppState& app, const TrainSnapshot& s) {
-  const TrainViewState& tv = app.train_view;
+  const TrainState& tv = app.train;
   const Lang L = app.lang;
   const TrainStatusText st = train_status_text(app, s, tv.run_settings, tv.run_demo == DemoKind::coreference);
   ImGui::TextColored(st.color, "%s", st.text.c_str());
@@ -184,14 +185,9 @@ TrainStatusText train_status_text(const AppState& app, const TrainSnapshot& s, c
   return TrainStatusText{buf, color};
 }
 
-void panel_train(AppState& app) {
-  // "###" keeps the window (and its tab selection) when the language changes the title.
-  const std::string title = std::string(tr(app.lang, Str::view_train)) + "###train_view";
-  if (!ImGui::Begin(title.c_str(), nullptr, kViewWindowFlags)) {
-    ImGui::End();
-    return;
-  }
-  TrainViewState& tv = app.train_view;
+void train_view_draw(AppState& app, GuiResources& gui) {
+  if (!view_window_begin(app, View::train)) return;  // training needs no trace
+  TrainState& tv = app.train;
   const Lang L = app.lang;
   train_follow_probes(app);
   const TrainSnapshot s = tv.runner.snapshot();
@@ -207,13 +203,13 @@ void panel_train(AppState& app) {
     if (ImGui::BeginTabItem(run_label.c_str(), nullptr, flags(TrainTab::run))) {
       if (tv.tab == TrainTab::run) tv.tab_request = false;
       if (!tv.tab_request) tv.tab = TrainTab::run;
-      train_run_tab(app, s);
+      train_run_tab(app, gui, s);
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem(pair_label.c_str(), nullptr, flags(TrainTab::compare))) {
       if (tv.tab == TrainTab::compare) tv.tab_request = false;
       if (!tv.tab_request) tv.tab = TrainTab::compare;
-      train_pair_tab(app);
+      train_pair_tab(app, gui);
       ImGui::EndTabItem();
     }
     ImGui::EndTabBar();

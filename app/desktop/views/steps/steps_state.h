@@ -1,0 +1,24 @@
+// What the Step by step view remembers between frames: the current step, and the shown head's raw
+// and scaled scores when the trace did not keep them (long inputs), computed once per head.
+// Headless: lives in AppState.
+#pragma once
+#include <cstdint>
+
+#include "model/attention.h"
+
+namespace attnviz {
+
+struct StepsScoresCache {
+  uint64_t version = 0;  // the trace_version the scores belong to
+  int layer = -1, head = -1;
+  HeadScores scores;
+};
+
+struct StepsState {
+  int step = 0;  // index of the current step (lecture_step_clamp keeps it in range)
+  StepsScoresCache scores;
+
+  void reset() { *this = StepsState{}; }
+};
+
+}  // namespace attnviz

@@ -1,0 +1,208 @@
+// The desktop app's state without a window: app_update sends edits to the worker and installs the
+// results, the Compare view's maps are derived headless, sessions round-trip (enums saved by name),
+// each view's reset() and the file actions — everything a frame would do but drawing.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "io/session.h"
+#include "state/app_state.h"
+#include "state/file_actions.h"
+#include "state/views.h"
+#include "support/check_util.h"
+
+namespace attnviz {
+namespace {
+
+// Runs app_update as the frame loop would until the newest edit is answered (or 60 s pass).
+void settle(AppState& app) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  do {
+    app_update(app);
+    if (!app.dirty && !app_computing(app)) {
+      app_update(app);  // B is asked for once A is in; one more round installs it
+      if (!app.dirty && !app_computing(app)) return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  } while (std::chrono::steady_clock::now() < deadline);
+  FAIL("the worker did not answer within 60 s");
+}
+
+// A small sandbox so each forward takes milliseconds.
+void small_sandbox(AppState& app) {
+  app.config.d_model = 16;
+  app.config.n_heads = 4;
+  app.config.n_layers = 2;
+  app.config.d_ff = 32;
+  app.sentence = "The animal didn't cross the street because it was too tired.";
+  app.dirty = true;
+}
+
+TEST_CASE("app state: an edit reaches the engine and its trace is installed, without a display") {
+  AppState app;
+  small_sandbox(app);
+  settle(app);
+  REQUIRE(app.trace);
+  CHECK(app.error.empty());
+  CHECK(app.trace->config.n_heads == 4);
+  CHECK(app.trace->n_queries() == 12);  // the word tokenizer keeps "didn't" whole and splits off the full stop
+  CHECK(app.lines.hidden.size() == 4);  // the Lines view's switches follow the head count
+  const uint64_t v = app.trace_version;
+  app.config.n_heads = 2;
+  app.dirty = true;
+  settle(app);
+  CHECK(app.trace->config.n_heads == 2);
+  CHECK(app.trace_version > v);
+}
+
+TEST_CASE("app state: a refused edit keeps the previous trace and says why") {
+  AppState app;
+  small_sandbox(app);
+  settle(app);
+  REQUIRE(app.trace);
+  app.config.d_model = 7;  // not divisible by 4 heads
+  app.dirty = true;
+  settle(app);
+  CHECK(app.trace->config.d_model == 16);
+  CHECK(app.error.find("not divisible") != std::string::npos);
+}
+
+TEST_CASE("app state: the Compare view's B and difference maps are derived without drawing") {
+  AppState app;
+  small_sandbox(app);
+  app.view = View::compare;
+  app.compare.mode = CompareMode::sentence_b;
+  app.compare.sentence = "The animal didn't cross the street because it was too wide.";
+  settle(app);
+  REQUIRE(app.trace);
+  REQUIRE(app.trace_b);
+  const CompareMaps& cm = app.compare.maps;
+  REQUIRE(cm.a.size() == 4);
+  REQUIRE(cm.b.size() == 4);
+  REQUIRE(cm.diff.size() == 4);
+  const Mat& a0 = app.trace->head(0, 0).weights;
+  const Mat& b0 = app.trace_b->head(0, 0).weights;
+  CHECK((cm.diff[0] - (a0 - b0)).cwiseAbs().maxCoeff() == 0.0f);
+  CHECK((a0 - b0).cwiseAbs().maxCoeff() > 0.0f);  // "tired" vs "wide" changes the weights
+
+  // 1 head vs N heads: B has one head; A's average comes last, and the difference is average − B.
+  app.compare.mode = CompareMode::single_vs_multi;
+  app.trace_b.reset();
+  app.dirty = true;
+  settle(app);
+  REQUIRE(app.trace_b);
+  CHECK(app.trace_b->config.n_heads == 1);
+  REQUIRE(app.compare.maps.a.size() == 5);
+  Mat avg = Mat::Zero(a0.rows(), a0.cols());
+  for (int h = 0; h < 4; ++h) avg += app.trace->head(0, h).weights;
+  avg /= 4.0f;
+  CHECK((app.compare.maps.a.back() - avg).cwiseAbs().maxCoeff() < 1e-6f);
+  CHECK(app.compare.maps.diff_titles.at(0) == "average – B");
+}
+
+TEST_CASE("app state: sessions round-trip, with enums saved by name") {
+  AppState app;
+  small_sandbox(app);
+  app.view = View::steps;
+  app.lang = Lang::ko;
+  app.compare.mode = CompareMode::masked_vs_unmasked;
+  app.layer = 1;
+  const Session s = app_capture_session(app);
+  CHECK(s.ui.at("view") == "steps");
+  CHECK(s.ui.at("language") == "ko");
+  CHECK(s.ui.at("compare_mode") == "masked_vs_unmasked");
+  CHECK(s.ui.at("model_source") == "sandbox");
+
+  AppState other;
+  other.heads.zoom_head = 3;
+  other.steps.step = 7;
+  REQUIRE(app_apply_session(other, s).ok());
+  CHECK(other.view == View::steps);
+  CHECK(other.lang == Lang::ko);
+  CHECK(other.compare.mode == CompareMode::masked_vs_unmasked);
+  CHECK(other.config.d_model == 16);
+  CHECK(other.layer == 1);
+  CHECK(other.heads.zoom_head == -1);  // the views start afresh with the session
+  CHECK(other.steps.step == 0);
+  CHECK(other.dirty);
+}
+
+TEST_CASE("app state: a bad session changes nothing and names what is wrong") {
+  AppState app;
+  small_sandbox(app);
+  Session s = app_capture_session(app);
+  // Sessions written before modes were saved by name keep opening.
+  s.ui["compare_mode"] = "1";
+  REQUIRE(app_apply_session(app, s).ok());
+  CHECK(app.compare.mode == CompareMode::single_vs_multi);
+
+  app.heads.zoom_head = 2;
+  s.ui["compare_mode"] = "sideways";
+  CHECK(app_apply_session(app, s).error() == "session: unknown compare mode 'sideways'");
+  s.ui["compare_mode"] = "sentence_b";
+  s.ui["view"] = "gallery";
+  CHECK(app_apply_session(app, s).error() == "session: unknown view 'gallery'");
+  CHECK(app.heads.zoom_head == 2);  // nothing was touched
+  CHECK(app.compare.mode == CompareMode::single_vs_multi);
+}
+
+TEST_CASE("app state: every view's reset() returns it to how it first opens") {
+  AppState app;
+  app.heads.zoom_head = 1;
+  app.heads.viewport.zoom = 4;
+  app.lines.hidden = {1, 0};
+  app.compare.mode = CompareMode::scaled_vs_unscaled;
+  app.compare.sentence = "x";
+  app.steps.step = 5;
+  app.stats.sort_column = 3;
+  app.coref.pair_layer = 1;
+  app.train.tab = TrainTab::compare;
+  app.train.message = "saved";
+  app_reset_views(app);
+  CHECK(app.heads.zoom_head == -1);
+  CHECK(app.heads.viewport.zoom == 1.0f);
+  CHECK(app.lines.hidden.empty());
+  CHECK(app.compare.mode == CompareMode::sentence_b);
+  CHECK(app.compare.sentence == CompareState{}.sentence);
+  CHECK(app.steps.step == 0);
+  CHECK(app.stats.sort_column == 0);
+  CHECK(app.coref.pair_layer == -1);
+  CHECK(app.train.tab == TrainTab::run);
+  CHECK(app.train.message.empty());
+}
+
+TEST_CASE("app state: view ids and compare mode names go both ways") {
+  for (View v : kAllViews) {
+    View back = View::train;
+    REQUIRE(view_from_id(view_id(v), back));
+    CHECK(back == v);
+  }
+  View unchanged = View::lines;
+  CHECK_FALSE(view_from_id("Heads", unchanged));
+  CHECK(unchanged == View::lines);
+  for (CompareMode m : kAllCompareModes) CHECK(compare_mode_from_name(compare_mode_name(m)) == m);
+  CHECK_FALSE(compare_mode_from_name("0").has_value());
+}
+
+TEST_CASE("app state: file actions export the shown trace and report into the status bar") {
+  AppState app;
+  small_sandbox(app);
+  settle(app);
+  REQUIRE(app.trace);
+  const auto dir = std::filesystem::temp_directory_path() / "attnviz_test_app_state";
+  std::filesystem::create_directories(dir);
+  REQUIRE(app_export_csv(app, (dir / "head.csv").string()).ok());
+  CHECK(std::filesystem::file_size(dir / "head.csv") > 100);
+  REQUIRE(app_save_session(app, (dir / "s.json").string()).ok());
+  CHECK(app.status == "Saved " + (dir / "s.json").string());
+  CHECK_FALSE(app.status_is_error);
+  CHECK_FALSE(app_open_session(app, (dir / "missing.json").string()).ok());
+  CHECK(app.status_is_error);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace attnviz

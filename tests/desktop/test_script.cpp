@@ -1,0 +1,62 @@
+// --script without a window: lines parse as a person types them, verbs change AppState exactly as
+// the controls would, a bad line names its number and verb, and the file verbs write files.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "state/app_state.h"
+#include "state/script.h"
+
+namespace attnviz {
+namespace {
+
+ScriptStep run_line(AppState& app, const std::string& text) {
+  auto lines = script_parse(text);
+  REQUIRE(lines.ok());
+  REQUIRE(lines->size() == 1);
+  return script_apply(app, lines->front());
+}
+
+TEST_CASE("script: parsing keeps TEXT verbs whole and skips comments and blank lines") {
+  auto lines = script_parse("# a comment\n\nsentence  The cat sat.  \r\nheads 4\n  view compare\n");
+  REQUIRE(lines.ok());
+  REQUIRE(lines->size() == 3);
+  CHECK((*lines)[0].number == 3);
+  CHECK((*lines)[0].verb == "sentence");
+  CHECK((*lines)[0].args == std::vector<std::string>{"The cat sat.  "});
+  CHECK((*lines)[1].args == std::vector<std::string>{"4"});
+  CHECK((*lines)[2].number == 5);
+  CHECK((*lines)[2].verb == "view");
+}
+
+TEST_CASE("script: verbs edit the state as the controls do") {
+  AppState app;
+  app.dirty = false;
+  CHECK(run_line(app, "heads 4").error.empty());
+  CHECK(app.config.n_heads == 4);
+  CHECK(app.dirty);
+  CHECK(run_line(app, "view compare").error.empty());
+  CHECK(app.view == View::compare);
+  CHECK(run_line(app, "compare scaled_vs_unscaled").error.empty());
+  CHECK(app.compare.mode == CompareMode::scaled_vs_unscaled);
+  CHECK(run_line(app, "zoom_head 2").error.empty());
+  CHECK(app.heads.zoom_head == 2);
+  CHECK(run_line(app, "step 4").error.empty());
+  CHECK(app.steps.step == 4);
+  CHECK(run_line(app, "lang ko").error.empty());
+  CHECK(app.lang == Lang::ko);
+  CHECK(run_line(app, "screenshot shot.png").screenshot == "shot.png");
+  CHECK(run_line(app, "quit").quit);
+}
+
+TEST_CASE("script: a bad line names its number and verb and changes nothing") {
+  AppState app;
+  CHECK(run_line(app, "compare sideways").error == "script line 1 (compare): unknown compare mode");
+  CHECK(app.compare.mode == CompareMode::sentence_b);
+  CHECK(run_line(app, "view gallery").error == "script line 1 (view): unknown view");
+  CHECK(app.view == View::heads);
+}
+
+}  // namespace
+}  // namespace attnviz
