@@ -153,6 +153,19 @@ TEST_CASE("strings: the conversion parser reads what printf reads") {
   CHECK(stray.size() == 1);
 }
 
+TEST_CASE("strings: tr_format formats a table string in either language, at any length") {
+  CHECK(tr_format(Lang::en, Str::tr_step_of, 3, 10) == "step 3 / 10");
+  CHECK(tr_format(Lang::ko, Str::tr_step_of, 3, 10) == "스텝 3 / 10");
+  CHECK(tr_format(Lang::en, Str::tr_heldout_value, 99.5) == "held-out 99.5%");
+  CHECK(tr_format(Lang::en, Str::view_compare) == "Compare");
+  const std::string error(100000, 'x');  // far past any fixed buffer
+  const std::string en = tr_format(Lang::en, Str::co_no_answer, error.c_str());
+  CHECK(en == "No answer: " + error);
+  const std::string ko = tr_format(Lang::ko, Str::co_no_answer, error.c_str());
+  CHECK(ko == "답 없음: " + error);
+  CHECK(tr_format(Lang::en, Str::co_no_answer, "") == "No answer: ");
+}
+
 TEST_CASE("strings: every character of every string has a glyph in the app's font") {
   const auto font = font_find_and_load();
   REQUIRE_MESSAGE(font.has_value(), "no font found (fonts-nanum)");
