@@ -6,11 +6,20 @@
 #include <string>
 #include <unordered_map>
 
+#include "base/enum_names.h"
 #include "demos/coref_data.h"
 
 namespace attnviz {
 
 namespace {
+
+constexpr EnumNames<DetectorGap, 7> kGapNames{{{DetectorGap::none, "none"},
+                                              {DetectorGap::cross_attention, "cross_attention"},
+                                              {DetectorGap::too_short, "too_short"},
+                                              {DetectorGap::no_repeat, "no_repeat"},
+                                              {DetectorGap::no_spaced_repeat, "no_spaced_repeat"},
+                                              {DetectorGap::no_referent, "no_referent"},
+                                              {DetectorGap::masked, "masked"}}};
 
 // The positions detector_grid scores: real tokens that are both a query and a key.
 int scored_positions(const Trace& t) { return t.cross ? 0 : std::max(0, std::min(t.n_queries(), t.real_keys)); }
@@ -137,17 +146,6 @@ DetectorReports detector_reports(const Trace& trace) {
   return out;
 }
 
-std::string_view name_of(DetectorGap g) {
-  switch (g) {
-    case DetectorGap::none: return "none";
-    case DetectorGap::cross_attention: return "cross_attention";
-    case DetectorGap::too_short: return "too_short";
-    case DetectorGap::no_repeat: return "no_repeat";
-    case DetectorGap::no_spaced_repeat: return "no_spaced_repeat";
-    case DetectorGap::no_referent: return "no_referent";
-    case DetectorGap::masked: return "masked";
-  }
-  return "?";
-}
+std::string_view name_of(DetectorGap g) { return enum_name(kGapNames, g); }
 
 }  // namespace attnviz

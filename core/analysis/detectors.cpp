@@ -4,9 +4,18 @@
 
 #include <algorithm>
 
+#include "base/enum_names.h"
+
 namespace attnviz {
 
 namespace {
+
+constexpr EnumNames<Detector, 5> kDetectorNames{{{Detector::previous_token, "previous_token"},
+                                                {Detector::first_token, "first_token"},
+                                                {Detector::duplicate_token, "duplicate_token"},
+                                                {Detector::induction, "induction"},
+                                                {Detector::coreference, "coreference"}}};
+static_assert(std::size(kDetectorNames) == std::size(kAllDetectors));
 
 // Sums a detector's per-query shares and counts the queries that qualified.
 struct Mean {
@@ -98,22 +107,9 @@ DetectorGrid detector_grid(Detector d, const Trace& trace, int pronoun, int refe
   return grid;
 }
 
-std::string_view name_of(Detector d) {
-  switch (d) {
-    case Detector::previous_token: return "previous_token";
-    case Detector::first_token: return "first_token";
-    case Detector::duplicate_token: return "duplicate_token";
-    case Detector::induction: return "induction";
-    case Detector::coreference: return "coreference";
-  }
-  return "?";
-}
+std::string_view name_of(Detector d) { return enum_name(kDetectorNames, d); }
 
-std::optional<Detector> detector_from_name(std::string_view s) {
-  for (Detector d : kAllDetectors)
-    if (name_of(d) == s) return d;
-  return std::nullopt;
-}
+std::optional<Detector> detector_from_name(std::string_view s) { return enum_from_name(kDetectorNames, s); }
 
 std::string_view detector_definition(Detector d) {
   switch (d) {

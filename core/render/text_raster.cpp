@@ -262,17 +262,24 @@ int TextPainter::width(std::string_view utf8) {
 
 int TextPainter::line_height() const { return impl_->line_h; }
 
+TextPainter::Shortening TextPainter::shortening(std::string_view utf8, char32_t glyph, std::string_view glyph_utf8,
+                                                std::string_view fallback) const {
+  Shortening s;
+  const bool has_glyph = impl_->font && stbtt_FindGlyphIndex(&impl_->font->info, static_cast<int>(glyph)) != 0;
+  s.ellipsis = has_glyph ? glyph_utf8 : fallback;
+  std::u32string cps;
+  utf8_decode_offsets(utf8, cps, &s.offsets);
+  s.offsets.resize(cps.size());  // the start of each code point; the text's end is utf8.size()
+  return s;
+}
+
 std::string TextPainter::fit(std::string_view utf8, int max_width) {
   if (width(utf8) <= max_width) return std::string(utf8);
-  const bool has_ellipsis = impl_->font && stbtt_FindGlyphIndex(&impl_->font->info, 0x2026) != 0;
-  const std::string ellipsis = has_ellipsis ? "\xE2\x80\xA6" : "...";
-  std::u32string cps;
-  std::vector<size_t> offsets;
-  utf8_decode_offsets(utf8, cps, &offsets);
-  for (size_t k = cps.size(); k-- > 0;) {
-    std::string candidate(utf8.substr(0, offsets[k]));
+  const Shortening s = shortening(utf8, 0x2026, "\xE2\x80\xA6", "...");  // …
+  for (size_t k = s.offsets.size(); k-- > 0;) {
+    std::string candidate(utf8.substr(0, s.offsets[k]));
     while (!candidate.empty() && candidate.back() == ' ') candidate.pop_back();
-    candidate += ellipsis;
+    candidate += s.ellipsis;
     if (width(candidate) <= max_width) return candidate;
   }
   return std::string();
@@ -280,15 +287,12 @@ std::string TextPainter::fit(std::string_view utf8, int max_width) {
 
 std::string TextPainter::fit_stacked(std::string_view utf8, int max_height) {
   if (stacked_height(utf8) <= max_height) return std::string(utf8);
-  const bool has_ellipsis = impl_->font && stbtt_FindGlyphIndex(&impl_->font->info, 0x22EE) != 0;
-  const std::string ellipsis = has_ellipsis ? "\xE2\x8B\xAE" : ":";
-  std::u32string cps;
-  std::vector<size_t> offsets;
-  utf8_decode_offsets(utf8, cps, &offsets);
+  const Shortening s = shortening(utf8, 0x22EE, "\xE2\x8B\xAE", ":");  // ⋮
   const int pitch = std::max(1, impl_->line_h);
   const int keep = max_height / pitch - 1;  // characters that fit besides the ellipsis
   if (keep < 0) return std::string();
-  return std::string(utf8.substr(0, offsets[std::min(static_cast<size_t>(keep), cps.size())])) + ellipsis;
+  const size_t end = static_cast<size_t>(keep) < s.offsets.size() ? s.offsets[static_cast<size_t>(keep)] : utf8.size();
+  return std::string(utf8.substr(0, end)) + s.ellipsis;
 }
 
 int text_draw(Image& img, const FontRaster* font, int x, int y, std::string_view utf8, float px, Rgba color) {

@@ -62,6 +62,13 @@ class TextPainter {
   std::string fit_stacked(std::string_view utf8, int max_height);
 
  private:
+  struct Shortening {
+    std::string ellipsis;         // the glyph when the font has it, else the fallback
+    std::vector<size_t> offsets;  // byte offset of each code point of the text
+  };
+  Shortening shortening(std::string_view utf8, char32_t glyph, std::string_view glyph_utf8,
+                        std::string_view fallback) const;
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
