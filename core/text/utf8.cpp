@@ -203,7 +203,7 @@ static_assert(ranges_sorted(kSpaces) && ranges_sorted(kLetters) && ranges_sorted
 
 }  // namespace
 
-bool utf8_is_valid(std::string_view bytes) {
+size_t utf8_invalid_at(std::string_view bytes) {
   size_t i = 0, bad = 0;
   while (i < bytes.size()) {
     if (static_cast<unsigned char>(bytes[i]) < 0x80) {  // ASCII runs are the common case
@@ -211,11 +211,13 @@ bool utf8_is_valid(std::string_view bytes) {
       continue;
     }
     const size_t len = sequence_length(bytes, i, bad);
-    if (len == 0) return false;
+    if (len == 0) return i;
     i += len;
   }
-  return true;
+  return std::string_view::npos;
 }
+
+bool utf8_is_valid(std::string_view bytes) { return utf8_invalid_at(bytes) == std::string_view::npos; }
 
 std::string utf8_sanitize(std::string_view bytes) {
   if (utf8_is_valid(bytes)) return std::string(bytes);

@@ -18,6 +18,9 @@ std::string utf8_sanitize(std::string_view bytes);
 // True when utf8_sanitize would return the input unchanged.
 bool utf8_is_valid(std::string_view bytes);
 
+// Offset of the first byte of the first invalid sequence, or npos when the bytes are valid UTF-8.
+size_t utf8_invalid_at(std::string_view bytes);
+
 // Decodes the code point at `pos` of VALID utf-8 and advances pos. Given invalid bytes anyway it
 // returns U+FFFD and skips the maximal invalid subpart, so it never reads past the end or stalls.
 // pos must be < valid.size(); at the end it returns 0 and leaves pos alone.

@@ -303,14 +303,15 @@ std::vector<std::string> WordPieceTokenizer::special_tokens() const {
 namespace {
 
 using Json = nlohmann::json;
-constexpr int kMaxJsonDepth = 64;
 
+// The strict reader's verdict in this file's "what: problem" voice.
 Result<Json> json_parse_object(std::string_view text, const std::string& what) {
-  if (!json_nesting_within(text, kMaxJsonDepth))
-    return make_error(what + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-  Json j = Json::parse(text, nullptr, false);
-  if (j.is_discarded()) return make_error(what + ": not valid JSON");
-  if (!j.is_object()) return make_error(what + ": expected a JSON object");
+  JsonError e;
+  auto j = json_parse_strict(text, what, kJsonMaxDepth, &e);
+  if (!j && e.fault == JsonFault::too_deep)
+    return make_error(what + ": nested deeper than " + std::to_string(kJsonMaxDepth) + " levels");
+  if (!j && e.fault == JsonFault::syntax) return make_error(what + ": not valid JSON");
+  if (j && !j->is_object()) return make_error(what + ": expected a JSON object");
   return j;
 }
 

@@ -1,5 +1,5 @@
 // The tiny Hugging Face checkpoints of tests/fixtures/hf (make_hf_checkpoints.py): opening one,
-// reading its reference cases (text, ids, pieces, segments), and the max |a - b| of two matrices.
+// reading its reference cases (text, ids, pieces, segments). max_abs_diff is in fixture_util.h.
 #pragma once
 #include <doctest/doctest.h>
 
@@ -33,12 +33,6 @@ inline Model open_fixture(const std::string& folder) {
   auto m = model_open(fixture_path("hf/" + folder));
   REQUIRE_MESSAGE(m.ok(), m.error());
   return std::move(*m);
-}
-
-inline float max_abs_diff(const Mat& a, const Mat& b) {
-  REQUIRE(a.rows() == b.rows());
-  REQUIRE(a.cols() == b.cols());
-  return (a - b).cwiseAbs().maxCoeff();
 }
 
 }  // namespace attnviz::test
