@@ -1,6 +1,7 @@
 // config.json parsing and the GPT-2 / BERT tensor-name maps.
 #include "io/hf_checkpoint.h"
 
+#include "io/json.h"
 #include "io/model_file.h"
 
 #include <cmath>
@@ -258,8 +259,9 @@ void load_bert(TensorTaker& take, const ModelConfig& c, int vocab, ModelWeights&
 std::string_view name_of(CheckpointFamily family) { return family == CheckpointFamily::gpt2 ? "gpt2" : "bert"; }
 
 Result<HfConfig> hf_config_parse(std::string_view config_json) {
-  const json j = json::parse(config_json, nullptr, false);
-  if (j.is_discarded()) return make_error("config.json is not valid JSON");
+  auto parsed = json_parse_strict(config_json, "config.json");
+  if (!parsed) return make_error(parsed.error());
+  const json& j = *parsed;
   if (!j.is_object()) return make_error("config.json is not a JSON object");
   auto family = family_of(j);
   if (!family) return make_error(family.error());

@@ -6,11 +6,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json.h"
+
 namespace attnviz {
 
 namespace {
 
 std::string layer_prefix(int i) { return "layers." + std::to_string(i) + "."; }
+
+std::string metadata_label(const char* key) { return "the file's '" + std::string(key) + "' metadata"; }
 
 // Collects the first lookup error so the loader reads as a flat list of assignments.
 struct TensorReader {
@@ -65,9 +69,9 @@ struct TensorReader {
 
 Result<ModelConfig> config_for_file(const TensorFile& file, const std::optional<ModelConfig>& fallback) {
   if (auto it = file.metadata.find(kConfigKey); it != file.metadata.end()) {
-    auto j = nlohmann::json::parse(it->second, nullptr, false);
-    if (j.is_discarded()) return make_error("the file's '" + std::string(kConfigKey) + "' metadata is not valid JSON");
-    return config_from_json(j);
+    auto j = json_parse_strict(it->second, metadata_label(kConfigKey));
+    if (!j) return make_error(j.error());
+    return config_from_json(*j);
   }
   if (!fallback)
     return make_error("the file has no attnviz config in its metadata; give the number of heads (and norm placement, "
@@ -103,7 +107,7 @@ Result<Model> model_from_tensors(const TensorFile& file, const std::optional<Mod
     const std::string& text = it->second;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), model.seed);
     if (ec != std::errc() || end != text.data() + text.size())
-      return make_error("the file's '" + std::string(kSeedKey) + "' metadata is not a whole number");
+      return make_error(metadata_label(kSeedKey) + " is not a whole number");
   }
   TensorReader r{file, {}};
   for (int i = 0; i < config->n_layers; ++i) {
@@ -142,9 +146,10 @@ Result<Model> model_from_tensors(const TensorFile& file, const std::optional<Mod
     auto it = file.metadata.find(kVocabKey);
     if (it == file.metadata.end())
       return make_error("the file has 'tok_embed.weight' but no vocabulary ('" + std::string(kVocabKey) + "' metadata)");
-    auto j = nlohmann::json::parse(it->second, nullptr, false);
-    if (!j.is_array()) return make_error("the vocabulary metadata must be a JSON list of strings");
-    for (const auto& e : j) {
+    auto j = json_parse_strict(it->second, metadata_label(kVocabKey));
+    if (!j) return make_error(j.error());
+    if (!j->is_array()) return make_error("the vocabulary metadata must be a JSON list of strings");
+    for (const auto& e : *j) {
       if (!e.is_string()) return make_error("the vocabulary metadata must be a JSON list of strings");
       model.vocab.push_back(e.get<std::string>());
     }

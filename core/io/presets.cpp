@@ -4,12 +4,15 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file_io.h"
+#include "io/json.h"
 
 namespace attnviz {
 
 Result<std::vector<Preset>> presets_parse(std::string_view json_text) {
-  auto j = nlohmann::json::parse(json_text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return make_error("presets: not a JSON object");
+  auto parsed = json_parse_strict(json_text, "the file");
+  if (!parsed) return make_error("presets: " + parsed.error());
+  const nlohmann::json& j = *parsed;
+  if (!j.is_object()) return make_error("presets: not a JSON object");
   auto list = j.find("presets");
   if (list == j.end() || !list->is_array()) return make_error("presets: no 'presets' list");
   std::vector<Preset> out;

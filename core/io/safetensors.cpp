@@ -26,6 +26,7 @@
 
 #include "base/file_io.h"
 #include "io/json.h"
+#include "text/utf8.h"
 
 namespace attnviz {
 
@@ -35,25 +36,7 @@ using nlohmann::json;
 
 Error fail(const std::string& message) { return make_error("safetensors: " + message); }
 
-// Names come from untrusted files: keep messages on one line and of bounded length.
-std::string quote_name(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "'";
-  for (size_t i = 0; i < s.size() && i < 200; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (s.size() > 200) out += "...";
-  return out + "'";
-}
-
-std::string tensor_label(std::string_view name) { return "tensor " + quote_name(name); }
+std::string tensor_label(std::string_view name) { return "tensor " + json_quote(name); }
 
 template <class Int>
 std::string shape_text(const std::vector<Int>& shape) {
@@ -68,106 +51,33 @@ uint64_t load_le(const uint8_t* p, int n) {
   return v;
 }
 
-// Offset of the first byte that breaks UTF-8 (overlong forms and surrogates included), or npos.
-size_t utf8_invalid_at(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len = 0;
-    uint32_t cp = 0, min = 0;
-    if ((c & 0xE0) == 0xC0) {
-      len = 2, cp = c & 0x1Fu, min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3, cp = c & 0x0Fu, min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4, cp = c & 0x07u, min = 0x10000;
-    } else {
-      return i;
-    }
-    if (s.size() - i < len) return i;
-    for (size_t k = 1; k < len; ++k) {
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (cc & 0x3Fu);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
-    i += len;
-  }
-  return std::string_view::npos;
-}
-
-// A real header nests three deep (object > entry > shape). Refusing absurd nesting before
-// nlohmann builds a DOM keeps a hostile 100 MB "[[[[..." from costing gigabytes.
+// A real header nests three deep (object > entry > shape); an index two.
 constexpr int kMaxHeaderDepth = 16;
 
-// nlohmann::json keeps only the last of duplicate keys, which would silently drop a tensor.
-// This parser callback sees every key and remembers where the first duplicate is; the caller
-// words the message, because a duplicate means different things in a header and in an index.
-struct DuplicateFinder {
-  std::vector<std::pair<int, std::set<std::string>>> objects;  // (nesting depth, keys seen)
-  int depth = 0;
-  std::string top_key;  // latest key of the top-level object: the entry being parsed
-  bool found = false;   // the fields below describe the first duplicate
-  int level = 0;        // 1 = top-level object, 2 = an object that is a top-level value, ...
-  std::string parent;   // top-level key above the duplicate (level >= 2)
-  std::string key;
-
-  bool on_event(json::parse_event_t event, const json& parsed) {
-    using E = json::parse_event_t;
-    switch (event) {
-      case E::object_start:
-        objects.emplace_back(++depth, std::set<std::string>{});
-        break;
-      case E::array_start:
-        ++depth;
-        break;
-      case E::object_end:
-      case E::array_end:
-        if (!objects.empty() && objects.back().first == depth) objects.pop_back();
-        --depth;
-        break;
-      case E::key: {
-        if (objects.empty() || !parsed.is_string()) break;
-        const auto& k = parsed.get_ref<const std::string&>();
-        const int at = objects.back().first;
-        if (at == 1) top_key = k;
-        if (objects.back().second.insert(k).second || found) break;
-        found = true;
-        level = at;
-        parent = top_key;
-        key = k;
-        break;
-      }
-      case E::value:
-        break;
-    }
-    return true;
+// Parses a header or an index with the strict reader, in this file's words; `subject` names the
+// text. A duplicate key means something different in each (a tensor named twice, a field given
+// twice), so `duplicate` words that.
+Result<json> json_read(std::string_view text, const std::string& subject, std::string (*duplicate)(const JsonError&)) {
+  JsonError e;
+  auto j = json_parse_strict(text, subject, kMaxHeaderDepth, &e);
+  if (j) return j;
+  switch (e.fault) {
+    case JsonFault::invalid_utf8:
+      return fail(subject + " is not valid UTF-8 (bad byte at " + subject + " offset " + std::to_string(e.offset) + ")");
+    case JsonFault::too_deep:
+      return fail(subject + " is not a valid " + subject + " (JSON nested deeper than " +
+                  std::to_string(kMaxHeaderDepth) + " levels)");
+    case JsonFault::syntax:
+      return fail(subject + " is not JSON (" + e.reason + ")");
+    case JsonFault::duplicate_key:
+      break;
   }
-};
+  return fail(duplicate(e));
+}
 
-// Parses untrusted JSON: UTF-8 checked first (with the offending offset), nesting bounded, syntax
-// errors caught, duplicates recorded in `dups`. `subject` names the text in messages.
-Result<json> json_parse_strict(std::string_view text, const std::string& subject, DuplicateFinder& dups) {
-  if (const size_t bad = utf8_invalid_at(text); bad != std::string_view::npos)
-    return fail(subject + " is not valid UTF-8 (bad byte at " + subject + " offset " + std::to_string(bad) + ")");
-  if (!json_nesting_within(text, kMaxHeaderDepth))
-    return fail(subject + " is not a valid " + subject + " (JSON nested deeper than " +
-                std::to_string(kMaxHeaderDepth) + " levels)");
-  // nlohmann reports syntax errors by exception; it is caught here and never leaves this file.
-  try {
-    return json::parse(
-        text.begin(), text.end(),
-        [&dups](int, json::parse_event_t ev, json& parsed) { return dups.on_event(ev, parsed); },
-        /*allow_exceptions=*/true, /*ignore_comments=*/false);
-  } catch (const json::exception& ex) {
-    std::string what = ex.what();
-    if (const size_t cut = what.find("] "); cut != std::string::npos) what.erase(0, cut + 2);
-    return fail(subject + " is not JSON (" + what + ")");
-  }
+// The top-level key a duplicate sits under, when it is one level down in an object.
+const std::string* duplicate_parent(const JsonError& e) {
+  return e.path.size() == 1 ? std::get_if<std::string>(&e.path[0]) : nullptr;
 }
 
 struct DTypeInfo {
@@ -212,7 +122,7 @@ Result<std::map<std::string, std::string>> metadata_parse(const json& j) {
   std::map<std::string, std::string> out;
   for (const auto& [k, v] : j.items()) {
     if (!v.is_string())
-      return fail("'__metadata__' is not an object of strings (key " + quote_name(k) + " holds " +
+      return fail("'__metadata__' is not an object of strings (key " + json_quote(k) + " holds " +
                   std::string(v.type_name()) + ")");
     out.emplace(k, v.get<std::string>());
   }
@@ -223,7 +133,7 @@ Result<Entry> entry_parse(const std::string& name, const json& j) {
   const std::string who = tensor_label(name);
   if (!j.is_object()) return fail(who + " entry is not an object (it is " + std::string(j.type_name()) + ")");
   for (const auto& [k, v] : j.items())
-    if (k != "dtype" && k != "shape" && k != "data_offsets") return fail(who + " has unexpected field " + quote_name(k));
+    if (k != "dtype" && k != "shape" && k != "data_offsets") return fail(who + " has unexpected field " + json_quote(k));
   for (const char* k : {"dtype", "shape", "data_offsets"})
     if (!j.contains(k)) return fail(who + " is missing field '" + k + "'");
 
@@ -237,7 +147,7 @@ Result<Entry> entry_parse(const std::string& name, const json& j) {
   } else if (std::find(kUnsupported.begin(), kUnsupported.end(), dts) != kUnsupported.end()) {
     return fail(who + " has unsupported dtype " + dts + " (attnviz reads float, integer and boolean tensors)");
   } else {
-    return fail(who + " has unknown dtype " + quote_name(dts));
+    return fail(who + " has unknown dtype " + json_quote(dts));
   }
 
   const json& sh = j["shape"];
@@ -333,19 +243,18 @@ void entry_convert(const Entry& e, const uint8_t* p, std::vector<float>& out) {
   values_convert(e.dtype.dtype, p, out.data(), out.size());
 }
 
+std::string header_duplicate(const JsonError& e) {
+  const std::string* parent = duplicate_parent(e);
+  if (e.path.empty() && e.key == "__metadata__") return "header has two '__metadata__' entries";
+  if (e.path.empty()) return "duplicate tensor name " + json_quote(e.key);
+  if (parent && *parent == "__metadata__") return "'__metadata__' has duplicate key " + json_quote(e.key);
+  if (parent) return tensor_label(*parent) + " has duplicate field " + json_quote(e.key);
+  return e.message;
+}
+
 Result<json> header_parse(std::string_view text) {
-  DuplicateFinder dups;
-  auto header = json_parse_strict(text, "header", dups);
+  auto header = json_read(text, "header", header_duplicate);
   if (!header) return header;
-  if (dups.found) {
-    const std::string& k = dups.key;
-    if (dups.level == 1 && k == "__metadata__") return fail("header has two '__metadata__' entries");
-    if (dups.level == 1) return fail("duplicate tensor name " + quote_name(k));
-    if (dups.level == 2 && dups.parent == "__metadata__")
-      return fail("'__metadata__' has duplicate key " + quote_name(k));
-    if (dups.level == 2) return fail(tensor_label(dups.parent) + " has duplicate field " + quote_name(k));
-    return fail("header has duplicate key " + quote_name(k));
-  }
   if (!header->is_object()) return fail("header is not a JSON object (it is " + std::string(header->type_name()) + ")");
   return header;
 }
@@ -532,23 +441,23 @@ bool shard_name_plain(std::string_view s) {
   return !s.empty() && s != "." && s != ".." && s.find_first_of(std::string_view("/\\\0", 3)) == std::string_view::npos;
 }
 
-std::string shard_label(std::string_view name) { return "shard " + quote_name(name); }
+std::string shard_label(std::string_view name) { return "shard " + json_quote(name); }
 
 Error fail_index(const std::string& index_path, const std::string& message) {
   return make_error("'" + index_path + "': safetensors index: " + message);
 }
 
+std::string index_duplicate(const JsonError& e) {
+  const std::string* parent = duplicate_parent(e);
+  if (parent && *parent == "weight_map") return "index 'weight_map' lists " + tensor_label(e.key) + " twice";
+  return e.message;
+}
+
 }  // namespace
 
 Result<ShardIndex> safetensors_index_parse(std::string_view text) {
-  DuplicateFinder dups;
-  auto index = json_parse_strict(text, "index", dups);
+  auto index = json_read(text, "index", index_duplicate);
   if (!index) return Error{index.error()};
-  if (dups.found) {
-    if (dups.level == 2 && dups.parent == "weight_map")
-      return fail("index 'weight_map' lists " + tensor_label(dups.key) + " twice");
-    return fail("index has duplicate key " + quote_name(dups.key));
-  }
   if (!index->is_object()) return fail("index is not a JSON object (it is " + std::string(index->type_name()) + ")");
   if (index->contains("metadata")) {
     const json& meta = (*index)["metadata"];
@@ -571,7 +480,7 @@ Result<ShardIndex> safetensors_index_parse(std::string_view text) {
                   std::string(file.type_name()) + ")");
     const auto& f = file.get_ref<const std::string&>();
     if (!shard_name_plain(f))
-      return fail("index 'weight_map' puts " + tensor_label(name) + " in " + quote_name(f) +
+      return fail("index 'weight_map' puts " + tensor_label(name) + " in " + json_quote(f) +
                   ", which is not a plain file name");
     out.weight_map.emplace(name, f);
     shards.insert(f);
@@ -604,8 +513,8 @@ Result<TensorFile> safetensors_read_sharded(const std::string& index_path, bool 
     for (auto& b : file->backing) out.backing.push_back(std::move(b));
     for (auto& t : file->tensors) {
       if (const auto [it, fresh] = holder.emplace(t.name, shard); !fresh)
-        return fail_index(index_path, tensor_label(t.name) + " is in two shards, " + quote_name(it->second) + " and " +
-                                          quote_name(shard));
+        return fail_index(index_path, tensor_label(t.name) + " is in two shards, " + json_quote(it->second) + " and " +
+                                          json_quote(shard));
       out.tensors.push_back(std::move(t));
     }
   }
@@ -629,12 +538,12 @@ Result<TensorFile> safetensors_read_sharded(const std::string& index_path, bool 
 Status tensor_file_check(const TensorFile& file) {
   std::set<std::string_view> names;
   for (const auto& [k, v] : file.metadata)
-    if (utf8_invalid_at(k) != std::string_view::npos || utf8_invalid_at(v) != std::string_view::npos)
-      return fail("metadata key " + quote_name(k) + " or its value is not valid UTF-8");
+    if (!utf8_is_valid(k) || !utf8_is_valid(v))
+      return fail("metadata key " + json_quote(k) + " or its value is not valid UTF-8");
   for (const auto& t : file.tensors) {
     if (t.name == "__metadata__") return fail("a tensor cannot be named '__metadata__'");
-    if (utf8_invalid_at(t.name) != std::string_view::npos) return fail(tensor_label(t.name) + " name is not valid UTF-8");
-    if (!names.insert(t.name).second) return fail("duplicate tensor name " + quote_name(t.name));
+    if (!utf8_is_valid(t.name)) return fail(tensor_label(t.name) + " name is not valid UTF-8");
+    if (!names.insert(t.name).second) return fail("duplicate tensor name " + json_quote(t.name));
     uint64_t n = 1;
     for (const int64_t d : t.shape) {
       if (d < 0) return fail(tensor_label(t.name) + " has negative shape " + shape_text(t.shape));

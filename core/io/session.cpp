@@ -50,9 +50,14 @@ std::string session_to_json(const Session& s) {
 Result<Session> session_from_json(std::string_view text) {
   auto fail = [](const std::string& m) { return make_error("session: " + m); };
   if (text.size() > kMaxSessionBytes) return fail("the file is too large to be a session");
-  if (!json_nesting_within(text, kMaxDepth)) return fail("the file is nested too deeply to be a session");
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) return fail("the file is not valid JSON (truncated or damaged?)");
+  JsonError e;
+  auto parsed = json_parse_strict(text, "the file", kMaxDepth, &e);
+  if (!parsed) {
+    if (e.fault == JsonFault::too_deep) return fail("the file is nested too deeply to be a session");
+    if (e.fault == JsonFault::syntax) return fail("the file is not valid JSON (truncated or damaged?)");
+    return fail(parsed.error());
+  }
+  const nlohmann::json& j = *parsed;
   if (!j.is_object()) return fail("the file is not a JSON object");
   // find + is_string, not j.value(): value() throws when "format" holds an object or a number.
   const auto format = j.find("format");

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "text/unicode.h"
 #include "text/utf8.h"
 
 namespace attnviz {
@@ -93,8 +94,8 @@ Painters painters_make(const HeatmapGridSpec& spec, const FontRaster* font, cons
 
 // Hangul, kana and CJK ideographs: full-width characters that read well stacked upright and
 // badly rotated. Latin and everything else is rotated instead.
-bool cp_is_wide(char32_t c) {
-  return cp_is_hangul(c) || (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) ||
+bool char_is_wide(char32_t c) {
+  return unicode_is_hangul(c) || (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) ||
          (c >= 0xFF01 && c <= 0xFF60);
 }
 
@@ -102,7 +103,7 @@ bool label_is_cjk(std::string_view label) {
   const std::string valid = utf8_sanitize(label);
   if (valid.empty()) return false;
   for (size_t pos = 0; pos < valid.size();)
-    if (!cp_is_wide(utf8_next(valid, pos))) return false;
+    if (!char_is_wide(utf8_next(valid, pos))) return false;
   return true;
 }
 

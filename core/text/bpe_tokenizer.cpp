@@ -377,10 +377,10 @@ using Json = nlohmann::json;
 constexpr int kMaxJsonDepth = 16;
 
 Result<Json> json_parse_object(std::string_view text, std::string_view what) {
-  if (!json_nesting_within(text, kMaxJsonDepth)) return make_error(std::string(what) + " is nested too deeply");
-  Json j = Json::parse(text, nullptr, false);
-  if (j.is_discarded()) return make_error(std::string(what) + " is not valid JSON");
-  if (!j.is_object()) return make_error(std::string(what) + " is not a JSON object");
+  JsonError e;
+  auto j = json_parse_strict(text, what, kMaxJsonDepth, &e);
+  if (!j && e.fault == JsonFault::too_deep) return make_error(std::string(what) + " is nested too deeply");
+  if (j && !j->is_object()) return make_error(std::string(what) + " is not a JSON object");
   return j;
 }
 

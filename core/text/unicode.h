@@ -1,7 +1,7 @@
-// Unicode character properties and normalisation for the tokenizers: general categories from the
-// full Unicode database (generated tables, see tests/fixtures/make_unicode_tables.py), BERT's
-// character classes, NFD / NFC (Hangul by arithmetic), accent stripping and context-free full
-// lowercasing. No UTF-8 here (see core/text/utf8.h), no upper/title case, no locale rules.
+// Every character class the tokenizers and the UI use, and normalisation: general categories from
+// the full Unicode database (generated tables, see tests/fixtures/make_unicode_tables.py), BERT's
+// classes, the word tokenizer's hand-written tables, NFD / NFC (Hangul by arithmetic), accent
+// stripping and context-free full lowercasing. No UTF-8 here (core/text/utf8.h), no upper case.
 #pragma once
 #include <string>
 #include <string_view>
@@ -31,18 +31,34 @@ const char* unicode_version();
 
 bool unicode_is_letter(char32_t c);  // \p{L}
 bool unicode_is_number(char32_t c);  // \p{N}: Nd, Nl and No (so ٣, Ⅻ and ½ count)
-bool unicode_is_mark(char32_t c);    // \p{M}
 
-// The White_Space property: what \s matches in GPT-2's pre-tokenization pattern.
+// The White_Space property: what \s matches in GPT-2's pre-tokenization pattern, Rust's
+// char::is_whitespace (so BERT's whitespace in Hugging Face's tokenizers) and the word tokenizer's
+// spaces. (Python BERT's _is_whitespace is narrower: space, \t, \n, \r and Zs only.)
 bool unicode_is_white_space(char32_t c);
 
-// BERT's basic tokenizer definitions (tokenization.py's _is_whitespace, _is_control,
-// _is_punctuation, _is_chinese_char), kept exactly as BERT has them:
-bool unicode_is_whitespace(char32_t c);    // space, \t, \n, \r, or category Zs
-bool unicode_is_control(char32_t c);       // category Cc or Cf, except \t, \n and \r
-bool unicode_is_punctuation(char32_t c);   // category P*, or any ASCII non-alphanumeric symbol
-                                           // (33-47, 58-64, 91-96, 123-126, so $ + < = > ^ ` | ~ too)
-bool unicode_is_cjk_ideograph(char32_t c); // CJK Unified Ideographs, Extensions A-E, Compatibility
+// BERT's classes as Hugging Face's tokenizers (Rust) define them, which the WordPiece tokenizer
+// follows. Where Python BERT's tokenization.py differs, the comment says how.
+bool unicode_is_punctuation(char32_t c);    // category P*, or any ASCII non-alphanumeric symbol
+                                            // (33-47, 58-64, 91-96, 123-126, so $ + < = > ^ ` | ~ too)
+bool unicode_is_bert_control(char32_t c);   // any category C* (Cc Cf Cs Co Cn) except \t, \n and \r;
+                                            // Python removes only Cc and Cf
+bool unicode_is_bert_chinese(char32_t c);   // CJK Unified Ideographs, Extensions A-E, Compatibility;
+                                            // Extension D/E from U+2B920, where Python has U+2B820
+
+// The word tokenizer's classes: range tables written by hand for the scripts people are likely to
+// type, not the database (a code point outside every table is a symbol there). They differ from
+// the database classes above on thousands of rare or unassigned code points, and the sandbox's
+// word splitting is pinned to them; moving it to the database is a behaviour change of its own.
+// Letter, mark, digit and punct never overlap, nor overlap White_Space or category Cc.
+bool unicode_is_word_letter(char32_t c);  // Latin, Greek, Cyrillic, Armenian, Hebrew, Arabic, Indic, Thai, Hangul, kana, CJK, ...
+bool unicode_is_word_mark(char32_t c);    // combining marks (U+0300..U+036F etc., variation selectors): they ride on the previous character
+bool unicode_is_word_digit(char32_t c);   // decimal digits of the common scripts (ASCII, Arabic-Indic, Devanagari, fullwidth, ...)
+bool unicode_is_word_punct(char32_t c);   // punctuation (P*) of the common scripts: . , ! ? ' " ( ) - 。 · 、 « » ...
+
+// Hangul syllables, conjoining jamo (U+1100.., U+A960.., U+D7B0..), compatibility jamo, halfwidth
+// jamo: what the heatmap sets upright. All of them are word letters.
+bool unicode_is_hangul(char32_t c);
 
 // Canonical combining class (0 for starters and for anything unassigned or out of range).
 int unicode_combining_class(char32_t c);

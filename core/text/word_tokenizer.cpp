@@ -1,10 +1,11 @@
 // The word tokenizer: one left-to-right pass over the sanitized text with at most two code
 // points of look-ahead, so every input (one huge word, a megabyte of NULs) is linear time.
-// Character classes come from utf8.h; the rules are documented in tokenizer.h.
+// Character classes come from unicode.h (its word tables); the rules are documented in tokenizer.h.
 #include "text/word_tokenizer.h"
 
 #include <array>
 
+#include "text/unicode.h"
 #include "text/utf8.h"
 
 namespace attnviz {
@@ -30,7 +31,10 @@ bool is_ignorable(char32_t c) {
          c == 0xFEFF || c == 0xE0001 || (c >= 0xE0020 && c <= 0xE007F);
 }
 
-bool is_separator(char32_t c) { return cp_is_space(c) || cp_is_control(c) || is_ignorable(c); }
+// White_Space and the C0/C1 controls (category Cc) separate words and are dropped.
+bool is_separator(char32_t c) {
+  return unicode_is_white_space(c) || unicode_general_category(c) == UnicodeGeneralCategory::cc || is_ignorable(c);
+}
 
 // Kept inside a word when a letter stands on both sides: "didn't", "well-known", Persian ZWNJ.
 bool is_inner_joiner(char32_t c) {
@@ -45,13 +49,13 @@ bool is_emoji_tag(char32_t c) { return c >= 0xE0020 && c <= 0xE007F; }
 
 // Anything that is not a separator, letter, digit, mark or punctuation is a symbol.
 bool is_symbol(char32_t c) {
-  return c != kEnd && !is_separator(c) && !cp_is_letter(c) && !cp_is_digit(c) && !cp_is_mark(c) &&
-         !cp_is_punct(c);
+  return c != kEnd && !is_separator(c) && !unicode_is_word_letter(c) && !unicode_is_word_digit(c) &&
+         !unicode_is_word_mark(c) && !unicode_is_word_punct(c);
 }
 
 size_t skip_marks(std::string_view s, size_t pos) {
   size_t after = 0;
-  while (cp_is_mark(peek(s, pos, after))) pos = after;
+  while (unicode_is_word_mark(peek(s, pos, after))) pos = after;
   return pos;
 }
 
@@ -61,13 +65,13 @@ size_t scan_word(std::string_view s, size_t pos) {
   for (;;) {
     size_t after = 0;
     const char32_t c = peek(s, pos, after);
-    if (cp_is_letter(c)) {
+    if (unicode_is_word_letter(c)) {
       last_letter = true;
-    } else if (cp_is_digit(c)) {
+    } else if (unicode_is_word_digit(c)) {
       last_letter = false;
-    } else if (!cp_is_mark(c)) {
+    } else if (!unicode_is_word_mark(c)) {
       size_t after2 = 0;
-      if (!(is_inner_joiner(c) && last_letter && cp_is_letter(peek(s, after, after2)))) return pos;
+      if (!(is_inner_joiner(c) && last_letter && unicode_is_word_letter(peek(s, after, after2)))) return pos;
     }
     pos = after;
   }
@@ -79,11 +83,11 @@ size_t scan_number(std::string_view s, size_t pos, TokenKind& kind) {
   for (;;) {
     size_t after = 0, after2 = 0;
     const char32_t c = peek(s, pos, after);
-    if (cp_is_digit(c) || cp_is_mark(c)) {
+    if (unicode_is_word_digit(c) || unicode_is_word_mark(c)) {
       pos = after;
-    } else if (is_number_separator(c) && cp_is_digit(peek(s, after, after2))) {
+    } else if (is_number_separator(c) && unicode_is_word_digit(peek(s, after, after2))) {
       pos = after2;
-    } else if (cp_is_letter(c)) {
+    } else if (unicode_is_word_letter(c)) {
       kind = TokenKind::word;  // "3rd", "5km": one word
       return scan_word(s, pos);
     } else {
@@ -111,7 +115,7 @@ size_t scan_symbol(std::string_view s, size_t pos) {
   if (is_regional_indicator(first) && is_regional_indicator(peek(s, pos, after2))) pos = after2;  // a flag
   for (;;) {
     const char32_t c = peek(s, pos, after);
-    if (cp_is_mark(c) || is_skin_tone(c) || is_emoji_tag(c)) {
+    if (unicode_is_word_mark(c) || is_skin_tone(c) || is_emoji_tag(c)) {
       pos = after;
       continue;
     }
@@ -161,15 +165,15 @@ Result<std::vector<Token>> tokenize_words(std::string_view text, const TokenizeL
       end += pos;
     } else if ((end = keycap_end(s, pos)) > 0) {
       kind = TokenKind::symbol;
-    } else if (cp_is_letter(c)) {
+    } else if (unicode_is_word_letter(c)) {
       kind = TokenKind::word;
       end = scan_word(s, pos);
-    } else if (cp_is_digit(c)) {
+    } else if (unicode_is_word_digit(c)) {
       end = scan_number(s, pos, kind);
-    } else if (cp_is_punct(c)) {
+    } else if (unicode_is_word_punct(c)) {
       kind = TokenKind::punct;
       end = skip_marks(s, after);
-    } else if (cp_is_mark(c)) {
+    } else if (unicode_is_word_mark(c)) {
       end = skip_marks(s, after);  // no base to ride on: a symbol of its own
     } else if (c == kReplacementChar) {
       end = after;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file_io.h"
+#include "io/json.h"
 
 namespace attnviz {
 
@@ -24,9 +25,11 @@ std::vector<std::string> recent_models_load() {
   std::vector<std::string> out;
   auto bytes = file_read_bytes(recent_models_file(), 1 << 20);
   if (!bytes) return out;
-  const auto j = nlohmann::json::parse(bytes->begin(), bytes->end(), nullptr, false);
-  if (!j.is_array()) return out;
-  for (const auto& e : j)
+  // A damaged list is forgotten rather than reported: it is only a convenience.
+  const auto j = json_parse_strict(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()),
+                                   "the recent-models list");
+  if (!j || !j->is_array()) return out;
+  for (const auto& e : *j)
     if (e.is_string() && out.size() < kMaxRecentModels) out.push_back(e.get<std::string>());
   return out;
 }

@@ -201,6 +201,8 @@ TEST_CASE("hf config: published defaults, unsupported variants and bad values") 
   CHECK(bert->config.activation == Activation::gelu_tanh);
   CHECK(bert->config.max_positions == 512);
   CHECK(hf_config_parse("{").error() == "config.json is not valid JSON");
+  CHECK(hf_config_parse(R"({"model_type": "gpt2", "n_layer": 2, "n_layer": 3})").error() ==
+        "config.json has duplicate key 'n_layer'");
   CHECK(hf_config_parse(R"({"model_type": "bert", "position_embedding_type": "relative_key"})").error() ==
         "config.json: position_embedding_type 'relative_key' is not supported (only absolute)");
   CHECK(hf_config_parse(R"({"model_type": "gpt2", "scale_attn_by_inverse_layer_idx": true})").error() ==

@@ -106,6 +106,13 @@ TEST_CASE("model io: missing tensors, wrong shapes and NaN weights name the tens
   auto d = model_from_tensors(bad_meta, std::nullopt);
   REQUIRE_FALSE(d.ok());
   CHECK(d.error().find("divisible") != std::string::npos);
+
+  // The metadata strings are JSON from the file: read strictly, refused with the key they came from.
+  bad_meta.metadata[kConfigKey] = "{\"d_model\": 32, \"d_model\": 64}";
+  CHECK(model_from_tensors(bad_meta, std::nullopt).error() ==
+        "the file's 'attnviz.config' metadata has duplicate key 'd_model'");
+  bad_meta.metadata[kConfigKey] = "{";
+  CHECK(model_from_tensors(bad_meta, std::nullopt).error() == "the file's 'attnviz.config' metadata is not valid JSON");
 }
 
 TEST_CASE("model io: an attention-only model (d_ff 0) round-trips without FFN or norm2 tensors") {

@@ -36,4 +36,6 @@ TEST_CASE("presets: malformed files are refused with a message") {
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().find("entry 0") != std::string::npos);
   CHECK(presets_parse("{\"presets\": []}")->empty());
+  CHECK(presets_parse("{\"presets\": [], \"presets\": []}").error() == "presets: the file has duplicate key 'presets'");
+  CHECK(presets_parse("{\"presets\": [").error() == "presets: the file is not valid JSON");
 }

@@ -5,7 +5,6 @@
 #include <fstream>
 
 #include "base/file_io.h"
-#include "io/json.h"
 #include "io/session.h"
 #include "support/check_util.h"
 
@@ -75,6 +74,12 @@ TEST_CASE("session: bad files are refused with a message that says why") {
   CHECK_ERROR("{\"format\": \"attnviz.session\", \"version\": 1, \"selection\": {\"layer\": -4}}", "'layer'");
   CHECK_ERROR("{\"format\": \"attnviz.session\", \"version\": 1, \"ui\": {\"view\": 3}}", "'ui.view' must be text");
   CHECK(session_from_json("{\"format\": \"attnviz.session\", \"version\": 1}").ok());  // all defaults
+  // A key given twice is refused (a JSON reader would keep one of them silently), as is bad UTF-8.
+  CHECK(error_of("{\"format\": \"attnviz.session\", \"version\": 1, \"seed\": 1, \"seed\": 2}") ==
+        "session: the file has duplicate key 'seed'");
+  CHECK(error_of("{\"format\": \"attnviz.session\", \"version\": 1, \"ui\": {\"view\": \"a\", \"view\": \"b\"}}") ==
+        "session: the file has duplicate key 'view' in 'ui'");
+  CHECK(error_of("{\"sentence\": \"caf\xE9\"}") == "session: the file is not valid UTF-8 (bad byte at offset 17)");
 }
 
 TEST_CASE("session: a failed save leaves the existing file intact") {
@@ -92,12 +97,4 @@ TEST_CASE("session: a failed save leaves the existing file intact") {
   std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
   std::filesystem::remove_all(dir);
   std::filesystem::remove(path);
-}
-
-TEST_CASE("json depth guard: counts brackets outside strings only") {
-  CHECK(json_nesting_within("{\"a\": [1, [2]]}", 3));
-  CHECK_FALSE(json_nesting_within("{\"a\": [1, [2]]}", 2));
-  CHECK(json_nesting_within("{\"text\": \"[[[[[[[[\"}", 1));
-  CHECK(json_nesting_within("{\"esc\": \"\\\"[[[[\"}", 1));
-  CHECK_FALSE(json_nesting_within(std::string(100000, '['), 32));
 }

@@ -374,6 +374,7 @@ TEST_CASE("bpe: vocab.json + merges.txt loader errors") {
   CHECK(error_of(bpe_from_vocab_merges(std::string(100, '[') + std::string(100, ']'), "")) ==
         "vocab.json is nested too deeply");
   CHECK(error_of(bpe_from_vocab_merges(R"({"a": "0"})", "")) == "vocab.json: the id of \"a\" is not an integer");
+  CHECK(error_of(bpe_from_vocab_merges(R"({"a": 0, "a": 1})", "")) == "vocab.json has duplicate key 'a'");
   CHECK(error_of(bpe_from_vocab_merges(R"({"a": 0, "b": 5})", "")) ==
         "the id 5 of \"b\" is out of range: 2 entries need ids 0..1");
   CHECK(error_of(bpe_from_vocab_merges(R"({"a": 0, "b": -1})", "")) ==

@@ -117,42 +117,41 @@ TEST_CASE("unicode: coarse categories and the regex classes") {
   CHECK(unicode_is_number(U'\u00BD'));
   CHECK(unicode_is_number(U'\uFF19'));   // fullwidth 9
   CHECK_FALSE(unicode_is_number(U'x'));
-  CHECK(unicode_is_mark(U'\u093E'));
-  CHECK_FALSE(unicode_is_mark(U'a'));
+  CHECK(unicode_category(U'\u093E') == C::mark);
+  CHECK(unicode_category(U'a') == C::letter);
 }
 
-TEST_CASE("unicode: White_Space (regex \\s) differs from BERT's whitespace") {
-  for (char32_t c : {U' ', U'\t', U'\n', U'\r', U'\u00A0', U'\u3000', U'\u2003'}) {
+TEST_CASE("unicode: White_Space (regex \\s, Rust's is_whitespace)") {
+  for (char32_t c : {U' ', U'\t', U'\n', U'\r', U'\u00A0', U'\u3000', U'\u2003', U'\u1680', U'\u202F'})
     CHECK(unicode_is_white_space(c));
-    CHECK(unicode_is_whitespace(c));
-  }
-  // Vertical tab, form feed, NEL and the line/paragraph separators: White_Space but not Zs, so
-  // BERT calls them control (VT, FF, NEL) or nothing (U+2028/9).
-  for (char32_t c : {U'\v', U'\f', U'\u0085', U'\u2028', U'\u2029'}) {
-    CHECK(unicode_is_white_space(c));
-    CHECK_FALSE(unicode_is_whitespace(c));
-  }
-  CHECK(unicode_is_control(U'\v'));
-  CHECK(unicode_is_control(U'\u0085'));
-  CHECK_FALSE(unicode_is_control(U'\u2028'));
-  for (char32_t c : {U'a', U'\u200B', U'\u180E', U'_'}) {
-    CHECK_FALSE(unicode_is_white_space(c));
-    CHECK_FALSE(unicode_is_whitespace(c));
-  }
+  // Vertical tab, form feed, NEL and the line/paragraph separators are White_Space but not Zs:
+  // Python BERT's _is_whitespace would not count them.
+  for (char32_t c : {U'\v', U'\f', U'\u0085', U'\u2028', U'\u2029'}) CHECK(unicode_is_white_space(c));
+  for (char32_t c : {U'a', U'\u200B', U'\u180E', U'_', U'\0', U'\x1B', U'\uFEFF'}) CHECK_FALSE(unicode_is_white_space(c));
+  // The property's list has not changed since Unicode 6: 25 code points.
+  int count = 0;
+  for (char32_t c = 0; c <= 0x10FFFF; ++c) count += unicode_is_white_space(c) ? 1 : 0;
+  CHECK(count == 25);
 }
 
-TEST_CASE("unicode: BERT control characters") {
-  CHECK(unicode_is_control(U'\0'));
-  CHECK(unicode_is_control(U'\x7F'));
-  CHECK(unicode_is_control(U'\u00AD'));  // soft hyphen, Cf
-  CHECK(unicode_is_control(U'\u200B'));  // zero width space, Cf
-  CHECK(unicode_is_control(U'\uFEFF'));  // byte order mark, Cf
-  CHECK_FALSE(unicode_is_control(U'\t'));
-  CHECK_FALSE(unicode_is_control(U'\n'));
-  CHECK_FALSE(unicode_is_control(U'\r'));
-  CHECK_FALSE(unicode_is_control(U' '));
-  CHECK_FALSE(unicode_is_control(0xD800));  // Cs is not control for BERT
-  CHECK_FALSE(unicode_is_control(U'\uE000'));
+TEST_CASE("unicode: BERT control characters (Hugging Face's Rust definition)") {
+  CHECK(unicode_is_bert_control(U'\0'));
+  CHECK(unicode_is_bert_control(U'\x7F'));
+  CHECK(unicode_is_bert_control(U'\v'));
+  CHECK(unicode_is_bert_control(U'\u0085'));
+  CHECK(unicode_is_bert_control(U'\u00AD'));  // soft hyphen, Cf
+  CHECK(unicode_is_bert_control(U'\u200B'));  // zero width space, Cf
+  CHECK(unicode_is_bert_control(U'\uFEFF'));  // byte order mark, Cf
+  CHECK_FALSE(unicode_is_bert_control(U'\t'));
+  CHECK_FALSE(unicode_is_bert_control(U'\n'));
+  CHECK_FALSE(unicode_is_bert_control(U'\r'));
+  CHECK_FALSE(unicode_is_bert_control(U' '));
+  CHECK_FALSE(unicode_is_bert_control(U'\u2028'));  // Zl: a separator
+  CHECK_FALSE(unicode_is_bert_control(U'a'));
+  // Rust also removes surrogates, private use and unassigned code points (Python BERT keeps them).
+  CHECK(unicode_is_bert_control(0xD800));
+  CHECK(unicode_is_bert_control(U'\uE000'));
+  CHECK(unicode_is_bert_control(0x0378));
 }
 
 TEST_CASE("unicode: BERT punctuation is P* plus every ASCII symbol") {
@@ -171,13 +170,61 @@ TEST_CASE("unicode: BERT punctuation is P* plus every ASCII symbol") {
     CHECK_FALSE(unicode_is_punctuation(c));
 }
 
-TEST_CASE("unicode: CJK ideographs follow BERT's ranges") {
+TEST_CASE("unicode: CJK ideographs follow BERT's ranges (Hugging Face's Rust definition)") {
   for (char32_t c : {U'\u4E2D', U'\u4E00', U'\u9FFF', U'\u3400', U'\u4DBF', U'\uF900', U'\uFAFF',
-                     U'\U00020000', U'\U0002A6DF', U'\U0002B820', U'\U0002F800', U'\U0002FA1F'})
-    CHECK(unicode_is_cjk_ideograph(c));
+                     U'\U00020000', U'\U0002A6DF', U'\U0002B920', U'\U0002F800', U'\U0002FA1F'})
+    CHECK(unicode_is_bert_chinese(c));
   // Hangul, kana, CJK punctuation, radicals and Extension G are not split off by BERT.
   for (char32_t c : {U'\uD55C', U'\u3042', U'\u30A2', U'\u3002', U'\u2F00', U'\U00030000', U'\U0002A6E0', U'A'})
-    CHECK_FALSE(unicode_is_cjk_ideograph(c));
+    CHECK_FALSE(unicode_is_bert_chinese(c));
+  // Rust's Extension D/E range starts at U+2B920; Python BERT's at U+2B820.
+  CHECK_FALSE(unicode_is_bert_chinese(0x2B820));
+  CHECK_FALSE(unicode_is_bert_chinese(0x2B91F));
+}
+
+TEST_CASE("unicode: the word tokenizer's classes") {
+  // Hand-written tables, not the database: an unassigned code point can be a word letter, and a
+  // rare script's letter a symbol.
+  CHECK(unicode_is_word_letter(0x323AF));
+  CHECK_FALSE(unicode_is_letter(0x323AF));
+  CHECK(unicode_is_letter(U'\U00010C80'));  // Old Hungarian
+  CHECK_FALSE(unicode_is_word_letter(U'\U00010C80'));
+  for (char32_t c : {U'A', U'z', U'é', U'ß', U'ł', U'Ω', U'ж', U'א', U'ب', U'क', U'ก', U'한',
+                     char32_t{0x1100}, char32_t{0x1161}, U'ㄱ', U'あ', U'ア', U'ー', U'猫', U'𠀀'})
+    CHECK(unicode_is_word_letter(c));
+  for (char32_t c : {U'1', U'.', U'×', U'÷', U'€', U'😀', U'。', U'·', char32_t{0x301}})
+    CHECK_FALSE(unicode_is_word_letter(c));
+
+  for (char32_t c : {char32_t{0x301}, char32_t{0x36F}, char32_t{0x94D}, char32_t{0x5B4}, char32_t{0x64E},
+                     char32_t{0xFE0F}, char32_t{0x20E3}, char32_t{0x3099}})
+    CHECK(unicode_is_word_mark(c));
+  CHECK_FALSE(unicode_is_word_mark(U'a'));
+
+  for (char32_t c : {U'0', U'9', U'٣', U'۴', U'५', U'๕', U'５'}) CHECK(unicode_is_word_digit(c));
+  for (char32_t c : {U'a', U'²', U'½', U'Ⅳ'}) CHECK_FALSE(unicode_is_word_digit(c));
+
+  for (char32_t c : {U'가', U'힣', char32_t{0x1100}, char32_t{0x11FF}, U'ㅎ', char32_t{0xA960}, char32_t{0xD7B0}})
+    CHECK(unicode_is_hangul(c));
+  for (char32_t c : {U'a', U'あ', U'猫', U'。'}) CHECK_FALSE(unicode_is_hangul(c));
+
+  for (char32_t c : {U'.', U',', U'!', U'?', U'\'', U'"', U'(', U')', U'-', U'。', U'·', U'、', U'«', U'’', U'…',
+                     U'¿', U'।'})
+    CHECK(unicode_is_word_punct(c));
+  for (char32_t c : {U'$', U'+', U'<', U'€', U'😀', U'a', U'1'}) CHECK_FALSE(unicode_is_word_punct(c));
+}
+
+TEST_CASE("unicode: White_Space, Cc and the word letter, mark, digit and punct never overlap") {
+  size_t overlaps = 0;
+  char32_t first = 0;
+  for (char32_t c = 0; c <= 0x10FFFF; ++c) {
+    const bool separator = unicode_is_white_space(c) || unicode_general_category(c) == G::cc;
+    const int n = separator + unicode_is_word_letter(c) + unicode_is_word_mark(c) + unicode_is_word_digit(c) +
+                  unicode_is_word_punct(c);
+    if (n > 1 && overlaps++ == 0) first = c;
+    if (unicode_is_hangul(c) && !unicode_is_word_letter(c)) ++overlaps;  // Hangul is a subset of the letters
+  }
+  CHECK(overlaps == 0);
+  CHECK(first == 0);
 }
 
 TEST_CASE("unicode: combining classes") {

@@ -1,5 +1,5 @@
-// UTF-8 repair (one U+FFFD per maximal invalid subpart), decoding, encoding, counting and the
-// character classes the tokenizer relies on.
+// UTF-8 repair (one U+FFFD per maximal invalid subpart), validation, decoding, encoding and
+// counting. The character classes are tested in test_unicode.cpp.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -145,51 +145,4 @@ TEST_CASE("utf8: count is code points, not bytes") {
   const std::string family = "\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x91\xA7\xE2\x80\x8D\xF0\x9F\x91\xA6";
   CHECK(family.size() == 25);
   CHECK(utf8_count(family) == 7);
-}
-
-TEST_CASE("utf8: character classes") {
-  for (char32_t c : {U' ', U'\t', U'\n', U'\r', char32_t{0xA0}, char32_t{0x2003}, char32_t{0x3000},
-                     char32_t{0x2028}, char32_t{0x85}})
-    CHECK(cp_is_space(c));
-  CHECK_FALSE(cp_is_space(U'a'));
-  CHECK_FALSE(cp_is_space(0));
-
-  for (char32_t c : {char32_t{0}, char32_t{0x1B}, char32_t{0x7F}, char32_t{0x9F}}) CHECK(cp_is_control(c));
-  CHECK_FALSE(cp_is_control(U'\n'));  // a space, not a control
-  CHECK_FALSE(cp_is_control(0x85));
-
-  for (char32_t c : {U'A', U'z', U'é', U'ß', U'ł', U'Ω', U'ж', U'א', U'ب', U'क', U'ก', U'한',
-                     char32_t{0x1100}, char32_t{0x1161}, U'ㄱ', U'あ', U'ア', U'ー', U'猫', U'𠀀'})
-    CHECK(cp_is_letter(c));
-  for (char32_t c : {U'1', U'.', U'×', U'÷', U'€', U'😀', U'。', U'·', char32_t{0x301}}) CHECK_FALSE(cp_is_letter(c));
-
-  for (char32_t c : {char32_t{0x301}, char32_t{0x36F}, char32_t{0x94D}, char32_t{0x5B4}, char32_t{0x64E},
-                     char32_t{0xFE0F}, char32_t{0x20E3}, char32_t{0x3099}})
-    CHECK(cp_is_mark(c));
-  CHECK_FALSE(cp_is_mark(U'a'));
-
-  for (char32_t c : {U'0', U'9', U'٣', U'۴', U'५', U'๕', U'５'}) CHECK(cp_is_digit(c));
-  for (char32_t c : {U'a', U'²', U'½', U'Ⅳ'}) CHECK_FALSE(cp_is_digit(c));
-
-  for (char32_t c : {U'가', U'힣', char32_t{0x1100}, char32_t{0x11FF}, U'ㅎ', char32_t{0xA960}, char32_t{0xD7B0}})
-    CHECK(cp_is_hangul(c));
-  for (char32_t c : {U'a', U'あ', U'猫', U'。'}) CHECK_FALSE(cp_is_hangul(c));
-
-  for (char32_t c : {U'.', U',', U'!', U'?', U'\'', U'"', U'(', U')', U'-', U'。', U'·', U'、', U'«', U'’', U'…',
-                     U'¿', U'।'})
-    CHECK(cp_is_punct(c));
-  for (char32_t c : {U'$', U'+', U'<', U'€', U'😀', U'a', U'1'}) CHECK_FALSE(cp_is_punct(c));
-}
-
-TEST_CASE("utf8: space, control, letter, mark, digit and punct never overlap") {
-  size_t overlaps = 0;
-  char32_t first = 0;
-  for (char32_t c = 0; c <= 0x10FFFF; ++c) {
-    const int n = cp_is_space(c) + cp_is_control(c) + cp_is_letter(c) + cp_is_mark(c) + cp_is_digit(c) +
-                  cp_is_punct(c);
-    if (n > 1 && overlaps++ == 0) first = c;
-    if (cp_is_hangul(c) && !cp_is_letter(c)) ++overlaps;  // Hangul is a subset of the letters
-  }
-  CHECK(overlaps == 0);
-  CHECK(first == 0);
 }

@@ -382,6 +382,7 @@ TEST_CASE("wordpiece: tokenizer.json variants and errors") {
     return j.dump();
   };
   CHECK(errors_of("not json") == "tokenizer.json: not valid JSON");
+  CHECK(errors_of(R"({"model": {"vocab": {"a": 0, "a": 1}}})") == "tokenizer.json has duplicate key 'a' in 'model.vocab'");
   CHECK(errors_of("{}") == "tokenizer.json: no 'model' object");
   CHECK(errors_of(with([](auto& j) { j["model"]["type"] = "BPE"; })) ==
         "tokenizer.json: unsupported model type 'BPE' (only WordPiece)");
