@@ -6,34 +6,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/enum_names.h"
 #include "base/parse_number.h"
 
 namespace attnviz {
 
 namespace {
 
-template <class E, size_t N>
-std::optional<E> lookup(const std::array<std::pair<E, std::string_view>, N>& table, std::string_view s) {
-  for (const auto& [value, name] : table)
-    if (name == s) return value;
-  return std::nullopt;
-}
-
-template <class E, size_t N>
-std::string_view reverse_lookup(const std::array<std::pair<E, std::string_view>, N>& table, E v) {
-  for (const auto& [value, name] : table)
-    if (value == v) return name;
-  return "?";
-}
-
-constexpr std::array<std::pair<Activation, std::string_view>, 3> kActivations{{
+constexpr EnumNames<Activation, 3> kActivations{{
     {Activation::relu, "relu"}, {Activation::gelu, "gelu"}, {Activation::gelu_tanh, "gelu_tanh"}}};
-constexpr std::array<std::pair<NormPlacement, std::string_view>, 2> kNorms{{
+constexpr EnumNames<NormPlacement, 2> kNorms{{
     {NormPlacement::post, "post"}, {NormPlacement::pre, "pre"}}};
-constexpr std::array<std::pair<PositionEncoding, std::string_view>, 3> kPositions{{
+constexpr EnumNames<PositionEncoding, 3> kPositions{{
     {PositionEncoding::sinusoidal, "sinusoidal"}, {PositionEncoding::learned, "learned"},
     {PositionEncoding::none, "none"}}};
-constexpr std::array<std::pair<ScoreKind, std::string_view>, 4> kScores{{
+constexpr EnumNames<ScoreKind, 4> kScores{{
     {ScoreKind::scaled_dot, "scaled_dot"}, {ScoreKind::dot, "dot"},
     {ScoreKind::general, "general"}, {ScoreKind::additive, "additive"}}};
 
@@ -45,14 +32,14 @@ std::optional<int> parse_int(std::string_view s) {
 
 }  // namespace
 
-std::string_view name_of(Activation v) { return reverse_lookup(kActivations, v); }
-std::string_view name_of(NormPlacement v) { return reverse_lookup(kNorms, v); }
-std::string_view name_of(PositionEncoding v) { return reverse_lookup(kPositions, v); }
-std::string_view name_of(ScoreKind v) { return reverse_lookup(kScores, v); }
-std::optional<Activation> activation_from_name(std::string_view s) { return lookup(kActivations, s); }
-std::optional<NormPlacement> norm_from_name(std::string_view s) { return lookup(kNorms, s); }
-std::optional<PositionEncoding> positions_from_name(std::string_view s) { return lookup(kPositions, s); }
-std::optional<ScoreKind> score_from_name(std::string_view s) { return lookup(kScores, s); }
+std::string_view name_of(Activation v) { return enum_name(kActivations, v); }
+std::string_view name_of(NormPlacement v) { return enum_name(kNorms, v); }
+std::string_view name_of(PositionEncoding v) { return enum_name(kPositions, v); }
+std::string_view name_of(ScoreKind v) { return enum_name(kScores, v); }
+std::optional<Activation> activation_from_name(std::string_view s) { return enum_from_name(kActivations, s); }
+std::optional<NormPlacement> norm_from_name(std::string_view s) { return enum_from_name(kNorms, s); }
+std::optional<PositionEncoding> positions_from_name(std::string_view s) { return enum_from_name(kPositions, s); }
+std::optional<ScoreKind> score_from_name(std::string_view s) { return enum_from_name(kScores, s); }
 
 Status config_validate(const ModelConfig& c) {
   auto fail = [](std::string m) { return make_error(std::move(m)); };

@@ -148,12 +148,6 @@ std::string bpe_piece_bytes(std::string_view piece) {
 
 // ---- BpeTokenizer -----------------------------------------------------------------------------
 
-std::optional<int> BpeTokenizer::id_of(std::string_view piece) const {
-  const auto it = ids_.find(std::string(piece));
-  if (it == ids_.end()) return std::nullopt;
-  return it->second;
-}
-
 bool BpeTokenizer::is_special(int id) const {
   return std::any_of(specials_.begin(), specials_.end(), [id](const Special& s) { return s.id == id; });
 }
@@ -238,7 +232,7 @@ Status BpeTokenizer::encode_word(std::string_view clean, size_t word_begin, size
     const Symbol& s = sym[size_t(i)];
     SubwordToken t;
     t.id = s.id;
-    t.piece = pieces_[size_t(s.id)];
+    t.piece = vocab_.pieces[size_t(s.id)];
     t.begin = word_begin + s.begin;
     t.end = word_begin + s.end;
     t.segment = segment;
@@ -275,7 +269,7 @@ Status BpeTokenizer::encode_segment(const std::string& clean, int segment, size_
     const Special& sp = specials_[*k];
     SubwordToken t;
     t.id = sp.id;
-    t.piece = pieces_[size_t(sp.id)];
+    t.piece = vocab_.pieces[size_t(sp.id)];
     t.begin = pos;
     t.end = pos + sp.content.size();
     t.segment = segment;
@@ -316,21 +310,21 @@ std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\"";
 
 Result<BpeTokenizer> BpeTokenizer::build(Parts parts) {
   BpeTokenizer t;
-  t.pieces_ = std::move(parts.pieces);
-  if (t.pieces_.size() > size_t(INT32_MAX)) return make_error("the vocabulary is too large");
-  t.ids_.reserve(t.pieces_.size());
-  for (size_t id = 0; id < t.pieces_.size(); ++id) {
-    const auto [it, fresh] = t.ids_.emplace(t.pieces_[id], int(id));
+  t.vocab_.pieces = std::move(parts.pieces);
+  if (t.vocab_.pieces.size() > size_t(INT32_MAX)) return make_error("the vocabulary is too large");
+  t.vocab_.ids.reserve(t.vocab_.pieces.size());
+  for (size_t id = 0; id < t.vocab_.pieces.size(); ++id) {
+    const auto [it, fresh] = t.vocab_.ids.emplace(t.vocab_.pieces[id], int(id));
     if (!fresh)
-      return make_error("the piece " + in_quotes(t.pieces_[id]) + " has two ids, " + std::to_string(it->second) +
+      return make_error("the piece " + in_quotes(t.vocab_.pieces[id]) + " has two ids, " + std::to_string(it->second) +
                         " and " + std::to_string(id));
   }
 
   for (unsigned b = 0; b < 256; ++b) {
     std::string symbol;
     utf8_append(symbol, kByteChars[b]);
-    const auto it = t.ids_.find(symbol);
-    if (it == t.ids_.end()) {
+    const auto it = t.vocab_.ids.find(symbol);
+    if (it == t.vocab_.ids.end()) {
       constexpr char kHex[] = "0123456789ABCDEF";
       return make_error(std::string("the vocabulary has no symbol for byte 0x") + kHex[b >> 4] + kHex[b & 15] +
                         " (" + in_quotes(symbol) + ")");
@@ -342,19 +336,19 @@ Result<BpeTokenizer> BpeTokenizer::build(Parts parts) {
   for (size_t rank = 0; rank < parts.merges.size(); ++rank) {
     const auto& [a, b] = parts.merges[rank];
     const std::string where = "merge " + std::to_string(rank + 1) + " (" + in_quotes(a + " " + b) + "): ";
-    const auto ia = t.ids_.find(a), ib = t.ids_.find(b), ir = t.ids_.find(a + b);
-    if (ia == t.ids_.end()) return make_error(where + in_quotes(a) + " is not in the vocabulary");
-    if (ib == t.ids_.end()) return make_error(where + in_quotes(b) + " is not in the vocabulary");
-    if (ir == t.ids_.end()) return make_error(where + "the result " + in_quotes(a + b) + " is not in the vocabulary");
+    const auto ia = t.vocab_.ids.find(a), ib = t.vocab_.ids.find(b), ir = t.vocab_.ids.find(a + b);
+    if (ia == t.vocab_.ids.end()) return make_error(where + in_quotes(a) + " is not in the vocabulary");
+    if (ib == t.vocab_.ids.end()) return make_error(where + in_quotes(b) + " is not in the vocabulary");
+    if (ir == t.vocab_.ids.end()) return make_error(where + "the result " + in_quotes(a + b) + " is not in the vocabulary");
     // A repeated pair keeps its last rank, as the Rust and JavaScript tokenizers' maps do.
     t.merges_[pair_key(ia->second, ib->second)] = Merge{int(rank), ir->second};
   }
 
-  t.bytes_.resize(t.pieces_.size());
-  for (size_t id = 0; id < t.pieces_.size(); ++id) t.bytes_[id] = bpe_piece_bytes(t.pieces_[id]);
+  t.bytes_.resize(t.vocab_.pieces.size());
+  for (size_t id = 0; id < t.vocab_.pieces.size(); ++id) t.bytes_[id] = bpe_piece_bytes(t.vocab_.pieces[id]);
   for (const Special& sp : parts.specials) {
     if (sp.content.empty()) return make_error("an added token is empty");
-    if (sp.id < 0 || size_t(sp.id) >= t.pieces_.size() || t.pieces_[size_t(sp.id)] != sp.content)
+    if (sp.id < 0 || size_t(sp.id) >= t.vocab_.pieces.size() || t.vocab_.pieces[size_t(sp.id)] != sp.content)
       return make_error("the added token " + in_quotes(sp.content) + " is not the vocabulary's id " +
                         std::to_string(sp.id));
     t.bytes_[size_t(sp.id)] = sp.content;  // added tokens decode to their own text
@@ -363,7 +357,7 @@ Result<BpeTokenizer> BpeTokenizer::build(Parts parts) {
   }
   std::stable_sort(t.specials_.begin(), t.specials_.end(),
                    [](const Special& x, const Special& y) { return x.content.size() > y.content.size(); });
-  for (size_t id = 0; id < t.pieces_.size(); ++id)
+  for (size_t id = 0; id < t.vocab_.pieces.size(); ++id)
     if (!t.is_special(int(id))) t.longest_piece_bytes_ = std::max(t.longest_piece_bytes_, t.bytes_[id].size());
   return t;
 }

@@ -27,9 +27,6 @@ class BpeTokenizer final : public SubwordTokenizer {
   // inside a multi-byte character, and then the result is not valid UTF-8.
   std::string decode(std::span<const int> ids) const override;
 
-  int vocab_size() const override { return static_cast<int>(pieces_.size()); }
-  const std::string& piece(int id) const override { return pieces_[static_cast<size_t>(id)]; }
-  std::optional<int> id_of(std::string_view piece) const override;
   std::optional<int> pad_id() const override { return std::nullopt; }
   std::string_view kind_name() const override { return "gpt2-bpe"; }
   bool frames_pairs() const override { return false; }
@@ -62,9 +59,7 @@ class BpeTokenizer final : public SubwordTokenizer {
                      size_t max_tokens, std::vector<SubwordToken>& out) const;
   std::optional<size_t> special_at(std::string_view text, size_t pos) const;  // index into specials_
 
-  std::vector<std::string> pieces_;
   std::vector<std::string> bytes_;  // id -> the raw bytes it stands for (decode)
-  std::unordered_map<std::string, int> ids_;
   std::unordered_map<uint64_t, Merge> merges_;
   std::vector<Special> specials_;        // longest first, so the first match is the longest
   std::array<bool, 256> special_first_{};  // first bytes of the specials: a cheap pre-check

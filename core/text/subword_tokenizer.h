@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "model/config.h"
@@ -38,6 +39,12 @@ struct SubwordLimits {
   int max_tokens = kMaxTokens;         // checked as tokens are produced, so a huge input stops early
 };
 
+// A tokenizer's vocabulary both ways: id -> piece, piece -> id. Loaders fill both.
+struct SubwordVocab {
+  std::vector<std::string> pieces;            // id -> piece
+  std::unordered_map<std::string, int> ids;   // piece -> id
+};
+
 class SubwordTokenizer {
  public:
   virtual ~SubwordTokenizer() = default;
@@ -51,14 +58,20 @@ class SubwordTokenizer {
   // their word and separates words by one space (after its normalisation, e.g. lowercased).
   virtual std::string decode(std::span<const int> ids) const = 0;
 
-  virtual int vocab_size() const = 0;                     // ids are 0 .. vocab_size() - 1
-  virtual const std::string& piece(int id) const = 0;     // precondition: 0 <= id < vocab_size()
-  virtual std::optional<int> id_of(std::string_view piece) const = 0;
+  int vocab_size() const { return static_cast<int>(vocab_.pieces.size()); }  // ids are 0 .. vocab_size() - 1
+  const std::string& piece(int id) const { return vocab_.pieces[static_cast<size_t>(id)]; }  // 0 <= id < vocab_size()
+  std::optional<int> id_of(std::string_view piece) const {
+    const auto it = vocab_.ids.find(std::string(piece));
+    return it == vocab_.ids.end() ? std::nullopt : std::optional<int>(it->second);
+  }
   virtual std::optional<int> pad_id() const = 0;          // [PAD] for BERT; none for GPT-2
   virtual std::string_view kind_name() const = 0;         // "gpt2-bpe", "wordpiece": for display only
   // True when the model reads a sentence pair as two segments with separators (BERT's
   // [CLS] A [SEP] B [SEP]): the app then offers sentence B. Ask this, never compare kind_name().
   virtual bool frames_pairs() const = 0;
+
+ protected:
+  SubwordVocab vocab_;
 };
 
 }  // namespace attnviz

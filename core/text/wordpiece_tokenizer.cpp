@@ -135,8 +135,8 @@ void WordPieceTokenizer::encode_plain(std::string_view text, size_t base, int se
       for (; end > start; --end) {
         key.assign(start > 0 ? options_.prefix : std::string());
         key.append(word, at[start], at[end] - at[start]);
-        const auto it = ids_.find(key);
-        if (it != ids_.end()) {
+        const auto it = vocab_.ids.find(key);
+        if (it != vocab_.ids.end()) {
           id = it->second;
           break;
         }
@@ -147,7 +147,7 @@ void WordPieceTokenizer::encode_plain(std::string_view text, size_t base, int se
       }
       SubwordToken t;
       t.id = id;
-      t.piece = pieces_[static_cast<size_t>(id)];
+      t.piece = vocab_.pieces[static_cast<size_t>(id)];
       t.segment = segment;
       t.continues = start > 0;
       span_of(i + start, i + end, t);
@@ -159,7 +159,7 @@ void WordPieceTokenizer::encode_plain(std::string_view text, size_t base, int se
       pieces.clear();
       SubwordToken t;
       t.id = unk_id_;
-      t.piece = pieces_[static_cast<size_t>(unk_id_)];
+      t.piece = vocab_.pieces[static_cast<size_t>(unk_id_)];
       t.segment = segment;
       t.unknown = true;
       span_of(i, j, t);
@@ -195,7 +195,7 @@ void WordPieceTokenizer::encode_sentence(std::string_view text, int segment, siz
     if (too_many) return;
     SubwordToken t;
     t.id = hit->id;
-    t.piece = pieces_[static_cast<size_t>(hit->id)];
+    t.piece = vocab_.pieces[static_cast<size_t>(hit->id)];
     t.begin = pos;
     t.end = pos + hit->text.size();
     t.segment = segment;
@@ -232,7 +232,7 @@ Result<SubwordEncoding> WordPieceTokenizer::encode(std::string_view text, std::o
     if (p.kind == WordPieceFramePart::Kind::special) {
       SubwordToken t;
       t.id = p.id;
-      t.piece = pieces_[static_cast<size_t>(p.id)];
+      t.piece = vocab_.pieces[static_cast<size_t>(p.id)];
       t.segment = p.segment;
       t.special = true;
       enc.tokens.push_back(std::move(t));
@@ -251,7 +251,7 @@ std::string WordPieceTokenizer::decode(std::span<const int> ids) const {
   bool first = true;
   for (int id : ids) {
     if (id < 0 || id >= vocab_size()) continue;
-    const std::string& p = pieces_[static_cast<size_t>(id)];
+    const std::string& p = vocab_.pieces[static_cast<size_t>(id)];
     // As Hugging Face's WordPiece decoder: only a piece after the first loses its "##".
     if (!first && !options_.prefix.empty() && p.compare(0, options_.prefix.size(), options_.prefix) == 0) {
       out.append(p, options_.prefix.size());
@@ -262,12 +262,6 @@ std::string WordPieceTokenizer::decode(std::span<const int> ids) const {
     first = false;
   }
   return out;
-}
-
-std::optional<int> WordPieceTokenizer::id_of(std::string_view piece) const {
-  const auto it = ids_.find(std::string(piece));
-  if (it == ids_.end()) return std::nullopt;
-  return it->second;
 }
 
 std::vector<std::string> WordPieceTokenizer::special_tokens() const {
@@ -603,8 +597,8 @@ Result<WordPieceTokenizer> wordpiece_from_tokenizer_json(std::string_view tokeni
 WordPieceTokenizer wordpiece_build(WordPieceParts parts) {
   WordPieceTokenizer tok;
   tok.options_ = std::move(parts.options);
-  tok.pieces_ = std::move(parts.pieces);
-  tok.ids_ = std::move(parts.ids);
+  tok.vocab_.pieces = std::move(parts.pieces);
+  tok.vocab_.ids = std::move(parts.ids);
   tok.frame_single_ = std::move(parts.single);
   tok.frame_pair_ = std::move(parts.pair);
   tok.unk_id_ = parts.unk_id;

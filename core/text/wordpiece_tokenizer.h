@@ -42,9 +42,6 @@ class WordPieceTokenizer final : public SubwordTokenizer {
   // tokens are kept as words ("[CLS] hello [SEP]"); ids outside the vocabulary are skipped.
   std::string decode(std::span<const int> ids) const override;
 
-  int vocab_size() const override { return static_cast<int>(pieces_.size()); }
-  const std::string& piece(int id) const override { return pieces_[static_cast<size_t>(id)]; }
-  std::optional<int> id_of(std::string_view piece) const override;
   std::optional<int> pad_id() const override { return pad_id_; }
   std::string_view kind_name() const override { return "wordpiece"; }
   bool frames_pairs() const override { return true; }
@@ -68,8 +65,6 @@ class WordPieceTokenizer final : public SubwordTokenizer {
                   std::vector<SubwordToken>& out) const;
 
   WordPieceOptions options_;
-  std::vector<std::string> pieces_;                  // id -> piece
-  std::unordered_map<std::string, int> ids_;         // piece -> id
   std::vector<Special> specials_;                    // matched in the raw text, longest first
   std::vector<WordPieceFramePart> frame_single_, frame_pair_;
   int unk_id_ = 0;
