@@ -13,13 +13,10 @@ namespace attnviz {
 
 namespace {
 
-constexpr EnumNames<DetectorGap, 7> kGapNames{{{DetectorGap::none, "none"},
-                                              {DetectorGap::cross_attention, "cross_attention"},
-                                              {DetectorGap::too_short, "too_short"},
-                                              {DetectorGap::no_repeat, "no_repeat"},
-                                              {DetectorGap::no_spaced_repeat, "no_spaced_repeat"},
-                                              {DetectorGap::no_referent, "no_referent"},
-                                              {DetectorGap::masked, "masked"}}};
+constexpr EnumNames<DetectorGap, 7> kGapNames{{
+    {DetectorGap::none, "none"}, {DetectorGap::cross_attention, "cross_attention"}, {DetectorGap::too_short, "too_short"},
+    {DetectorGap::no_repeat, "no_repeat"}, {DetectorGap::no_spaced_repeat, "no_spaced_repeat"},
+    {DetectorGap::no_referent, "no_referent"}, {DetectorGap::masked, "masked"}}};
 
 // The positions detector_grid scores: real tokens that are both a query and a key.
 int scored_positions(const Trace& t) { return t.cross ? 0 : std::max(0, std::min(t.n_queries(), t.real_keys)); }

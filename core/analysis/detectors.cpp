@@ -10,11 +10,10 @@ namespace attnviz {
 
 namespace {
 
-constexpr EnumNames<Detector, 5> kDetectorNames{{{Detector::previous_token, "previous_token"},
-                                                {Detector::first_token, "first_token"},
-                                                {Detector::duplicate_token, "duplicate_token"},
-                                                {Detector::induction, "induction"},
-                                                {Detector::coreference, "coreference"}}};
+constexpr EnumNames<Detector, 5> kDetectorNames{{
+    {Detector::previous_token, "previous_token"}, {Detector::first_token, "first_token"},
+    {Detector::duplicate_token, "duplicate_token"}, {Detector::induction, "induction"},
+    {Detector::coreference, "coreference"}}};
 static_assert(std::size(kDetectorNames) == std::size(kAllDetectors));
 
 // Sums a detector's per-query shares and counts the queries that qualified.

@@ -17,6 +17,18 @@ bool path_is_folder(const std::string& path);
 // Reads the whole file; a file larger than max_bytes is an error (nothing is allocated for it).
 Result<std::vector<uint8_t>> file_read_bytes(const std::string& path, uint64_t max_bytes = uint64_t{1} << 34);
 
+// Reads the file at `path` and parses its bytes with `parse` (a format's from-memory parser); a
+// parse error is prefixed with the quoted path, a read error is the read's own message.
+template <class Parse>
+auto file_parse(const std::string& path, Parse parse) {
+  using Parsed = decltype(parse(std::span<const uint8_t>()));
+  auto bytes = file_read_bytes(path);
+  if (!bytes) return Parsed(Error{bytes.error()});
+  auto parsed = parse(std::span<const uint8_t>(*bytes));
+  if (!parsed) return Parsed(make_error("'" + path + "': " + parsed.error()));
+  return parsed;
+}
+
 // Writes to "<path>.tmp-<pid>", flushes it to disk, then renames it over path. On any failure
 // the temporary file is removed and the original file is left exactly as it was. An existing
 // device, FIFO or socket (/dev/full, /dev/stdout) is written in place: renaming over it would

@@ -15,46 +15,40 @@ namespace {
 
 using json = nlohmann::json;
 
-// Reads config.json keys, null or absent meaning "the family's default".
+// Reads config.json keys, null or absent meaning "the family's default". The first wrong type is
+// kept in `error` (naming the key and what it must be); later keys then read as their defaults.
 struct ConfigReader {
   const json& j;
   std::string error;
 
   int integer(const char* key, int fallback) {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return fallback;
-    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > (int64_t{1} << 30)) {
-      if (error.empty()) error = std::string("config.json: '") + key + "' must be a non-negative whole number";
-      return fallback;
-    }
-    return static_cast<int>(it->get<int64_t>());
+    const auto v = get<int64_t>(key, "a non-negative whole number", [](const json& x) {
+      return x.is_number_integer() && x.get<int64_t>() >= 0 && x.get<int64_t>() <= (int64_t{1} << 30);
+    });
+    return v ? static_cast<int>(*v) : fallback;
   }
   float number(const char* key, float fallback) {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return fallback;
-    if (!it->is_number()) {
-      if (error.empty()) error = std::string("config.json: '") + key + "' must be a number";
-      return fallback;
-    }
-    return it->get<float>();
+    return get<float>(key, "a number", [](const json& x) { return x.is_number(); }).value_or(fallback);
   }
   std::string text(const char* key, const std::string& fallback) {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return fallback;
-    if (!it->is_string()) {
-      if (error.empty()) error = std::string("config.json: '") + key + "' must be a string";
-      return fallback;
-    }
-    return it->get<std::string>();
+    return get<std::string>(key, "a string", [](const json& x) { return x.is_string(); }).value_or(fallback);
   }
   bool flag(const char* key, bool fallback) {
+    return get<bool>(key, "true or false", [](const json& x) { return x.is_boolean(); }).value_or(fallback);
+  }
+
+ private:
+  // The value of `key` when present, non-null and accepted by `fits`; otherwise nullopt (and the
+  // error "'key' must be <must_be>" when present but not fitting).
+  template <class T, class Fits>
+  std::optional<T> get(const char* key, const char* must_be, Fits fits) {
     auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return fallback;
-    if (!it->is_boolean()) {
-      if (error.empty()) error = std::string("config.json: '") + key + "' must be true or false";
-      return fallback;
+    if (it == j.end() || it->is_null()) return std::nullopt;
+    if (!fits(*it)) {
+      if (error.empty()) error = std::string("config.json: '") + key + "' must be " + must_be;
+      return std::nullopt;
     }
-    return it->get<bool>();
+    return it->get<T>();
   }
 };
 

@@ -264,13 +264,7 @@ Result<Mat> npy_parse(std::span<const uint8_t> bytes) {
   return m;
 }
 
-Result<Mat> npy_read(const std::string& path) {
-  auto bytes = file_read_bytes(path);
-  if (!bytes) return Error{bytes.error()};
-  auto m = npy_parse(*bytes);
-  if (!m) return make_error("'" + path + "': " + m.error());
-  return m;
-}
+Result<Mat> npy_read(const std::string& path) { return file_parse(path, npy_parse); }
 
 std::vector<uint8_t> npy_serialize(const Mat& m) {
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(m.rows()) + ", " +

@@ -426,13 +426,7 @@ void tensor_release(Tensor& t) {
   if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
-Result<TensorFile> safetensors_read(const std::string& path) {
-  auto bytes = file_read_bytes(path);
-  if (!bytes) return Error{bytes.error()};
-  auto file = safetensors_parse(*bytes);
-  if (!file) return make_error("'" + path + "': " + file.error());
-  return file;
-}
+Result<TensorFile> safetensors_read(const std::string& path) { return file_parse(path, safetensors_parse); }
 
 namespace {
 

@@ -10,6 +10,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "state/app_state.h"
 #include "state/model_source.h"
 #include "shell/panels.h"
 #include "widgets/draw.h"

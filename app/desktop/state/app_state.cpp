@@ -10,6 +10,21 @@ namespace attnviz {
 
 namespace {
 
+// The fields a Session and AppState share, copied either way (capture: app -> session; apply:
+// session -> app), so the two directions cannot drift apart.
+template <class From, class To>
+void copy_session_fields(const From& from, To& to) {
+  to.sentence = from.sentence;
+  to.source_sentence = from.source_sentence;
+  to.cross = from.cross;
+  to.config = from.config;
+  to.seed = from.seed;
+  to.mask = from.mask;
+  to.layer = from.layer;
+  to.head = from.head;
+  to.query = from.query;
+}
+
 // While the views show the Train view's model, every new report replaces it: the heatmaps follow
 // training as it happens.
 void follow_training(AppState& app) {
@@ -104,15 +119,7 @@ void app_reset_views(AppState& app) {
 
 Session app_capture_session(const AppState& app) {
   Session s;
-  s.sentence = app.sentence;
-  s.source_sentence = app.source_sentence;
-  s.cross = app.cross;
-  s.config = app.config;
-  s.seed = app.seed;
-  s.mask = app.mask;
-  s.layer = app.layer;
-  s.head = app.head;
-  s.query = app.query;
+  copy_session_fields(app, s);
   s.ui["view"] = view_id(app.view);
   s.ui["language"] = app.lang == Lang::ko ? "ko" : "en";
   s.ui["colormap"] = std::string(name_of(app.cmap));
@@ -163,15 +170,7 @@ Status app_apply_session(AppState& app, const Session& s) {
     return make_error("session: " + st.error());
   // What the views remembered belongs to what was shown before; the session starts them afresh.
   app_reset_views(app);
-  app.sentence = s.sentence;
-  app.source_sentence = s.source_sentence;
-  app.cross = s.cross;
-  app.config = s.config;
-  app.seed = s.seed;
-  app.mask = s.mask;
-  app.layer = s.layer;
-  app.head = s.head;
-  app.query = s.query;
+  copy_session_fields(s, app);
   app.view = view;
   app.lang = lang;
   app.cmap = cmap;

@@ -11,6 +11,7 @@
 #include "shell/strings.h"
 #include "state/compute_worker.h"
 #include "state/model_loader.h"
+#include "state/model_source.h"
 #include "state/views.h"
 #include "views/compare/compare_state.h"
 #include "views/coref/coref_state.h"
@@ -26,13 +27,6 @@
 #include "model/trace.h"
 
 namespace attnviz {
-
-// Which model every view shows. The sandbox is built from `config` and `seed`; the others are a
-// fixed Model (`AppState::model`): a demo shipped in assets/, a file, or the Train panel's model.
-enum class ModelSource { sandbox, demo_coref, demo_induction, file, trained };
-inline constexpr ModelSource kAllModelSources[] = {ModelSource::sandbox, ModelSource::demo_coref,
-                                                   ModelSource::demo_induction, ModelSource::file,
-                                                   ModelSource::trained};
 
 struct AppState {
   // What the user asked for.

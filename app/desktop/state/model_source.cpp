@@ -1,6 +1,7 @@
 // Demo models are read from the assets folder the build points at (ATTNVIZ_ASSETS_DIR), the same
 // place presets.json comes from. Loading a small demo takes milliseconds, so it happens here, on
 // the UI thread; the previous model is replaced only once the new one has loaded.
+#include "state/app_state.h"
 #include "state/model_source.h"
 
 #include <cstdio>
@@ -17,11 +18,9 @@ namespace attnviz {
 
 namespace {
 
-constexpr EnumNames<ModelSource, 5> kSourceIds{{{ModelSource::sandbox, "sandbox"},
-                                                 {ModelSource::demo_coref, "coref"},
-                                                 {ModelSource::demo_induction, "induction"},
-                                                 {ModelSource::file, "file"},
-                                                 {ModelSource::trained, "trained"}}};
+constexpr EnumNames<ModelSource, 5> kSourceIds{{
+    {ModelSource::sandbox, "sandbox"}, {ModelSource::demo_coref, "coref"}, {ModelSource::demo_induction, "induction"},
+    {ModelSource::file, "file"}, {ModelSource::trained, "trained"}}};
 static_assert(std::size(kSourceIds) == std::size(kAllModelSources));
 
 std::string demo_path(ModelSource s) {

@@ -4,10 +4,20 @@
 #include <memory>
 #include <string>
 
-#include "state/app_state.h"
 #include "base/result.h"
+#include "model/model.h"
 
 namespace attnviz {
+
+struct AppState;
+
+// Which model every view shows. The sandbox is built from AppState's `config` and `seed`; the
+// others are a fixed Model (`AppState::model`): a demo shipped in assets/, a file, or the Train
+// view's model.
+enum class ModelSource { sandbox, demo_coref, demo_induction, file, trained };
+inline constexpr ModelSource kAllModelSources[] = {ModelSource::sandbox, ModelSource::demo_coref,
+                                                   ModelSource::demo_induction, ModelSource::file,
+                                                   ModelSource::trained};
 
 // demo_coref / demo_induction load assets/demo_*/model.safetensors; file loads `path` with
 // model_open (a checkpoint folder, a model file, or a folder holding model.safetensors); trained takes the Train view's latest weights. Switching to

@@ -10,10 +10,9 @@ namespace attnviz {
 
 namespace {
 
-constexpr EnumNames<CompareMode, 4> kModeNames{{{CompareMode::sentence_b, "sentence_b"},
-                                                {CompareMode::single_vs_multi, "single_vs_multi"},
-                                                {CompareMode::masked_vs_unmasked, "masked_vs_unmasked"},
-                                                {CompareMode::scaled_vs_unscaled, "scaled_vs_unscaled"}}};
+constexpr EnumNames<CompareMode, 4> kModeNames{{
+    {CompareMode::sentence_b, "sentence_b"}, {CompareMode::single_vs_multi, "single_vs_multi"},
+    {CompareMode::masked_vs_unmasked, "masked_vs_unmasked"}, {CompareMode::scaled_vs_unscaled, "scaled_vs_unscaled"}}};
 static_assert(std::size(kModeNames) == std::size(kAllCompareModes));
 
 ScoreKind other_scaling(ScoreKind k) { return k == ScoreKind::dot ? ScoreKind::scaled_dot : ScoreKind::dot; }

@@ -9,6 +9,7 @@
 
 #include "shell/shell.h"
 #include "views/coref/coref_parts.h"
+#include "state/app_state.h"
 #include "state/model_source.h"
 #include "widgets/draw.h"
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "state/app_state.h"
 #include "state/model_source.h"
 #include "demos/coref_data.h"
 #include "demos/coref_demo.h"
