@@ -4,7 +4,6 @@
 #include "shell/shell.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
@@ -78,9 +77,8 @@ void view_tabs(AppState& app) {
 void status_bar(const AppState& app) {
   if (app.model_loader.busy()) {  // opening a model: its own progress, not the worker's
     const float f = app.model_loader.progress();
-    char overlay[64];
-    std::snprintf(overlay, sizeof overlay, tr(app.lang, Str::ck_loading_short), static_cast<int>(f * 100.0f + 0.5f));
-    ImGui::ProgressBar(f, ImVec2(ImGui::GetFontSize() * 12, 0), overlay);
+    const std::string overlay = tr_format(app.lang, Str::ck_loading_short, static_cast<int>(f * 100.0f + 0.5f));
+    ImGui::ProgressBar(f, ImVec2(ImGui::GetFontSize() * 12, 0), overlay.c_str());
     ImGui::SameLine();
   } else if (app_computing(app)) {
     ImGui::ProgressBar(app.worker.progress(), ImVec2(160, 0), tr(app.lang, Str::computing));

@@ -3,7 +3,6 @@
 // placement, positions, activation, scoring function, scaling, temperature; the masks; and, for a
 // model with a vocabulary, the words it knows.
 #include <algorithm>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -187,10 +186,9 @@ void open_model_section(AppState& app) {
   if (loading) ImGui::EndDisabled();
   if (loading) {
     const float f = app.model_loader.progress();
-    char overlay[512];
-    std::snprintf(overlay, sizeof overlay, tr(L, Str::ck_loading), app.model_loader.path().c_str(),
-                  static_cast<int>(f * 100.0f + 0.5f));
-    ImGui::ProgressBar(f, ImVec2(-1, 0), overlay);
+    const std::string overlay =
+        tr_format(L, Str::ck_loading, app.model_loader.path().c_str(), static_cast<int>(f * 100.0f + 0.5f));
+    ImGui::ProgressBar(f, ImVec2(-1, 0), overlay.c_str());
   }
   if (app.recent_models.empty()) return;
   ImGui::TextDisabled("%s", tr(L, Str::ck_recent));
@@ -249,10 +247,9 @@ void vocab_section(AppState& app) {
   if (app.source == ModelSource::sandbox || !app.model || app.model->vocab.empty()) return;
   const Lang L = app.lang;
   const auto& vocab = app.model->vocab;
-  char title[128];
-  std::snprintf(title, sizeof title, tr(L, Str::vocab_title), static_cast<int>(vocab.size()));
+  const std::string title = tr_format(L, Str::vocab_title, static_cast<int>(vocab.size()));
   ImGui::SetNextItemOpen(app.vocab_open);
-  app.vocab_open = ImGui::CollapsingHeader(title);
+  app.vocab_open = ImGui::CollapsingHeader(title.c_str());
   if (!app.vocab_open) return;
   ImGui::TextWrapped("%s", tr(L, Str::vocab_hint));
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;

@@ -55,12 +55,6 @@ Str score_str(ScoreKind k) {
   return Str::score_scaled_dot;
 }
 
-std::string format_int(const char* fmt, int v) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
 // SameLine when an item `width` wide still fits on this line, else start the next one (large fonts).
 void same_line_if_fits(float width, float spacing) {
   ImGui::SameLine(0, spacing);
@@ -77,8 +71,7 @@ std::string side_desc(const AppState& app, const Trace& t, bool is_a) {
   switch (app.compare.mode) {
     case CompareMode::sentence_b: return tr(L, is_a ? Str::cmp_desc_sentence_a : Str::cmp_desc_sentence_b);
     case CompareMode::single_vs_multi:
-      return is_a ? format_int(tr(L, Str::cmp_desc_average), t.config.n_heads)
-                  : format_int(tr(L, Str::cmp_desc_single), t.config.d_model);
+      return is_a ? tr_format(L, Str::cmp_desc_average, t.config.n_heads) : tr_format(L, Str::cmp_desc_single, t.config.d_model);
     case CompareMode::masked_vs_unmasked: {
       const bool a_masked = app.mask.any();  // B drops the masks, or adds causal when A has none
       if (is_a) return tr(L, a_masked ? Str::cmp_desc_masks_set : Str::cmp_desc_no_mask);
@@ -329,11 +322,9 @@ void overview_strip(AppState& app, const GuiResources& gui, const Trace& A, cons
   const int n = heads_of_a ? A.config.n_heads : static_cast<int>(rows.size());
   if (n <= 1) return;
   // The header follows the "A: … B: …" line when it fits there.
-  char header[256];
-  if (heads_of_a) std::snprintf(header, sizeof header, tr(L, Str::cmp_heads_strip), n);
-  else std::snprintf(header, sizeof header, "%s", tr(L, Str::cmp_overview));
-  same_line_if_fits(ImGui::CalcTextSize(header).x, ImGui::GetFontSize() * 2);
-  ImGui::TextDisabled("%s", header);
+  const std::string header = heads_of_a ? tr_format(L, Str::cmp_heads_strip, n) : std::string(tr(L, Str::cmp_overview));
+  same_line_if_fits(ImGui::CalcTextSize(header.c_str()).x, ImGui::GetFontSize() * 2);
+  ImGui::TextDisabled("%s", header.c_str());
   // Thumbnails stay small next to the big maps: at most 4 lines of text and a tenth of the height.
   const float gap = ImGui::GetFontSize() * 0.5f;
   const float avail = ImGui::GetContentRegionAvail().x;
@@ -473,9 +464,7 @@ void compare_view_draw(AppState& app, GuiResources& gui) {
   if (!app.compare.maps.note.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.35f, 1));
     if (A.n_queries() != B.n_queries() || A.n_keys() != B.n_keys()) {
-      char buf[512];
-      std::snprintf(buf, sizeof buf, tr(L, Str::cmp_note_tokens), A.n_queries(), B.n_queries());
-      ImGui::TextWrapped("%s", buf);
+      ImGui::TextWrapped("%s", tr_format(L, Str::cmp_note_tokens, A.n_queries(), B.n_queries()).c_str());
     } else {
       ImGui::TextWrapped("%s", app.compare.maps.note.c_str());
     }

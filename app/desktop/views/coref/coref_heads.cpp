@@ -156,12 +156,11 @@ void heads_legend(const AppState& app, const CorefSide& a, int resolving, int he
     return;
   }
   swatch(kCorefColResolves, tr(L, Str::co_legend_resolves), false, true);
-  char count[128];
-  std::snprintf(count, sizeof count, tr(L, Str::co_resolves_count), resolving, heads);
+  const std::string count = tr_format(L, Str::co_resolves_count, resolving, heads);
   ImGui::SameLine(0, ImGui::GetFontSize());
-  if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(count).x) ImGui::NewLine();
-  if (resolving > 0) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kCorefColResolves), "%s", count);
-  else ImGui::TextDisabled("%s", count);
+  if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(count.c_str()).x) ImGui::NewLine();
+  if (resolving > 0) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kCorefColResolves), "%s", count.c_str());
+  else ImGui::TextDisabled("%s", count.c_str());
 }
 
 }  // namespace
@@ -169,9 +168,8 @@ void heads_legend(const AppState& app, const CorefSide& a, int resolving, int he
 void coref_heads_grid(AppState& app, const CorefSide& a, int sel_layer, int sel_head) {
   const Lang L = app.lang;
   const Trace& t = *app.trace;
-  char title[256];
-  std::snprintf(title, sizeof title, tr(L, Str::co_heads_title), coref_token_text(a.example, a.example.pronoun));
-  section_header(title);
+  const std::string title = tr_format(L, Str::co_heads_title, coref_token_text(a.example, a.example.pronoun));
+  section_header(title.c_str());
   int resolving = 0;
   for (const CorefHeadScore& s : a.heads) resolving += s.resolves;
   heads_legend(app, a, resolving, static_cast<int>(a.heads.size()));

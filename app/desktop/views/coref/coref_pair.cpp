@@ -4,7 +4,6 @@
 // the buttons only set sentences (coref_use_minimal_pair, coref_swap_sentences).
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -96,12 +95,11 @@ void pair_heatmaps(AppState& app, const GuiResources& gui, const CorefSide& a, i
   const Trace& A = *app.trace;
   const Trace& B = *app.trace_b;
   if (layer >= static_cast<int>(B.layers.size()) || head >= B.config.n_heads) return;
-  char title[160];
   std::string name = coref_head_name(app, layer, head);
   if (is_best) name += std::string(" (") + tr(L, Str::co_best) + ")";
-  std::snprintf(title, sizeof title, tr(L, Str::co_pair_head), name.c_str());
+  const std::string title = tr_format(L, Str::co_pair_head, name.c_str());
   ImGui::Spacing();
-  ImGui::TextUnformatted(title);
+  ImGui::TextUnformatted(title.c_str());
   const bool same = A.n_queries() == B.n_queries() && A.n_keys() == B.n_keys();
   if (!same) ImGui::TextWrapped(tr(L, Str::cmp_note_tokens), A.n_queries(), B.n_queries());
   const float row_w = heatmap_label_extent(A.queries);
@@ -204,10 +202,9 @@ void coref_pair_section(AppState& app, const GuiResources& gui, const CorefSide&
     return;
   }
   const bool is_pair = coref_b_shown(app) && app.compare.sentence == v.minimal_pair;
-  char label[160];
-  std::snprintf(label, sizeof label, tr(L, Str::co_pair_swap), coref_token_text(a.example, a.example.property), v.partner.c_str());
+  const std::string label = tr_format(L, Str::co_pair_swap, coref_token_text(a.example, a.example.property), v.partner.c_str());
   ImGui::BeginDisabled(is_pair);
-  if (ImGui::Button(label)) coref_use_minimal_pair(app);
+  if (ImGui::Button(label.c_str())) coref_use_minimal_pair(app);
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", tr(L, Str::co_pair_swap_tip));
   if (!coref_b_shown(app)) {

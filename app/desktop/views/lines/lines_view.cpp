@@ -404,11 +404,10 @@ void lines_view_draw(AppState& app, GuiResources& /*gui: lines need no texture*/
   }
   ImGui::EndChild();
   if (lines_drawn < lines_total) {
-    char note[160];
-    std::snprintf(note, sizeof note, tr(L, Str::ln_budget), lines_drawn, lines_total);
-    const float tw = ImGui::CalcTextSize(note).x;
+    const std::string note = tr_format(L, Str::ln_budget, lines_drawn, lines_total);
+    const float tw = ImGui::CalcTextSize(note.c_str()).x;
     ImGui::GetWindowDrawList()->AddText(ImVec2(header_pos.x + (lay.lines_w - tw) * 0.5f, header_pos.y),
-                                        ImGui::GetColorU32(ImGuiCol_TextDisabled), note);
+                                        ImGui::GetColorU32(ImGuiCol_TextDisabled), note.c_str());
   }
 
   if (lay.side_w > 0) {

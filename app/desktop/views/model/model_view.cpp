@@ -135,15 +135,14 @@ void toolbar(AppState& app, const Trace& t) {
     ImGui::SameLine();
     if (ImGui::SmallButton(tr(L, Str::clear_custom))) app.query = -1;
   }
-  char summary[160];
-  if (app_computing(app)) std::snprintf(summary, sizeof summary, "%s", tr(L, Str::computing));
-  else std::snprintf(summary, sizeof summary, tr(L, Str::mv_summary), static_cast<int>(t.layers.size()), t.config.n_heads,
-                     t.n_queries(), t.n_keys());
+  const std::string summary = app_computing(app) ? std::string(tr(L, Str::computing))
+                                                 : tr_format(L, Str::mv_summary, static_cast<int>(t.layers.size()),
+                                                             t.config.n_heads, t.n_queries(), t.n_keys());
   // Keep the summary on the first line when it fits, else start the second line with it.
   const float gap = ImGui::GetFontSize();
   ImGui::SameLine(0, gap);
-  if (ImGui::CalcTextSize(summary).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
-  ImGui::TextDisabled("%s", summary);
+  if (ImGui::CalcTextSize(summary.c_str()).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
+  ImGui::TextDisabled("%s", summary.c_str());
   ImGui::TextDisabled("%s", tr(L, Str::mv_hint));
 }
 

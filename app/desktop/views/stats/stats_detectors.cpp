@@ -7,7 +7,6 @@
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <iterator>
 #include <string>
 
@@ -68,31 +67,26 @@ std::string token_text(const Trace& t, int i) {
 std::string caption_of(const AppState& app, const Trace& t, Detector d, const DetectorReport& r) {
   const Lang L = app.lang;
   if (r.best_layer < 0) return tr(L, Str::dt_not_defined);
-  char buf[256];
   const CorefTarget& c = app.stats.cache.detectors.coref;
   if (d == Detector::coreference)
-    std::snprintf(buf, sizeof buf, tr(L, Str::dt_coref_short), token_text(t, c.pronoun).c_str(), token_text(t, c.referent).c_str());
-  else
-    std::snprintf(buf, sizeof buf, tr(L, Str::dt_best), static_cast<double>(r.best_score), r.best_layer + 1, r.best_head + 1);
-  return buf;
+    return tr_format(L, Str::dt_coref_short, token_text(t, c.pronoun).c_str(), token_text(t, c.referent).c_str());
+  return tr_format(L, Str::dt_best, static_cast<double>(r.best_score), r.best_layer + 1, r.best_head + 1);
 }
 
 // What a grid is averaged over, or why it is empty (for the tooltips).
 void tooltip_context(const AppState& app, const Trace& t, Detector d, const DetectorReport& r) {
   const Lang L = app.lang;
-  char buf[512];
   if (r.gap != DetectorGap::none) {
     ImGui::TextColored(ImVec4(1.0f, 0.65f, 0.3f, 1.0f), "%s", tr(L, gap_str(r.gap)));
     return;
   }
   const CorefTarget& c = app.stats.cache.detectors.coref;
-  if (d == Detector::coreference) {
-    std::snprintf(buf, sizeof buf, tr(L, Str::dt_coref_target), token_text(t, c.pronoun).c_str(), c.pronoun,
-                  token_text(t, c.referent).c_str(), c.referent, token_text(t, c.property).c_str());
-  } else {
-    std::snprintf(buf, sizeof buf, tr(L, Str::dt_mean_over), r.queries);
-  }
-  ImGui::TextUnformatted(buf);
+  const std::string text =
+      d == Detector::coreference
+          ? tr_format(L, Str::dt_coref_target, token_text(t, c.pronoun).c_str(), c.pronoun,
+                      token_text(t, c.referent).c_str(), c.referent, token_text(t, c.property).c_str())
+          : tr_format(L, Str::dt_mean_over, r.queries);
+  ImGui::TextUnformatted(text.c_str());
 }
 
 void definition_block(const AppState& app, Detector d) {

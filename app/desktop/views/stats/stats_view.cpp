@@ -130,9 +130,7 @@ void header_tooltip(const AppState& app, const Trace& t, int column) {
     case col_punct: text = tr(L, Str::st_punct_tip); break;
     case col_keys:
       if (app.query >= 0) {
-        char buf[512];
-        std::snprintf(buf, sizeof buf, tr(L, Str::st_top_keys_tip_query), t.queries[static_cast<size_t>(app.query)].text.c_str());
-        text = buf;
+        text = tr_format(L, Str::st_top_keys_tip_query, t.queries[static_cast<size_t>(app.query)].text.c_str());
       } else {
         text = tr(L, Str::st_top_keys_tip_all);
       }

@@ -97,9 +97,9 @@ std::string steps_shape_text(const StepsView& v, LectureStep step) {
 void steps_body_input(StepsView& v) {
   const Trace& t = v.t;
   const Lang L = v.app.lang;
-  if (v.f.layer > 0) ImGui::TextDisabled("%s", steps_printf(tr(L, Str::steps_note_prev_layer), v.f.layer + 1, v.f.layer).c_str());
+  if (v.f.layer > 0) ImGui::TextDisabled("%s", tr_format(L, Str::steps_note_prev_layer, v.f.layer + 1, v.f.layer).c_str());
   if (t.config.norm == NormPlacement::pre) ImGui::TextDisabled("%s", tr(L, Str::steps_note_prenorm));
-  if (t.cross) ImGui::TextDisabled("%s", steps_printf(tr(L, Str::steps_note_cross), t.n_keys()).c_str());
+  if (t.cross) ImGui::TextDisabled("%s", tr_format(L, Str::steps_note_cross, t.n_keys()).c_str());
   const Mat& X = v.layer.attn_in;
   const float avail = ImGui::GetContentRegionAvail().x;
 
@@ -130,7 +130,7 @@ void steps_body_input(StepsView& v) {
   table.groups.push_back({"x", &X, 0, -1, steps_dims_fit(avail, label_w, 1, v.decimals, 8), false});
   table.highlight_row = v.f.query;
   table.decimals = v.decimals;
-  ImGui::TextDisabled("%s", steps_printf(tr(L, Str::steps_first_dims), table.groups[0].dims, static_cast<int>(X.cols())).c_str());
+  ImGui::TextDisabled("%s", tr_format(L, Str::steps_first_dims, table.groups[0].dims, static_cast<int>(X.cols())).c_str());
   steps_number_table(table);
 }
 
@@ -139,7 +139,7 @@ void steps_body_split(StepsView& v) {
   const Lang L = v.app.lang;
   const int C = t.config.d_model, NH = t.config.n_heads, HS = t.config.head_size();
   ImGui::PushFont(steps_large_font());
-  ImGui::TextColored(ImColor(kStepsAccent), "%s", steps_printf(tr(L, Str::steps_split_line), C, NH, HS).c_str());
+  ImGui::TextColored(ImColor(kStepsAccent), "%s", tr_format(L, Str::steps_split_line, C, NH, HS).c_str());
   ImGui::PopFont();
   ImGui::Text("HS = C / NH = %d / %d = %d", C, NH, HS);
   ImGui::Spacing();
@@ -151,10 +151,10 @@ void steps_body_split(StepsView& v) {
   if (bar.clicked >= 0) v.app.head = bar.clicked;
   if (bar.hovered >= 0) {
     const HeadColumns cols = lecture_head_columns(t.config, bar.hovered);
-    ImGui::SetTooltip("%s", steps_printf(tr(L, Str::steps_split_columns), bar.hovered + 1, cols.first, cols.last).c_str());
+    ImGui::SetTooltip("%s", tr_format(L, Str::steps_split_columns, bar.hovered + 1, cols.first, cols.last).c_str());
   }
   const HeadColumns cols = lecture_head_columns(t.config, v.f.head);
-  ImGui::TextColored(ImColor(kStepsAccent), "%s", steps_printf(tr(L, Str::steps_split_columns), v.f.head + 1, cols.first, cols.last).c_str());
+  ImGui::TextColored(ImColor(kStepsAccent), "%s", tr_format(L, Str::steps_split_columns, v.f.head + 1, cols.first, cols.last).c_str());
   ImGui::TextDisabled("%s", tr(L, Str::steps_click_head));
   ImGui::Spacing();
 
@@ -183,13 +183,13 @@ void steps_body_qkv(StepsView& v) {
     table.labels = &t.queries;
     table.highlight_row = v.f.query;
     table.groups = {{"q", &h.q, 0, -1, three, true}, {"k", &h.k, 0, -1, three, false}, {"v", &h.v, 0, -1, three, false}};
-    ImGui::TextDisabled("%s", steps_printf(tr(L, Str::steps_first_dims), three, t.config.head_size()).c_str());
+    ImGui::TextDisabled("%s", tr_format(L, Str::steps_first_dims, three, t.config.head_size()).c_str());
     steps_number_table(table);
     return;
   }
   // Too narrow for three blocks side by side (or cross-attention, where K and V have other rows).
   const int one = steps_dims_fit(avail, label_w, 1, v.decimals, 5);
-  ImGui::TextDisabled("%s", steps_printf(tr(L, Str::steps_first_dims), one, t.config.head_size()).c_str());
+  ImGui::TextDisabled("%s", tr_format(L, Str::steps_first_dims, one, t.config.head_size()).c_str());
   const struct {
     const char* id;
     const char* prefix;

@@ -66,7 +66,7 @@ void steps_body_weighted_sum(StepsView& v) {
   ImGui::Spacing();
 
   const float avail = ImGui::GetContentRegionAvail().x;
-  const std::string more = steps_printf(tr(L, Str::steps_more_terms), 0);
+  const std::string more = tr_format(L, Str::steps_more_terms, 0);
   const float label_w = std::max(token_label_width(v), ImGui::CalcTextSize(more.c_str()).x);
   // The weight column takes one number's room, so fit the v columns beside label + weight.
   const float num_col = steps_number_width(v.decimals) + ImGui::GetStyle().CellPadding.x * 2 + 1;
@@ -106,7 +106,7 @@ void steps_body_weighted_sum(StepsView& v) {
     if (nonzero > static_cast<int>(top.size())) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::TextDisabled("%s", steps_printf(tr(L, Str::steps_more_terms), nonzero - static_cast<int>(top.size())).c_str());
+      ImGui::TextDisabled("%s", tr_format(L, Str::steps_more_terms, nonzero - static_cast<int>(top.size())).c_str());
     }
     ImGui::TableNextRow();
     ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, IM_COL32(255, 160, 30, 70));
@@ -129,7 +129,7 @@ void steps_body_weighted_sum(StepsView& v) {
   table.groups.push_back({"o", &h.out, 0, -1, steps_dims_fit(avail, label_w, 1, v.decimals, 6), true});
   table.highlight_row = q;
   table.decimals = v.decimals;
-  ImGui::TextDisabled("O (T, HS) · %s", steps_printf(tr(L, Str::steps_first_dims), table.groups[0].dims, HS).c_str());
+  ImGui::TextDisabled("O (T, HS) · %s", tr_format(L, Str::steps_first_dims, table.groups[0].dims, HS).c_str());
   steps_number_table(table);
 }
 
@@ -149,10 +149,10 @@ void steps_body_concat(StepsView& v) {
   if (bar.clicked >= 0) v.app.head = bar.clicked;
   if (bar.hovered >= 0) {
     const HeadColumns c = lecture_head_columns(t.config, bar.hovered);
-    ImGui::SetTooltip("%s", steps_printf(tr(L, Str::steps_concat_block), bar.hovered + 1, c.first, c.last).c_str());
+    ImGui::SetTooltip("%s", tr_format(L, Str::steps_concat_block, bar.hovered + 1, c.first, c.last).c_str());
   }
   wide_map(v, "concat", concat, HS, cols.first, cols.last);
-  ImGui::TextColored(ImColor(kStepsAccent), "%s", steps_printf(tr(L, Str::steps_concat_block), v.f.head + 1, cols.first, cols.last).c_str());
+  ImGui::TextColored(ImColor(kStepsAccent), "%s", tr_format(L, Str::steps_concat_block, v.f.head + 1, cols.first, cols.last).c_str());
   ImGui::Spacing();
 
   NumberTable table;
@@ -183,7 +183,7 @@ void steps_body_out(StepsView& v) {
   table.groups.push_back({"y", &out, 0, -1, steps_dims_fit(avail, token_label_width(v), 1, v.decimals, 8), false});
   table.highlight_row = v.f.query;
   table.decimals = v.decimals;
-  ImGui::TextDisabled("%s", steps_printf(tr(L, Str::steps_first_dims), table.groups[0].dims, static_cast<int>(out.cols())).c_str());
+  ImGui::TextDisabled("%s", tr_format(L, Str::steps_first_dims, table.groups[0].dims, static_cast<int>(out.cols())).c_str());
   steps_number_table(table);
   ImGui::Spacing();
   ImGui::TextWrapped("%s", tr(L, t.config.d_ff == 0 ? Str::steps_out_next_no_ffn : Str::steps_out_next));

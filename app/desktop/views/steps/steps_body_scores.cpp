@@ -225,7 +225,7 @@ void steps_body_scale(StepsView& v) {
   if (h.score == ScoreKind::dot) ImGui::TextWrapped("%s", tr(L, Str::steps_scale_dot));
   if (h.score == ScoreKind::general) ImGui::TextWrapped("%s", tr(L, Str::steps_scale_general));
   if (h.score == ScoreKind::additive) ImGui::TextWrapped("%s", tr(L, Str::steps_scale_additive));
-  if (has_tau) ImGui::TextWrapped("%s", steps_printf(tr(L, Str::steps_scale_temperature), static_cast<double>(d.temperature)).c_str());
+  if (has_tau) ImGui::TextWrapped("%s", tr_format(L, Str::steps_scale_temperature, static_cast<double>(d.temperature)).c_str());
   else if (!d.uses_root) ImGui::TextWrapped("%s", tr(L, Str::steps_scale_unchanged));
   ImGui::Spacing();
 
@@ -266,7 +266,7 @@ void steps_body_mask(StepsView& v) {
   else {
     ImGui::PushFont(steps_large_font());
     ImGui::TextColored(ImColor(hidden ? kStepsHidden : kStepsAccent), "%s",
-                       steps_printf(tr(L, Str::steps_mask_hidden_count), hidden, t.n_keys()).c_str());
+                       tr_format(L, Str::steps_mask_hidden_count, hidden, t.n_keys()).c_str());
     ImGui::PopFont();
   }
   ImGui::Spacing();
@@ -277,8 +277,8 @@ void steps_body_mask(StepsView& v) {
     auto add = [&](const std::string& r) { s += (s.empty() ? "" : "\n") + r; };
     if (why.causal) add(tr(L, Str::steps_reason_causal));
     if (why.padding) add(tr(L, Str::steps_reason_padding));
-    if (why.window) add(steps_printf(tr(L, Str::steps_reason_window), v.app.mask.window));
-    if (why.strided) add(steps_printf(tr(L, Str::steps_reason_strided), v.app.mask.stride));
+    if (why.window) add(tr_format(L, Str::steps_reason_window, v.app.mask.window));
+    if (why.strided) add(tr_format(L, Str::steps_reason_strided, v.app.mask.stride));
     if (why.custom) add(tr(L, Str::steps_reason_custom));
     if (s.empty()) s = tr(L, Str::steps_reason_stale);
     return s;

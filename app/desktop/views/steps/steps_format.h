@@ -1,6 +1,6 @@
-// Text for the step-by-step view: printf into a std::string (the string table's patterns use
-// printf conversions), numbers at the lecture's precision (-∞ for hidden cells) and shapes written
-// the llm.c way, "(12, 64)". Formatting only: nothing here reads AppState or draws.
+// Text for the step-by-step view: printf into a std::string for the view's own formulas (a table
+// string goes through tr_format instead), numbers at the lecture's precision (-∞ for hidden cells)
+// and shapes written the llm.c way, "(12, 64)". Formatting only: nothing here reads AppState or draws.
 #pragma once
 #include <string>
 

@@ -4,7 +4,6 @@
 // property word outlined: one head must choose; many heads can look at both at once.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -41,10 +40,8 @@ void side_prepare(const AppState& app, PairSide& side) {
   side.rows.resize(t.config.n_heads, t.n_keys());
   for (int h = 0; h < t.config.n_heads; ++h) {
     side.rows.row(h) = t.head(last, h).weights.row(q);
-    char label[32];
-    std::snprintf(label, sizeof label, tr(app.lang, Str::tr_head_short), h + 1);
     TraceToken tok;
-    tok.text = label;
+    tok.text = tr_format(app.lang, Str::tr_head_short, h + 1);
     side.row_labels.push_back(tok);
   }
 }
@@ -80,16 +77,14 @@ void side_text(const AppState& app, const PairSide& side, float width) {
   const Trace& t = *p.trace;
   const CorefReadout& r = *side.readout;
   const auto word = [&](int i) { return t.keys[static_cast<size_t>(i)].text.c_str(); };
-  char answer[256];
-  std::snprintf(answer, sizeof answer, tr(L, Str::tr_answer), word(r.example.pronoun), r.prediction.referent_text.c_str(),
-                static_cast<double>(r.prediction.probability));
-  ImGui::TextUnformatted(answer);
+  const std::string answer = tr_format(L, Str::tr_answer, word(r.example.pronoun), r.prediction.referent_text.c_str(),
+                                       static_cast<double>(r.prediction.probability));
+  ImGui::TextUnformatted(answer.c_str());
   if (r.example.referent >= 0) {
     const bool right = r.example.referent == r.prediction.referent;
-    char verdict[128];
-    std::snprintf(verdict, sizeof verdict, tr(L, right ? Str::tr_right : Str::tr_wrong), word(r.example.referent));
-    same_line_if_fits(answer, verdict);
-    ImGui::TextColored(right ? ImVec4(0.45f, 0.9f, 0.45f, 1) : ImVec4(1, 0.5f, 0.4f, 1), "%s", verdict);
+    const std::string verdict = tr_format(L, right ? Str::tr_right : Str::tr_wrong, word(r.example.referent));
+    same_line_if_fits(answer.c_str(), verdict.c_str());
+    ImGui::TextColored(right ? ImVec4(0.45f, 0.9f, 0.45f, 1) : ImVec4(1, 0.5f, 0.4f, 1), "%s", verdict.c_str());
   }
   ImGui::TextDisabled(tr(L, Str::tr_pair_rows), word(r.example.pronoun), static_cast<int>(t.layers.size()));
 }
@@ -171,9 +166,7 @@ void pair_curves(const AppState& app, const PairSide& one, const PairSide& many,
   acc.series_legend = false;  // the loss chart beside it names the colours
   acc.percent = true;
   acc.target = kCorefTarget;
-  char target[64];
-  std::snprintf(target, sizeof target, tr(L, Str::tr_target), 100.0 * static_cast<double>(kCorefTarget));
-  acc.target_label = target;
+  acc.target_label = tr_format(L, Str::tr_target, 100.0 * static_cast<double>(kCorefTarget));
   train_plot(acc);
 }
 
@@ -190,10 +183,9 @@ void train_pair_tab(AppState& app, GuiResources& gui) {
   const bool coref = tv.demo == DemoKind::coreference;
   const TrainSettings base = coref ? tv.settings : train_defaults(DemoKind::coreference);
   const bool running = tv.single.snapshot().running || tv.multi.snapshot().running;
-  char label[96];
-  std::snprintf(label, sizeof label, tr(L, Str::tr_pair_start), base.n_heads);
+  const std::string label = tr_format(L, Str::tr_pair_start, base.n_heads);
   ImGui::BeginDisabled(running);
-  if (ImGui::Button(label)) train_pair_start(app);
+  if (ImGui::Button(label.c_str())) train_pair_start(app);
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip(tr(L, Str::tr_pair_start_tip), base.d_model, base.seed, base.max_steps);
@@ -214,14 +206,13 @@ void train_pair_tab(AppState& app, GuiResources& gui) {
     return;
   }
 
-  char many_title[48];
-  std::snprintf(many_title, sizeof many_title, tr(L, Str::tr_pair_n_heads), tv.pair_settings.n_heads);
+  const std::string many_title = tr_format(L, Str::tr_pair_n_heads, tv.pair_settings.n_heads);
   PairSide one, many;
   one.title = tr(L, Str::tr_pair_one_head);
   one.color = kTrainColorSingle;
   one.probe = &tv.probe_single;
   one.snap = tv.single.snapshot();
-  many.title = many_title;
+  many.title = many_title.c_str();  // many_title outlives `many`
   many.color = kTrainColorMain;
   many.probe = &tv.probe_multi;
   many.snap = tv.multi.snapshot();

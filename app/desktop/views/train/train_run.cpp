@@ -43,9 +43,7 @@ void curves(const AppState& app, const TrainSnapshot& s, ImVec2 size) {
   acc.x_max = x_min_range;
   acc.percent = true;
   acc.target = coref ? kCorefTarget : kInductionTarget;
-  char target[64];
-  std::snprintf(target, sizeof target, tr(L, Str::tr_target), static_cast<double>(acc.target) * 100.0);
-  acc.target_label = target;
+  acc.target_label = tr_format(L, Str::tr_target, static_cast<double>(acc.target) * 100.0);
   acc.thickness = loss.thickness;
   acc.size = loss.size;
   train_plot(acc);
@@ -68,18 +66,16 @@ void candidate_table(const AppState& app, const Trace& t, int layer, const Coref
   const Lang L = app.lang;
   const CorefExample& e = r.example;
   const auto word = [&](int i) { return t.keys[static_cast<size_t>(i)].text.c_str(); };
-  char line[256];
-  std::snprintf(line, sizeof line, tr(L, Str::tr_answer), word(e.pronoun), r.prediction.referent_text.c_str(),
-                static_cast<double>(r.prediction.probability));
+  const std::string line = tr_format(L, Str::tr_answer, word(e.pronoun), r.prediction.referent_text.c_str(),
+                                     static_cast<double>(r.prediction.probability));
   ImGui::PushTextWrapPos(0);
-  ImGui::TextUnformatted(line);
+  ImGui::TextUnformatted(line.c_str());
   ImGui::PopTextWrapPos();
   if (e.referent >= 0) {
     const bool right = e.referent == r.prediction.referent;
-    char verdict[128];
-    std::snprintf(verdict, sizeof verdict, tr(L, right ? Str::tr_right : Str::tr_wrong), word(e.referent));
-    train_flow(ImGui::CalcTextSize(verdict).x);
-    ImGui::TextColored(right ? ImVec4(0.45f, 0.9f, 0.45f, 1) : ImVec4(1, 0.5f, 0.4f, 1), "%s", verdict);
+    const std::string verdict = tr_format(L, right ? Str::tr_right : Str::tr_wrong, word(e.referent));
+    train_flow(ImGui::CalcTextSize(verdict.c_str()).x);
+    ImGui::TextColored(right ? ImVec4(0.45f, 0.9f, 0.45f, 1) : ImVec4(1, 0.5f, 0.4f, 1), "%s", verdict.c_str());
   }
   std::vector<int> cols = {e.candidate_a, e.candidate_b};
   if (e.property >= 0) cols.push_back(e.property);

@@ -3,7 +3,6 @@
 // line; the tabs below are the run's curves and heatmaps (train_run.cpp) and a 1-head vs N-head
 // pair (train_pair.cpp). Nothing here waits for training.
 #include <algorithm>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -116,14 +115,15 @@ void status_row(AppState& app, const TrainSnapshot& s) {
     const TrainProgress& p = s.reports.back();
     // Held-out accuracy only once it has been measured (the first evaluation comes after some reports).
     const bool evaluated = std::any_of(s.reports.begin(), s.reports.end(), [](const TrainProgress& r) { return r.evaluated; });
-    char buf[5][96];
-    std::snprintf(buf[0], sizeof buf[0], tr(L, Str::tr_step_of), p.step, tv.run_settings.max_steps);
-    std::snprintf(buf[1], sizeof buf[1], tr(L, Str::tr_speed), s.steps_per_second);
-    std::snprintf(buf[2], sizeof buf[2], tr(L, Str::tr_elapsed), p.seconds);
-    std::snprintf(buf[3], sizeof buf[3], tr(L, Str::tr_loss_value), static_cast<double>(p.loss));
-    std::snprintf(buf[4], sizeof buf[4], tr(L, Str::tr_heldout_value), 100.0 * static_cast<double>(p.heldout_accuracy));
+    const std::string texts[5] = {
+        tr_format(L, Str::tr_step_of, p.step, tv.run_settings.max_steps),
+        tr_format(L, Str::tr_speed, s.steps_per_second),
+        tr_format(L, Str::tr_elapsed, p.seconds),
+        tr_format(L, Str::tr_loss_value, static_cast<double>(p.loss)),
+        tr_format(L, Str::tr_heldout_value, 100.0 * static_cast<double>(p.heldout_accuracy)),
+    };
     for (int i = 0; i < (evaluated ? 5 : 4); ++i) {
-      const std::string item = std::string("·  ") + buf[i];
+      const std::string item = "·  " + texts[i];
       train_flow(ImGui::CalcTextSize(item.c_str()).x);
       ImGui::TextUnformatted(item.c_str());
     }
@@ -160,29 +160,29 @@ void train_flow(float w) {
 TrainStatusText train_status_text(const AppState& app, const TrainSnapshot& s, const TrainSettings& settings, bool coref) {
   const Lang L = app.lang;
   const int step = s.reports.empty() ? 0 : s.reports.back().step;
-  char buf[256];
+  std::string text;
   ImVec4 color(0.6f, 0.6f, 0.65f, 1);
   if (!s.error.empty()) {
-    std::snprintf(buf, sizeof buf, tr(L, Str::tr_status_error), s.error.c_str());
+    text = tr_format(L, Str::tr_status_error, s.error.c_str());
     color = ImVec4(1, 0.45f, 0.4f, 1);
   } else if (s.paused) {
-    std::snprintf(buf, sizeof buf, tr(L, Str::tr_status_paused), step);
+    text = tr_format(L, Str::tr_status_paused, step);
     color = ImVec4(1, 0.8f, 0.35f, 1);
   } else if (s.running) {
-    std::snprintf(buf, sizeof buf, "%s", tr(L, s.reports.empty() ? Str::tr_status_starting : Str::tr_status_running));
+    text = tr(L, s.reports.empty() ? Str::tr_status_starting : Str::tr_status_running);  // plain text, not a format
     color = ImVec4(0.45f, 0.85f, 1, 1);
   } else if (s.finished) {
     const float acc = s.reports.empty() ? 0.0f : s.reports.back().heldout_accuracy;
     const bool reached = step < settings.max_steps || (coref && acc >= kCorefTarget);
-    std::snprintf(buf, sizeof buf, tr(L, reached ? Str::tr_status_reached : Str::tr_status_finished), step);
+    text = tr_format(L, reached ? Str::tr_status_reached : Str::tr_status_finished, step);
     color = reached ? ImVec4(0.45f, 0.9f, 0.45f, 1) : ImVec4(1, 0.8f, 0.35f, 1);
   } else if (s.stopped) {
-    std::snprintf(buf, sizeof buf, tr(L, Str::tr_status_stopped), step);
+    text = tr_format(L, Str::tr_status_stopped, step);
     color = ImVec4(1, 0.8f, 0.35f, 1);
   } else {
-    std::snprintf(buf, sizeof buf, "%s", tr(L, Str::tr_status_idle));
+    text = tr(L, Str::tr_status_idle);
   }
-  return TrainStatusText{buf, color};
+  return TrainStatusText{text, color};
 }
 
 void train_view_draw(AppState& app, GuiResources& gui) {
