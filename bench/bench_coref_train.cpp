@@ -1,6 +1,6 @@
-// attnviz-bench-coref: times coref_train (issue 4's coreference demo) from scratch to its held-out
-// target, `--repeat` times in one process, one JSON line per run and a median line. Its defaults are
-// CorefTrainOptions{}'s, i.e. the shipped demo. With --export DIR it also writes what
+// attnviz-bench-coref: times coref_train (the coreference demo's training) from scratch to its
+// held-out target, `--repeat` times in one process, one JSON line per run and a median line. Its
+// defaults are CorefTrainOptions{}'s, i.e. the shipped demo. With --export DIR it also writes what
 // coref_train_vs_torch.py needs to train the same model on the same batches in PyTorch. A
 // benchmark, not a test: it asserts nothing.
 #include <algorithm>

@@ -136,7 +136,7 @@ def print_table(args, ours, default, passive):
     extra = beyond(o) if ours else None
     print(f"{'peak beyond weights MB':28} {fmt(extra, '.0f'):>10} {beyond(default):>10.0f} {beyond(passive):>10.0f}")
 
-    print("\nGoals (issue 5):")
+    print("\nGoals:")
     load_ok = None if not ours else o["load_s"] < GOAL_LOAD_S
     fwd_ok = None if not ours else o["forward_s"] <= GOAL_RATIO * passive["forward_s"]
     fwd_ok_default = None if not ours else o["forward_s"] <= GOAL_RATIO * default["forward_s"]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Coreference demo training (issue 4): attnviz's coref_train vs PyTorch, same model, data and batches.
+"""Coreference demo training: attnviz's coref_train vs PyTorch, same model, data and batches.
 
 attnviz-bench-coref --export DIR writes the initial weights, the data in the order coref_train
 consumes it, the options and a logits dump; this script checks that PyTorch's model reproduces

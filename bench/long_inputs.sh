@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Long-input figures of issue 6, measured in one run: T = 4096 through one 12-head layer (C = 768),
+# Long-input figures and their goals, measured in one run: T = 4096 through one 12-head layer (C = 768),
 # and T = 1024 through every layer of a GPT-2-small-sized checkpoint (made by make_gpt2_small.py in
 # /tmp when absent). Prints each run's JSON line and the goals. A benchmark, not a test.
 # usage: bench/long_inputs.sh [BUILD_DIR]     (default build/; needs the two bench binaries built)

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian packages attnviz needs that are missing, and nothing else.
-# usage: scripts/deps.sh [build|test|app]   (test adds Xvfb + Mesa for the GUI tests)
+# usage: scripts/deps.sh [build|test|app|fuzz]
+#   test adds Xvfb + Mesa for the GUI tests; fuzz adds clang, its libFuzzer and sanitizer runtimes and
+#   LLVM's OpenMP (clang's -fopenmp links libomp, not GCC's libgomp) for bench/fuzz.sh.
 set -euo pipefail
 packages=(cmake g++ make pkg-config libeigen3-dev nlohmann-json3-dev doctest-dev libstb-dev
           libfontconfig-dev fonts-nanum libimgui-dev libglfw3-dev libgl-dev)
 case "${1:-build}" in
   test) packages+=(xvfb xauth libgl1-mesa-dri) ;;
+  fuzz) packages+=(clang libclang-rt-dev libomp-dev) ;;
   app|build) ;;
-  *) echo "usage: $0 [build|test|app]" >&2; exit 2 ;;
+  *) echo "usage: $0 [build|test|app|fuzz]" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${packages[@]}"; do

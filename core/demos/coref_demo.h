@@ -1,7 +1,8 @@
-// Demo 1 of issue 4: a small bidirectional encoder trained, on the Winograd-style sentences of
-// core/demos/coref_data.h, to name at the pronoun the word "it" refers to. Model set-up, the training
-// loop (single-threaded, deterministic for a seed), held-out evaluation and prediction for typed
-// text. The loop reports progress through a callback that may also stop it (pause / cancel).
+// The coreference demo, there to show one head resolving "it": a small bidirectional encoder
+// trained, on the Winograd-style sentences of core/demos/coref_data.h, to name at the pronoun the
+// word "it" refers to. Model set-up, the training loop (single-threaded, deterministic for a seed),
+// held-out evaluation and prediction for typed text. The loop reports progress through a callback
+// that may also stop it (pause / cancel).
 #pragma once
 #include <cstdint>
 #include <string>

@@ -1,7 +1,8 @@
-// Demo 2 of issue 4: a 2-layer attention-only causal model trained on random tokens whose segment
-// comes back (core/demos/induction_data.h), so the only way to predict the repeat is a previous-token
-// head in layer 0 feeding an induction head in layer 1. Model set-up, the training loop (one
-// thread, deterministic for a seed), held-out accuracy and the heads' detector scores.
+// The induction demo, there to show the two-head circuit behind in-context copying: a 2-layer
+// attention-only causal model trained on random tokens whose segment comes back
+// (core/demos/induction_data.h), so the only way to predict the repeat is a previous-token head in
+// layer 0 feeding an induction head in layer 1. Model set-up, the training loop (one thread,
+// deterministic for a seed), held-out accuracy and the heads' detector scores.
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -1,4 +1,5 @@
-// Mask rules from ../shared/DESIGN.md and issue 2: causal, padding, local window, strided, custom.
+// The masks a trace can apply, each hiding (-inf) the keys a query may not see: causal, padding,
+// local window, strided, custom cells. They combine: a key is visible only if every rule allows it.
 #include "model/mask.h"
 
 #include <cstdlib>

@@ -1,7 +1,8 @@
-// Issue 6's "bad input" list, one test each: what the engine and attnviz-cli answer to empty,
-// huge, malformed and hostile input, and to saving onto a full or read-only disk. Each test pins
-// the one-line message, a time or memory bound where one matters, and that nothing was written.
-// The app's side of the same list is tests/gui/bad_input_test.sh.
+// Bad input, one test per case, since files and text come from strangers: what the engine and
+// attnviz-cli answer to empty, huge, malformed and hostile input, and to saving onto a full or
+// read-only disk. Each test pins the one-line message, a time or memory bound where one matters,
+// and that nothing was written.
+// The app's side of the same cases is tests/gui/bad_input_test.sh.
 #include <doctest/doctest.h>
 
 #include <chrono>

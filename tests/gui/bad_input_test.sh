@@ -1,8 +1,8 @@
 #!/bin/sh
-# The app's side of issue 6's "bad input" list, driven by --script under Xvfb: every bad sentence,
-# config, checkpoint and session file is answered with a one-line message (`expect error`,
-# `expect model_error`, `expect status`) and the previous trace, model and session stay
-# (`expect tokens`, `expect model`, `expect sentence`, and an export compared byte for byte).
+# The app's side of the bad-input cases of tests/cli/test_bad_input.cpp, driven by --script under
+# Xvfb: every bad sentence, config, checkpoint and session file is answered with a one-line message
+# (`expect error`, `expect model_error`, `expect status`) and the previous trace, model and session
+# stay (`expect tokens`, `expect model`, `expect sentence`, and an export compared byte for byte).
 # Saving goes to /dev/full, /proc and under a regular file, then to a disk that fills up mid-write
 # (ulimit -f, which stops root too): the file that was there is left exactly as it was.
 # usage: bad_input_test.sh ATTNVIZ ATTNVIZ_CLI

@@ -1,4 +1,4 @@
-// One full training step against PyTorch autograd (issue 4): the fixtures in tests/fixtures/train were
+// One full training step against PyTorch autograd: the fixtures in tests/fixtures/train were
 // written by make_grad_fixture.py. The batch gradient (model_loss_grads averaged as coref_train does)
 // must match autograd to 1e-4, the loss to 1e-5, and adam_step's weights torch.optim.AdamW's to 1e-5.
 // The core train tests (test_train.cpp) check the same code against finite differences instead.

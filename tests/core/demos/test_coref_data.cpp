@@ -1,5 +1,5 @@
-// Coreference data: the issue's example sentences, counts per frame, the held-out rule, determinism,
-// vocabulary coverage, parsing typed text and label balance.
+// Coreference data: the six Winograd example sentences, counts per frame, the held-out rule,
+// determinism, vocabulary coverage, parsing typed text and label balance.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -39,7 +39,7 @@ std::vector<std::string> texts(const std::vector<CorefExample>& v) {
 
 }  // namespace
 
-TEST_CASE("coref_data: the issue's six sentences are generated with the right referent") {
+TEST_CASE("coref_data: the six Winograd example sentences are generated with the right referent") {
   const CorefSplit s = coref_generate(1);
   std::map<std::string, const CorefExample*> by_text;
   for (const auto* list : {&s.train, &s.heldout})
@@ -117,7 +117,7 @@ TEST_CASE("coref_data: same seed same lists, another seed another order of the s
   CHECK(sorted(texts(a.train)) == sorted(texts(c.train)));
 }
 
-TEST_CASE("coref_data: every generated token is in the vocabulary, which has the issue's words") {
+TEST_CASE("coref_data: every generated token is in the vocabulary, which has the frames' 59 words") {
   const std::vector<std::string> vocab = coref_vocabulary();
   REQUIRE(vocab.size() >= 3);
   CHECK(vocab[0] == "[PAD]");
@@ -140,7 +140,7 @@ TEST_CASE("coref_data: every generated token is in the vocabulary, which has the
     CHECK(in.count(w) == 1);
   }
   CHECK(in.count("The") == 0);  // lowercased: embed_tokens finds "the"
-  // Beyond the issue's 59 words, the generator adds only a fourth contained noun and the words of
+  // Beyond those 59 words, the generator adds only a fourth contained noun and the words of
   // the passive "crossed_by" and container-first "hold" frames.
   for (const char* w : {"lamp", "wasn't", "crossed", "be", "could", "hold"}) CHECK(in.count(w) == 1);
   CHECK(vocab.size() == 3 + 59 + 6);
