@@ -13,10 +13,10 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-#include "bench_memory.h"
 #include "base/memory_tuning.h"
-#include "io/model_open.h"
 #include "base/parse_number.h"
+#include "bench_memory.h"
+#include "io/model_open.h"
 #include "model/trace.h"
 
 namespace {

@@ -19,12 +19,12 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-#include "demos/coref_data.h"
-#include "demos/coref_demo.h"
 #include "base/file_io.h"
 #include "base/memory_tuning.h"
-#include "io/model_file.h"
 #include "base/parse_number.h"
+#include "demos/coref_data.h"
+#include "demos/coref_demo.h"
+#include "io/model_file.h"
 #include "train/train.h"
 
 namespace {

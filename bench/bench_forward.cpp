@@ -18,11 +18,11 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-#include "bench_phases.h"
 #include "base/memory_tuning.h"
-#include "model/model.h"
 #include "base/parse_number.h"
 #include "base/rng.h"
+#include "bench_phases.h"
+#include "model/model.h"
 #include "model/trace.h"
 
 namespace {

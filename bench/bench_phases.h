@@ -6,9 +6,9 @@
 #include <array>
 #include <string_view>
 
+#include "base/tensor.h"
 #include "model/config.h"
 #include "model/model.h"
-#include "base/tensor.h"
 
 namespace attnviz::bench {
 

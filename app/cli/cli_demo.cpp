@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/file_io.h"
 #include "cli_run.h"
 #include "demos/coref_demo.h"
 #include "demos/induction_demo.h"
-#include "base/file_io.h"
 #include "io/model_file.h"
 #include "io/model_open.h"
 #include "model/trace.h"

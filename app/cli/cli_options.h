@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "render/colormap.h"
-#include "model/config.h"
 #include "base/result.h"
+#include "model/config.h"
+#include "render/colormap.h"
 
 namespace attnviz {
 

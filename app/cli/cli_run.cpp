@@ -6,15 +6,15 @@
 #include <iomanip>
 #include <ostream>
 
-#include "font_find.h"
+#include "analysis/export.h"
+#include "analysis/stats.h"
 #include "base/file_io.h"
-#include "model/mask.h"
+#include "font_find.h"
 #include "io/model_file.h"
 #include "io/model_open.h"
 #include "io/npy.h"
-#include "analysis/stats.h"
+#include "model/mask.h"
 #include "model/trace.h"
-#include "analysis/export.h"
 
 namespace attnviz {
 

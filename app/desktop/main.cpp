@@ -14,16 +14,16 @@
 #include <imgui.h>
 #include <nlohmann/json.hpp>
 
-#include "state/options.h"
-#include "state/model_source.h"
-#include "state/recent_models.h"
-#include "state/script.h"
+#include "base/file_io.h"
+#include "base/memory_tuning.h"
+#include "render/image.h"
+#include "shell/fonts.h"
 #include "shell/shell.h"
 #include "state/app_state.h"
-#include "shell/fonts.h"
-#include "base/file_io.h"
-#include "render/image.h"
-#include "base/memory_tuning.h"
+#include "state/model_source.h"
+#include "state/options.h"
+#include "state/recent_models.h"
+#include "state/script.h"
 
 namespace attnviz {
 namespace {

@@ -5,10 +5,10 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.h"
 #include "demos/coref_data.h"
 #include "demos/coref_demo.h"
 #include "model/model.h"
-#include "base/result.h"
 #include "model/trace.h"
 
 namespace attnviz {

@@ -4,9 +4,9 @@
 #pragma once
 #include <string>
 
-#include "render/heatmap.h"
 #include "base/result.h"
 #include "model/trace.h"
+#include "render/heatmap.h"
 
 namespace attnviz {
 

@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.h"
 #include "demos/coref_data.h"
 #include "model/model.h"
-#include "base/result.h"
 #include "train/train.h"
 
 namespace attnviz {

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "analysis/detectors.h"
+#include "base/result.h"
 #include "demos/induction_data.h"
 #include "model/model.h"
-#include "base/result.h"
 #include "train/train.h"
 
 namespace attnviz {

@@ -7,9 +7,9 @@
 #include <functional>
 #include <string_view>
 
-#include "model/model.h"
 #include "base/result.h"
 #include "io/safetensors.h"
+#include "model/model.h"
 
 namespace attnviz {
 

@@ -3,8 +3,8 @@
 
 #include <filesystem>
 
-#include "text/bpe_tokenizer.h"
 #include "base/file_io.h"
+#include "text/bpe_tokenizer.h"
 #include "text/wordpiece_tokenizer.h"
 
 namespace attnviz {

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "io/hf_checkpoint.h"
 #include "base/result.h"
+#include "io/hf_checkpoint.h"
 #include "text/subword_tokenizer.h"
 
 namespace attnviz {

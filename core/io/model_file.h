@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "model/model.h"
 #include "io/safetensors.h"
+#include "model/model.h"
 
 namespace attnviz {
 

@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
+#include "base/result.h"
 #include "model/config.h"
 #include "model/model.h"
-#include "base/result.h"
 
 namespace attnviz {
 

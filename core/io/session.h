@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "model/config.h"
 #include "base/result.h"
+#include "model/config.h"
 
 namespace attnviz {
 

@@ -4,9 +4,9 @@
 #pragma once
 #include <vector>
 
+#include "base/tensor.h"
 #include "model/config.h"
 #include "model/model.h"
-#include "base/tensor.h"
 
 namespace attnviz {
 

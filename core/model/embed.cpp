@@ -4,8 +4,8 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "model/kernels.h"
 #include "base/rng.h"
+#include "model/kernels.h"
 
 namespace attnviz {
 

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "model/model.h"
 #include "base/result.h"
 #include "base/tensor.h"
+#include "model/model.h"
 
 namespace attnviz {
 

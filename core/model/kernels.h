@@ -1,8 +1,8 @@
 // The numeric building blocks of the forward pass. Each optimised kernel has a plain-loop `_naive`
 // twin (as llm.c does); tests compare the two. Shapes: T rows (tokens), C/F columns (features).
 #pragma once
-#include "model/config.h"
 #include "base/tensor.h"
+#include "model/config.h"
 
 namespace attnviz {
 

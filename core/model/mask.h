@@ -3,8 +3,8 @@
 #pragma once
 #include <vector>
 
-#include "model/config.h"
 #include "base/tensor.h"
+#include "model/config.h"
 
 namespace attnviz {
 

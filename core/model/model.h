@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "model/config.h"
 #include "base/result.h"
-#include "text/subword_tokenizer.h"
 #include "base/tensor.h"
+#include "model/config.h"
+#include "text/subword_tokenizer.h"
 
 namespace attnviz {
 

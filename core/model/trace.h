@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "model/config.h"
 #include "model/layer.h"
 #include "model/model.h"
-#include "base/result.h"
 #include "text/word_tokenizer.h"
 
 namespace attnviz {

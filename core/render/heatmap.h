@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "render/colormap.h"
-#include "render/image.h"
 #include "base/result.h"
 #include "base/tensor.h"
+#include "render/colormap.h"
+#include "render/image.h"
 #include "render/text_raster.h"
 
 namespace attnviz {

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "render/image.h"
 #include "base/result.h"
+#include "render/image.h"
 
 namespace attnviz {
 

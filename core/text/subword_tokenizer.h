@@ -11,8 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "model/config.h"
 #include "base/result.h"
+#include "model/config.h"
 
 namespace attnviz {
 

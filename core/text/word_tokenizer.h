@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "model/config.h"
 #include "base/result.h"
+#include "model/config.h"
 
 namespace attnviz {
 

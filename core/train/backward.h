@@ -5,11 +5,11 @@
 #pragma once
 #include <vector>
 
+#include "base/tensor.h"
 #include "model/attention.h"
 #include "model/config.h"
 #include "model/layer.h"
 #include "model/model.h"
-#include "base/tensor.h"
 
 namespace attnviz {
 

@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "model/model.h"
 #include "base/result.h"
+#include "model/model.h"
 #include "train/train.h"
 
 namespace attnviz {

@@ -9,12 +9,12 @@
 
 #include <omp.h>
 
-#include "train/backward.h"
+#include "base/rng.h"
 #include "model/embed.h"
 #include "model/kernels.h"
 #include "model/layer.h"
 #include "model/mask.h"
-#include "base/rng.h"
+#include "train/backward.h"
 
 namespace attnviz {
 

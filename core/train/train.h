@@ -6,8 +6,8 @@
 #include <functional>
 #include <vector>
 
-#include "model/model.h"
 #include "base/result.h"
+#include "model/model.h"
 
 namespace attnviz {
 

@@ -16,16 +16,16 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "analysis/export.h"
+#include "base/file_io.h"
 #include "cli_options.h"
 #include "cli_run.h"
-#include "base/file_io.h"
 #include "io/model_file.h"
 #include "io/model_open.h"
 #include "io/npy.h"
 #include "io/safetensors.h"
 #include "io/session.h"
 #include "model/trace.h"
-#include "analysis/export.h"
 #include "support/byte_util.h"
 #include "support/check_util.h"
 #include "support/cli_util.h"

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/file_io.h"
 #include "cli_options.h"
 #include "cli_run.h"
-#include "base/file_io.h"
 #include "io/model_file.h"
 #include "io/npy.h"
 #include "support/check_util.h"

@@ -3,10 +3,10 @@
 // to bpe_from_tokenizer_json / bpe_from_vocab_merges (vocab.json NUL merges.txt) and, when a
 // tokenizer comes out, encode a fixed sentence with it. Every encoding must decode back to the
 // sanitized text, and each sentence's offsets must tile it. Reads memory only once loaded.
-#include "text/bpe_tokenizer.h"
 #include "base/file_io.h"
-#include "text/utf8.h"
 #include "fuzz/fuzz_check.h"
+#include "text/bpe_tokenizer.h"
+#include "text/utf8.h"
 
 namespace attnviz::fuzz {
 

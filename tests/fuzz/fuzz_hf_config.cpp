@@ -1,8 +1,8 @@
 // libFuzzer target: hf_config_parse on arbitrary text (a checkpoint's config.json). Whatever it
 // accepts must be a config the engine takes (config_validate) with a usable vocabulary size.
 // Reads memory only.
-#include "io/hf_checkpoint.h"
 #include "fuzz/fuzz_check.h"
+#include "io/hf_checkpoint.h"
 
 namespace attnviz::fuzz {
 

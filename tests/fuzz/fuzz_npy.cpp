@@ -3,8 +3,8 @@
 // every value the reader produced). Reads memory only.
 #include <cstring>
 
-#include "io/npy.h"
 #include "fuzz/fuzz_check.h"
+#include "io/npy.h"
 
 namespace attnviz::fuzz {
 

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <set>
 
-#include "io/safetensors.h"
 #include "fuzz/fuzz_check.h"
+#include "io/safetensors.h"
 
 namespace attnviz::fuzz {
 

@@ -1,8 +1,8 @@
 // libFuzzer target: session_from_json on arbitrary text. An accepted session, written out again by
 // session_to_json, must read back and write out the same text: a saved session never changes
 // meaning on reload. Reads memory only.
-#include "io/session.h"
 #include "fuzz/fuzz_check.h"
+#include "io/session.h"
 
 namespace attnviz::fuzz {
 

@@ -1,9 +1,9 @@
 // libFuzzer target: tokenize_words on arbitrary bytes. Every token must be the slice of the
 // sanitized text its offsets name, tokens must come in order without overlapping, and the count
 // must respect the limit. Reads memory only.
-#include "text/word_tokenizer.h"
-#include "text/utf8.h"
 #include "fuzz/fuzz_check.h"
+#include "text/utf8.h"
+#include "text/word_tokenizer.h"
 
 namespace attnviz::fuzz {
 

@@ -7,9 +7,9 @@
 #include <algorithm>
 
 #include "base/file_io.h"
+#include "fuzz/fuzz_check.h"
 #include "text/utf8.h"
 #include "text/wordpiece_tokenizer.h"
-#include "fuzz/fuzz_check.h"
 
 namespace attnviz::fuzz {
 

@@ -12,12 +12,12 @@
 #define STB_IMAGE_STATIC
 #include <stb/stb_image.h>
 
-#include "render/colormap.h"
 #include "base/file_io.h"
-#include "model/model.h"
 #include "io/model_open.h"
 #include "io/session.h"
+#include "model/model.h"
 #include "model/trace.h"
+#include "render/colormap.h"
 
 using namespace attnviz;
 

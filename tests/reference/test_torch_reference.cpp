@@ -5,11 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/model_file.h"
 #include "model/attention.h"
 #include "model/embed.h"
 #include "model/layer.h"
 #include "model/mask.h"
-#include "io/model_file.h"
 #include "model/trace.h"
 #include "support/fixture_util.h"
 

@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "io/model_file.h"
-#include "train/train.h"
 #include "support/fixture_util.h"
+#include "train/train.h"
 
 using namespace attnviz;
 using namespace attnviz::test;

@@ -7,8 +7,8 @@
 
 #include <doctest/doctest.h>
 
-#include "io/safetensors.h"
 #include "base/tensor.h"
+#include "io/safetensors.h"
 
 namespace attnviz::test {
 

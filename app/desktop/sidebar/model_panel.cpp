@@ -9,9 +9,9 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "shell/panels.h"
 #include "state/app_state.h"
 #include "state/model_source.h"
-#include "shell/panels.h"
 #include "widgets/draw.h"
 
 namespace attnviz {

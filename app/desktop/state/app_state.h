@@ -8,6 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "io/presets.h"
+#include "io/session.h"
+#include "model/config.h"
+#include "model/trace.h"
+#include "render/colormap.h"
 #include "shell/strings.h"
 #include "state/compute_worker.h"
 #include "state/model_loader.h"
@@ -20,11 +25,6 @@
 #include "views/stats/stats_state.h"
 #include "views/steps/steps_state.h"
 #include "views/train/train_state.h"
-#include "render/colormap.h"
-#include "model/config.h"
-#include "io/presets.h"
-#include "io/session.h"
-#include "model/trace.h"
 
 namespace attnviz {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <thread>
 
-#include "model/model.h"
 #include "base/result.h"
+#include "model/model.h"
 
 namespace attnviz {
 

@@ -6,12 +6,12 @@
 
 #include <cstdio>
 
-#include "demos/induction_data.h"
-#include "demos/induction_demo.h"
-#include "state/recent_models.h"
-#include "io/model_open.h"
 #include "base/enum_names.h"
 #include "base/rng.h"
+#include "demos/induction_data.h"
+#include "demos/induction_demo.h"
+#include "io/model_open.h"
+#include "state/recent_models.h"
 #include "text/word_tokenizer.h"
 
 namespace attnviz {

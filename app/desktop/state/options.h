@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "shell/strings.h"
 #include "base/result.h"
+#include "shell/strings.h"
 
 namespace attnviz {
 

@@ -5,11 +5,11 @@
 #include <iterator>
 #include <sstream>
 
-#include "state/file_actions.h"
-#include "state/app_state.h"
-#include "state/model_source.h"
 #include "base/file_io.h"
 #include "base/parse_number.h"
+#include "state/app_state.h"
+#include "state/file_actions.h"
+#include "state/model_source.h"
 
 namespace attnviz {
 

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "state/app_state.h"
 #include "base/result.h"
+#include "state/app_state.h"
 
 namespace attnviz {
 

@@ -2,8 +2,8 @@
 #pragma once
 #include <imgui.h>
 
-#include "shell/strings.h"
 #include "render/colormap.h"
+#include "shell/strings.h"
 
 namespace attnviz {
 

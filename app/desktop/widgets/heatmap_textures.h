@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "render/colormap.h"
 #include "base/tensor.h"
+#include "render/colormap.h"
 
 namespace attnviz {
 

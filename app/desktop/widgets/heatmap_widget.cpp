@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string>
 
-#include "widgets/draw.h"
 #include "render/heatmap.h"
+#include "widgets/draw.h"
 
 namespace attnviz {
 

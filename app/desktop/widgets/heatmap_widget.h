@@ -7,8 +7,8 @@
 
 #include <imgui.h>
 
-#include "render/colormap.h"
 #include "model/trace.h"
+#include "render/colormap.h"
 
 namespace attnviz {
 

@@ -7,10 +7,10 @@
 #include <string>
 
 #include "analysis/detector_report.h"
+#include "base/rng.h"
 #include "demos/induction_data.h"
 #include "demos/induction_demo.h"
 #include "io/model_file.h"
-#include "base/rng.h"
 
 using namespace attnviz;
 

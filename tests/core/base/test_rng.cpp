@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "model/model.h"
 #include "base/rng.h"
+#include "model/model.h"
 
 using namespace attnviz;
 

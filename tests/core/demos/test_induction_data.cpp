@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "model/config.h"
 #include "demos/induction_data.h"
+#include "model/config.h"
 
 using namespace attnviz;
 

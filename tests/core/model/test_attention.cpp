@@ -6,12 +6,12 @@
 #include <cmath>
 #include <limits>
 
+#include "base/rng.h"
 #include "model/attention.h"
 #include "model/kernels.h"
 #include "model/mask.h"
-#include "base/rng.h"
-#include "support/fixture_util.h"
 #include "support/check_util.h"
+#include "support/fixture_util.h"
 
 using namespace attnviz;
 using attnviz::test::random_mat;

@@ -3,11 +3,11 @@
 
 #include <cmath>
 
+#include "base/rng.h"
 #include "model/kernels.h"
 #include "model/layer.h"
-#include "base/rng.h"
-#include "support/fixture_util.h"
 #include "support/check_util.h"
+#include "support/fixture_util.h"
 
 using namespace attnviz;
 using attnviz::test::random_mat;

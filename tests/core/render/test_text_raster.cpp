@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <string>
 
-#include "font_find.h"
 #include "base/file_io.h"
+#include "font_find.h"
 #include "render/text_raster.h"
 
 using namespace attnviz;

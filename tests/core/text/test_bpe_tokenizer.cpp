@@ -10,10 +10,10 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include "text/bpe_tokenizer.h"
 #include "base/file_io.h"
-#include "text/utf8.h"
 #include "support/fixture_util.h"
+#include "text/bpe_tokenizer.h"
+#include "text/utf8.h"
 
 using namespace attnviz;
 using nlohmann::json;

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "text/word_tokenizer.h"
 #include "text/utf8.h"
+#include "text/word_tokenizer.h"
 
 using namespace attnviz;
 

@@ -5,13 +5,13 @@
 
 #include <functional>
 
+#include "base/rng.h"
 #include "model/attention.h"
-#include "train/backward.h"
 #include "model/kernels.h"
 #include "model/mask.h"
 #include "model/model.h"
-#include "base/rng.h"
 #include "support/check_util.h"
+#include "train/backward.h"
 
 using namespace attnviz;
 using attnviz::test::random_mat;

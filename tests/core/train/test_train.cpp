@@ -6,8 +6,8 @@
 #include <functional>
 
 #include "base/rng.h"
-#include "train/train.h"
 #include "support/check_util.h"
+#include "train/train.h"
 
 using namespace attnviz;
 using attnviz::test::random_mat;

@@ -11,13 +11,13 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "shell/shell.h"
-#include "widgets/heatmap_widget.h"
-#include "shell/panels.h"
-#include "shell/view_registry.h"
-#include "widgets/draw.h"
 #include "render/heatmap.h"
+#include "shell/panels.h"
+#include "shell/shell.h"
+#include "shell/view_registry.h"
 #include "text/word_swap.h"
+#include "widgets/draw.h"
+#include "widgets/heatmap_widget.h"
 
 namespace attnviz {
 

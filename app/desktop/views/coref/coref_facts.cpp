@@ -8,9 +8,9 @@
 #include <imgui.h>
 
 #include "shell/shell.h"
-#include "views/coref/coref_parts.h"
 #include "state/app_state.h"
 #include "state/model_source.h"
+#include "views/coref/coref_parts.h"
 #include "widgets/draw.h"
 
 namespace attnviz {

@@ -9,10 +9,10 @@
 
 #include <imgui.h>
 
-#include "views/coref/coref_parts.h"
-#include "widgets/heatmap_widget.h"
-#include "widgets/draw.h"
 #include "render/heatmap.h"
+#include "views/coref/coref_parts.h"
+#include "widgets/draw.h"
+#include "widgets/heatmap_widget.h"
 
 namespace attnviz {
 

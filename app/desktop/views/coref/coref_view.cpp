@@ -8,9 +8,9 @@
 
 #include <imgui.h>
 
-#include "views/coref/coref_parts.h"
 #include "shell/panels.h"
 #include "shell/view_registry.h"
+#include "views/coref/coref_parts.h"
 
 namespace attnviz {
 

@@ -9,11 +9,11 @@
 
 #include <imgui.h>
 
-#include "widgets/heatmap_widget.h"
 #include "model/mask.h"
 #include "shell/panels.h"
 #include "shell/view_registry.h"
 #include "widgets/draw.h"
+#include "widgets/heatmap_widget.h"
 
 namespace attnviz {
 

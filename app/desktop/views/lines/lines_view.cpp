@@ -10,8 +10,8 @@
 
 #include <imgui.h>
 
-#include "shell/shell.h"
 #include "shell/panels.h"
+#include "shell/shell.h"
 #include "shell/view_registry.h"
 
 namespace attnviz {

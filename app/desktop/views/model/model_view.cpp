@@ -11,10 +11,10 @@
 
 #include <imgui.h>
 
-#include "shell/shell.h"
-#include "shell/panels.h"
-#include "shell/view_registry.h"
 #include "analysis/stats.h"
+#include "shell/panels.h"
+#include "shell/shell.h"
+#include "shell/view_registry.h"
 
 namespace attnviz {
 

@@ -12,9 +12,9 @@
 
 #include <imgui.h>
 
+#include "render/heatmap.h"
 #include "shell/shell.h"
 #include "widgets/draw.h"
-#include "render/heatmap.h"
 
 namespace attnviz {
 

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/config.h"
 #include "analysis/detector_report.h"
 #include "analysis/stats.h"
+#include "model/config.h"
 
 namespace attnviz {
 

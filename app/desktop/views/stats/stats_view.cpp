@@ -11,11 +11,11 @@
 
 #include <imgui.h>
 
+#include "analysis/key_totals.h"
 #include "shell/panels.h"
 #include "shell/view_registry.h"
 #include "views/stats/stats_detectors.h"
 #include "widgets/draw.h"
-#include "analysis/key_totals.h"
 
 namespace attnviz {
 

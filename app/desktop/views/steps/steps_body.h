@@ -4,9 +4,9 @@
 #pragma once
 #include <string>
 
+#include "analysis/lecture.h"
 #include "state/app_state.h"
 #include "widgets/gui_resources.h"
-#include "analysis/lecture.h"
 
 namespace attnviz {
 

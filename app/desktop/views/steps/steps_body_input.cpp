@@ -5,10 +5,10 @@
 
 #include <imgui.h>
 
-#include "widgets/heatmap_widget.h"
 #include "views/steps/steps_body.h"
 #include "views/steps/steps_draw.h"
 #include "views/steps/steps_format.h"
+#include "widgets/heatmap_widget.h"
 
 namespace attnviz {
 

@@ -6,11 +6,11 @@
 
 #include <imgui.h>
 
-#include "widgets/heatmap_widget.h"
+#include "analysis/stats.h"
 #include "views/steps/steps_body.h"
 #include "views/steps/steps_draw.h"
 #include "views/steps/steps_format.h"
-#include "analysis/stats.h"
+#include "widgets/heatmap_widget.h"
 
 namespace attnviz {
 

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "widgets/heatmap_widget.h"
 #include "views/steps/steps_format.h"
 #include "widgets/draw.h"
+#include "widgets/heatmap_widget.h"
 
 namespace attnviz {
 

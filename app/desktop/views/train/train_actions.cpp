@@ -7,12 +7,12 @@
 #include <filesystem>
 #include <thread>
 
-#include "state/app_state.h"
-#include "state/model_source.h"
 #include "demos/coref_data.h"
 #include "demos/coref_demo.h"
 #include "demos/induction_demo.h"
 #include "io/model_file.h"
+#include "state/app_state.h"
+#include "state/model_source.h"
 
 namespace attnviz {
 

@@ -4,8 +4,8 @@
 #pragma once
 #include <string>
 
-#include "state/app_state.h"
 #include "base/result.h"
+#include "state/app_state.h"
 
 namespace attnviz {
 

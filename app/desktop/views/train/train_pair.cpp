@@ -9,11 +9,11 @@
 
 #include <imgui.h>
 
-#include "widgets/heatmap_widget.h"
+#include "analysis/coref_readout.h"
 #include "views/train/train_actions.h"
 #include "views/train/train_parts.h"
+#include "widgets/heatmap_widget.h"
 #include "widgets/plot.h"
-#include "analysis/coref_readout.h"
 
 namespace attnviz {
 

@@ -7,8 +7,8 @@
 #include <imgui.h>
 
 #include "state/app_state.h"
-#include "widgets/gui_resources.h"
 #include "train/train.h"
+#include "widgets/gui_resources.h"
 
 namespace attnviz {
 

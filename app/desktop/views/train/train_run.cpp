@@ -10,10 +10,10 @@
 
 #include <imgui.h>
 
-#include "widgets/heatmap_widget.h"
-#include "views/train/train_parts.h"
-#include "widgets/plot.h"
 #include "analysis/coref_readout.h"
+#include "views/train/train_parts.h"
+#include "widgets/heatmap_widget.h"
+#include "widgets/plot.h"
 
 namespace attnviz {
 

@@ -1,8 +1,8 @@
 // The script verbs of the Train view (`train start`, `train wait`, ...; see app/desktop/state/script.h). They
 // call the same actions as the view's buttons, so a GUI test exercises what a click would do.
+#include "base/parse_number.h"
 #include "state/script.h"
 #include "views/train/train_actions.h"
-#include "base/parse_number.h"
 
 namespace attnviz {
 

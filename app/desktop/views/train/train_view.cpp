@@ -9,8 +9,8 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "shell/shell.h"
 #include "shell/panels.h"
+#include "shell/shell.h"
 #include "shell/view_registry.h"
 #include "views/train/train_actions.h"
 #include "views/train/train_parts.h"
