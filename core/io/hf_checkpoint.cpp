@@ -77,23 +77,40 @@ Result<CheckpointFamily> family_of(const json& j) {
   return make_error("config.json names no model_type (expected \"gpt2\" or \"bert\")");
 }
 
+// The activation named by `key` (the families spell it differently), or an error naming the value.
+Status read_activation(ConfigReader& r, const char* key, const char* fallback, Activation& out) {
+  const std::string act = r.text(key, fallback);
+  auto a = activation_from_hf(act);
+  if (!a) return make_error(std::string("config.json: ") + key + " '" + act + "' is not supported (gelu, gelu_new, relu)");
+  out = *a;
+  return Ok{};
+}
+
+struct SizeKey {
+  const char* name;
+  int fallback;  // the family's published default
+};
+
+// The sizes every family has, under each family's own config.json names.
+void read_sizes(ConfigReader& r, ModelConfig& c, SizeKey d_model, SizeKey n_heads, SizeKey n_layers,
+                SizeKey max_positions) {
+  c.d_model = r.integer(d_model.name, d_model.fallback);
+  c.n_heads = r.integer(n_heads.name, n_heads.fallback);
+  c.n_layers = r.integer(n_layers.name, n_layers.fallback);
+  c.max_positions = r.integer(max_positions.name, max_positions.fallback);
+}
+
 Status fill_gpt2(ConfigReader& r, HfConfig& out) {
   ModelConfig& c = out.config;
-  c.d_model = r.integer("n_embd", 768);
-  c.n_heads = r.integer("n_head", 12);
-  c.n_layers = r.integer("n_layer", 12);
+  read_sizes(r, c, {"n_embd", 768}, {"n_head", 12}, {"n_layer", 12}, {"n_positions", 1024});
   c.d_ff = r.integer("n_inner", 4 * c.d_model);
-  c.max_positions = r.integer("n_positions", 1024);
   c.ln_eps = r.number("layer_norm_epsilon", 1e-5f);
   out.vocab_size = r.integer("vocab_size", 50257);
-  const std::string act = r.text("activation_function", "gelu_new");
   if (!r.flag("scale_attn_weights", true))
     return make_error("config.json: GPT-2 without attention scaling (scale_attn_weights false) is not supported");
   if (r.flag("scale_attn_by_inverse_layer_idx", false))
     return make_error("config.json: GPT-2 with attention scaled by layer index is not supported");
-  auto a = activation_from_hf(act);
-  if (!a) return make_error("config.json: activation_function '" + act + "' is not supported (gelu, gelu_new, relu)");
-  c.activation = *a;
+  if (Status s = read_activation(r, "activation_function", "gelu_new", c.activation); !s) return s;
   c.norm = NormPlacement::pre;
   c.positions = PositionEncoding::learned;
   c.final_norm = true;
@@ -103,21 +120,16 @@ Status fill_gpt2(ConfigReader& r, HfConfig& out) {
 
 Status fill_bert(ConfigReader& r, HfConfig& out) {
   ModelConfig& c = out.config;
-  c.d_model = r.integer("hidden_size", 768);
-  c.n_heads = r.integer("num_attention_heads", 12);
-  c.n_layers = r.integer("num_hidden_layers", 12);
+  read_sizes(r, c, {"hidden_size", 768}, {"num_attention_heads", 12}, {"num_hidden_layers", 12},
+             {"max_position_embeddings", 512});
   c.d_ff = r.integer("intermediate_size", 3072);
-  c.max_positions = r.integer("max_position_embeddings", 512);
   c.type_vocab = r.integer("type_vocab_size", 2);
   c.ln_eps = r.number("layer_norm_eps", 1e-12f);
   out.vocab_size = r.integer("vocab_size", 30522);
-  const std::string act = r.text("hidden_act", "gelu");
   const std::string pos = r.text("position_embedding_type", "absolute");
   if (pos != "absolute")
     return make_error("config.json: position_embedding_type '" + pos + "' is not supported (only absolute)");
-  auto a = activation_from_hf(act);
-  if (!a) return make_error("config.json: hidden_act '" + act + "' is not supported (gelu, gelu_new, relu)");
-  c.activation = *a;
+  if (Status s = read_activation(r, "hidden_act", "gelu", c.activation); !s) return s;
   c.norm = NormPlacement::post;
   c.positions = PositionEncoding::learned;
   c.embed_norm = true;

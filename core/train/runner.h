@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/no_copy.h"
 #include "base/result.h"
 #include "model/model.h"
 #include "train/train.h"
@@ -29,12 +30,9 @@ struct TrainSnapshot {
   std::string error;                      // the job failed
 };
 
-class TrainRunner {
+class TrainRunner : NoCopy {
  public:
-  TrainRunner() = default;
   ~TrainRunner();
-  TrainRunner(const TrainRunner&) = delete;
-  TrainRunner& operator=(const TrainRunner&) = delete;
 
   // Stops any running job (and waits for it), forgets its results, starts this one.
   void start(TrainJob job);

@@ -3,6 +3,7 @@
 #include "state/app_state.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "state/model_source.h"
 
@@ -14,15 +15,10 @@ namespace {
 // session -> app), so the two directions cannot drift apart.
 template <class From, class To>
 void copy_session_fields(const From& from, To& to) {
-  to.sentence = from.sentence;
-  to.source_sentence = from.source_sentence;
-  to.cross = from.cross;
-  to.config = from.config;
-  to.seed = from.seed;
-  to.mask = from.mask;
-  to.layer = from.layer;
-  to.head = from.head;
-  to.query = from.query;
+  const auto fields = [](auto& x) {
+    return std::tie(x.sentence, x.source_sentence, x.cross, x.config, x.seed, x.mask, x.layer, x.head, x.query);
+  };
+  fields(to) = fields(from);
 }
 
 // While the views show the Train view's model, every new report replaces it: the heatmaps follow

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "base/no_copy.h"
 #include "model/model.h"
 #include "model/trace.h"
 
@@ -37,12 +38,10 @@ struct ComputeResult {
   double seconds = 0;  // A and B together
 };
 
-class ComputeWorker {
+class ComputeWorker : NoCopy {
  public:
   ComputeWorker();
   ~ComputeWorker();
-  ComputeWorker(const ComputeWorker&) = delete;
-  ComputeWorker& operator=(const ComputeWorker&) = delete;
 
   // Replaces any request not yet started and stops a running one at its next layer boundary:
   // the newest edit wins, and a stale forward pass on a long text does not delay it.

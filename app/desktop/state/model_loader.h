@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "base/no_copy.h"
 #include "base/result.h"
 #include "model/model.h"
 
@@ -20,12 +21,9 @@ struct LoadedModel {
   double seconds = 0;
 };
 
-class ModelLoader {
+class ModelLoader : NoCopy {
  public:
-  ModelLoader() = default;
   ~ModelLoader();
-  ModelLoader(const ModelLoader&) = delete;
-  ModelLoader& operator=(const ModelLoader&) = delete;
 
   // Starts loading `path`; false (and nothing happens) while another load is running.
   bool start(const std::string& path);

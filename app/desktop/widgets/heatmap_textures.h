@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/no_copy.h"
 #include "base/tensor.h"
 #include "render/colormap.h"
 
@@ -14,11 +15,8 @@ namespace attnviz {
 // Maps with a side longer than this are max-pooled down to it (core/render/downsample.h) before upload.
 inline constexpr int kMaxTextureSide = 1024;
 
-class HeatmapTextures {
+class HeatmapTextures : NoCopy {
  public:
-  HeatmapTextures() = default;
-  HeatmapTextures(const HeatmapTextures&) = delete;
-  HeatmapTextures& operator=(const HeatmapTextures&) = delete;
 
   // version identifies the matrices' contents (bump it whenever they change); values in
   // [vmin, vmax] span the colour map. A map with a side over max_side is max-pooled to it (keep
