@@ -9,25 +9,14 @@
 #include "model/trace.h"
 #include "support/check_util.h"
 #include "support/fixture_util.h"
+#include "support/model_util.h"
 
 using namespace attnviz;
 using attnviz::test::max_abs_diff;
 using attnviz::test::temp_path;
 
 namespace {
-ModelConfig small() {
-  ModelConfig c;
-  c.d_model = 32;
-  c.n_heads = 4;
-  c.n_layers = 2;
-  c.d_ff = 40;
-  c.norm = NormPlacement::pre;
-  c.activation = Activation::gelu;
-  c.positions = PositionEncoding::learned;
-  c.max_positions = 16;
-  c.final_norm = true;
-  return c;
-}
+ModelConfig small() { return attnviz::test::gpt_config({.d_model = 32, .n_heads = 4, .n_layers = 2, .d_ff = 40}, 16); }
 
 }  // namespace
 
