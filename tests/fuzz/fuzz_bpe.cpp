@@ -85,24 +85,4 @@ std::string fuzz_bpe(const BpeTokenizer& fixture, Bytes bytes) {
 
 }  // namespace attnviz::fuzz
 
-#ifdef ATTNVIZ_FUZZ_ENTRY
-namespace {
-// libFuzzer's entry points take no context, so the tokenizer loaded once lives at file scope here.
-std::optional<attnviz::BpeTokenizer> g_fixture;
-}  // namespace
-
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  auto tok = attnviz::fuzz::bpe_fuzz_tokenizer(ATTNVIZ_FIXTURES);
-  if (!tok.ok()) {
-    std::fprintf(stderr, "cannot load the BPE fixture: %s\n", tok.error().c_str());
-    std::abort();
-  }
-  g_fixture = std::move(tok).value();
-  return 0;
-}
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  attnviz::fuzz::fuzz_report(attnviz::fuzz::fuzz_bpe(*g_fixture, {data, size}));
-  return 0;
-}
-#endif
+ATTNVIZ_FUZZ_TARGET_WITH_FIXTURE(attnviz::BpeTokenizer, bpe_fuzz_tokenizer, fuzz_bpe, "BPE")

@@ -5,10 +5,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "base/result.h"
 
 namespace attnviz::fuzz {
 
@@ -54,6 +58,44 @@ inline void fuzz_report(const std::string& finding) {
   std::fprintf(stderr, "fuzz finding: %s\n", finding.c_str());
   std::abort();
 }
+
+// A fixture the target loads once, before the first input; one that does not load stops the run.
+template <class Fixture>
+Fixture fuzz_fixture_or_abort(Result<Fixture> loaded, const char* what) {
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "cannot load the %s fixture: %s\n", what, loaded.error().c_str());
+    std::abort();
+  }
+  return std::move(loaded).value();
+}
 #endif
 
 }  // namespace attnviz::fuzz
+
+// The libFuzzer entry points of a target, written once here; without ATTNVIZ_FUZZ_ENTRY (the
+// replay suite) they are nothing. ATTNVIZ_FUZZ_TARGET(check): check(Bytes) gives the finding.
+// ATTNVIZ_FUZZ_TARGET_WITH_FIXTURE(Fixture, load, check, what): load(fixtures folder) gives a
+// Result<Fixture> once, then check(fixture, Bytes) the finding; libFuzzer's entry points take no
+// context, so the fixture lives at file scope.
+#ifdef ATTNVIZ_FUZZ_ENTRY
+#define ATTNVIZ_FUZZ_TARGET(check)                                          \
+  extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) { \
+    attnviz::fuzz::fuzz_report(attnviz::fuzz::check({data, size}));         \
+    return 0;                                                               \
+  }
+#define ATTNVIZ_FUZZ_TARGET_WITH_FIXTURE(Fixture, load, check, what)                                       \
+  namespace {                                                                                              \
+  std::optional<Fixture> g_fixture;                                                                        \
+  }                                                                                                        \
+  extern "C" int LLVMFuzzerInitialize(int*, char***) {                                                     \
+    g_fixture = attnviz::fuzz::fuzz_fixture_or_abort(attnviz::fuzz::load(ATTNVIZ_FIXTURES), what);         \
+    return 0;                                                                                              \
+  }                                                                                                        \
+  extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {                                \
+    attnviz::fuzz::fuzz_report(attnviz::fuzz::check(*g_fixture, {data, size}));                            \
+    return 0;                                                                                              \
+  }
+#else
+#define ATTNVIZ_FUZZ_TARGET(check)
+#define ATTNVIZ_FUZZ_TARGET_WITH_FIXTURE(Fixture, load, check, what)
+#endif

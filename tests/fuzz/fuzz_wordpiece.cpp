@@ -98,24 +98,4 @@ std::string fuzz_wordpiece(const WordPieceTokenizer& fixture, Bytes bytes) {
 
 }  // namespace attnviz::fuzz
 
-#ifdef ATTNVIZ_FUZZ_ENTRY
-namespace {
-// libFuzzer's entry points take no context, so the tokenizer loaded once lives at file scope here.
-std::optional<attnviz::WordPieceTokenizer> g_fixture;
-}  // namespace
-
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  auto tok = attnviz::fuzz::wordpiece_fuzz_tokenizer(ATTNVIZ_FIXTURES);
-  if (!tok.ok()) {
-    std::fprintf(stderr, "cannot load the WordPiece fixture: %s\n", tok.error().c_str());
-    std::abort();
-  }
-  g_fixture = std::move(tok).value();
-  return 0;
-}
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  attnviz::fuzz::fuzz_report(attnviz::fuzz::fuzz_wordpiece(*g_fixture, {data, size}));
-  return 0;
-}
-#endif
+ATTNVIZ_FUZZ_TARGET_WITH_FIXTURE(attnviz::WordPieceTokenizer, wordpiece_fuzz_tokenizer, fuzz_wordpiece, "WordPiece")
