@@ -60,9 +60,8 @@ std::string check_loaded(const Loaded& tok, std::string_view what) {
 // The fixture tokenizer the encode modes use: tests/fixtures/tokenizers/bpe/tokenizer_added.json,
 // the vocabulary with added tokens, so special-token matching is fuzzed too.
 Result<BpeTokenizer> bpe_fuzz_tokenizer(const std::string& fixtures) {
-  auto bytes = file_read_bytes(fixtures + "/tokenizers/bpe/tokenizer_added.json");
-  if (!bytes.ok()) return make_error(bytes.error());
-  return bpe_from_tokenizer_json(bytes_text(*bytes));
+  return fuzz_fixture_parse(fixtures + "/tokenizers/bpe/tokenizer_added.json",
+                            [](std::string_view json) { return bpe_from_tokenizer_json(json); });
 }
 
 std::string fuzz_bpe(const BpeTokenizer& fixture, Bytes bytes) {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/file_io.h"
 #include "base/result.h"
 
 namespace attnviz::fuzz {
@@ -49,6 +50,14 @@ inline TextPair split_at_first_nul(std::string_view text) {
 // A failed call must say why: an empty message would leave the user with nothing to read.
 inline std::string error_needs_message(const std::string& message, std::string_view what) {
   return message.empty() ? std::string(what) + " failed with an empty message" : std::string();
+}
+
+// A fixture file's text through `parse` (a tokenizer loader), for the targets that encode with one.
+template <class Parse>
+auto fuzz_fixture_parse(const std::string& path, Parse parse) -> decltype(parse(std::string_view())) {
+  auto bytes = file_read_bytes(path);
+  if (!bytes.ok()) return make_error(bytes.error());
+  return parse(bytes_text(*bytes));
 }
 
 #ifdef ATTNVIZ_FUZZ_ENTRY

@@ -71,9 +71,8 @@ std::string check_loaded(const Loaded& tok, std::string_view what) {
 
 // The fixture tokenizer the encode modes use: the lowercasing, accent-stripping one.
 Result<WordPieceTokenizer> wordpiece_fuzz_tokenizer(const std::string& fixtures) {
-  auto bytes = file_read_bytes(fixtures + "/tokenizers/wordpiece/uncased/tokenizer.json");
-  if (!bytes.ok()) return make_error(bytes.error());
-  return wordpiece_from_tokenizer_json(bytes_text(*bytes));
+  return fuzz_fixture_parse(fixtures + "/tokenizers/wordpiece/uncased/tokenizer.json",
+                            [](std::string_view json) { return wordpiece_from_tokenizer_json(json); });
 }
 
 std::string fuzz_wordpiece(const WordPieceTokenizer& fixture, Bytes bytes) {
