@@ -20,11 +20,7 @@ using namespace attnviz;
 
 namespace {
 
-using attnviz::test::Bytes;
-using attnviz::test::has;
-using attnviz::test::temp_path;
-using attnviz::test::append_le;
-using attnviz::test::le_f32;
+using namespace attnviz::test;
 
 // Magic, version, header length (u16 for 1.0, u32 otherwise), the dict text as given, then data.
 Bytes make_npy(const std::string& dict, const Bytes& data, int major = 1) {
@@ -54,39 +50,39 @@ Bytes read_all(const std::string& path) {
 
 const std::string kDir = ATTNVIZ_FIXTURES "/npy/";
 
+// A numpy-written fixture that must load as a (rows, cols) matrix.
+Mat npy_fixture(const std::string& name, Eigen::Index rows, Eigen::Index cols) {
+  auto m = npy_read(kDir + name);
+  REQUIRE_MESSAGE(m.ok(), m.error());
+  REQUIRE(m->rows() == rows);
+  REQUIRE(m->cols() == cols);
+  return *m;
+}
+
 }  // namespace
 
 TEST_CASE("npy: numpy's float32 C-order (3, 4) file loads exactly") {
-  auto m = npy_read(kDir + "c_3x4_f4.npy");
-  REQUIRE_MESSAGE(m.ok(), m.error());
-  REQUIRE(m->rows() == 3);
-  REQUIRE(m->cols() == 4);
+  const Mat m = npy_fixture("c_3x4_f4.npy", 3, 4);
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 4; ++j) CHECK((*m)(i, j) == 0.5f * static_cast<float>(4 * i + j) - 1.0f);
-  CHECK((*m)(2, 3) == 4.5f);
+    for (int j = 0; j < 4; ++j) CHECK(m(i, j) == 0.5f * static_cast<float>(4 * i + j) - 1.0f);
+  CHECK(m(2, 3) == 4.5f);
 }
 
 TEST_CASE("npy: numpy's float64 Fortran-order (3, 4) file loads with rows and columns in place") {
-  auto m = npy_read(kDir + "fortran_3x4_f8.npy");
-  REQUIRE_MESSAGE(m.ok(), m.error());
-  REQUIRE(m->rows() == 3);
-  REQUIRE(m->cols() == 4);
+  const Mat m = npy_fixture("fortran_3x4_f8.npy", 3, 4);
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 4; ++j) CHECK((*m)(i, j) == static_cast<float>(10 * i + j) + 0.25f);
-  CHECK((*m)(0, 1) == 1.25f);
-  CHECK((*m)(1, 0) == 10.25f);
+    for (int j = 0; j < 4; ++j) CHECK(m(i, j) == static_cast<float>(10 * i + j) + 0.25f);
+  CHECK(m(0, 1) == 1.25f);
+  CHECK(m(1, 0) == 10.25f);
 }
 
 TEST_CASE("npy: a 1-D numpy array loads as one row") {
-  auto m = npy_read(kDir + "vec_5_f4.npy");
-  REQUIRE_MESSAGE(m.ok(), m.error());
-  REQUIRE(m->rows() == 1);
-  REQUIRE(m->cols() == 5);
-  CHECK((*m)(0, 0) == 1.5f);
-  CHECK((*m)(0, 1) == -2.0f);
-  CHECK((*m)(0, 2) == 3.25f);
-  CHECK((*m)(0, 3) == 0.0f);
-  CHECK((*m)(0, 4) == 1024.0f);
+  const Mat m = npy_fixture("vec_5_f4.npy", 1, 5);
+  const float want[5] = {1.5f, -2.0f, 3.25f, 0.0f, 1024.0f};
+  for (int j = 0; j < 5; ++j) {
+    CAPTURE(j);
+    CHECK(m(0, j) == want[j]);
+  }
 }
 
 TEST_CASE("npy: numpy's int64 and big-endian files are refused, naming the dtype") {
@@ -122,13 +118,11 @@ TEST_CASE("npy: our writer produces numpy's exact bytes, and round trips bit-exa
   CHECK(empty->rows() == 0);
   CHECK(empty->cols() == 7);
 
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("attnviz-test-npy-" + std::to_string(::getpid()) + ".npy")).string();
+  const TempFile path("attnviz-test-npy.npy");
   REQUIRE(npy_write(path, odd).ok());
   auto file = npy_read(path);
   REQUIRE(file.ok());
   CHECK(std::memcmp(file->data(), odd.data(), sizeof(float) * 6) == 0);
-  std::filesystem::remove(path);
 }
 
 TEST_CASE("npy: versions 2.0 and 3.0 (u32 header length) and free whitespace are read") {

@@ -16,17 +16,14 @@
 #include <string>
 #include <unistd.h>
 
+#include "base/file_io.h"
 #include "io/safetensors.h"
 
 using namespace attnviz;
 
 namespace {
 
-using attnviz::test::Bytes;
-using attnviz::test::has;
-using attnviz::test::temp_path;
-using attnviz::test::append_le;
-using attnviz::test::le_f32;
+using namespace attnviz::test;
 
 // 8-byte little-endian length (the header's own unless `claimed` is given), header text, buffer.
 Bytes assemble(std::string_view header, const Bytes& buffer = {}, std::optional<uint64_t> claimed = std::nullopt) {
@@ -360,7 +357,8 @@ TEST_CASE("safetensors: write and read through files; the writer refuses what it
   Mat m(2, 2);
   m << 1, 2, 3, 4;
   f.tensors.push_back(tensor_from_mat("w", m));
-  const std::string path = temp_path("attnviz-test-st.safetensors");
+  const TempFile file("attnviz-test-st.safetensors");
+  const std::string& path = file;
   REQUIRE(safetensors_write(path, f).ok());
   auto back = safetensors_read(path);
   REQUIRE_MESSAGE(back.ok(), back.error());
@@ -384,15 +382,10 @@ TEST_CASE("safetensors: write and read through files; the writer refuses what it
   CHECK_FALSE(std::filesystem::exists(path));
 
   // A parse error from a file names the file.
-  const Bytes junk = assemble("[]");
-  std::FILE* out = std::fopen(path.c_str(), "wb");
-  REQUIRE(out != nullptr);
-  std::fwrite(junk.data(), 1, junk.size(), out);
-  std::fclose(out);
+  REQUIRE(file_write_atomic(path, assemble("[]")).ok());
   auto bad = safetensors_read(path);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error() == "'" + path + "': safetensors: header is not a JSON object (it is array)");
-  std::filesystem::remove(path);
 }
 
 TEST_CASE("safetensors: tensor_to_mat and tensor_to_vec check rank and expected shape") {
@@ -497,15 +490,11 @@ std::string index_error_of(std::string_view text) {
 
 // A fresh folder for one sharded checkpoint; removed with everything in it when the test ends.
 struct ShardFolder {
-  std::filesystem::path dir = temp_path("attnviz-test-shards");
-  ShardFolder() { std::filesystem::create_directories(dir); }
-  ~ShardFolder() { std::filesystem::remove_all(dir); }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
+  TempFile dir{"attnviz-test-shards"};
+  ShardFolder() { std::filesystem::create_directories(dir.path()); }
+  std::string path(const std::string& name) const { return dir.path() + "/" + name; }
   void write_text(const std::string& name, const std::string& text) const {
-    std::FILE* out = std::fopen(path(name).c_str(), "wb");
-    REQUIRE(out != nullptr);
-    std::fwrite(text.data(), 1, text.size(), out);
-    std::fclose(out);
+    REQUIRE(file_write_atomic(path(name), text).ok());
   }
   // One shard holding a 1-D F32 tensor per (name, value) pair.
   void write_shard(const std::string& name, std::initializer_list<std::pair<std::string, float>> tensors,
@@ -653,7 +642,7 @@ TEST_CASE("safetensors sharded: missing shards and tensors, and tensors in the w
 }
 
 TEST_CASE("safetensors_map: tensors convert straight from the mapping, the same values as a full read") {
-  const std::string path = temp_path("attnviz-test-map.safetensors");
+  const TempFile path("attnviz-test-map.safetensors");
   TensorFile f;
   Mat w(3, 70000);  // larger than a page, so release really drops pages
   for (Eigen::Index i = 0; i < w.size(); ++i) w.data()[i] = static_cast<float>(i % 977) * 0.25f - 3.0f;
@@ -678,11 +667,11 @@ TEST_CASE("safetensors_map: tensors convert straight from the mapping, the same 
   auto b = tensor_to_vec(*mapped->find("b"), 5);
   REQUIRE(b.ok());
   CHECK((*b)(4) == 1.0f);
-  std::filesystem::remove(path);
 }
 
 TEST_CASE("safetensors_map: a damaged or missing file gives the reader's messages") {
-  const std::string path = temp_path("attnviz-test-map-bad.safetensors");
+  const TempFile file("attnviz-test-map-bad.safetensors");
+  const std::string& path = file;
   TensorFile f;
   f.tensors.push_back(tensor_from_vec("b", Vec::Ones(8)));
   auto bytes = safetensors_serialize(f);
