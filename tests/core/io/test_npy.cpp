@@ -12,6 +12,7 @@
 #include <iterator>
 #include <limits>
 #include <string>
+#include <utility>
 #include <unistd.h>
 
 #include "io/npy.h"
@@ -178,20 +179,34 @@ TEST_CASE("npy: the header dict is parsed strictly") {
   CHECK_ERROR(make_npy("{'descr': '<f4", d), "unterminated string");
   CHECK_ERROR(make_npy("{'descr': '<\\x66\\x34', 'fortran_order': False, 'shape': (2,)}", d),
               "escape sequences are not supported");
-  CHECK_ERROR(make_npy(dict("<f4", "false", "(2,)"), d), "expected a string, True, False or a tuple");
-  CHECK_ERROR(make_npy(dict("<f4", "Truely", "(2,)"), d), "expected a string, True, False or a tuple");
-  CHECK_ERROR(make_npy(dict("<f4", "'yes'", "(2,)"), d), "header 'fortran_order' is not True or False");
+  // A bad 'fortran_order' value and what the refusal says.
+  const std::pair<std::string, std::string> bad_orders[] = {
+      {"false", "expected a string, True, False or a tuple"},
+      {"Truely", "expected a string, True, False or a tuple"},
+      {"'yes'", "header 'fortran_order' is not True or False"},
+  };
+  for (const auto& [order, part] : bad_orders) {
+    CAPTURE(order);
+    CHECK_ERROR(make_npy(dict("<f4", order, "(2,)"), d), part);
+  }
   CHECK_ERROR(make_npy("{'descr': 4, 'fortran_order': False, 'shape': (2,)}", d), "expected a string");
   CHECK_ERROR(make_npy("{'descr': (4,), 'fortran_order': False, 'shape': (2,)}", d), "header 'descr' is not a string");
   CHECK_ERROR(make_npy("{'descr': [('x', '<f4')], 'fortran_order': False, 'shape': (2,)}", d),
               "structured dtypes (a list in 'descr') are not supported");
-  CHECK_ERROR(make_npy(dict("<f4", "False", "'2'"), d), "header 'shape' is not a tuple");
-  CHECK_ERROR(make_npy(dict("<f4", "False", "(2)"), d), "(n) is not a tuple; a 1-D shape is written (n,)");
-  CHECK_ERROR(make_npy(dict("<f4", "False", "(2,,)"), d), "expected a non-negative integer");
-  CHECK_ERROR(make_npy(dict("<f4", "False", "(-2,)"), d), "expected a non-negative integer");
-  CHECK_ERROR(make_npy(dict("<f4", "False", "(02,)"), d), "integer with a leading zero");
-  CHECK_ERROR(make_npy(dict("<f4", "False", "(2; 1)"), d), "expected ',' or ')' in the shape");
-  CHECK_ERROR(make_npy(dict("<f4", "False", "(99999999999999999999999,)"), d), "shape entry is too large");
+  // A bad 'shape' value and what the refusal says.
+  const std::pair<std::string, std::string> bad_shapes[] = {
+      {"'2'", "header 'shape' is not a tuple"},
+      {"(2)", "(n) is not a tuple; a 1-D shape is written (n,)"},
+      {"(2,,)", "expected a non-negative integer"},
+      {"(-2,)", "expected a non-negative integer"},
+      {"(02,)", "integer with a leading zero"},
+      {"(2; 1)", "expected ',' or ')' in the shape"},
+      {"(99999999999999999999999,)", "shape entry is too large"},
+  };
+  for (const auto& [shape, part] : bad_shapes) {
+    CAPTURE(shape);
+    CHECK_ERROR(make_npy(dict("<f4", "False", shape), d), part);
+  }
 }
 
 TEST_CASE("npy: non-float, big-endian and half dtypes are named in the refusal") {

@@ -496,6 +496,13 @@ struct ShardFolder {
   void write_text(const std::string& name, const std::string& text) const {
     REQUIRE(file_write_atomic(path(name), text).ok());
   }
+  // model.safetensors.index.json with this weight_map, its entries in the order given.
+  void write_index(const std::vector<std::pair<std::string, std::string>>& weight_map) const {
+    std::string json = R"({"weight_map":{)";
+    for (const auto& [tensor, shard] : weight_map)
+      json += (json.back() == '{' ? "\"" : ",\"") + tensor + "\":\"" + shard + "\"";
+    write_text("model.safetensors.index.json", json + "}}");
+  }
   // One shard holding a 1-D F32 tensor per (name, value) pair.
   void write_shard(const std::string& name, std::initializer_list<std::pair<std::string, float>> tensors,
                    const std::string& note = "") const {
@@ -590,45 +597,44 @@ TEST_CASE("safetensors sharded: missing shards and tensors, and tensors in the w
   d.write_shard(kShard1, {{"a", 1.0f}, {"b", 2.0f}});
   d.write_shard(kShard2, {{"c", 3.0f}});
 
-  SUBCASE("a shard that is not there") {
-    d.write_text("model.safetensors.index.json", R"({"weight_map":{"a":"model-00001-of-00002.safetensors",
-        "b":"model-00001-of-00002.safetensors","c":"model-00003-of-00002.safetensors"}})");
-    CHECK(safetensors_read_sharded(index).error() ==
-          where + "shard 'model-00003-of-00002.safetensors' does not exist (looked for '" +
-              d.path("model-00003-of-00002.safetensors") + "')");
-  }
-  SUBCASE("a listed tensor its shard does not hold") {
-    d.write_text("model.safetensors.index.json", R"({"weight_map":{"a":"model-00001-of-00002.safetensors",
-        "b":"model-00001-of-00002.safetensors","c":"model-00002-of-00002.safetensors",
-        "d":"model-00002-of-00002.safetensors"}})");
-    CHECK(safetensors_read_sharded(index).error() ==
-          where + "tensor 'd' is listed in shard 'model-00002-of-00002.safetensors' but that shard does not hold it");
-  }
-  SUBCASE("a tensor listed in one shard but stored in the other") {
-    d.write_text("model.safetensors.index.json", R"({"weight_map":{"a":"model-00001-of-00002.safetensors",
-        "b":"model-00002-of-00002.safetensors","c":"model-00002-of-00002.safetensors"}})");
-    CHECK(safetensors_read_sharded(index).error() ==
-          where + "tensor 'b' is listed in shard 'model-00002-of-00002.safetensors' but is in shard "
-                  "'model-00001-of-00002.safetensors'");
+  // An index naming each tensor's shard (in this order), and the error after `where` that it gives.
+  struct BadMap {
+    const char* subcase;
+    std::vector<std::pair<std::string, std::string>> weight_map;
+    std::string error;
+  };
+  const std::string shard3 = "model-00003-of-00002.safetensors";
+  const BadMap bad_maps[] = {
+      {"a shard that is not there",
+       {{"a", kShard1}, {"b", kShard1}, {"c", shard3}},
+       "shard 'model-00003-of-00002.safetensors' does not exist (looked for '" + d.path(shard3) + "')"},
+      {"a listed tensor its shard does not hold",
+       {{"a", kShard1}, {"b", kShard1}, {"c", kShard2}, {"d", kShard2}},
+       "tensor 'd' is listed in shard 'model-00002-of-00002.safetensors' but that shard does not hold it"},
+      {"a tensor listed in one shard but stored in the other",
+       {{"a", kShard1}, {"b", kShard2}, {"c", kShard2}},
+       "tensor 'b' is listed in shard 'model-00002-of-00002.safetensors' but is in shard "
+       "'model-00001-of-00002.safetensors'"},
+      {"a stored tensor the map does not list",
+       {{"a", kShard1}, {"c", kShard2}},
+       "shard 'model-00001-of-00002.safetensors' holds tensor 'b', which 'weight_map' does not list"},
+  };
+  for (const BadMap& bad : bad_maps) {
+    SUBCASE(bad.subcase) {
+      d.write_index(bad.weight_map);
+      CHECK(safetensors_read_sharded(index).error() == where + bad.error);
+    }
   }
   SUBCASE("a name in two shards") {
     d.write_shard(kShard2, {{"c", 3.0f}, {"a", 5.0f}});
-    d.write_text("model.safetensors.index.json", R"({"weight_map":{"a":"model-00001-of-00002.safetensors",
-        "b":"model-00001-of-00002.safetensors","c":"model-00002-of-00002.safetensors"}})");
+    d.write_index({{"a", kShard1}, {"b", kShard1}, {"c", kShard2}});
     CHECK(safetensors_read_sharded(index).error() ==
           where + "tensor 'a' is in two shards, 'model-00001-of-00002.safetensors' and "
                   "'model-00002-of-00002.safetensors'");
   }
-  SUBCASE("a stored tensor the map does not list") {
-    d.write_text("model.safetensors.index.json", R"({"weight_map":{"a":"model-00001-of-00002.safetensors",
-        "c":"model-00002-of-00002.safetensors"}})");
-    CHECK(safetensors_read_sharded(index).error() ==
-          where + "shard 'model-00001-of-00002.safetensors' holds tensor 'b', which 'weight_map' does not list");
-  }
   SUBCASE("a corrupt shard is named by its path") {
     d.write_text(kShard2, "junk");
-    d.write_text("model.safetensors.index.json", R"({"weight_map":{"a":"model-00001-of-00002.safetensors",
-        "b":"model-00001-of-00002.safetensors","c":"model-00002-of-00002.safetensors"}})");
+    d.write_index({{"a", kShard1}, {"b", kShard1}, {"c", kShard2}});
     CHECK(safetensors_read_sharded(index).error() ==
           "'" + d.path(kShard2) + "': safetensors: file is 4 bytes, shorter than the 8-byte header length");
   }
