@@ -30,6 +30,7 @@
 #include "support/check_util.h"
 #include "support/cli_util.h"
 #include "support/fixture_util.h"
+#include "support/model_util.h"
 
 using namespace attnviz;
 using namespace attnviz::test;
@@ -45,14 +46,7 @@ CliRun cli(const std::vector<std::string>& args) { return cli_in_process(args); 
 // The real binary, for what only a real process shows (standard output on a full disk).
 int cli_binary(const std::string& args) { return cli_binary_status(args); }
 
-ModelConfig small_config() {
-  ModelConfig c;
-  c.d_model = 16;
-  c.n_heads = 2;
-  c.d_ff = 16;
-  c.n_layers = 2;
-  return c;
-}
+ModelConfig small_config() { return sized_config({.d_model = 16, .n_heads = 2, .n_layers = 2, .d_ff = 16}); }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

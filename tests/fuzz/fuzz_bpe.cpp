@@ -60,9 +60,8 @@ std::string check_loaded(const Loaded& tok, std::string_view what) {
 // The fixture tokenizer the encode modes use: tests/fixtures/tokenizers/bpe/tokenizer_added.json,
 // the vocabulary with added tokens, so special-token matching is fuzzed too.
 Result<BpeTokenizer> bpe_fuzz_tokenizer(const std::string& fixtures) {
-  auto bytes = file_read_bytes(fixtures + "/tokenizers/bpe/tokenizer_added.json");
-  if (!bytes.ok()) return make_error(bytes.error());
-  return bpe_from_tokenizer_json(bytes_text(*bytes));
+  return fuzz_fixture_parse(fixtures + "/tokenizers/bpe/tokenizer_added.json",
+                            [](std::string_view json) { return bpe_from_tokenizer_json(json); });
 }
 
 std::string fuzz_bpe(const BpeTokenizer& fixture, Bytes bytes) {
@@ -85,24 +84,4 @@ std::string fuzz_bpe(const BpeTokenizer& fixture, Bytes bytes) {
 
 }  // namespace attnviz::fuzz
 
-#ifdef ATTNVIZ_FUZZ_ENTRY
-namespace {
-// libFuzzer's entry points take no context, so the tokenizer loaded once lives at file scope here.
-std::optional<attnviz::BpeTokenizer> g_fixture;
-}  // namespace
-
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  auto tok = attnviz::fuzz::bpe_fuzz_tokenizer(ATTNVIZ_FIXTURES);
-  if (!tok.ok()) {
-    std::fprintf(stderr, "cannot load the BPE fixture: %s\n", tok.error().c_str());
-    std::abort();
-  }
-  g_fixture = std::move(tok).value();
-  return 0;
-}
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  attnviz::fuzz::fuzz_report(attnviz::fuzz::fuzz_bpe(*g_fixture, {data, size}));
-  return 0;
-}
-#endif
+ATTNVIZ_FUZZ_TARGET_WITH_FIXTURE(attnviz::BpeTokenizer, bpe_fuzz_tokenizer, fuzz_bpe, "BPE")

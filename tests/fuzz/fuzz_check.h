@@ -5,10 +5,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "base/file_io.h"
+#include "base/result.h"
 
 namespace attnviz::fuzz {
 
@@ -47,6 +52,14 @@ inline std::string error_needs_message(const std::string& message, std::string_v
   return message.empty() ? std::string(what) + " failed with an empty message" : std::string();
 }
 
+// A fixture file's text through `parse` (a tokenizer loader), for the targets that encode with one.
+template <class Parse>
+auto fuzz_fixture_parse(const std::string& path, Parse parse) -> decltype(parse(std::string_view())) {
+  auto bytes = file_read_bytes(path);
+  if (!bytes.ok()) return make_error(bytes.error());
+  return parse(bytes_text(*bytes));
+}
+
 #ifdef ATTNVIZ_FUZZ_ENTRY
 // libFuzzer records an input only when the process dies, so a broken invariant aborts here.
 inline void fuzz_report(const std::string& finding) {
@@ -54,6 +67,44 @@ inline void fuzz_report(const std::string& finding) {
   std::fprintf(stderr, "fuzz finding: %s\n", finding.c_str());
   std::abort();
 }
+
+// A fixture the target loads once, before the first input; one that does not load stops the run.
+template <class Fixture>
+Fixture fuzz_fixture_or_abort(Result<Fixture> loaded, const char* what) {
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "cannot load the %s fixture: %s\n", what, loaded.error().c_str());
+    std::abort();
+  }
+  return std::move(loaded).value();
+}
 #endif
 
 }  // namespace attnviz::fuzz
+
+// The libFuzzer entry points of a target, written once here; without ATTNVIZ_FUZZ_ENTRY (the
+// replay suite) they are nothing. ATTNVIZ_FUZZ_TARGET(check): check(Bytes) gives the finding.
+// ATTNVIZ_FUZZ_TARGET_WITH_FIXTURE(Fixture, load, check, what): load(fixtures folder) gives a
+// Result<Fixture> once, then check(fixture, Bytes) the finding; libFuzzer's entry points take no
+// context, so the fixture lives at file scope.
+#ifdef ATTNVIZ_FUZZ_ENTRY
+#define ATTNVIZ_FUZZ_TARGET(check)                                          \
+  extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) { \
+    attnviz::fuzz::fuzz_report(attnviz::fuzz::check({data, size}));         \
+    return 0;                                                               \
+  }
+#define ATTNVIZ_FUZZ_TARGET_WITH_FIXTURE(Fixture, load, check, what)                                       \
+  namespace {                                                                                              \
+  std::optional<Fixture> g_fixture;                                                                        \
+  }                                                                                                        \
+  extern "C" int LLVMFuzzerInitialize(int*, char***) {                                                     \
+    g_fixture = attnviz::fuzz::fuzz_fixture_or_abort(attnviz::fuzz::load(ATTNVIZ_FIXTURES), what);         \
+    return 0;                                                                                              \
+  }                                                                                                        \
+  extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {                                \
+    attnviz::fuzz::fuzz_report(attnviz::fuzz::check(*g_fixture, {data, size}));                            \
+    return 0;                                                                                              \
+  }
+#else
+#define ATTNVIZ_FUZZ_TARGET(check)
+#define ATTNVIZ_FUZZ_TARGET_WITH_FIXTURE(Fixture, load, check, what)
+#endif

@@ -16,9 +16,4 @@ std::string fuzz_hf_config(Bytes bytes) {
 
 }  // namespace attnviz::fuzz
 
-#ifdef ATTNVIZ_FUZZ_ENTRY
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  attnviz::fuzz::fuzz_report(attnviz::fuzz::fuzz_hf_config({data, size}));
-  return 0;
-}
-#endif
+ATTNVIZ_FUZZ_TARGET(fuzz_hf_config)

@@ -24,9 +24,4 @@ std::string fuzz_npy(Bytes bytes) {
 
 }  // namespace attnviz::fuzz
 
-#ifdef ATTNVIZ_FUZZ_ENTRY
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  attnviz::fuzz::fuzz_report(attnviz::fuzz::fuzz_npy({data, size}));
-  return 0;
-}
-#endif
+ATTNVIZ_FUZZ_TARGET(fuzz_npy)

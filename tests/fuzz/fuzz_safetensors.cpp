@@ -76,9 +76,4 @@ std::string fuzz_safetensors(Bytes bytes) {
 
 }  // namespace attnviz::fuzz
 
-#ifdef ATTNVIZ_FUZZ_ENTRY
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  attnviz::fuzz::fuzz_report(attnviz::fuzz::fuzz_safetensors({data, size}));
-  return 0;
-}
-#endif
+ATTNVIZ_FUZZ_TARGET(fuzz_safetensors)

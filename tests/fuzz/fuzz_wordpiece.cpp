@@ -71,9 +71,8 @@ std::string check_loaded(const Loaded& tok, std::string_view what) {
 
 // The fixture tokenizer the encode modes use: the lowercasing, accent-stripping one.
 Result<WordPieceTokenizer> wordpiece_fuzz_tokenizer(const std::string& fixtures) {
-  auto bytes = file_read_bytes(fixtures + "/tokenizers/wordpiece/uncased/tokenizer.json");
-  if (!bytes.ok()) return make_error(bytes.error());
-  return wordpiece_from_tokenizer_json(bytes_text(*bytes));
+  return fuzz_fixture_parse(fixtures + "/tokenizers/wordpiece/uncased/tokenizer.json",
+                            [](std::string_view json) { return wordpiece_from_tokenizer_json(json); });
 }
 
 std::string fuzz_wordpiece(const WordPieceTokenizer& fixture, Bytes bytes) {
@@ -98,24 +97,4 @@ std::string fuzz_wordpiece(const WordPieceTokenizer& fixture, Bytes bytes) {
 
 }  // namespace attnviz::fuzz
 
-#ifdef ATTNVIZ_FUZZ_ENTRY
-namespace {
-// libFuzzer's entry points take no context, so the tokenizer loaded once lives at file scope here.
-std::optional<attnviz::WordPieceTokenizer> g_fixture;
-}  // namespace
-
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  auto tok = attnviz::fuzz::wordpiece_fuzz_tokenizer(ATTNVIZ_FIXTURES);
-  if (!tok.ok()) {
-    std::fprintf(stderr, "cannot load the WordPiece fixture: %s\n", tok.error().c_str());
-    std::abort();
-  }
-  g_fixture = std::move(tok).value();
-  return 0;
-}
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  attnviz::fuzz::fuzz_report(attnviz::fuzz::fuzz_wordpiece(*g_fixture, {data, size}));
-  return 0;
-}
-#endif
+ATTNVIZ_FUZZ_TARGET_WITH_FIXTURE(attnviz::WordPieceTokenizer, wordpiece_fuzz_tokenizer, fuzz_wordpiece, "WordPiece")

@@ -11,12 +11,7 @@
 namespace attnviz {
 namespace {
 
-using test::fixture_path;
-using test::load_fixture;
-using test::max_abs_diff;
-using test::open_fixture;
-using test::ref_cases;
-using test::RefCase;
+using namespace test;
 
 // Runs every case by text and checks ids, pieces, segments, every head and the final states.
 void check_folder(const std::string& folder) {

@@ -12,6 +12,7 @@
 #include "model/mask.h"
 #include "model/trace.h"
 #include "support/fixture_util.h"
+#include "support/model_util.h"
 
 using namespace attnviz;
 using namespace attnviz::test;
@@ -135,10 +136,7 @@ TEST_CASE("torch reference: token embeddings plus sinusoidal or learned position
   const int T = static_cast<int>(ids.cols()), C = static_cast<int>(tok.cols());
   CHECK(max_abs_diff(positions_sinusoidal(T, C), fixture_mat(f, "fixture.pos_sinusoidal")) < 1e-6f);
 
-  ModelConfig c;
-  c.d_model = C;
-  c.n_heads = 2;
-  c.d_ff = 8;
+  ModelConfig c = test::sized_config({.d_model = C, .n_heads = 2, .d_ff = 8});
   c.max_positions = static_cast<int>(fixture_mat(f, "pos_embed.weight").rows());
   Model model = model_init_random(c, 3);
   model.weights.tok_embed = tok;

@@ -1,9 +1,11 @@
 // Small helpers shared by test files: substring checks on error messages, per-process temporary
-// paths (ctest runs test cases in parallel processes) and seeded random matrices.
+// paths (ctest runs test cases in parallel processes), removed at the end of the test, and seeded
+// random matrices.
 #pragma once
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -19,6 +21,24 @@ inline bool has(const std::string& text, std::string_view part) { return text.fi
 inline std::string temp_path(const std::string& stem) {
   return (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(::getpid()))).string();
 }
+
+// A temp_path removed (with anything inside) when the test leaves its scope, passed or failed; it
+// reads as the path wherever a string is wanted.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& stem) : path_(temp_path(stem)) {}
+  ~TempFile() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::string& path() const { return path_; }
+  operator const std::string&() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 // A (rows, cols) matrix of N(0, scale²) entries from our deterministic Rng.
 inline Mat random_mat(Eigen::Index rows, Eigen::Index cols, uint64_t seed, double scale = 1.0) {

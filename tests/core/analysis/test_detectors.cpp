@@ -8,6 +8,7 @@
 #include "analysis/detectors.h"
 #include "demos/induction_data.h"
 #include "model/trace.h"
+#include "support/model_util.h"
 
 using namespace attnviz;
 
@@ -113,12 +114,7 @@ TEST_CASE("detectors: names round-trip and every detector has a definition") {
 }
 
 TEST_CASE("detectors: a random-weight causal model has no induction heads (every score <= 0.2)") {
-  ModelConfig c;
-  c.d_model = 64;
-  c.n_heads = 4;
-  c.n_layers = 2;
-  c.d_ff = 128;
-  const Model m = model_init_random(c, 11);
+  const Model m = test::sized_model({.d_model = 64, .n_heads = 4, .n_layers = 2, .d_ff = 128}, 11);
   Rng rng(5);
   auto seq = induction_sequence(rng, 50, 40, 15);
   REQUIRE(seq.ok());
@@ -150,11 +146,7 @@ TEST_CASE("detectors: a random-weight causal model has no induction heads (every
 }
 
 TEST_CASE("detectors: the grid cuts padding off and leaves cross-attention undefined") {
-  ModelConfig c;
-  c.d_model = 16;
-  c.n_heads = 2;
-  c.d_ff = 32;
-  const Model m = model_init_random(c, 2);
+  const Model m = test::sized_model({.d_model = 16, .n_heads = 2, .d_ff = 32}, 2);
   TraceInput in;
   in.text = "a b c";
   in.mask.pad_to = 8;

@@ -7,6 +7,7 @@
 
 #include "analysis/lecture.h"
 #include "model/mask.h"
+#include "support/model_util.h"
 
 using namespace attnviz;
 
@@ -48,12 +49,7 @@ TEST_CASE("lecture: the default query is the pronoun \"it\", in any case, else t
 }
 
 TEST_CASE("lecture: focus clamps layer, head and query into the trace and resolves the default") {
-  ModelConfig c;
-  c.d_model = 64;
-  c.n_heads = 4;
-  c.n_layers = 2;
-  c.d_ff = 128;
-  const Trace t = animal_trace(c);
+  const Trace t = animal_trace(test::sized_config({.d_model = 64, .n_heads = 4, .n_layers = 2, .d_ff = 128}));
   LectureFocus f = lecture_focus(t, 5, 9, -1);
   CHECK(f.layer == 1);
   CHECK(f.head == 3);
@@ -66,10 +62,7 @@ TEST_CASE("lecture: focus clamps layer, head and query into the trace and resolv
 }
 
 TEST_CASE("lecture: head columns tile the concat, and the concat holds each head's output there") {
-  ModelConfig c;
-  c.d_model = 96;
-  c.n_heads = 3;
-  c.d_ff = 64;
+  const ModelConfig c = test::sized_config({.d_model = 96, .n_heads = 3, .d_ff = 64});
   const Trace t = animal_trace(c);
   CHECK(lecture_head_columns(c, 0).first == 0);
   CHECK(lecture_head_columns(c, 0).last == 31);
@@ -103,10 +96,7 @@ TEST_CASE("lecture: the score divisor is √64 = 8 on the paper's model, and the
 }
 
 TEST_CASE("lecture: the divisor matches the engine under a temperature and dot-product scoring") {
-  ModelConfig c;
-  c.d_model = 64;
-  c.n_heads = 4;
-  c.d_ff = 64;
+  ModelConfig c = test::sized_config({.d_model = 64, .n_heads = 4, .d_ff = 64});
   c.temperature = 0.5f;
   c.head_scores = {ScoreKind::scaled_dot, ScoreKind::dot, ScoreKind::general, ScoreKind::additive};
   const Trace t = animal_trace(c);

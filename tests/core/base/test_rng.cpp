@@ -6,6 +6,7 @@
 
 #include "base/rng.h"
 #include "model/model.h"
+#include "support/model_util.h"
 
 using namespace attnviz;
 
@@ -37,10 +38,7 @@ TEST_CASE("rng: normal samples have mean 0 and variance 1") {
 }
 
 TEST_CASE("rng: a seeded model has pinned weights, and a tensor's values do not depend on the others") {
-  ModelConfig c;
-  c.d_model = 8;
-  c.n_heads = 2;
-  c.d_ff = 16;
+  const ModelConfig c = test::sized_config({.d_model = 8, .n_heads = 2, .d_ff = 16});
   const Model a = model_init_random(c, 1234);
   // Pinned: a change here means every saved sandbox session would show different numbers.
   Rng expect(seed_for(1234, "layers.0.self_attn.in_proj_weight"));

@@ -16,12 +16,7 @@
 namespace attnviz {
 namespace {
 
-using test::fixture_path;
-using test::load_fixture;
-using test::max_abs_diff;
-using test::open_fixture;
-using test::ref_cases;
-using test::RefCase;
+using namespace test;
 
 TEST_CASE("hf checkpoint: the configs become the engine's settings") {
   const Model gpt2 = open_fixture("gpt2_tiny");

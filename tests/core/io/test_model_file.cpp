@@ -9,25 +9,14 @@
 #include "model/trace.h"
 #include "support/check_util.h"
 #include "support/fixture_util.h"
+#include "support/model_util.h"
 
 using namespace attnviz;
 using attnviz::test::max_abs_diff;
-using attnviz::test::temp_path;
+using attnviz::test::TempFile;
 
 namespace {
-ModelConfig small() {
-  ModelConfig c;
-  c.d_model = 32;
-  c.n_heads = 4;
-  c.n_layers = 2;
-  c.d_ff = 40;
-  c.norm = NormPlacement::pre;
-  c.activation = Activation::gelu;
-  c.positions = PositionEncoding::learned;
-  c.max_positions = 16;
-  c.final_norm = true;
-  return c;
-}
+ModelConfig small() { return attnviz::test::gpt_config({.d_model = 32, .n_heads = 4, .n_layers = 2, .d_ff = 40}, 16); }
 
 }  // namespace
 
@@ -35,7 +24,7 @@ TEST_CASE("model io: save then load gives the same weights bit for bit and the s
   Model m = model_init_random(small(), 77);
   m.weights.tok_embed = Mat::Random(5, 32);
   m.vocab = {"[UNK]", "the", "cat", "sat", "."};
-  const std::string path = temp_path("attnviz_model_io.safetensors");
+  const TempFile path("attnviz_model_io.safetensors");
   REQUIRE(model_save(path, m).ok());
   auto back = model_load(path, std::nullopt);
   REQUIRE_MESSAGE(back.ok(), back.error());
@@ -53,7 +42,6 @@ TEST_CASE("model io: save then load gives the same weights bit for bit and the s
   CHECK(max_abs_diff(a->final, b->final) == 0.0f);
   CHECK_FALSE(a->queries[3].in_vocab);  // "on" is not in the vocabulary: [UNK]
   CHECK(a->queries[1].in_vocab);
-  std::filesystem::remove(path);
 }
 
 TEST_CASE("model io: a plain PyTorch state dict (no metadata) loads with the heads given by the user") {
@@ -128,7 +116,7 @@ TEST_CASE("model io: an attention-only model (d_ff 0) round-trips without FFN or
     CHECK(t.name.find("norm2") == std::string::npos);
   }
   CHECK(f.find("layers.1.norm1.weight") != nullptr);
-  const std::string path = temp_path("attnviz_model_io_attn_only.safetensors");
+  const TempFile path("attnviz_model_io_attn_only.safetensors");
   REQUIRE(model_save(path, m).ok());
   auto back = model_load(path, std::nullopt);
   REQUIRE_MESSAGE(back.ok(), back.error());
@@ -144,7 +132,6 @@ TEST_CASE("model io: an attention-only model (d_ff 0) round-trips without FFN or
   REQUIRE((a.ok() && b.ok()));
   CHECK(max_abs_diff(a->final, b->final) == 0.0f);
   CHECK(a->layers[1].ffn_out.size() == 0);
-  std::filesystem::remove(path);
 
   // Without our metadata, a state dict with no linear1 is read as attention-only.
   TensorFile plain = f;

@@ -20,11 +20,7 @@ using namespace attnviz;
 
 namespace {
 
-using attnviz::test::Bytes;
-using attnviz::test::has;
-using attnviz::test::temp_path;
-using attnviz::test::append_le;
-using attnviz::test::le_f32;
+using namespace attnviz::test;
 
 // Magic, version, header length (u16 for 1.0, u32 otherwise), the dict text as given, then data.
 Bytes make_npy(const std::string& dict, const Bytes& data, int major = 1) {
@@ -54,39 +50,39 @@ Bytes read_all(const std::string& path) {
 
 const std::string kDir = ATTNVIZ_FIXTURES "/npy/";
 
+// A numpy-written fixture that must load as a (rows, cols) matrix.
+Mat npy_fixture(const std::string& name, Eigen::Index rows, Eigen::Index cols) {
+  auto m = npy_read(kDir + name);
+  REQUIRE_MESSAGE(m.ok(), m.error());
+  REQUIRE(m->rows() == rows);
+  REQUIRE(m->cols() == cols);
+  return *m;
+}
+
 }  // namespace
 
 TEST_CASE("npy: numpy's float32 C-order (3, 4) file loads exactly") {
-  auto m = npy_read(kDir + "c_3x4_f4.npy");
-  REQUIRE_MESSAGE(m.ok(), m.error());
-  REQUIRE(m->rows() == 3);
-  REQUIRE(m->cols() == 4);
+  const Mat m = npy_fixture("c_3x4_f4.npy", 3, 4);
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 4; ++j) CHECK((*m)(i, j) == 0.5f * static_cast<float>(4 * i + j) - 1.0f);
-  CHECK((*m)(2, 3) == 4.5f);
+    for (int j = 0; j < 4; ++j) CHECK(m(i, j) == 0.5f * static_cast<float>(4 * i + j) - 1.0f);
+  CHECK(m(2, 3) == 4.5f);
 }
 
 TEST_CASE("npy: numpy's float64 Fortran-order (3, 4) file loads with rows and columns in place") {
-  auto m = npy_read(kDir + "fortran_3x4_f8.npy");
-  REQUIRE_MESSAGE(m.ok(), m.error());
-  REQUIRE(m->rows() == 3);
-  REQUIRE(m->cols() == 4);
+  const Mat m = npy_fixture("fortran_3x4_f8.npy", 3, 4);
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 4; ++j) CHECK((*m)(i, j) == static_cast<float>(10 * i + j) + 0.25f);
-  CHECK((*m)(0, 1) == 1.25f);
-  CHECK((*m)(1, 0) == 10.25f);
+    for (int j = 0; j < 4; ++j) CHECK(m(i, j) == static_cast<float>(10 * i + j) + 0.25f);
+  CHECK(m(0, 1) == 1.25f);
+  CHECK(m(1, 0) == 10.25f);
 }
 
 TEST_CASE("npy: a 1-D numpy array loads as one row") {
-  auto m = npy_read(kDir + "vec_5_f4.npy");
-  REQUIRE_MESSAGE(m.ok(), m.error());
-  REQUIRE(m->rows() == 1);
-  REQUIRE(m->cols() == 5);
-  CHECK((*m)(0, 0) == 1.5f);
-  CHECK((*m)(0, 1) == -2.0f);
-  CHECK((*m)(0, 2) == 3.25f);
-  CHECK((*m)(0, 3) == 0.0f);
-  CHECK((*m)(0, 4) == 1024.0f);
+  const Mat m = npy_fixture("vec_5_f4.npy", 1, 5);
+  const float want[5] = {1.5f, -2.0f, 3.25f, 0.0f, 1024.0f};
+  for (int j = 0; j < 5; ++j) {
+    CAPTURE(j);
+    CHECK(m(0, j) == want[j]);
+  }
 }
 
 TEST_CASE("npy: numpy's int64 and big-endian files are refused, naming the dtype") {
@@ -122,13 +118,11 @@ TEST_CASE("npy: our writer produces numpy's exact bytes, and round trips bit-exa
   CHECK(empty->rows() == 0);
   CHECK(empty->cols() == 7);
 
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("attnviz-test-npy-" + std::to_string(::getpid()) + ".npy")).string();
+  const TempFile path("attnviz-test-npy.npy");
   REQUIRE(npy_write(path, odd).ok());
   auto file = npy_read(path);
   REQUIRE(file.ok());
   CHECK(std::memcmp(file->data(), odd.data(), sizeof(float) * 6) == 0);
-  std::filesystem::remove(path);
 }
 
 TEST_CASE("npy: versions 2.0 and 3.0 (u32 header length) and free whitespace are read") {
@@ -184,20 +178,31 @@ TEST_CASE("npy: the header dict is parsed strictly") {
   CHECK_ERROR(make_npy("{'descr': '<f4", d), "unterminated string");
   CHECK_ERROR(make_npy("{'descr': '<\\x66\\x34', 'fortran_order': False, 'shape': (2,)}", d),
               "escape sequences are not supported");
-  CHECK_ERROR(make_npy(dict("<f4", "false", "(2,)"), d), "expected a string, True, False or a tuple");
-  CHECK_ERROR(make_npy(dict("<f4", "Truely", "(2,)"), d), "expected a string, True, False or a tuple");
-  CHECK_ERROR(make_npy(dict("<f4", "'yes'", "(2,)"), d), "header 'fortran_order' is not True or False");
   CHECK_ERROR(make_npy("{'descr': 4, 'fortran_order': False, 'shape': (2,)}", d), "expected a string");
   CHECK_ERROR(make_npy("{'descr': (4,), 'fortran_order': False, 'shape': (2,)}", d), "header 'descr' is not a string");
   CHECK_ERROR(make_npy("{'descr': [('x', '<f4')], 'fortran_order': False, 'shape': (2,)}", d),
               "structured dtypes (a list in 'descr') are not supported");
-  CHECK_ERROR(make_npy(dict("<f4", "False", "'2'"), d), "header 'shape' is not a tuple");
-  CHECK_ERROR(make_npy(dict("<f4", "False", "(2)"), d), "(n) is not a tuple; a 1-D shape is written (n,)");
-  CHECK_ERROR(make_npy(dict("<f4", "False", "(2,,)"), d), "expected a non-negative integer");
-  CHECK_ERROR(make_npy(dict("<f4", "False", "(-2,)"), d), "expected a non-negative integer");
-  CHECK_ERROR(make_npy(dict("<f4", "False", "(02,)"), d), "integer with a leading zero");
-  CHECK_ERROR(make_npy(dict("<f4", "False", "(2; 1)"), d), "expected ',' or ')' in the shape");
-  CHECK_ERROR(make_npy(dict("<f4", "False", "(99999999999999999999999,)"), d), "shape entry is too large");
+  // A bad 'fortran_order' or 'shape' value and what the refusal says.
+  struct BadValue {
+    std::string fortran_order, shape, part;
+  };
+  const BadValue bad_values[] = {
+      {"false", "(2,)", "expected a string, True, False or a tuple"},
+      {"Truely", "(2,)", "expected a string, True, False or a tuple"},
+      {"'yes'", "(2,)", "header 'fortran_order' is not True or False"},
+      {"False", "'2'", "header 'shape' is not a tuple"},
+      {"False", "(2)", "(n) is not a tuple; a 1-D shape is written (n,)"},
+      {"False", "(2,,)", "expected a non-negative integer"},
+      {"False", "(-2,)", "expected a non-negative integer"},
+      {"False", "(02,)", "integer with a leading zero"},
+      {"False", "(2; 1)", "expected ',' or ')' in the shape"},
+      {"False", "(99999999999999999999999,)", "shape entry is too large"},
+  };
+  for (const BadValue& bad : bad_values) {
+    CAPTURE(bad.fortran_order);
+    CAPTURE(bad.shape);
+    CHECK_ERROR(make_npy(dict("<f4", bad.fortran_order, bad.shape), d), bad.part);
+  }
 }
 
 TEST_CASE("npy: non-float, big-endian and half dtypes are named in the refusal") {

@@ -16,17 +16,14 @@
 #include <string>
 #include <unistd.h>
 
+#include "base/file_io.h"
 #include "io/safetensors.h"
 
 using namespace attnviz;
 
 namespace {
 
-using attnviz::test::Bytes;
-using attnviz::test::has;
-using attnviz::test::temp_path;
-using attnviz::test::append_le;
-using attnviz::test::le_f32;
+using namespace attnviz::test;
 
 // 8-byte little-endian length (the header's own unless `claimed` is given), header text, buffer.
 Bytes assemble(std::string_view header, const Bytes& buffer = {}, std::optional<uint64_t> claimed = std::nullopt) {
@@ -360,7 +357,8 @@ TEST_CASE("safetensors: write and read through files; the writer refuses what it
   Mat m(2, 2);
   m << 1, 2, 3, 4;
   f.tensors.push_back(tensor_from_mat("w", m));
-  const std::string path = temp_path("attnviz-test-st.safetensors");
+  const TempFile file("attnviz-test-st.safetensors");
+  const std::string& path = file;
   REQUIRE(safetensors_write(path, f).ok());
   auto back = safetensors_read(path);
   REQUIRE_MESSAGE(back.ok(), back.error());
@@ -384,15 +382,10 @@ TEST_CASE("safetensors: write and read through files; the writer refuses what it
   CHECK_FALSE(std::filesystem::exists(path));
 
   // A parse error from a file names the file.
-  const Bytes junk = assemble("[]");
-  std::FILE* out = std::fopen(path.c_str(), "wb");
-  REQUIRE(out != nullptr);
-  std::fwrite(junk.data(), 1, junk.size(), out);
-  std::fclose(out);
+  REQUIRE(file_write_atomic(path, assemble("[]")).ok());
   auto bad = safetensors_read(path);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error() == "'" + path + "': safetensors: header is not a JSON object (it is array)");
-  std::filesystem::remove(path);
 }
 
 TEST_CASE("safetensors: tensor_to_mat and tensor_to_vec check rank and expected shape") {
@@ -497,15 +490,18 @@ std::string index_error_of(std::string_view text) {
 
 // A fresh folder for one sharded checkpoint; removed with everything in it when the test ends.
 struct ShardFolder {
-  std::filesystem::path dir = temp_path("attnviz-test-shards");
-  ShardFolder() { std::filesystem::create_directories(dir); }
-  ~ShardFolder() { std::filesystem::remove_all(dir); }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
+  TempFile dir{"attnviz-test-shards"};
+  ShardFolder() { std::filesystem::create_directories(dir.path()); }
+  std::string path(const std::string& name) const { return dir.path() + "/" + name; }
   void write_text(const std::string& name, const std::string& text) const {
-    std::FILE* out = std::fopen(path(name).c_str(), "wb");
-    REQUIRE(out != nullptr);
-    std::fwrite(text.data(), 1, text.size(), out);
-    std::fclose(out);
+    REQUIRE(file_write_atomic(path(name), text).ok());
+  }
+  // model.safetensors.index.json with this weight_map, its entries in the order given.
+  void write_index(const std::vector<std::pair<std::string, std::string>>& weight_map) const {
+    std::string json = R"({"weight_map":{)";
+    for (const auto& [tensor, shard] : weight_map)
+      json += (json.back() == '{' ? "\"" : ",\"") + tensor + "\":\"" + shard + "\"";
+    write_text("model.safetensors.index.json", json + "}}");
   }
   // One shard holding a 1-D F32 tensor per (name, value) pair.
   void write_shard(const std::string& name, std::initializer_list<std::pair<std::string, float>> tensors,
@@ -601,45 +597,44 @@ TEST_CASE("safetensors sharded: missing shards and tensors, and tensors in the w
   d.write_shard(kShard1, {{"a", 1.0f}, {"b", 2.0f}});
   d.write_shard(kShard2, {{"c", 3.0f}});
 
-  SUBCASE("a shard that is not there") {
-    d.write_text("model.safetensors.index.json", R"({"weight_map":{"a":"model-00001-of-00002.safetensors",
-        "b":"model-00001-of-00002.safetensors","c":"model-00003-of-00002.safetensors"}})");
-    CHECK(safetensors_read_sharded(index).error() ==
-          where + "shard 'model-00003-of-00002.safetensors' does not exist (looked for '" +
-              d.path("model-00003-of-00002.safetensors") + "')");
-  }
-  SUBCASE("a listed tensor its shard does not hold") {
-    d.write_text("model.safetensors.index.json", R"({"weight_map":{"a":"model-00001-of-00002.safetensors",
-        "b":"model-00001-of-00002.safetensors","c":"model-00002-of-00002.safetensors",
-        "d":"model-00002-of-00002.safetensors"}})");
-    CHECK(safetensors_read_sharded(index).error() ==
-          where + "tensor 'd' is listed in shard 'model-00002-of-00002.safetensors' but that shard does not hold it");
-  }
-  SUBCASE("a tensor listed in one shard but stored in the other") {
-    d.write_text("model.safetensors.index.json", R"({"weight_map":{"a":"model-00001-of-00002.safetensors",
-        "b":"model-00002-of-00002.safetensors","c":"model-00002-of-00002.safetensors"}})");
-    CHECK(safetensors_read_sharded(index).error() ==
-          where + "tensor 'b' is listed in shard 'model-00002-of-00002.safetensors' but is in shard "
-                  "'model-00001-of-00002.safetensors'");
+  // An index naming each tensor's shard (in this order), and the error after `where` that it gives.
+  struct BadMap {
+    const char* subcase;
+    std::vector<std::pair<std::string, std::string>> weight_map;
+    std::string error;
+  };
+  const std::string shard3 = "model-00003-of-00002.safetensors";
+  const BadMap bad_maps[] = {
+      {"a shard that is not there",
+       {{"a", kShard1}, {"b", kShard1}, {"c", shard3}},
+       "shard 'model-00003-of-00002.safetensors' does not exist (looked for '" + d.path(shard3) + "')"},
+      {"a listed tensor its shard does not hold",
+       {{"a", kShard1}, {"b", kShard1}, {"c", kShard2}, {"d", kShard2}},
+       "tensor 'd' is listed in shard 'model-00002-of-00002.safetensors' but that shard does not hold it"},
+      {"a tensor listed in one shard but stored in the other",
+       {{"a", kShard1}, {"b", kShard2}, {"c", kShard2}},
+       "tensor 'b' is listed in shard 'model-00002-of-00002.safetensors' but is in shard "
+       "'model-00001-of-00002.safetensors'"},
+      {"a stored tensor the map does not list",
+       {{"a", kShard1}, {"c", kShard2}},
+       "shard 'model-00001-of-00002.safetensors' holds tensor 'b', which 'weight_map' does not list"},
+  };
+  for (const BadMap& bad : bad_maps) {
+    SUBCASE(bad.subcase) {
+      d.write_index(bad.weight_map);
+      CHECK(safetensors_read_sharded(index).error() == where + bad.error);
+    }
   }
   SUBCASE("a name in two shards") {
     d.write_shard(kShard2, {{"c", 3.0f}, {"a", 5.0f}});
-    d.write_text("model.safetensors.index.json", R"({"weight_map":{"a":"model-00001-of-00002.safetensors",
-        "b":"model-00001-of-00002.safetensors","c":"model-00002-of-00002.safetensors"}})");
+    d.write_index({{"a", kShard1}, {"b", kShard1}, {"c", kShard2}});
     CHECK(safetensors_read_sharded(index).error() ==
           where + "tensor 'a' is in two shards, 'model-00001-of-00002.safetensors' and "
                   "'model-00002-of-00002.safetensors'");
   }
-  SUBCASE("a stored tensor the map does not list") {
-    d.write_text("model.safetensors.index.json", R"({"weight_map":{"a":"model-00001-of-00002.safetensors",
-        "c":"model-00002-of-00002.safetensors"}})");
-    CHECK(safetensors_read_sharded(index).error() ==
-          where + "shard 'model-00001-of-00002.safetensors' holds tensor 'b', which 'weight_map' does not list");
-  }
   SUBCASE("a corrupt shard is named by its path") {
     d.write_text(kShard2, "junk");
-    d.write_text("model.safetensors.index.json", R"({"weight_map":{"a":"model-00001-of-00002.safetensors",
-        "b":"model-00001-of-00002.safetensors","c":"model-00002-of-00002.safetensors"}})");
+    d.write_index({{"a", kShard1}, {"b", kShard1}, {"c", kShard2}});
     CHECK(safetensors_read_sharded(index).error() ==
           "'" + d.path(kShard2) + "': safetensors: file is 4 bytes, shorter than the 8-byte header length");
   }
@@ -653,7 +648,7 @@ TEST_CASE("safetensors sharded: missing shards and tensors, and tensors in the w
 }
 
 TEST_CASE("safetensors_map: tensors convert straight from the mapping, the same values as a full read") {
-  const std::string path = temp_path("attnviz-test-map.safetensors");
+  const TempFile path("attnviz-test-map.safetensors");
   TensorFile f;
   Mat w(3, 70000);  // larger than a page, so release really drops pages
   for (Eigen::Index i = 0; i < w.size(); ++i) w.data()[i] = static_cast<float>(i % 977) * 0.25f - 3.0f;
@@ -678,11 +673,11 @@ TEST_CASE("safetensors_map: tensors convert straight from the mapping, the same 
   auto b = tensor_to_vec(*mapped->find("b"), 5);
   REQUIRE(b.ok());
   CHECK((*b)(4) == 1.0f);
-  std::filesystem::remove(path);
 }
 
 TEST_CASE("safetensors_map: a damaged or missing file gives the reader's messages") {
-  const std::string path = temp_path("attnviz-test-map-bad.safetensors");
+  const TempFile file("attnviz-test-map-bad.safetensors");
+  const std::string& path = file;
   TensorFile f;
   f.tensors.push_back(tensor_from_vec("b", Vec::Ones(8)));
   auto bytes = safetensors_serialize(f);

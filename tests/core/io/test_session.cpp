@@ -10,7 +10,7 @@
 
 using namespace attnviz;
 using attnviz::test::has;
-using attnviz::test::temp_path;
+using attnviz::test::TempFile;
 
 namespace {
 Session sample() {
@@ -35,7 +35,7 @@ Session sample() {
 }  // namespace
 
 TEST_CASE("session: save and load give back every field") {
-  const std::string path = temp_path("attnviz-session.json");
+  const TempFile path("attnviz-session.json");
   REQUIRE(session_save(path, sample()).ok());
   auto s = session_load(path);
   REQUIRE_MESSAGE(s.ok(), s.error());
@@ -52,7 +52,6 @@ TEST_CASE("session: save and load give back every field") {
   CHECK(s->head == 3);
   CHECK(s->query == 7);
   CHECK(s->ui.at("view") == "steps");
-  std::filesystem::remove(path);
 }
 
 TEST_CASE("session: bad files are refused with a message that says why") {
@@ -83,11 +82,12 @@ TEST_CASE("session: bad files are refused with a message that says why") {
 }
 
 TEST_CASE("session: a failed save leaves the existing file intact") {
-  const std::string path = temp_path("attnviz-session-keep.json");
+  const TempFile path("attnviz-session-keep.json");
   REQUIRE(session_save(path, sample()).ok());
   const auto before = file_read_bytes(path);
   REQUIRE(before.ok());
-  const std::string dir = temp_path("attnviz-readonly-dir");
+  const TempFile dir_guard("attnviz-readonly-dir");
+  const std::string& dir = dir_guard;
   std::filesystem::create_directories(dir);
   std::filesystem::permissions(dir, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
   Status s = session_save(dir + "/session.json", sample());
@@ -95,6 +95,4 @@ TEST_CASE("session: a failed save leaves the existing file intact") {
   CHECK_FALSE(session_save("/nonexistent-dir/session.json", sample()).ok());
   CHECK(*file_read_bytes(path) == *before);
   std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
-  std::filesystem::remove_all(dir);
-  std::filesystem::remove(path);
 }

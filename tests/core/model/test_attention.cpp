@@ -12,6 +12,7 @@
 #include "model/mask.h"
 #include "support/check_util.h"
 #include "support/fixture_util.h"
+#include "support/model_util.h"
 
 using namespace attnviz;
 using attnviz::test::random_mat;
@@ -20,10 +21,7 @@ using attnviz::test::max_abs_diff;
 namespace {
 
 ModelConfig small_config(int C, int NH, ScoreKind score = ScoreKind::scaled_dot) {
-  ModelConfig c;
-  c.d_model = C;
-  c.n_heads = NH;
-  c.d_ff = 2 * C;
+  ModelConfig c = test::sized_config({.d_model = C, .n_heads = NH, .d_ff = 2 * C});
   c.score = score;
   return c;
 }

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/config.h"
+#include "support/model_util.h"
 
 using namespace attnviz;
 
@@ -35,18 +36,11 @@ TEST_CASE("config: zero heads, zero layers and huge d_model are refused") {
 }
 
 TEST_CASE("config: JSON round trip keeps every field") {
-  ModelConfig c;
-  c.d_model = 96;
-  c.n_heads = 12;
-  c.n_layers = 3;
-  c.d_ff = 200;
-  c.activation = Activation::gelu;
-  c.norm = NormPlacement::pre;
-  c.positions = PositionEncoding::learned;
+  // Pre-norm, GELU, learned positions (max_positions at its default 1024) and a final LayerNorm.
+  ModelConfig c = test::gpt_config({.d_model = 96, .n_heads = 12, .n_layers = 3, .d_ff = 200}, 1024);
   c.ln_eps = 1e-6f;
   c.score = ScoreKind::general;
   c.temperature = 0.5f;
-  c.final_norm = true;
   auto back = config_from_json(config_to_json(c));
   REQUIRE(back.ok());
   CHECK(back->d_model == 96);

@@ -8,6 +8,7 @@
 #include "model/layer.h"
 #include "support/check_util.h"
 #include "support/fixture_util.h"
+#include "support/model_util.h"
 
 using namespace attnviz;
 using attnviz::test::random_mat;
@@ -54,10 +55,7 @@ TEST_CASE("kernels: additive scores equal their twin") {
 
 TEST_CASE("kernels: a whole layer equals its naive twin, post and pre norm, self and cross") {
   for (NormPlacement norm : {NormPlacement::post, NormPlacement::pre}) {
-    ModelConfig c;
-    c.d_model = 32;
-    c.n_heads = 4;
-    c.d_ff = 48;
+    ModelConfig c = test::sized_config({.d_model = 32, .n_heads = 4, .d_ff = 48});
     c.norm = norm;
     c.activation = Activation::gelu;
     const Model m = model_init_random(c, 9);

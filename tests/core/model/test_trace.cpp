@@ -6,9 +6,12 @@
 #include "model/trace.h"
 #include "support/check_util.h"
 #include "support/fixture_util.h"
+#include "support/model_util.h"
 
 using namespace attnviz;
 using attnviz::test::max_abs_diff;
+using attnviz::test::sized_config;
+using attnviz::test::sized_model;
 
 namespace {
 const char* kAnimal = "The animal didn't cross the street because it was too tired.";
@@ -60,11 +63,7 @@ TEST_CASE("trace: the same seed gives the same trace; a different seed a differe
 }
 
 TEST_CASE("trace: padding adds [PAD] tokens that no query can see") {
-  ModelConfig c = paper_config(1);
-  c.d_model = 64;
-  c.n_heads = 4;
-  c.d_ff = 64;
-  const Model m = model_init_random(c, 2);
+  const Model m = sized_model({.d_model = 64, .n_heads = 4, .n_layers = 1, .d_ff = 64}, 2);
   TraceInput in;
   in.text = "The cat sat on the mat";
   in.mask.pad_to = 10;
@@ -82,11 +81,7 @@ TEST_CASE("trace: padding adds [PAD] tokens that no query can see") {
 }
 
 TEST_CASE("trace: cross-attention has target rows and source columns") {
-  ModelConfig c = paper_config(2);
-  c.d_model = 64;
-  c.n_heads = 4;
-  c.d_ff = 64;
-  const Model m = model_init_random(c, 3);
+  const Model m = sized_model({.d_model = 64, .n_heads = 4, .n_layers = 2, .d_ff = 64}, 3);
   TraceInput in;
   in.source_text = "The cat sat on the mat .";
   in.text = "고양이가 매트 위에 앉았다";
@@ -158,11 +153,7 @@ TEST_CASE("trace: the sandbox embeds the same word the same way wherever it occu
 }
 
 TEST_CASE("trace: progress counts finished layers and a set cancel flag stops the pass") {
-  ModelConfig c = paper_config(3);
-  c.d_model = 32;
-  c.n_heads = 2;
-  c.d_ff = 32;
-  const Model m = model_init_random(c, 4);
+  const Model m = sized_model({.d_model = 32, .n_heads = 2, .n_layers = 3, .d_ff = 32}, 4);
   TraceInput in;
   in.text = "The cat sat on the mat";
   std::atomic<bool> cancel{false};
@@ -183,10 +174,7 @@ TEST_CASE("trace: progress counts finished layers and a set cancel flag stops th
 }
 
 TEST_CASE("trace: long inputs keep every head's weights but drop dot-product scores past kKeepScoresCells") {
-  ModelConfig c;
-  c.d_model = 32;
-  c.n_heads = 8;
-  c.d_ff = 0;
+  const ModelConfig c = sized_config({.d_model = 32, .n_heads = 8, .d_ff = 0});
   const Model m = model_init_random(c, 2);
   TraceInput in;
   in.embeddings = attnviz::test::random_mat(2100, 32, 4);  // 2100² x 8 heads = 35.3M cells > 2^25

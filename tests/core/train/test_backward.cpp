@@ -11,6 +11,7 @@
 #include "model/mask.h"
 #include "model/model.h"
 #include "support/check_util.h"
+#include "support/model_util.h"
 #include "train/backward.h"
 
 using namespace attnviz;
@@ -111,10 +112,7 @@ TEST_CASE("backward: cross-entropy, with an ignored row") {
 TEST_CASE("backward: one attention head, for every scoring function, with a mask and temperature") {
   for (ScoreKind kind : {ScoreKind::scaled_dot, ScoreKind::dot, ScoreKind::general, ScoreKind::additive}) {
     CAPTURE(kind);
-    ModelConfig c;
-    c.d_model = 8;
-    c.n_heads = 2;
-    c.d_ff = 8;
+    ModelConfig c = test::sized_config({.d_model = 8, .n_heads = 2, .d_ff = 8});
     c.score = kind;
     c.temperature = 0.8f;
     Model m = model_init_random(c, 21);
@@ -160,10 +158,7 @@ TEST_CASE("backward: one attention head, for every scoring function, with a mask
 TEST_CASE("backward: a whole attention block (self and cross), inputs and every parameter") {
   for (ScoreKind kind : {ScoreKind::scaled_dot, ScoreKind::general, ScoreKind::additive}) {
     CAPTURE(kind);
-    ModelConfig c;
-    c.d_model = 8;
-    c.n_heads = 2;
-    c.d_ff = 8;
+    ModelConfig c = test::sized_config({.d_model = 8, .n_heads = 2, .d_ff = 8});
     c.score = kind;
     Model m = model_init_random(c, 31);
     AttentionWeights& w = m.weights.layers[0].attn;
@@ -197,10 +192,7 @@ TEST_CASE("backward: a whole layer, post- and pre-norm, relu and gelu, self- and
         CAPTURE(norm);
         CAPTURE(act);
         CAPTURE(cross);
-        ModelConfig c;
-        c.d_model = 8;
-        c.n_heads = 2;
-        c.d_ff = 12;
+        ModelConfig c = test::sized_config({.d_model = 8, .n_heads = 2, .d_ff = 12});
         c.norm = norm;
         c.activation = act;
         Model m = model_init_random(c, 41);
@@ -228,10 +220,7 @@ TEST_CASE("backward: a whole layer, post- and pre-norm, relu and gelu, self- and
 TEST_CASE("backward: an attention-only layer (d_ff 0), post- and pre-norm") {
   for (NormPlacement norm : {NormPlacement::post, NormPlacement::pre}) {
     CAPTURE(norm);
-    ModelConfig c;
-    c.d_model = 8;
-    c.n_heads = 2;
-    c.d_ff = 0;
+    ModelConfig c = test::sized_config({.d_model = 8, .n_heads = 2, .d_ff = 0});
     c.norm = norm;
     Model m = model_init_random(c, 51);
     LayerWeights& w = m.weights.layers[0];

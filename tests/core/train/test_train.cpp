@@ -7,6 +7,7 @@
 
 #include "base/rng.h"
 #include "support/check_util.h"
+#include "support/model_util.h"
 #include "train/train.h"
 
 using namespace attnviz;
@@ -43,17 +44,7 @@ void check_model_gradient(const char* what, Model& model, Mat& p, const Mat& gra
 }  // namespace
 
 TEST_CASE("train: model gradients match finite differences of the loss, through every part") {
-  ModelConfig c;
-  c.d_model = 8;
-  c.n_heads = 2;
-  c.n_layers = 2;
-  c.d_ff = 12;
-  c.norm = NormPlacement::pre;
-  c.activation = Activation::gelu;
-  c.positions = PositionEncoding::learned;
-  c.max_positions = 8;
-  c.final_norm = true;
-  Model m = tiny_model(c, 7, 50);
+  Model m = tiny_model(test::gpt_config({.d_model = 8, .n_heads = 2, .n_layers = 2, .d_ff = 12}, 8), 7, 50);
   TrainExample ex{{1, 4, 2, 6, 0, 3}, {-1, 2, 5, -1, 1, 4}, {}};
   auto lg = model_loss_grads(m, ex);
   REQUIRE_MESSAGE(lg.ok(), lg.error());
@@ -71,11 +62,7 @@ TEST_CASE("train: model gradients match finite differences of the loss, through 
 }
 
 TEST_CASE("train: AdamW's first step moves each weight by about lr against its gradient's sign") {
-  ModelConfig c;
-  c.d_model = 4;
-  c.n_heads = 1;
-  c.d_ff = 4;
-  Model m = tiny_model(c, 3, 60);
+  Model m = tiny_model(test::sized_config({.d_model = 4, .n_heads = 1, .d_ff = 4}), 3, 60);
   const ModelWeights before = m.weights;
   ModelWeights grads = weights_zeros_like(m.weights);
   grads.output_w(0, 0) = 0.5f;
@@ -92,11 +79,7 @@ TEST_CASE("train: AdamW's first step moves each weight by about lr against its g
 }
 
 TEST_CASE("train: a causal model learns to predict the previous token (it must attend one step back)") {
-  ModelConfig c;
-  c.d_model = 16;
-  c.n_heads = 2;
-  c.n_layers = 1;
-  c.d_ff = 32;
+  ModelConfig c = test::sized_config({.d_model = 16, .n_heads = 2, .n_layers = 1, .d_ff = 32});
   c.positions = PositionEncoding::learned;
   c.max_positions = 8;
   const int V = 6, T = 8;

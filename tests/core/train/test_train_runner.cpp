@@ -8,6 +8,7 @@
 
 #include "demos/coref_demo.h"
 #include "train/runner.h"
+#include "support/model_util.h"
 
 using namespace attnviz;
 
@@ -16,12 +17,8 @@ namespace {
 // A job that reports `steps` times with a tiny model whose one weight records the step.
 TrainJob counting_job(int steps, std::chrono::milliseconds per_step) {
   return [=](const TrainCallback& cb) -> Result<TrainRun> {
-    ModelConfig c;
-    c.d_model = 8;
-    c.n_heads = 2;
-    c.d_ff = 8;
     TrainRun run;
-    run.model = model_init_random(c, 1);
+    run.model = test::sized_model({.d_model = 8, .n_heads = 2, .d_ff = 8}, 1);
     for (int s = 1; s <= steps; ++s) {
       std::this_thread::sleep_for(per_step);
       run.model.weights.layers[0].ff1_b(0) = static_cast<float>(s);
