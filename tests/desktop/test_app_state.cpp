@@ -83,8 +83,9 @@ TEST_CASE("app state: the Compare view's B and difference maps are derived witho
   REQUIRE(cm.a.size() == 4);
   REQUIRE(cm.b.size() == 4);
   REQUIRE(cm.diff.size() == 4);
-  const Mat& a0 = app.trace->head(0, 0).weights;
-  const Mat& b0 = app.trace_b->head(0, 0).weights;
+  // Copies: the next settle() replaces both traces, and references into them would dangle.
+  const Mat a0 = app.trace->head(0, 0).weights;
+  const Mat b0 = app.trace_b->head(0, 0).weights;
   CHECK((cm.diff[0] - (a0 - b0)).cwiseAbs().maxCoeff() == 0.0f);
   CHECK((a0 - b0).cwiseAbs().maxCoeff() > 0.0f);  // "tired" vs "wide" changes the weights
 
