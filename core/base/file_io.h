@@ -17,12 +17,13 @@ bool path_is_folder(const std::string& path);
 // Reads the whole file; a file larger than max_bytes is an error (nothing is allocated for it).
 Result<std::vector<uint8_t>> file_read_bytes(const std::string& path, uint64_t max_bytes = uint64_t{1} << 34);
 
-// Reads the file at `path` and parses its bytes with `parse` (a format's from-memory parser); a
-// parse error is prefixed with the quoted path, a read error is the read's own message.
+// Reads the file at `path` (at most max_bytes) and parses its bytes with `parse` (a format's
+// from-memory parser); a parse error is prefixed with the quoted path, a read error is the read's
+// own message.
 template <class Parse>
-auto file_parse(const std::string& path, Parse parse) {
+auto file_parse(const std::string& path, Parse parse, uint64_t max_bytes = uint64_t{1} << 34) {
   using Parsed = decltype(parse(std::span<const uint8_t>()));
-  auto bytes = file_read_bytes(path);
+  auto bytes = file_read_bytes(path, max_bytes);
   if (!bytes) return Parsed(Error{bytes.error()});
   auto parsed = parse(std::span<const uint8_t>(*bytes));
   if (!parsed) return Parsed(make_error("'" + path + "': " + parsed.error()));

@@ -110,11 +110,10 @@ Status session_save(const std::string& path, const Session& session) {
 }
 
 Result<Session> session_load(const std::string& path) {
-  auto bytes = file_read_bytes(path, kMaxSessionBytes);
-  if (!bytes) return make_error(bytes.error());
-  auto s = session_from_json(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
-  if (!s) return make_error("'" + path + "': " + s.error());
-  return s;
+  const auto parse = [](std::span<const uint8_t> b) {
+    return session_from_json(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+  };
+  return file_parse(path, parse, kMaxSessionBytes);
 }
 
 }  // namespace attnviz

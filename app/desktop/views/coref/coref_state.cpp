@@ -11,8 +11,6 @@ namespace attnviz {
 
 namespace {
 
-// ---- cache ---------------------------------------------------------------------------------
-
 void side_build(CorefSide& s, const std::string& text, const Trace* trace, const Model* model) {
   s = CorefSide{};
   s.text = text;
