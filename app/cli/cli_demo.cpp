@@ -1,19 +1,14 @@
-// attnviz-cli's demo commands: `train coref` and `train induction` (train a demo from scratch and
-// save it), and `predict` (ask a trained coreference model which word "it" refers to, with every
-// head's attention from the pronoun to each candidate).
+// attnviz-cli's demo commands: `train coref` and `train induction` train a demo from scratch and
+// save it. Asking a model for its answer is cli_predict.cpp.
 #include <filesystem>
 #include <iomanip>
 #include <ostream>
-
-#include <nlohmann/json.hpp>
 
 #include "base/file_io.h"
 #include "cli_run.h"
 #include "demos/coref_demo.h"
 #include "demos/induction_demo.h"
 #include "io/model_file.h"
-#include "io/model_open.h"
-#include "model/trace.h"
 
 namespace attnviz {
 
@@ -112,41 +107,6 @@ int cli_train_induction(const CliOptions& o, std::ostream& out, std::ostream& er
   out << "; induction head L" << s->best_induction_layer << "H"
       << s->best_induction_head << " " << std::setprecision(3) << s->best_induction << ", previous-token head L0H"
       << s->best_previous_head << " " << s->best_previous << " — saved " << *path << "\n";
-  return 0;
-}
-
-int cli_predict(const CliOptions& o, std::ostream& out, std::ostream& err) {
-  auto model = model_open(o.model_path);
-  if (!model) return fail(err, model.error());
-  if (model->tokenizer || model->weights.output_w.size() == 0)
-    return fail(err, "predict needs a coreference model trained by attnviz (attnviz-cli train coref), which names the "
-                     "referent through its output layer; for '" + o.model_path + "' use attnviz-cli attention");
-  auto p = coref_predict(*model, o.text);
-  if (!p) return fail(err, p.error());
-  TraceInput in;
-  in.text = o.text;
-  auto trace = trace_run(*model, in);
-  if (!trace) return fail(err, trace.error());
-  const CorefExample e = coref_make(o.text);
-  out << trace->queries[static_cast<size_t>(p->pronoun)].text << " (#" << p->pronoun << ") -> " << p->referent_text << " (#"
-      << p->referent << ", p = " << std::fixed << std::setprecision(3) << p->probability << ")\n";
-  if (o.json_path.empty()) return 0;
-  nlohmann::ordered_json j;
-  j["text"] = o.text;
-  j["pronoun"] = {{"index", p->pronoun}, {"text", trace->queries[static_cast<size_t>(p->pronoun)].text}};
-  j["candidates"] = nlohmann::json::array();
-  for (int c : {e.candidate_a, e.candidate_b}) j["candidates"].push_back({{"index", c}, {"text", trace->keys[static_cast<size_t>(c)].text}});
-  j["referent"] = {{"index", p->referent}, {"text", p->referent_text}, {"probability", p->probability}};
-  nlohmann::ordered_json heads = nlohmann::json::array();
-  for (size_t l = 0; l < trace->layers.size(); ++l)
-    for (size_t h = 0; h < trace->layers[l].attn.heads.size(); ++h) {
-      const Mat& w = trace->layers[l].attn.heads[h].weights;
-      heads.push_back({{"layer", l}, {"head", h}, {"to_candidates", {w(p->pronoun, e.candidate_a), w(p->pronoun, e.candidate_b)}}});
-    }
-  j["heads"] = heads;
-  const std::string text = j.dump(2);
-  if (o.json_path == "-") out << text << "\n";
-  else if (Status s = file_write_atomic(o.json_path, std::string_view(text)); !s) return fail(err, "--json: " + s.error());
   return 0;
 }
 

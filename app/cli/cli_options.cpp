@@ -15,7 +15,7 @@ namespace {
 using Setter = std::function<Status(CliOptions&, const std::string&)>;
 
 // Which commands a flag belongs to.
-enum : unsigned { kAttention = 1, kTrain = 2, kPredict = 4 };
+enum : unsigned { kAttention = 1, kTrain = 2, kPredict = 4, kHeads = 8 };
 
 struct Flag {
   const char* name;
@@ -70,7 +70,7 @@ Setter string_flag(std::string CliOptions::*field) {
 const std::vector<Flag>& flags() {
   static const std::vector<Flag> table = {
       {"text", "TEXT", "the sentence to analyse (the target sentence with --source)", string_flag(&CliOptions::text),
-       kAttention | kPredict},
+       kAttention | kPredict | kHeads},
       {"text-b", "TEXT", "the second sentence of a pair: [CLS] A [SEP] B [SEP] (BERT checkpoints)",
        string_flag(&CliOptions::text_b)},
       {"source", "TEXT", "cross-attention: keys and values come from this source sentence",
@@ -129,11 +129,45 @@ const std::vector<Flag>& flags() {
          return Ok{};
        }},
       {"mask", "SPEC", "causal | window:R | strided:S | pad:N | none; repeat to combine",
-       [](CliOptions& o, const std::string& v) -> Status { return mask_spec_add(o.mask, v); }},
+       [](CliOptions& o, const std::string& v) -> Status { return mask_spec_add(o.mask, v); },
+       kAttention | kPredict | kHeads},
+      {"ablate", "L:H,...", "switch these heads off (layers and heads from 0): their outputs are replaced before W_O",
+       [](CliOptions& o, const std::string& v) -> Status {
+         auto heads = ablation_heads_parse(v);
+         if (!heads) return make_error("--ablate: " + heads.error());
+         o.ablation.heads = std::move(*heads);
+         return Ok{};
+       },
+       kAttention | kPredict},
+      {"ablation", "zero|mean",
+       "what a switched-off head passes on: zeros, or its output averaged over the input's positions (default zero)",
+       [](CliOptions& o, const std::string& v) -> Status {
+         auto m = ablation_mode_from_name(v);
+         if (!m) return bad_value("ablation", v, "zero or mean");
+         o.ablation.mode = *m;
+         return Ok{};
+       },
+       kAttention | kPredict | kHeads},
+      {"importance", nullptr,
+       "heads: for every head, the drop in the log-probability of the model's own answer when that head alone is off",
+       [](CliOptions& o, const std::string&) -> Status {
+         o.importance = true;
+         return Ok{};
+       },
+       kHeads},
+      {"measure", "weights|value-norm|rollout",
+       "what --json/--csv/--png show: the softmax weights, value-norm (weight x the size of what the key moves, "
+       "Kobayashi et al. 2020) or rollout across layers (Abnar & Zuidema 2020) (default weights)",
+       [](CliOptions& o, const std::string& v) -> Status {
+         auto m = measure_from_name(v);
+         if (!m) return bad_value("measure", v, "weights, value-norm or rollout");
+         o.measure = *m;
+         return Ok{};
+       }},
       {"json", "FILE",
-       "attention: tokens, config, every head's weights and statistics, final hidden states; predict: the answer and "
-       "every head's attention from the pronoun to each candidate ('-': stdout)",
-       string_flag(&CliOptions::json_path), kAttention | kPredict},
+       "attention: tokens, config, every head's weights and statistics, final hidden states; predict: the answer(s); "
+       "heads: the importance grid ('-': stdout)",
+       string_flag(&CliOptions::json_path), kAttention | kPredict | kHeads},
       {"out", "DIR", "train: the folder to write model.safetensors to", string_flag(&CliOptions::out_dir), kTrain},
       {"steps", "N",
        "train: the most optimiser steps (default 3000; coref stops at 99% held-out accuracy, induction once a layer-1 "
@@ -142,14 +176,15 @@ const std::vector<Flag>& flags() {
       {"model", "PATH",
        "a Hugging Face GPT-2 / BERT checkpoint folder (config.json, model.safetensors, tokenizer files), or an "
        "attnviz model (folder with model.safetensors, or the file)",
-       string_flag(&CliOptions::model_path), kAttention | kPredict},
+       string_flag(&CliOptions::model_path), kAttention | kPredict | kHeads},
       {"no-weights", nullptr, "leave the (T, T) weight matrices out of --json",
        [](CliOptions& o, const std::string&) -> Status {
          o.json_weights = false;
          return Ok{};
        }},
-      {"top-k", "K", "strongest keys listed per query in --json (default 3; 0: none)",
-       int_flag(&CliOptions::top_k, 0, kMaxTokens, "top-k")},
+      {"top-k", "K", "attention: strongest keys listed per query in --json (default 3; 0: none); predict: the most "
+       "probable tokens listed per position (default 5)",
+       int_flag(&CliOptions::top_k, 0, kMaxTokens, "top-k"), kAttention | kPredict},
       {"csv", "FILE", "write one head's weights as CSV (needs --layer and --head)", string_flag(&CliOptions::csv_path)},
       {"png", "FILE", "draw a labelled grid of one layer's heads (needs --layer)", string_flag(&CliOptions::png_path)},
       {"layer", "L", "layer number, from 0", int_flag(&CliOptions::layer, 0, kMaxLayers, "layer")},
@@ -185,11 +220,17 @@ Status check_combination(const CliOptions& o) {
                         " needs --out DIR");
     return Ok{};
   }
-  if (o.command == CliCommand::predict) {
-    if (o.model_path.empty()) return make_error("predict needs --model DIR");
-    if (!o.given.count("text")) return make_error("predict needs --text");
+  if (o.command == CliCommand::predict || o.command == CliCommand::heads) {
+    const char* name = o.command == CliCommand::predict ? "predict" : "heads";
+    if (o.model_path.empty()) return make_error(std::string(name) + " needs --model PATH");
+    if (!o.given.count("text")) return make_error(std::string(name) + " needs --text");
+    if (o.command == CliCommand::heads && !o.importance) return make_error("heads needs --importance");
+    if (o.command == CliCommand::predict && o.given.count("top-k") && o.top_k < 1)
+      return make_error("--top-k must be at least 1 for predict");
     return Ok{};
   }
+  if (o.measure != AttentionMeasure::weights && o.json_path.empty() && o.csv_path.empty() && o.png_path.empty())
+    return make_error("--measure needs --json, --csv or --png to show it in");
   const bool has_text = o.given.count("text") > 0, has_npy = !o.input_npy.empty();
   if (has_text == has_npy) return make_error("give exactly one of --text or --input-npy");
   if (!o.source_text.empty() && has_npy) return make_error("--source needs --text, not --input-npy");
@@ -223,6 +264,9 @@ Result<CliOptions> parse_args(const std::vector<std::string>& args) {
   } else if (args[0] == "predict") {
     o.command = CliCommand::predict;
     allowed = kPredict;
+  } else if (args[0] == "heads") {
+    o.command = CliCommand::heads;
+    allowed = kHeads;
   } else {
     return make_error("unknown command '" + args[0] + "' (try 'attnviz-cli --help')");
   }
@@ -290,7 +334,9 @@ std::string cli_help() {
          "usage: attnviz-cli attention (--text TEXT | --input-npy FILE) [options]\n"
          "       attnviz-cli train coref --out DIR [--seed S] [--heads NH] [--d-model C] [--layers L] [--steps N]\n"
          "       attnviz-cli train induction --out DIR [--seed S] [--heads NH] [--d-model C] [--steps N]\n"
-         "       attnviz-cli predict --model DIR --text TEXT [--json FILE]\n\n"
+         "       attnviz-cli predict --model PATH --text TEXT [--ablate L:H,...] [--ablation zero|mean] [--top-k K]\n"
+         "                           [--json FILE]\n"
+         "       attnviz-cli heads --model PATH --text TEXT --importance [--ablation zero|mean] [--json FILE]\n\n"
          "Without an output flag it prints the tokens and each head's statistics. Layers and heads count from 0.\n"
          "Exit status: 0 done, 1 a file could not be read or written or the input was rejected, 2 usage error.\n\n"
          "options:\n";

@@ -6,13 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "analysis/measures.h"
 #include "base/result.h"
+#include "model/ablation.h"
 #include "model/config.h"
 #include "render/colormap.h"
 
 namespace attnviz {
 
-enum class CliCommand { help, attention, train_coref, train_induction, predict };
+enum class CliCommand { help, attention, train_coref, train_induction, predict, heads };
 
 struct CliOptions {
   CliCommand command = CliCommand::help;
@@ -31,11 +33,14 @@ struct CliOptions {
   int layer = -1, head = -1;  // 0-based
   float png_scale = 1.0f;     // --png-scale
   Colormap colormap = Colormap::viridis;  // --colormap
-  int top_k = 3;              // --top-k: strongest keys per query in JSON
+  int top_k = 3;              // --top-k: strongest keys per query in JSON; predict: tokens listed (default 5)
   bool json_weights = true;   // --no-weights drops the (T, T) matrices from JSON
   std::string out_dir;        // train coref / induction: --out DIR (model.safetensors is written there)
   int steps = 3000;           // train: --steps, the most optimiser steps
   std::string model_path;     // --model: a checkpoint folder, a model folder or a .safetensors file
+  Ablation ablation;          // --ablate L:H,... and --ablation zero|mean: heads switched off
+  bool importance = false;    // heads --importance: the drop of the answer's log-probability per head
+  AttentionMeasure measure = AttentionMeasure::weights;  // --measure: what --json/--csv/--png show
   std::set<std::string> given;  // flags the user set explicitly (without the leading dashes)
 };
 

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "analysis/export.h"
+#include "analysis/measures.h"
 #include "analysis/stats.h"
 #include "base/file_io.h"
 #include "font_find.h"
@@ -46,6 +47,7 @@ Result<Model> load_model(const CliOptions& o) {
 Result<TraceInput> make_input(const CliOptions& o) {
   TraceInput in;
   in.mask = o.mask;
+  in.ablation = o.ablation;
   if (!o.input_npy.empty()) {
     auto x = npy_read(o.input_npy);
     if (!x) return make_error(x.error());
@@ -98,8 +100,46 @@ void print_fully_masked(const Trace& t, std::ostream& err) {
   err << ": " << (rows.size() == 1 ? "its attention row is" : "their attention rows are") << " all zeros\n";
 }
 
-Status write_png(const CliOptions& o, const Trace& t) {
-  auto spec = trace_layer_grid(t, o.layer);
+// The maps --measure asks for, computed only for what the outputs show: every head for --json,
+// one layer for --png, one head for --csv.
+struct MeasureMaps {
+  std::vector<std::vector<Mat>> value_norm;  // [L][NH], the layers asked for (others empty)
+  std::vector<Mat> rollout;                  // [L]
+};
+
+Result<MeasureMaps> measure_maps(const CliOptions& o, const Model& model, const Trace& t) {
+  MeasureMaps m;
+  if (o.measure == AttentionMeasure::rollout) {
+    auto r = attention_rollout(t);
+    if (!r) return make_error(r.error());
+    m.rollout = std::move(*r);
+  }
+  if (o.measure == AttentionMeasure::value_norm) {
+    m.value_norm.resize(t.layers.size());
+    for (int l = 0; l < static_cast<int>(t.layers.size()); ++l) {
+      if (o.json_path.empty() && l != o.layer) continue;
+      for (int h = 0; h < t.config.n_heads; ++h) {
+        auto map = value_norm_map(model, t, l, h);
+        if (!map) return make_error(map.error());
+        m.value_norm[static_cast<size_t>(l)].push_back(std::move(*map));
+      }
+    }
+  }
+  return m;
+}
+
+// The measure's maps of one layer (one per head): the value-norm maps, or the layer's rollout for
+// every head; null for the weights.
+std::optional<std::vector<Mat>> layer_maps(const CliOptions& o, const MeasureMaps& m, const Trace& t) {
+  if (o.layer < 0 || o.layer >= static_cast<int>(t.layers.size())) return std::nullopt;
+  if (o.measure == AttentionMeasure::value_norm) return m.value_norm[static_cast<size_t>(o.layer)];
+  if (o.measure == AttentionMeasure::rollout)
+    return std::vector<Mat>(static_cast<size_t>(t.config.n_heads), m.rollout[static_cast<size_t>(o.layer)]);
+  return std::nullopt;
+}
+
+Status write_png(const CliOptions& o, const Trace& t, const std::optional<std::vector<Mat>>& maps) {
+  auto spec = trace_layer_grid(t, o.layer, maps ? &*maps : nullptr, name_of(o.measure));
   if (!spec) return make_error(spec.error());
   spec->scale = o.png_scale;
   spec->cmap = o.colormap;
@@ -119,6 +159,7 @@ int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.command == CliCommand::train_coref) return cli_train_coref(o, out, err);
   if (o.command == CliCommand::train_induction) return cli_train_induction(o, out, err);
   if (o.command == CliCommand::predict) return cli_predict(o, out, err);
+  if (o.command == CliCommand::heads) return cli_heads(o, out, err);
   auto fail = [&](const std::string& message) {
     err << "attnviz-cli: " << message << "\n";
     return 1;
@@ -137,18 +178,26 @@ int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
   print_fully_masked(*trace, err);
   const bool any_output = !o.json_path.empty() || !o.csv_path.empty() || !o.png_path.empty() || !o.save_weights.empty();
   if (!any_output) print_summary(*trace, out);
+  auto measures = measure_maps(o, *model, *trace);
+  if (!measures) return fail("--measure " + std::string(name_of(o.measure)) + ": " + measures.error());
+  const std::optional<std::vector<Mat>> maps = layer_maps(o, *measures, *trace);
   if (!o.json_path.empty()) {
-    const std::string json = trace_to_json(*trace, o.mask, JsonExportOptions{o.json_weights, true, o.top_k});
+    JsonExportOptions options{o.json_weights, true, o.top_k};
+    if (o.measure == AttentionMeasure::value_norm) options.value_norm = &measures->value_norm;
+    if (o.measure == AttentionMeasure::rollout) options.rollout = &measures->rollout;
+    const std::string json = trace_to_json(*trace, o.mask, options);
     if (o.json_path == "-") out << json << "\n";
     else report(file_write_atomic(o.json_path, json), "--json");
   }
   // Standard output may be a full disk: flushing here turns a silently lost --json - into exit 1.
   if (!out.flush()) status = fail("cannot write to standard output (is the disk full?)");
   if (!o.csv_path.empty()) {
-    auto csv = trace_head_csv(*trace, o.layer, o.head);
+    const Mat* map = maps && o.head >= 0 && o.head < static_cast<int>(maps->size()) ? &(*maps)[static_cast<size_t>(o.head)]
+                                                                                    : nullptr;
+    auto csv = trace_head_csv(*trace, o.layer, o.head, map);
     report(csv ? file_write_atomic(o.csv_path, *csv) : Status(make_error(csv.error())), "--csv");
   }
-  if (!o.png_path.empty()) report(write_png(o, *trace), "--png");
+  if (!o.png_path.empty()) report(write_png(o, *trace, maps), "--png");
   if (!o.save_weights.empty()) report(model_save(o.save_weights, *model), "--save-weights");
   return status;
 }

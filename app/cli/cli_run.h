@@ -9,9 +9,11 @@ namespace attnviz {
 
 int cli_run(const CliOptions& options, std::ostream& out, std::ostream& err);
 
-// The demo commands (app/cli/cli_demo.cpp), dispatched by cli_run.
+// The demo commands (app/cli/cli_demo.cpp) and the answer commands (app/cli/cli_predict.cpp),
+// dispatched by cli_run.
 int cli_train_coref(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_train_induction(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_predict(const CliOptions& options, std::ostream& out, std::ostream& err);
+int cli_heads(const CliOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace attnviz

@@ -113,18 +113,24 @@ int coref_best_head(const std::vector<CorefHeadScore>& scores, const CorefExampl
 
 Result<CorefPrediction> coref_answer(const Model& model, const Trace& trace, const CorefExample& e) {
   if (Status s = coref_check(trace, e); !s) return make_error(s.error());
+  return coref_answer_from_final(model, trace.final, e);
+}
+
+Result<CorefPrediction> coref_answer_from_final(const Model& model, const Mat& final, const CorefExample& e) {
   const Mat& out_w = model.weights.output_w;
   const Vec& out_b = model.weights.output_b;
   if (out_w.rows() == 0 || model.vocab.empty() || static_cast<size_t>(out_w.rows()) != model.vocab.size())
     return make_error("the model has no output projection onto a vocabulary: it cannot name a word");
-  if (trace.final.cols() != out_w.cols() || trace.final.rows() <= e.pronoun)
+  if (e.pronoun < 0 || e.candidate_a < 0 || e.candidate_b < 0)
+    return make_error("the sentence needs \"it\" and two candidate nouns");
+  if (final.cols() != out_w.cols() || final.rows() <= e.pronoun)
     return make_error("the trace was not made by this model");
   const std::string& word_a = e.tokens[static_cast<size_t>(e.candidate_a)].text;
   const std::string& word_b = e.tokens[static_cast<size_t>(e.candidate_b)].text;
   const int id_a = vocab_index(model, word_a), id_b = vocab_index(model, word_b);
   if (id_a < 0) return make_error("the model does not know the word '" + word_a + "'");
   if (id_b < 0) return make_error("the model does not know the word '" + word_b + "'");
-  const auto row = trace.final.row(e.pronoun);
+  const auto row = final.row(e.pronoun);
   const float bias_a = out_b.size() > id_a ? out_b(id_a) : 0.0f, bias_b = out_b.size() > id_b ? out_b(id_b) : 0.0f;
   return coref_choose(e, row.dot(out_w.row(id_a)) + bias_a, row.dot(out_w.row(id_b)) + bias_b);
 }

@@ -46,6 +46,8 @@ int coref_best_head(const std::vector<CorefHeadScore>& scores, const CorefExampl
 // the trace that trace_run makes without masks it equals coref_predict. Errors: no output
 // projection or vocabulary, a trace not made by this model, a candidate word outside the vocabulary.
 Result<CorefPrediction> coref_answer(const Model& model, const Trace& trace, const CorefExample& example);
+// The same from final hidden states (T, C) of the example's sentence: e.g. with heads switched off.
+Result<CorefPrediction> coref_answer_from_final(const Model& model, const Mat& final, const CorefExample& example);
 
 // coref_make(text) and coref_answer together, for a UI holding a trace of `text`: the example (its
 // pronoun, candidates and property as token indices of the trace) and the model's answer.

@@ -55,6 +55,12 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
+std::string short_number(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", static_cast<double>(v));
+  return buf;
+}
+
 }  // namespace
 
 std::string trace_to_json(const Trace& trace, const MaskSpec& mask, const JsonExportOptions& options) {
@@ -65,11 +71,19 @@ std::string trace_to_json(const Trace& trace, const MaskSpec& mask, const JsonEx
   j["cross"] = trace.cross;
   j["tokens"] = tokens_json(trace.queries);
   if (trace.cross) j["key_tokens"] = tokens_json(trace.keys);
+  if (trace.ablation.any()) {
+    JsonF off = JsonF::array();
+    for (const HeadRef& h : trace.ablation.heads) off.push_back({h.layer, h.head});
+    j["ablated"] = std::move(off);
+    j["ablation"] = name_of(trace.ablation.mode);
+  }
   const std::vector<bool> punct = punct_flags(trace.keys);
   JsonF layers = JsonF::array();
-  for (const LayerTrace& layer : trace.layers) {
+  for (size_t l = 0; l < trace.layers.size(); ++l) {
+    const LayerTrace& layer = trace.layers[l];
     JsonF heads = JsonF::array();
-    for (const HeadTrace& head : layer.attn.heads) {
+    for (size_t hi = 0; hi < layer.attn.heads.size(); ++hi) {
+      const HeadTrace& head = layer.attn.heads[hi];
       const HeadStats s = head_stats(head.weights, punct);
       JsonF h;
       h["score"] = name_of(head.score);
@@ -86,9 +100,14 @@ std::string trace_to_json(const Trace& trace, const MaskSpec& mask, const JsonEx
         h["top_keys"] = std::move(top);
       }
       if (options.weights) h["weights"] = matrix_json(head.weights);
+      if (options.value_norm && l < options.value_norm->size() && hi < (*options.value_norm)[l].size())
+        h["value_norm"] = matrix_json((*options.value_norm)[l][hi]);
+      if (head.ablated) h["ablated"] = true;
       heads.push_back(std::move(h));
     }
-    layers.push_back({{"heads", std::move(heads)}});
+    JsonF entry = {{"heads", std::move(heads)}};
+    if (options.rollout && l < options.rollout->size()) entry["rollout"] = matrix_json((*options.rollout)[l]);
+    layers.push_back(std::move(entry));
   }
   j["layers"] = std::move(layers);
   if (options.hidden) j["final_hidden"] = matrix_json(trace.final);
@@ -105,9 +124,9 @@ Status trace_check_layer_head(const Trace& trace, int layer, int head) {
   return Ok{};
 }
 
-Result<std::string> trace_head_csv(const Trace& trace, int layer, int head) {
+Result<std::string> trace_head_csv(const Trace& trace, int layer, int head, const Mat* map) {
   if (Status s = trace_check_layer_head(trace, layer, head); !s) return make_error(s.error());
-  const Mat& w = trace.head(layer, head).weights;
+  const Mat& w = map ? *map : trace.head(layer, head).weights;
   std::string out = "query\\key";
   for (const TraceToken& k : trace.keys) {
     out += ',';
@@ -126,19 +145,28 @@ Result<std::string> trace_head_csv(const Trace& trace, int layer, int head) {
   return out;
 }
 
-Result<HeatmapGridSpec> trace_layer_grid(const Trace& trace, int layer) {
+Result<HeatmapGridSpec> trace_layer_grid(const Trace& trace, int layer, const std::vector<Mat>* maps,
+                                         std::string_view measure) {
   if (Status s = trace_check_layer_head(trace, layer, 0); !s) return make_error(s.error());
   HeatmapGridSpec spec;
   for (const TraceToken& t : trace.queries) spec.row_labels.push_back(t.text);
   for (const TraceToken& t : trace.keys) spec.col_labels.push_back(t.text);
   const auto& heads = trace.layers[static_cast<size_t>(layer)].attn.heads;
+  if (maps && maps->size() != heads.size()) return make_error("one map per head is needed");
   for (size_t h = 0; h < heads.size(); ++h)
-    spec.panels.push_back(HeatmapPanel{"head " + std::to_string(h) + " · " + std::string(name_of(heads[h].score)),
-                                       &heads[h].weights});
+    spec.panels.push_back(HeatmapPanel{"head " + std::to_string(h) + " · " + std::string(name_of(heads[h].score)) +
+                                           (heads[h].ablated ? " · off" : ""),
+                                       maps ? &(*maps)[h] : &heads[h].weights});
+  if (maps) {
+    float top = 0;
+    for (const Mat& m : *maps) top = std::max(top, m.size() > 0 ? m.maxCoeff() : 0.0f);
+    spec.vmax = top > 0 ? top : 1.0f;
+  }
   const ModelConfig& c = trace.config;
   spec.caption = "layer " + std::to_string(layer) + " of " + std::to_string(c.n_layers) + " — " +
                  std::to_string(c.n_heads) + " heads, d_model " + std::to_string(c.d_model) + ", " +
-                 std::string(name_of(c.norm)) + "-norm" + (trace.cross ? ", cross-attention" : "");
+                 std::string(name_of(c.norm)) + "-norm" + (trace.cross ? ", cross-attention" : "") +
+                 (maps ? " — " + std::string(measure) + " (colours 0 to " + short_number(spec.vmax) + ")" : "");
   return spec;
 }
 

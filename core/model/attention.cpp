@@ -71,8 +71,16 @@ HeadScoreCell head_score_at(const HeadTrace& head, const ModelConfig& c, int q, 
   return {raw, raw * score_scale(head.score, c.head_size(), c.temperature)};
 }
 
+namespace {
+void ablate_heads(AttentionTrace& t, const LayerAblation& ablate, int hs) {
+  if (!ablate.any()) return;
+  ablation_apply(t.concat, ablate, hs);
+  for (size_t h = 0; h < ablate.off.size(); ++h) t.heads[h].ablated = ablate.off[h];
+}
+}  // namespace
+
 AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
-                                 const Mat& mask, bool keep_scores) {
+                                 const Mat& mask, bool keep_scores, const LayerAblation& ablate) {
   const int C = c.d_model, NH = c.n_heads, HS = c.head_size();
   Mat q_all, k_all, v_all;  // (Tq, C), (Tk, C), (Tk, C)
   if (&xq == &xkv) {
@@ -100,12 +108,13 @@ AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c
                         v_all.middleCols(h * HS, HS), mask, keep_scores);
     t.concat.middleCols(h * HS, HS) = head.out;
   }
+  ablate_heads(t, ablate, HS);
   t.out = linear(t.concat, w.out_w, w.out_b);
   return t;
 }
 
 AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
-                                       const Mat& mask) {
+                                       const Mat& mask, const LayerAblation& ablate) {
   const int C = c.d_model, NH = c.n_heads, HS = c.head_size();
   const Mat q_all = linear_naive(xq, w.in_proj_w.topRows(C), w.in_proj_b.head(C));
   const Mat k_all = linear_naive(xkv, w.in_proj_w.middleRows(C, C), w.in_proj_b.segment(C, C));
@@ -155,6 +164,18 @@ AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelCon
         t.concat(i, h * HS + a) = head.out(i, a);
       }
     t.heads.push_back(std::move(head));
+  }
+  // Ablation spelled out: zeros, or the mean over positions accumulated in double.
+  for (int h = 0; h < NH; ++h) {
+    if (ablate.off.empty() || !ablate.off[static_cast<size_t>(h)]) continue;
+    t.heads[static_cast<size_t>(h)].ablated = true;
+    for (int a = 0; a < HS; ++a) {
+      double mean = 0;
+      for (Eigen::Index i = 0; i < Tq; ++i) mean += t.concat(i, h * HS + a);
+      mean = Tq > 0 ? mean / static_cast<double>(Tq) : 0.0;
+      for (Eigen::Index i = 0; i < Tq; ++i)
+        t.concat(i, h * HS + a) = ablate.mode == AblationMode::zero ? 0.0f : static_cast<float>(mean);
+    }
   }
   t.out = linear_naive(t.concat, w.out_w, w.out_b);
   return t;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/tensor.h"
+#include "model/ablation.h"
 #include "model/config.h"
 #include "model/model.h"
 
@@ -20,22 +21,25 @@ struct HeadTrace {
   Mat scores_raw;     // (Tq, Tk) QKᵀ, or the head's scoring function, before any scaling
   Mat scores_scaled;  // (Tq, Tk) ÷√HS (scaled_dot only), ÷τ; before the mask
   Mat weights;        // (Tq, Tk) softmax(scores_scaled + mask); rows sum to 1, or are all 0
-  Mat out;            // (Tq, HS) weights · V
+  Mat out;            // (Tq, HS) weights · V: what the head computes, even when switched off
+  bool ablated = false;  // switched off: concat holds zeros or this head's mean output instead of `out`
 };
 
 struct AttentionTrace {
   std::vector<HeadTrace> heads;  // NH
-  Mat concat;                    // (Tq, C) the heads' outputs side by side
+  Mat concat;                    // (Tq, C) the heads' outputs side by side (ablated heads replaced)
   Mat out;                       // (Tq, C) concat · W_Oᵀ + b_O
 };
 
 // xq (Tq, C), xkv (Tk, C), mask (Tq, Tk) additive 0 / -inf, shared by all heads. Without
-// keep_scores, dot-product heads (dot, scaled_dot) keep their weights but not their scores.
+// keep_scores, dot-product heads (dot, scaled_dot) keep their weights but not their scores. The
+// heads `ablate` switches off are replaced in the concat before W_O (see model/ablation.h).
 AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& config, const Mat& xq,
-                                 const Mat& xkv, const Mat& mask, bool keep_scores = true);
+                                 const Mat& xkv, const Mat& mask, bool keep_scores = true,
+                                 const LayerAblation& ablate = {});
 // Plain loops, one head at a time: the reference the fast version is tested against.
 AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelConfig& config, const Mat& xq,
-                                       const Mat& xkv, const Mat& mask);
+                                       const Mat& xkv, const Mat& mask, const LayerAblation& ablate = {});
 
 // One head given its Q (Tq, HS), K and V (Tk, HS): scores, weights and output (head index h picks
 // the head's block of the scoring parameters). attention_forward runs this for every head.

@@ -10,8 +10,8 @@ namespace {
 
 struct FastKernels {
   static AttentionTrace attention(const AttentionWeights& w, const ModelConfig& c, const Mat& q, const Mat& kv,
-                                  const Mat& m, bool keep_scores) {
-    return attention_forward(w, c, q, kv, m, keep_scores);
+                                  const Mat& m, bool keep_scores, const LayerAblation& ablate) {
+    return attention_forward(w, c, q, kv, m, keep_scores, ablate);
   }
   static Mat linear(const Mat& x, const Mat& w, const Vec& b) { return attnviz::linear(x, w, b); }
   static Mat norm(const Mat& x, const Vec& w, const Vec& b, float eps) { return layer_norm(x, w, b, eps); }
@@ -20,8 +20,9 @@ struct FastKernels {
 
 struct NaiveKernels {
   static AttentionTrace attention(const AttentionWeights& w, const ModelConfig& c, const Mat& q, const Mat& kv,
-                                  const Mat& m, bool /*keep_scores: the reference keeps everything*/) {
-    return attention_forward_naive(w, c, q, kv, m);
+                                  const Mat& m, bool /*keep_scores: the reference keeps everything*/,
+                                  const LayerAblation& ablate) {
+    return attention_forward_naive(w, c, q, kv, m, ablate);
   }
   static Mat linear(const Mat& x, const Mat& w, const Vec& b) { return linear_naive(x, w, b); }
   static Mat norm(const Mat& x, const Vec& w, const Vec& b, float eps) { return layer_norm_naive(x, w, b, eps); }
@@ -32,12 +33,12 @@ struct NaiveKernels {
 
 template <class K>
 LayerTrace layer_run(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Mat* memory, const Mat& mask,
-                     bool keep_scores) {
+                     bool keep_scores, const LayerAblation& ablate) {
   const bool pre = c.norm == NormPlacement::pre;
   LayerTrace t;
   t.x_in = x;
   t.attn_in = pre ? K::norm(x, w.norm1_w, w.norm1_b, c.ln_eps) : x;
-  t.attn = K::attention(w.attn, c, t.attn_in, memory ? *memory : t.attn_in, mask, keep_scores);
+  t.attn = K::attention(w.attn, c, t.attn_in, memory ? *memory : t.attn_in, mask, keep_scores, ablate);
   t.resid1 = x + t.attn.out;
   if (!pre) t.resid1 = K::norm(t.resid1, w.norm1_w, w.norm1_b, c.ln_eps);
   if (c.d_ff == 0) {  // attention-only: the FFN fields stay empty rather than pretend to be zeros
@@ -56,13 +57,13 @@ LayerTrace layer_run(const LayerWeights& w, const ModelConfig& c, const Mat& x, 
 }  // namespace
 
 LayerTrace layer_forward(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Mat* memory,
-                         const Mat& mask, bool keep_scores) {
-  return layer_run<FastKernels>(w, c, x, memory, mask, keep_scores);
+                         const Mat& mask, bool keep_scores, const LayerAblation& ablate) {
+  return layer_run<FastKernels>(w, c, x, memory, mask, keep_scores, ablate);
 }
 
 LayerTrace layer_forward_naive(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Mat* memory,
-                               const Mat& mask) {
-  return layer_run<NaiveKernels>(w, c, x, memory, mask, true);
+                               const Mat& mask, const LayerAblation& ablate) {
+  return layer_run<NaiveKernels>(w, c, x, memory, mask, true, ablate);
 }
 
 }  // namespace attnviz

@@ -20,10 +20,11 @@ struct LayerTrace {
   Mat out;         // (T, C) the layer's output (resid1 when F = 0)
 };
 
-// memory == nullptr: self-attention over x. mask: (T, Tk) additive. keep_scores: see attention_forward.
+// memory == nullptr: self-attention over x. mask: (T, Tk) additive. keep_scores and ablate: see
+// attention_forward.
 LayerTrace layer_forward(const LayerWeights& w, const ModelConfig& config, const Mat& x, const Mat* memory,
-                         const Mat& mask, bool keep_scores = true);
+                         const Mat& mask, bool keep_scores = true, const LayerAblation& ablate = {});
 LayerTrace layer_forward_naive(const LayerWeights& w, const ModelConfig& config, const Mat& x, const Mat* memory,
-                               const Mat& mask);
+                               const Mat& mask, const LayerAblation& ablate = {});
 
 }  // namespace attnviz

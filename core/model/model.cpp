@@ -174,11 +174,26 @@ Status check_model(const Model& model, bool finite) {
     chk.expect(w.output_w, "output.weight", static_cast<int>(model.vocab.size()), C);
     chk.expect(w.output_b, "output.bias", static_cast<int>(model.vocab.size()), 1);
   }
+  if (w.mlm_dense_w.size() > 0) {
+    chk.expect(w.mlm_dense_w, "cls.predictions.transform.dense.weight", C, C);
+    chk.expect(w.mlm_dense_b, "cls.predictions.transform.dense.bias", C, 1);
+    chk.expect(w.mlm_norm_w, "cls.predictions.transform.LayerNorm.weight", C, 1);
+    chk.expect(w.mlm_norm_b, "cls.predictions.transform.LayerNorm.bias", C, 1);
+    chk.expect(w.output_b, "cls.predictions.bias", static_cast<int>(w.tok_embed.rows()), 1);
+  }
   if (!chk.error.empty()) return make_error(chk.error);
   return Ok{};
 }
 
 }  // namespace
+
+OutputHead model_output_head(const Model& model) {
+  const ModelWeights& w = model.weights;
+  if (w.output_w.size() > 0) return OutputHead::linear;
+  if (w.mlm_dense_w.size() > 0 && w.tok_embed.size() > 0) return OutputHead::bert_mlm;
+  if (model.tokenizer && model.config.causal && w.tok_embed.size() > 0) return OutputHead::tied;
+  return OutputHead::none;
+}
 
 Status model_check(const Model& model) { return check_model(model, true); }
 Status model_check_shapes(const Model& model) { return check_model(model, false); }

@@ -45,7 +45,11 @@ struct ModelWeights {
   Vec embed_norm_w, embed_norm_b;     // (C) when config.embed_norm
   Vec final_norm_w, final_norm_b;     // (C) when config.final_norm
   Mat output_w;                       // (V, C) output projection to the vocabulary (trained models); may be empty
-  Vec output_b;                       // (V)
+  Vec output_b;                       // (V) its bias; for a BERT masked-LM head, the decoder's bias
+  // BERT's masked-LM head (cls.predictions.transform): dense, GELU, LayerNorm, then the decoder
+  // tied to tok_embed. Empty when the checkpoint has none.
+  Mat mlm_dense_w;                    // (C, C)
+  Vec mlm_dense_b, mlm_norm_w, mlm_norm_b;  // (C)
 };
 
 struct Model {
@@ -58,6 +62,13 @@ struct Model {
   uint64_t seed = 0;                  // hashed embeddings of the sandbox depend on it
   std::string source = "sandbox";     // where it came from, for the UI and JSON output
 };
+
+// How a model turns a final hidden state into scores over its vocabulary, if it can:
+// linear   output_w · h + output_b (the trained demos)
+// tied     tok_embed · h (GPT-2 ties its head to the token table)
+// bert_mlm tok_embed · LN(GELU(mlm_dense · h)) + output_b (BERT's cls.predictions)
+enum class OutputHead { none, linear, tied, bert_mlm };
+OutputHead model_output_head(const Model& model);
 
 // Random weights, Xavier-style normal scale, zero biases, unit LayerNorm: the sandbox model.
 // Every tensor draws from its own stream seeded by (seed, tensor name), so the values are the

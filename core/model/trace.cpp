@@ -127,21 +127,31 @@ Result<TokenizedInput> tokens_for_trace(const Model& model, const std::string& t
   return words_for_trace(model, text, pad_to);
 }
 
+Mat final_of(const Model& model, const Mat& x) {
+  const ModelConfig& c = model.config;
+  return c.final_norm ? layer_norm(x, model.weights.final_norm_w, model.weights.final_norm_b, c.ln_eps) : x;
+}
+
+bool keeps_scores(const ModelConfig& c, const Mat& mask) {
+  return static_cast<int64_t>(mask.rows()) * mask.cols() * c.n_heads * c.n_layers <= kKeepScoresCells;
+}
+
 // Runs every layer; memory == nullptr for self-attention. False when cancelled.
-bool run_layers(const Model& model, const Mat& x0, const Mat* memory, const Mat& mask, const TraceControl& control,
-                std::vector<LayerTrace>& out, Mat& final) {
+bool run_layers(const Model& model, const Mat& x0, const Mat* memory, const Mat& mask, const Ablation& ablation,
+                const TraceControl& control, std::vector<LayerTrace>& out, Mat& final) {
   const ModelConfig& c = model.config;
   const Mat* x = &x0;
   out.clear();
   out.reserve(static_cast<size_t>(c.n_layers));
-  const bool keep_scores = static_cast<int64_t>(mask.rows()) * mask.cols() * c.n_heads * c.n_layers <= kKeepScoresCells;
+  const bool keep_scores = keeps_scores(c, mask);
   for (int l = 0; l < c.n_layers; ++l) {
     if (control.cancel && control.cancel->load(std::memory_order_relaxed)) return false;
-    out.push_back(layer_forward(model.weights.layers[static_cast<size_t>(l)], c, *x, memory, mask, keep_scores));
+    out.push_back(layer_forward(model.weights.layers[static_cast<size_t>(l)], c, *x, memory, mask, keep_scores,
+                                ablation_for_layer(ablation, l, c.n_heads)));
     x = &out.back().out;
     if (control.layers_done) control.layers_done->fetch_add(1, std::memory_order_relaxed);
   }
-  final = c.final_norm ? layer_norm(*x, model.weights.final_norm_w, model.weights.final_norm_b, c.ln_eps) : *x;
+  final = final_of(model, *x);
   return true;
 }
 
@@ -162,7 +172,7 @@ Result<Trace> trace_embeddings(const Model& model, const TraceInput& input, cons
   t.real_keys = static_cast<int>(x.rows());
   t.embed = x;
   t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
-  if (!run_layers(model, t.embed, nullptr, t.mask, control, t.layers, t.final)) return make_error(kTraceCancelled);
+  if (!run_layers(model, t.embed, nullptr, t.mask, input.ablation, control, t.layers, t.final)) return make_error(kTraceCancelled);
   return t;
 }
 
@@ -173,6 +183,7 @@ Result<Trace> trace_run(const Model& model, const TraceInput& input, const Trace
   // re-reading 85M weights per forward cost GPT-2-small 0.2 s.
   if (Status s = model_check_shapes(model); !s) return make_error(s.error());
   if (Status s = mask_spec_validate(input.mask); !s) return make_error(s.error());
+  if (Status s = ablation_validate(input.ablation, model.config); !s) return make_error(s.error());
   // A causal checkpoint (GPT) is causal whatever masks the user adds on top.
   MaskSpec mask = input.mask;
   mask.causal = mask.causal || model.config.causal;
@@ -195,7 +206,7 @@ Result<Trace> trace_run(const Model& model, const TraceInput& input, const Trace
       t.keys = t.queries;
       t.real_keys = target->real;
       t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
-      if (!run_layers(model, t.embed, nullptr, t.mask, control, t.layers, t.final)) return make_error(kTraceCancelled);
+      if (!run_layers(model, t.embed, nullptr, t.mask, input.ablation, control, t.layers, t.final)) return make_error(kTraceCancelled);
       return t;
     }
     auto source = tokens_for_trace(model, input.source_text, "", input.mask.pad_to);
@@ -209,16 +220,40 @@ Result<Trace> trace_run(const Model& model, const TraceInput& input, const Trace
     encoder_mask.causal = model.config.causal;
     const Mat source_mask = mask_build(encoder_mask, t.n_keys(), t.n_keys(), t.real_keys);
     std::vector<LayerTrace> encoder_layers;
-    if (!run_layers(model, xs, nullptr, source_mask, control, encoder_layers, t.memory)) return make_error(kTraceCancelled);
+    if (!run_layers(model, xs, nullptr, source_mask, input.ablation, control, encoder_layers, t.memory)) return make_error(kTraceCancelled);
     t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
-    if (!run_layers(model, t.embed, &t.memory, t.mask, control, t.layers, t.final)) return make_error(kTraceCancelled);
+    if (!run_layers(model, t.embed, &t.memory, t.mask, input.ablation, control, t.layers, t.final)) return make_error(kTraceCancelled);
     return t;
   }();
   if (result) {
     result->config = model.config;
     result->model_source = model.source;
+    result->ablation = input.ablation;
+    result->causal = mask.causal;
   }
   return result;
+}
+
+Result<Mat> trace_final_ablated(const Model& model, const Trace& base, const Ablation& ablation) {
+  const ModelConfig& c = model.config;
+  if (base.cross) return make_error("switching heads off one at a time needs self-attention, not cross-attention");
+  if (static_cast<int>(base.layers.size()) != c.n_layers || base.embed.cols() != c.d_model)
+    return make_error("the trace was not made by this model");
+  if (Status s = ablation_validate(ablation, c); !s) return make_error(s.error());
+  // The first layer whose set of switched-off heads differs; layers before it are base's own.
+  int first = c.n_layers;
+  for (int l = 0; l < c.n_layers && first == c.n_layers; ++l) {
+    const LayerAblation a = ablation_for_layer(ablation, l, c.n_heads), b = ablation_for_layer(base.ablation, l, c.n_heads);
+    if (a.off != b.off || (a.any() && a.mode != b.mode)) first = l;
+  }
+  if (first == c.n_layers) return base.final;
+  Mat x = base.layers[static_cast<size_t>(first)].x_in;
+  const bool keep_scores = keeps_scores(c, base.mask);
+  for (int l = first; l < c.n_layers; ++l)
+    x = layer_forward(model.weights.layers[static_cast<size_t>(l)], c, x, nullptr, base.mask, keep_scores,
+                      ablation_for_layer(ablation, l, c.n_heads))
+            .out;
+  return final_of(model, x);
 }
 
 }  // namespace attnviz

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "model/ablation.h"
 #include "model/config.h"
 #include "model/layer.h"
 #include "model/model.h"
@@ -25,6 +26,7 @@ struct TraceInput {
   std::string source_text;        // non-empty: cross-attention, keys and values from this sentence
   std::optional<Mat> embeddings;  // (T, C) used as X directly: no tokenizer, embedding or positions
   MaskSpec mask;
+  Ablation ablation;              // heads switched off (every pass of the stack, the encoder's too)
 };
 
 struct TraceToken {
@@ -44,6 +46,7 @@ struct Trace {
   ModelConfig config;
   std::string model_source;
   bool cross = false;
+  bool causal = false;              // the causal mask was applied (asked for, or the model's own)
   std::vector<TraceToken> queries;  // Tq: heatmap rows
   std::vector<TraceToken> keys;     // Tk: heatmap columns (the same tokens in self-attention)
   int real_keys = 0;                // keys before padding
@@ -52,6 +55,7 @@ struct Trace {
   Mat mask;                         // (Tq, Tk) additive, 0 visible / -inf hidden, shared by all heads
   std::vector<LayerTrace> layers;   // L
   Mat final;                        // (Tq, C) last layer's output (after the final LayerNorm, if any)
+  Ablation ablation;                // the heads that were switched off
 
   int n_queries() const { return static_cast<int>(queries.size()); }
   int n_keys() const { return static_cast<int>(keys.size()); }
@@ -77,5 +81,10 @@ inline constexpr int64_t kKeepScoresCells = int64_t{1} << 25;
 // Tokenizes, embeds, builds the mask and runs every layer. Errors (bad config, too many tokens,
 // a mask that does not fit, shape mismatches) come back as messages; nothing is half-built.
 Result<Trace> trace_run(const Model& model, const TraceInput& input, const TraceControl& control = {});
+
+// The final hidden states (Tq, C) of base's input with `ablation` instead of base's own, running
+// only the layers from the first one whose ablation differs (earlier layers' outputs are base's).
+// Self-attention traces only; what measures of importance run once per head.
+Result<Mat> trace_final_ablated(const Model& model, const Trace& base, const Ablation& ablation);
 
 }  // namespace attnviz

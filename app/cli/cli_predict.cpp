@@ -1,0 +1,190 @@
+// attnviz-cli predict and heads: what a model answers for a sentence (the coreference demo's
+// referent, the next token of a causal model, a BERT masked-LM head's tokens at each [MASK]),
+// with heads switched off if asked, and which heads that answer depends on (--importance).
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/answer.h"
+#include "analysis/importance.h"
+#include "base/file_io.h"
+#include "cli_run.h"
+#include "io/model_open.h"
+#include "model/trace.h"
+
+namespace attnviz {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+int fail(std::ostream& err, const std::string& message) {
+  err << "attnviz-cli: " << message << "\n";
+  return 1;
+}
+
+Status write_json(const std::string& path, const Json& j, std::ostream& out) {
+  const std::string text = j.dump(2);
+  if (path == "-") {
+    out << text << "\n";
+    return Ok{};
+  }
+  return file_write_atomic(path, std::string_view(text));
+}
+
+struct Run {
+  Model model;
+  Trace trace;
+};
+
+Result<Run> open_and_trace(const CliOptions& o, const Ablation& ablation) {
+  auto model = model_open(o.model_path);
+  if (!model) return make_error(model.error());
+  TraceInput in;
+  in.text = o.text;
+  in.mask = o.mask;
+  in.ablation = ablation;
+  auto trace = trace_run(*model, in);
+  if (!trace) return make_error(trace.error());
+  return Run{std::move(*model), std::move(*trace)};
+}
+
+// The answer's error, with the flag that fixes it where there is one.
+std::string answer_error(const std::string& message) {
+  if (message.find("causal mask") != std::string::npos) return message + " (--mask causal)";
+  return message;
+}
+
+void print_answer(const ModelAnswer& a, const Trace& t, std::ostream& out) {
+  out << std::fixed << std::setprecision(3);
+  if (a.kind == AnswerKind::coref) {
+    const CorefPrediction& p = a.coref;
+    out << t.queries[static_cast<size_t>(p.pronoun)].text << " (#" << p.pronoun << ") -> " << p.referent_text << " (#"
+        << p.referent << ", p = " << p.probability << ")\n";
+  } else {
+    for (const PositionAnswer& pa : a.predictions) {
+      out << (a.kind == AnswerKind::next_token ? "next token after #" : "[MASK] #") << pa.position << " ("
+          << t.queries[static_cast<size_t>(pa.position)].text << "):";
+      for (const TokenScore& s : pa.top) out << "  " << s.token << " (" << s.id << ") " << s.p;
+      out << "\n";
+    }
+  }
+  out.unsetf(std::ios::floatfield);
+}
+
+Json answer_json(const ModelAnswer& a, const Trace& t) {
+  Json j;
+  j["kind"] = name_of(a.kind);
+  if (a.kind == AnswerKind::coref) {
+    const CorefExample& e = a.example;
+    j["pronoun"] = {{"index", e.pronoun}, {"text", t.queries[static_cast<size_t>(e.pronoun)].text}};
+    j["candidates"] = Json::array();
+    for (int c : {e.candidate_a, e.candidate_b})
+      j["candidates"].push_back({{"index", c}, {"text", t.keys[static_cast<size_t>(c)].text}});
+    j["referent"] = {{"index", a.coref.referent}, {"text", a.coref.referent_text}, {"probability", a.coref.probability}};
+  } else {
+    Json preds = Json::array();
+    for (const PositionAnswer& pa : a.predictions) {
+      Json top = Json::array();
+      for (const TokenScore& s : pa.top) top.push_back({{"token", s.token}, {"id", s.id}, {"p", s.p}});
+      preds.push_back({{"position", pa.position}, {"top", std::move(top)}});
+    }
+    j["predictions"] = std::move(preds);
+  }
+  j["log_prob"] = a.log_prob;
+  return j;
+}
+
+Json heads_json(const std::vector<HeadRef>& heads) {
+  Json out = Json::array();
+  for (const HeadRef& h : heads) out.push_back({h.layer, h.head});
+  return out;
+}
+
+}  // namespace
+
+int cli_predict(const CliOptions& o, std::ostream& stdout_stream, std::ostream& err) {
+  // With --json - the JSON alone goes to standard output, so that it parses.
+  std::ostringstream discard;
+  std::ostream& out = o.json_path == "-" ? discard : stdout_stream;
+  const int top_k = o.given.count("top-k") ? o.top_k : 5;
+  auto run = open_and_trace(o, o.ablation);
+  if (!run) return fail(err, run.error());
+  auto answer = model_answer(run->model, run->trace, o.text, top_k);
+  if (!answer) return fail(err, answer_error(answer.error()));
+  // With heads off, the full model's answer beside it: what switching them off changed.
+  std::optional<ModelAnswer> full;
+  if (o.ablation.any()) {
+    auto f = trace_final_ablated(run->model, run->trace, Ablation{});
+    if (!f) return fail(err, f.error());
+    auto a = model_answer_from_final(run->model, run->trace, *f, *answer, top_k);
+    if (!a) return fail(err, a.error());
+    full = std::move(*a);
+    out << "heads off (" << name_of(o.ablation.mode) << "): " << ablation_heads_label(o.ablation.heads) << "\n";
+  }
+  print_answer(*answer, run->trace, out);
+  if (full) {
+    out << "with every head on: ";
+    print_answer(*full, run->trace, out);
+  }
+  if (o.json_path.empty()) return 0;
+  Json j;
+  j["text"] = o.text;
+  j["ablated"] = heads_json(o.ablation.heads);
+  j["ablation"] = name_of(o.ablation.mode);
+  const Json answer_fields = answer_json(*answer, run->trace);
+  for (const auto& [key, value] : answer_fields.items()) j[key] = value;
+  if (answer->kind == AnswerKind::coref) {  // every head's attention from "it" to each candidate
+    const CorefExample& e = answer->example;
+    Json heads = Json::array();
+    for (size_t l = 0; l < run->trace.layers.size(); ++l)
+      for (size_t h = 0; h < run->trace.layers[l].attn.heads.size(); ++h) {
+        const Mat& w = run->trace.layers[l].attn.heads[h].weights;
+        heads.push_back({{"layer", l}, {"head", h},
+                         {"to_candidates", {w(e.pronoun, e.candidate_a), w(e.pronoun, e.candidate_b)}}});
+      }
+    j["heads"] = std::move(heads);
+  }
+  if (full) j["unablated"] = answer_json(*full, run->trace);
+  if (Status s = write_json(o.json_path, j, stdout_stream); !s) return fail(err, "--json: " + s.error());
+  return 0;
+}
+
+int cli_heads(const CliOptions& o, std::ostream& stdout_stream, std::ostream& err) {
+  std::ostringstream discard;
+  std::ostream& out = o.json_path == "-" ? discard : stdout_stream;
+  auto run = open_and_trace(o, Ablation{});
+  if (!run) return fail(err, run.error());
+  auto grid = importance_grid(run->model, run->trace, o.text, o.ablation.mode);
+  if (!grid) return fail(err, answer_error(grid.error()));
+  out << "answer: ";
+  print_answer(grid->answer, run->trace, out);
+  out << "drop in log p(answer) with one head off (" << name_of(grid->mode) << "); * the answer changes\n";
+  out << "layer";
+  for (int h = 0; h < run->model.config.n_heads; ++h) out << std::setw(9) << ("H" + std::to_string(h));
+  out << "\n" << std::fixed << std::setprecision(3);
+  for (size_t l = 0; l < grid->drop.size(); ++l) {
+    out << std::setw(5) << l;
+    for (size_t h = 0; h < grid->drop[l].size(); ++h)
+      out << std::setw(8) << grid->drop[l][h] << (grid->flips[l][h] ? "*" : " ");
+    out << "\n";
+  }
+  out.unsetf(std::ios::floatfield);
+  out << "most important: layer " << grid->best_layer << " head " << grid->best_head << "\n";
+  if (o.json_path.empty()) return 0;
+  Json j;
+  j["text"] = o.text;
+  j["ablation"] = name_of(grid->mode);
+  j["answer"] = answer_json(grid->answer, run->trace);
+  j["importance"] = grid->drop;
+  Json flips = Json::array();
+  for (const auto& row : grid->flips) flips.push_back(row);
+  j["answer_changes"] = std::move(flips);
+  j["most_important"] = {grid->best_layer, grid->best_head};
+  if (Status s = write_json(o.json_path, j, stdout_stream); !s) return fail(err, "--json: " + s.error());
+  return 0;
+}
+
+}  // namespace attnviz

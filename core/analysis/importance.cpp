@@ -1,0 +1,63 @@
+// importance_grid: the answer is taken once from the full model, then each head alone is switched
+// off and the same answer's log-probability read again.
+#include "analysis/importance.h"
+
+namespace attnviz {
+
+namespace {
+bool same_choice(const ModelAnswer& a, const ModelAnswer& b) {
+  if (a.kind == AnswerKind::coref) return a.coref.referent == b.coref.referent;
+  for (size_t i = 0; i < a.predictions.size() && i < b.predictions.size(); ++i)
+    if (a.predictions[i].top.front().id != b.predictions[i].top.front().id) return false;
+  return true;
+}
+}  // namespace
+
+Result<ImportanceGrid> importance_grid(const Model& model, const Trace& base, std::string_view text, AblationMode mode,
+                                       const std::atomic<bool>* cancel) {
+  const ModelConfig& c = model.config;
+  // The full model's own trace: the one given when nothing in it is switched off.
+  Trace full_owned;
+  const Trace* full = &base;
+  if (base.ablation.any()) {
+    auto f = trace_final_ablated(model, base, Ablation{});
+    if (!f) return make_error(f.error());
+    full_owned.queries = base.queries;
+    full_owned.keys = base.keys;
+    full_owned.causal = base.causal;
+    full_owned.final = std::move(*f);
+    full = &full_owned;
+  }
+  auto answer = model_answer(model, *full, text, 1);
+  if (!answer) return make_error(answer.error());
+  ImportanceGrid g;
+  g.answer = std::move(*answer);
+  g.mode = mode;
+  g.drop.assign(static_cast<size_t>(c.n_layers), std::vector<float>(static_cast<size_t>(c.n_heads), 0.0f));
+  g.flips.assign(static_cast<size_t>(c.n_layers), std::vector<bool>(static_cast<size_t>(c.n_heads), false));
+  float best = 0;
+  for (int l = 0; l < c.n_layers; ++l)
+    for (int h = 0; h < c.n_heads; ++h) {
+      if (cancel && cancel->load(std::memory_order_relaxed)) return make_error(kTraceCancelled);
+      Ablation one;
+      one.mode = mode;
+      one.heads = {HeadRef{l, h}};
+      auto final = trace_final_ablated(model, base, one);
+      if (!final) return make_error(final.error());
+      auto lp = answer_log_prob(model, *final, g.answer);
+      if (!lp) return make_error(lp.error());
+      auto changed = model_answer_from_final(model, *full, *final, g.answer, 1);
+      if (!changed) return make_error(changed.error());
+      const float drop = g.answer.log_prob - *lp;
+      g.drop[static_cast<size_t>(l)][static_cast<size_t>(h)] = drop;
+      g.flips[static_cast<size_t>(l)][static_cast<size_t>(h)] = !same_choice(g.answer, *changed);
+      if (g.best_layer < 0 || drop > best) {
+        best = drop;
+        g.best_layer = l;
+        g.best_head = h;
+      }
+    }
+  return g;
+}
+
+}  // namespace attnviz

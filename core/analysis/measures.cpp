@@ -1,0 +1,79 @@
+// Value norms need one (Tk, HS)·(HS, C) product per head; rollout one (T, T) product per layer.
+#include "analysis/measures.h"
+
+#include "base/enum_names.h"
+
+namespace attnviz {
+
+namespace {
+constexpr EnumNames<AttentionMeasure, 3> kMeasures{{{AttentionMeasure::weights, "weights"},
+                                                    {AttentionMeasure::value_norm, "value-norm"},
+                                                    {AttentionMeasure::rollout, "rollout"}}};
+
+Status check_head(const Trace& trace, int layer, int head) {
+  if (layer < 0 || layer >= static_cast<int>(trace.layers.size()))
+    return make_error("layer " + std::to_string(layer) + " is not in the trace");
+  if (head < 0 || head >= static_cast<int>(trace.layers[static_cast<size_t>(layer)].attn.heads.size()))
+    return make_error("head " + std::to_string(head) + " is not in layer " + std::to_string(layer));
+  return Ok{};
+}
+}  // namespace
+
+std::string_view name_of(AttentionMeasure m) { return enum_name(kMeasures, m); }
+std::optional<AttentionMeasure> measure_from_name(std::string_view s) { return enum_from_name(kMeasures, s); }
+
+Result<Vec> value_norms(const Model& model, const Trace& trace, int layer, int head) {
+  if (Status s = check_head(trace, layer, head); !s) return make_error(s.error());
+  const ModelConfig& c = model.config;
+  if (static_cast<int>(model.weights.layers.size()) != static_cast<int>(trace.layers.size()) ||
+      c.d_model != trace.config.d_model || c.n_heads != trace.config.n_heads)
+    return make_error("the trace was not made by this model");
+  const int HS = c.head_size();
+  const Mat& v = trace.head(layer, head).v;  // (Tk, HS): x_j W_V^h + b_V^h
+  const Mat& out_w = model.weights.layers[static_cast<size_t>(layer)].attn.out_w;  // (C, C)
+  const Mat moved = v * out_w.middleCols(head * HS, HS).transpose();              // (Tk, C)
+  return Vec(moved.rowwise().norm());
+}
+
+Result<Mat> value_norm_map(const Model& model, const Trace& trace, int layer, int head) {
+  auto norms = value_norms(model, trace, layer, head);
+  if (!norms) return make_error(norms.error());
+  const Mat& w = trace.head(layer, head).weights;
+  return Mat(w.array().rowwise() * norms->transpose().array());
+}
+
+Result<std::vector<Mat>> attention_rollout(const Trace& trace) {
+  if (trace.cross)
+    return make_error("rollout is not defined for cross-attention: a layer's keys are the source, not its own "
+                      "queries, so its maps cannot be chained");
+  std::vector<Mat> out;
+  out.reserve(trace.layers.size());
+  const Eigen::Index T = trace.n_queries();
+  for (const LayerTrace& layer : trace.layers) {
+    Mat mean = Mat::Zero(T, T);
+    for (const HeadTrace& h : layer.attn.heads) mean += h.weights;
+    mean /= static_cast<float>(std::max<size_t>(layer.attn.heads.size(), 1));
+    Mat step = 0.5f * mean;
+    step.diagonal().array() += 0.5f;
+    out.push_back(out.empty() ? step : Mat(step * out.back()));
+  }
+  return out;
+}
+
+Result<Mat> measure_map(const Model& model, const Trace& trace, AttentionMeasure measure, int layer, int head,
+                        const std::vector<Mat>* rollout) {
+  if (Status s = check_head(trace, layer, head); !s) return make_error(s.error());
+  switch (measure) {
+    case AttentionMeasure::weights: return trace.head(layer, head).weights;
+    case AttentionMeasure::value_norm: return value_norm_map(model, trace, layer, head);
+    case AttentionMeasure::rollout: {
+      if (rollout && rollout->size() == trace.layers.size()) return (*rollout)[static_cast<size_t>(layer)];
+      auto r = attention_rollout(trace);
+      if (!r) return make_error(r.error());
+      return std::move((*r)[static_cast<size_t>(layer)]);
+    }
+  }
+  return make_error("unknown measure");
+}
+
+}  // namespace attnviz

@@ -1,0 +1,171 @@
+// attnviz-cli predict and heads on the shipped demos and the GPT-2 fixture: answers with heads
+// switched off, the importance grid, and --measure in --json/--csv.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/measures.h"
+#include "base/file_io.h"
+#include "io/model_open.h"
+#include "support/check_util.h"
+#include "support/cli_util.h"
+#include "support/fixture_util.h"
+
+using namespace attnviz;
+using namespace attnviz::test;
+
+namespace {
+
+const std::string kTired = "The animal didn't cross the street because it was too tired.";
+const std::string kWide = "The animal didn't cross the street because it was too wide.";
+const std::string kCoref = std::string(ATTNVIZ_ASSETS) + "/demo_coref";
+
+nlohmann::json json_of(const CliRun& r) {
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  return nlohmann::json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("cli predict: the coreference demo's answer, and with layer 0 switched off \"wide\" goes to the animal") {
+  CliRun tired = cli_in_process({"predict", "--model", kCoref, "--text", kTired});
+  REQUIRE_MESSAGE(tired.status == 0, tired.err);
+  CHECK(tired.out == "it (#7) -> animal (#1, p = 1.000)\n");
+  CliRun wide = cli_in_process({"predict", "--model", kCoref, "--text", kWide, "--ablate", "0:0, 0:1,0:2,0:3"});
+  REQUIRE_MESSAGE(wide.status == 0, wide.err);
+  CHECK(has(wide.out, "heads off (zero): L1 H1, L1 H2, L1 H3, L1 H4\nit (#7) -> animal (#1,"));
+  CHECK(has(wide.out, "with every head on: it (#7) -> street (#5, p = 1.000)"));
+
+  const auto j = json_of(cli_in_process({"predict", "--model", kCoref, "--text", kWide, "--ablate", "0:3,0:0,0:1,0:2",
+                                         "--json", "-"}));
+  CHECK(j["kind"] == "coref");
+  CHECK(j["ablated"] == nlohmann::json::parse("[[0,0],[0,1],[0,2],[0,3]]"));
+  CHECK(j["ablation"] == "zero");
+  CHECK(j["referent"]["text"] == "animal");
+  CHECK(j["unablated"]["referent"]["text"] == "street");
+  CHECK(j["unablated"]["referent"]["probability"].get<float>() > 0.999f);
+  CHECK(j["heads"].size() == 8);
+  // Mean ablation passes on the heads' average output: a different, milder change.
+  const auto mean = json_of(cli_in_process({"predict", "--model", kCoref, "--text", kWide, "--ablate", "0:0,0:1,0:2,0:3",
+                                            "--ablation", "mean", "--json", "-"}));
+  CHECK(mean["ablation"] == "mean");
+  CHECK(mean["referent"]["probability"] != j["referent"]["probability"]);
+}
+
+TEST_CASE("cli heads --importance: the grid on the shipped demo") {
+  for (const std::string& text : {kTired, kWide}) {
+    const auto j = json_of(cli_in_process({"heads", "--model", kCoref, "--text", text, "--importance", "--json", "-"}));
+    REQUIRE(j["importance"].size() == 2);
+    REQUIRE(j["importance"][0].size() == 4);
+    float best = -1;
+    for (const auto& row : j["importance"])
+      for (const auto& v : row) {
+        CHECK(std::isfinite(v.get<float>()));
+        best = std::max(best, v.get<float>());
+      }
+    // The shipped demo resolves "it" redundantly: no head alone flips the answer, and layer 0
+    // head 3 (which carries the property word to "it") costs the most.
+    CHECK(j["most_important"] == nlohmann::json::parse("[0,3]"));
+    CHECK(j["importance"][0][3].get<float>() == doctest::Approx(best));
+    CHECK(best > 0.0f);
+    for (const auto& row : j["answer_changes"])
+      for (const auto& v : row) CHECK(v == false);
+    CHECK(j["answer"]["referent"]["text"] == (text == kTired ? "animal" : "street"));
+  }
+  CliRun text = cli_in_process({"heads", "--model", kCoref, "--text", kTired, "--importance"});
+  REQUIRE_MESSAGE(text.status == 0, text.err);
+  CHECK(has(text.out, "most important: layer 0 head 3"));
+}
+
+TEST_CASE("cli predict: causal models give their next tokens; the induction demo needs the causal mask") {
+  const std::string induction = std::string(ATTNVIZ_ASSETS) + "/demo_induction";
+  const std::string repeat = "t3 t9 t4 t12 t7 t1 t3 t9 t4 t12";
+  CliRun r = cli_in_process({"predict", "--model", induction, "--text", repeat});
+  CHECK(r.status == 1);
+  CHECK(has(r.err, "--mask causal"));
+  // Under the causal mask the demo completes the repeat: t12 was followed by t7.
+  r = cli_in_process({"predict", "--model", induction, "--text", repeat, "--mask", "causal"});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.out.rfind("next token after #9 (t12):  t7 (7) 0.99", 0) == 0);
+  // Its previous-token head (layer 0 head 1) is the one the copy cannot do without.
+  const auto grid = nlohmann::json::parse(
+      cli_in_process({"heads", "--model", induction, "--text", repeat, "--mask", "causal", "--importance", "--json", "-"}).out);
+  CHECK(grid["most_important"] == nlohmann::json::parse("[0,1]"));
+  CHECK(grid["answer_changes"][0][1] == true);
+  CHECK(grid["importance"][0][1].get<float>() > 5.0f);
+  CliRun gpt = cli_in_process({"predict", "--model", fixture_path("hf/gpt2_tiny"), "--text", "It was tired.", "--top-k",
+                               "3", "--json", "-"});
+  const auto j = json_of(gpt);
+  CHECK(j["kind"] == "next_token");
+  REQUIRE(j["predictions"].size() == 1);
+  REQUIRE(j["predictions"][0]["top"].size() == 3);
+  float sum = 0, last = 2;
+  for (const auto& t : j["predictions"][0]["top"]) {
+    CHECK(t["p"].get<float>() <= last);
+    last = t["p"].get<float>();
+    sum += last;
+  }
+  CHECK(sum <= 1.0f + 1e-5f);
+}
+
+TEST_CASE("cli attention --measure: value-norm and rollout in --json and --csv") {
+  const std::string csv = temp_path("attnviz_cli_measure.csv");
+  const auto j = json_of(cli_in_process({"attention", "--model", kCoref, "--text", kTired, "--measure", "rollout",
+                                         "--json", "-"}));
+  REQUIRE(j["layers"].size() == 2);
+  for (const auto& layer : j["layers"]) {
+    REQUIRE(layer.contains("rollout"));
+    for (const auto& row : layer["rollout"]) {
+      float s = 0;
+      for (const auto& v : row) s += v.get<float>();
+      CHECK(s == doctest::Approx(1.0f).epsilon(1e-5));
+    }
+  }
+  const auto v = json_of(cli_in_process({"attention", "--model", kCoref, "--text", kTired, "--measure", "value-norm",
+                                         "--json", "-", "--csv", csv, "--layer", "1", "--head", "3"}));
+  // The CSV and the JSON hold the engine's value-norm map.
+  auto model = model_open(kCoref);
+  REQUIRE(model.ok());
+  TraceInput in;
+  in.text = kTired;
+  auto trace = trace_run(*model, in);
+  REQUIRE(trace.ok());
+  auto map = value_norm_map(*model, *trace, 1, 3);
+  REQUIRE(map.ok());
+  const auto& jmap = v["layers"][1]["heads"][3]["value_norm"];
+  for (int i = 0; i < map->rows(); ++i)
+    for (int k = 0; k < map->cols(); ++k) CHECK(jmap[i][k].get<float>() == (*map)(i, k));
+  auto bytes = file_read_bytes(csv);
+  REQUIRE(bytes.ok());
+  const std::string text(bytes->begin(), bytes->end());
+  CHECK(has(text, "query\\key,The,animal"));
+  std::filesystem::remove(csv);
+}
+
+TEST_CASE("cli predict/heads: usage errors and refused heads name the problem") {
+  auto usage = [](std::vector<std::string> args) {
+    CliRun r = cli_in_process(args);
+    CHECK(r.status == 2);
+    return r.err;
+  };
+  CHECK(has(usage({"predict", "--model", kCoref, "--text", "x", "--ablate", "1"}), "'1' is not a head"));
+  CHECK(has(usage({"predict", "--model", kCoref, "--text", "x", "--ablate", "a:b"}), "'a:b' is not a head"));
+  CHECK(has(usage({"predict", "--model", kCoref, "--text", "x", "--ablation", "half"}), "zero or mean"));
+  CHECK(has(usage({"heads", "--model", kCoref, "--text", "x"}), "heads needs --importance"));
+  CHECK(has(usage({"heads", "--text", "x", "--importance"}), "heads needs --model"));
+  CHECK(has(usage({"attention", "--text", "x", "--measure", "rollout"}), "--measure needs --json"));
+  CHECK(has(usage({"attention", "--text", "x", "--measure", "size", "--json", "-"}), "weights, value-norm or rollout"));
+  CliRun r = cli_in_process({"predict", "--model", kCoref, "--text", kTired, "--ablate", "2:0"});
+  CHECK(r.status == 1);
+  CHECK(has(r.err, "the model has layers 0 to 1"));
+  r = cli_in_process({"predict", "--model", kCoref, "--text", kTired, "--ablate", "0:4"});
+  CHECK(r.status == 1);
+  CHECK(has(r.err, "the model has heads 0 to 3"));
+  r = cli_in_process({"attention", "--text", "a b", "--source", "c d", "--d-model", "16", "--heads", "2", "--measure",
+                      "rollout", "--json", "-"});
+  CHECK(r.status == 1);
+  CHECK(has(r.err, "not defined for cross-attention"));
+}
