@@ -119,7 +119,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
       toggle_fullscreen(window, saved[0], saved[1], saved[2], saved[3]);
       shell.toggle_fullscreen = false;
     }
-    const bool idle = app.trace && !app_computing(app) && !app.dirty;
+    const bool idle = app.trace && !app_computing(app) && !app.dirty && !app.importance.busy();
     if (!pending_screenshot.empty() && (idle || screenshot_now)) {
       if (Status s = save_framebuffer(pending_screenshot, width, height); !s) {
         std::fprintf(stderr, "attnviz: %s\n", s.error().c_str());
@@ -214,6 +214,10 @@ int run(const AppOptions& opt) {
     auto presets = presets_load(ATTNVIZ_ASSETS_DIR "/presets.json");
     if (presets) app.presets = std::move(*presets);
     else app.presets_error = presets.error();
+    // A plain launch opens on meaning: the trained coreference demo, the famous sentence, layer 2
+    // with "it" highlighted. Sessions, scripts and --model say where to start themselves (scripts
+    // start from the sandbox, so that their actions replay the same everywhere).
+    if (opt.session.empty() && opt.script.empty() && opt.model.empty()) app_open_on_meaning(app);
     if (!opt.session.empty()) {
       auto session = session_load(opt.session);
       Status s = session ? app_apply_session(app, *session) : Status(make_error(session.error()));

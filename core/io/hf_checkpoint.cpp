@@ -4,7 +4,10 @@
 #include "io/json.h"
 #include "io/model_file.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <string_view>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -144,9 +147,17 @@ class TensorTaker {
     for (size_t i = 0; i < file_.tensors.size(); ++i) index_.emplace(file_.tensors[i].name, i);
   }
   const std::string& error() const { return error_; }
+  void fail(const std::string& message) {
+    if (error_.empty()) error_ = message;
+  }
 
-  void mat(const std::string& name, int64_t rows, int64_t cols, Mat& out, bool transposed = false) {
-    Tensor* t = find(name);
+  // Names of the base model get the prefix ("bert.encoder..."); `top` names the heads on top of
+  // it, which sit outside it ("cls.predictions.bias", "lm_head.weight").
+  enum class Where { base, top };
+  bool has(const std::string& name, Where where = Where::base) const { return index_.count(full(name, where)) > 0; }
+
+  void mat(const std::string& name, int64_t rows, int64_t cols, Mat& out, bool transposed = false, Where where = Where::base) {
+    Tensor* t = find(full(name, where));
     if (!t) return;
     auto m = transposed ? tensor_to_mat(*t, cols, rows) : tensor_to_mat(*t, rows, cols);
     release(*t);
@@ -154,8 +165,8 @@ class TensorTaker {
     out = transposed ? Mat(m->transpose()) : std::move(*m);
     check_finite(out, t->name);
   }
-  void vec(const std::string& name, int64_t len, Vec& out) {
-    Tensor* t = find(name);
+  void vec(const std::string& name, int64_t len, Vec& out, Where where = Where::base) {
+    Tensor* t = find(full(name, where));
     if (!t) return;
     auto v = tensor_to_vec(*t, len);
     release(*t);
@@ -165,11 +176,12 @@ class TensorTaker {
   }
 
  private:
+  std::string full(const std::string& name, Where where) const { return where == Where::base ? prefix_ + name : name; }
   Tensor* find(const std::string& name) {
     if (!error_.empty()) return nullptr;
-    auto it = index_.find(prefix_ + name);
+    auto it = index_.find(name);
     if (it == index_.end()) {
-      fail("the checkpoint has no tensor '" + prefix_ + name + "'");
+      fail("the checkpoint has no tensor '" + name + "'");
       return nullptr;
     }
     return &file_.tensors[it->second];
@@ -181,9 +193,6 @@ class TensorTaker {
   template <class M>
   void check_finite(const M& m, const std::string& name) {
     if (!m.allFinite()) fail("tensor '" + name + "' contains NaN or infinite values");
-  }
-  void fail(const std::string& message) {
-    if (error_.empty()) error_ = message;
   }
 
   TensorFile& file_;
@@ -260,6 +269,79 @@ void load_bert(TensorTaker& take, const ModelConfig& c, int vocab, ModelWeights&
   }
 }
 
+// BERT's masked-LM head (BertForMaskedLM, BertForPreTraining): cls.predictions.transform is dense,
+// hidden_act, LayerNorm with layer_norm_eps (the model's own activation and eps); the decoder is
+// tied to the word embeddings and its bias is cls.predictions.bias. These names sit outside the
+// "bert." prefix. Safetensors drops tied duplicates, so decoder.weight / decoder.bias are usually
+// absent; a file that keeps them must hold the tied values, the only layout supported.
+constexpr const char* kMlmDenseW = "cls.predictions.transform.dense.weight";
+constexpr const char* kMlmDenseB = "cls.predictions.transform.dense.bias";
+constexpr const char* kMlmNormW = "cls.predictions.transform.LayerNorm.weight";
+constexpr const char* kMlmNormB = "cls.predictions.transform.LayerNorm.bias";
+constexpr const char* kMlmBias = "cls.predictions.bias";
+constexpr const char* kMlmDecoderW = "cls.predictions.decoder.weight";
+constexpr const char* kMlmDecoderB = "cls.predictions.decoder.bias";
+constexpr const char* kMlmNames[] = {kMlmDenseW, kMlmDenseB, kMlmNormW, kMlmNormB, kMlmBias, kMlmDecoderW, kMlmDecoderB};
+
+// Tensors of the output head the file holds (for the progress count): BERT's masked-LM head,
+// GPT-2's lm_head.
+int head_tensors(const TensorFile& file, bool gpt2) {
+  if (gpt2) return file.find("lm_head.weight") ? 1 : 0;
+  int n = 0;
+  for (const char* name : kMlmNames) n += file.find(name) ? 1 : 0;
+  return n;
+}
+
+// A head's copy of a tied tensor must be that tensor, value for value.
+template <class M>
+void check_tied(TensorTaker& take, const M& copy, const std::string& copy_name, const M& tied,
+                const std::string& tied_name, const std::string& why) {
+  if (!take.error().empty() || (copy.rows() == tied.rows() && copy.cols() == tied.cols() && copy == tied)) return;
+  take.fail("tensor '" + copy_name + "' differs from '" + tied_name + "': " + why);
+}
+
+void load_bert_mlm_head(TensorTaker& take, const std::string& prefix, const ModelConfig& c, int vocab, ModelWeights& w) {
+  constexpr auto top = TensorTaker::Where::top;
+  if (std::none_of(std::begin(kMlmNames), std::end(kMlmNames), [&](const char* n) { return take.has(n, top); }))
+    return;  // an encoder without its head: still a model, it answers nothing
+  // Half a head is a damaged file, not an encoder: name the first missing tensor. The bias may be
+  // kept under either of its tied names.
+  const bool has_bias = take.has(kMlmBias, top);
+  for (const char* name : {kMlmDenseW, kMlmDenseB, kMlmNormW, kMlmNormB, kMlmBias})
+    if (!take.has(name, top) && !(std::string_view(name) == kMlmBias && take.has(kMlmDecoderB, top)))
+      return take.fail(std::string("the masked-LM head is incomplete: the checkpoint has no tensor '") + name + "'");
+  const int C = c.d_model;
+  take.mat(kMlmDenseW, C, C, w.mlm_dense_w, false, top);
+  take.vec(kMlmDenseB, C, w.mlm_dense_b, top);
+  take.vec(kMlmNormW, C, w.mlm_norm_w, top);
+  take.vec(kMlmNormB, C, w.mlm_norm_b, top);
+  if (has_bias) take.vec(kMlmBias, vocab, w.output_b, top);
+  if (take.has(kMlmDecoderB, top)) {
+    Vec decoder_b;
+    take.vec(kMlmDecoderB, vocab, decoder_b, top);
+    if (!has_bias) w.output_b = decoder_b;
+    check_tied(take, decoder_b, kMlmDecoderB, w.output_b, kMlmBias,
+               "the decoder's bias must be the head's bias (Hugging Face ties them)");
+  }
+  if (take.has(kMlmDecoderW, top)) {
+    Mat decoder_w;
+    take.mat(kMlmDecoderW, vocab, C, decoder_w, false, top);
+    check_tied(take, decoder_w, kMlmDecoderW, w.tok_embed, prefix + "embeddings.word_embeddings.weight",
+               "attnviz reads only a decoder tied to the word embeddings");
+  }
+}
+
+// GPT2LMHeadModel's lm_head is tied to wte (and usually absent from safetensors); a file that keeps
+// it must hold wte's values, since the engine scores tokens with tok_embed.
+void check_gpt2_lm_head(TensorTaker& take, const std::string& prefix, const ModelConfig& c, int vocab,
+                        const ModelWeights& w) {
+  if (!take.has("lm_head.weight", TensorTaker::Where::top)) return;
+  Mat lm_head;
+  take.mat("lm_head.weight", vocab, c.d_model, lm_head, false, TensorTaker::Where::top);
+  check_tied(take, lm_head, "lm_head.weight", w.tok_embed, prefix + "wte.weight",
+             "attnviz reads only an lm_head tied to the token embeddings");
+}
+
 }  // namespace
 
 std::string_view name_of(CheckpointFamily family) { return family == CheckpointFamily::gpt2 ? "gpt2" : "bert"; }
@@ -288,15 +370,21 @@ Result<Model> hf_model_from_tensors(TensorFile file, const HfConfig& hf, const s
   const bool gpt2 = hf.family == CheckpointFamily::gpt2;
   const std::string probe = gpt2 ? "wte.weight" : "embeddings.word_embeddings.weight";
   const std::string prefix = prefix_for(file, probe, gpt2 ? "transformer." : "bert.");
-  // Weight tensors per layer (GPT-2: 12, BERT: 16) plus the embeddings and final norm.
-  const int expected = gpt2 ? 12 * c.n_layers + 4 : 16 * c.n_layers + 5;
+  // Weight tensors per layer (GPT-2: 12, BERT: 16) plus the embeddings and final norm, plus the
+  // output head's tensors the file holds.
+  const int expected = (gpt2 ? 12 * c.n_layers + 4 : 16 * c.n_layers + 5) + head_tensors(file, gpt2);
   Model model;
   model.config = c;
   model.source = std::string(name_of(hf.family)) + " checkpoint";
   model.weights.layers.resize(static_cast<size_t>(c.n_layers));
   TensorTaker take(file, prefix, progress, expected);
-  if (gpt2) load_gpt2(take, c, hf.vocab_size, model.weights);
-  else load_bert(take, c, hf.vocab_size, model.weights);
+  if (gpt2) {
+    load_gpt2(take, c, hf.vocab_size, model.weights);
+    check_gpt2_lm_head(take, prefix, c, hf.vocab_size, model.weights);
+  } else {
+    load_bert(take, c, hf.vocab_size, model.weights);
+    load_bert_mlm_head(take, prefix, c, hf.vocab_size, model.weights);
+  }
   if (!take.error().empty()) return make_error(take.error());
   // The general/additive scoring functions have no checkpoint weights: seeded random blocks, as
   // model_io gives plain PyTorch files, so every scoring function can still be tried.

@@ -12,6 +12,7 @@
 #include "shell/panels.h"
 #include "shell/view_registry.h"
 #include "state/file_actions.h"
+#include "widgets/measure_controls.h"
 
 namespace attnviz {
 
@@ -89,6 +90,14 @@ void status_bar(const AppState& app) {
                        app.status.c_str());
     ImGui::SameLine();
   }
+  if (app.ablation.any()) {
+    const Lang L = app.lang;
+    ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.35f, 1), "%s",
+                       tr_format(L, Str::heads_off_list,
+                                 app.ablation.mode == AblationMode::zero ? tr(L, Str::ablation_zero) : tr(L, Str::ablation_mean),
+                                 ablation_heads_label(app.ablation.heads).c_str()).c_str());
+    ImGui::SameLine();
+  }
   if (app.trace) {
     const ModelConfig& c = app.trace->config;
     ImGui::TextDisabled("  %s · d_model %d · %d heads · %d layers · %s-norm · %d tokens · %.1f ms", app.trace->model_source.c_str(),
@@ -155,6 +164,7 @@ void shortcuts(AppState& app, ShellState& shell) {
   if (pressed_repeat(GLFW_KEY_DOWN)) app.layer = std::min(app.layer + 1, L - 1);
   if (pressed_repeat(GLFW_KEY_UP)) app.layer = std::max(app.layer - 1, 0);
   if (pressed_repeat(GLFW_KEY_SPACE)) app.steps.step += io.KeyShift ? -1 : 1;  // the Step view clamps it
+  if (pressed(GLFW_KEY_X)) app_toggle_head(app, app.layer, app.head);  // the chosen head off / on
   if (app.heads.zoom_head >= 0) app.heads.zoom_head = app.head;
 }
 
@@ -170,7 +180,7 @@ void shell_draw(AppState& app, ShellState& shell, GuiResources& gui, float width
   // The controls column never takes more than ~30% of the width: the heatmaps are what a class looks at.
   const float left = std::min(390.0f * s, std::max(300.0f, 0.3f * width));
   const float sentence_h = std::min(300.0f * s, 0.4f * height);
-  const float tabs_h = ImGui::GetFrameHeight() + 10;
+  const float tabs_h = 2 * ImGui::GetFrameHeight() + 14;  // the view tabs, then the model's answer
   const float bottom = height - status_h;
 
   ImGui::SetNextWindowPos(ImVec2(0, top));
@@ -182,7 +192,10 @@ void shell_draw(AppState& app, ShellState& shell, GuiResources& gui, float width
 
   ImGui::SetNextWindowPos(ImVec2(left, top));
   ImGui::SetNextWindowSize(ImVec2(width - left, tabs_h));
-  if (ImGui::Begin("##tabs", nullptr, kBare)) view_tabs(app);
+  if (ImGui::Begin("##tabs", nullptr, kBare)) {
+    view_tabs(app);
+    answer_line(app);
+  }
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(left, top + tabs_h));

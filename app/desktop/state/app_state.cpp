@@ -36,10 +36,22 @@ void follow_training(AppState& app) {
   }
 }
 
+// Heads switched off that the model no longer has (fewer layers or heads after a switch) come back
+// on, and the status bar says so: a stale set must not make every recompute fail.
+void ablation_fit_model(AppState& app) {
+  const ModelConfig& c = app_model_config(app);
+  const size_t before = app.ablation.heads.size();
+  std::erase_if(app.ablation.heads, [&](const HeadRef& h) { return h.layer >= c.n_layers || h.head >= c.n_heads; });
+  if (app.ablation.heads.size() == before) return;
+  app.status = tr(app.lang, Str::ablation_dropped);
+  app.status_is_error = false;
+}
+
 }  // namespace
 
 void app_update(AppState& app) {
   if (app.dirty) {
+    ablation_fit_model(app);
     ComputeRequest req;
     req.id = ++app.posted_id;
     req.a.config = app.config;
@@ -48,9 +60,13 @@ void app_update(AppState& app) {
     if (app_reads_pairs(app)) req.a.input.text_b = app.sentence_b;
     if (app.cross) req.a.input.source_text = app.source_sentence;
     req.a.input.mask = app.mask;
+    req.a.input.ablation = app.ablation;
     if (app.source != ModelSource::sandbox) req.a.model = app.model;
     const bool fixed_heads = req.a.model && app.compare.mode == CompareMode::single_vs_multi;
-    if (app_needs_b(app) && !fixed_heads) req.b = compare_job(app.compare.mode, app.compare.sentence, req.a);
+    if (app_needs_b(app) && !fixed_heads) {
+      req.b = compare_job(app.compare.mode, app.compare.sentence, req.a);
+      req.b->input.ablation = {};  // B is the comparison's other side: every head on
+    }
     app.worker.post(std::move(req));
     app.dirty = false;
   }
@@ -60,6 +76,10 @@ void app_update(AppState& app) {
     if (result->trace) {
       app.trace = std::move(result->trace);
       app.trace_b = std::move(result->trace_b);
+      app.trace_model = std::move(result->model);
+      app.answer = std::move(result->answer);
+      app.answer_full = std::move(result->answer_full);
+      app.answer_error = std::move(result->answer_error);
       app.error_b = result->error_b;
       app.error.clear();
       ++app.trace_version;
@@ -87,6 +107,8 @@ void app_update(AppState& app) {
   }
   follow_training(app);
   app_poll_model_loader(app);
+  if (auto grid = app.importance.poll()) app.importance_result = std::move(grid);
+  measure_maps_refresh(app.maps, app.measure, app.trace_model.get(), app.trace.get(), app.trace_version);
   compare_maps_update(app.compare, app.trace.get(), app.trace_b.get(), app.layer, app.trace_version);
 }
 
@@ -101,6 +123,29 @@ bool app_computing(const AppState& app) {
 bool app_reads_pairs(const AppState& app) {
   return app.source != ModelSource::sandbox && app.model && app.model->tokenizer &&
          app.model->tokenizer->frames_pairs();
+}
+
+bool app_toggle_head(AppState& app, int layer, int head) {
+  const ModelConfig& c = app_model_config(app);
+  if (layer < 0 || layer >= c.n_layers || head < 0 || head >= c.n_heads) return false;
+  ablation_toggle(app.ablation, HeadRef{layer, head});
+  app.dirty = true;
+  return true;
+}
+
+void app_start_importance(AppState& app) {
+  if (!app.trace || !app.trace_model || app.importance.busy()) return;
+  app.importance_result.reset();
+  app.importance.start(app.trace_model, app.trace, app.sentence, app.ablation.mode, app.trace_version);
+}
+
+const ImportanceGrid* app_importance(const AppState& app) {
+  const auto& r = app.importance_result;
+  return r && r->grid && r->trace_version == app.trace_version ? &*r->grid : nullptr;
+}
+
+const Mat& app_head_map(const AppState& app, int layer, int head) {
+  return measure_map_of(app.maps, *app.trace, layer, head);
 }
 
 void app_reset_views(AppState& app) {
@@ -122,6 +167,9 @@ Session app_capture_session(const AppState& app) {
   s.ui["compare_sentence"] = app.compare.sentence;
   s.ui["compare_mode"] = std::string(compare_mode_name(app.compare.mode));
   s.ui["annotate"] = app.annotate ? "1" : "0";
+  s.ui["measure"] = std::string(name_of(app.measure));
+  s.ui["ablated"] = ablation_heads_format(app.ablation.heads);
+  s.ui["ablation"] = std::string(name_of(app.ablation.mode));
   // A model trained in the app lives only in memory (the Train view saves it as a file).
   const bool saved_source = app.source != ModelSource::trained;
   s.ui["model_source"] = source_id(saved_source ? app.source : ModelSource::sandbox);
@@ -155,6 +203,23 @@ Status app_apply_session(AppState& app, const Session& s) {
     if (!named) return make_error("session: unknown compare mode '" + it->second + "'");
     mode = *named;
   }
+  AttentionMeasure measure = AttentionMeasure::weights;
+  if (auto it = s.ui.find("measure"); it != s.ui.end()) {
+    auto m = measure_from_name(it->second);
+    if (!m) return make_error("session: unknown measure '" + it->second + "' (weights, value-norm or rollout)");
+    measure = *m;
+  }
+  Ablation ablation;
+  if (auto it = s.ui.find("ablated"); it != s.ui.end()) {
+    auto heads = ablation_heads_parse(it->second);
+    if (!heads) return make_error("session: ablated: " + heads.error());
+    ablation.heads = std::move(*heads);
+  }
+  if (auto it = s.ui.find("ablation"); it != s.ui.end()) {
+    auto m = ablation_mode_from_name(it->second);
+    if (!m) return make_error("session: unknown ablation '" + it->second + "' (zero or mean)");
+    ablation.mode = *m;
+  }
   if (Status st = config_validate(s.config); !st) return make_error("session: " + st.error());
   ModelSource source = ModelSource::sandbox;
   if (auto it = s.ui.find("model_source"); it != s.ui.end() && (!source_from_id(it->second, source) || source == ModelSource::trained))
@@ -175,6 +240,8 @@ Status app_apply_session(AppState& app, const Session& s) {
   const auto sentence_b = s.ui.find("sentence_b");
   app.sentence_b = sentence_b == s.ui.end() ? std::string() : sentence_b->second;
   if (auto it = s.ui.find("annotate"); it != s.ui.end()) app.annotate = it->second != "0";
+  app.measure = measure;
+  app.ablation = std::move(ablation);
   app.trace_b.reset();
   app.error_b.clear();
   app.dirty = true;

@@ -15,6 +15,8 @@
 #include "render/colormap.h"
 #include "shell/strings.h"
 #include "state/compute_worker.h"
+#include "state/importance_runner.h"
+#include "state/measure_maps.h"
 #include "state/model_loader.h"
 #include "state/model_source.h"
 #include "state/views.h"
@@ -45,6 +47,7 @@ struct AppState {
   std::vector<std::string> recent_models;  // newest first (app/desktop/state/recent_models.h), shown under the path field
   std::string sentence_b;              // a checkpoint with sentence pairs (BERT): [CLS] A [SEP] B [SEP]
   bool vocab_open = false;             // the Model panel's vocabulary list is unfolded
+  Ablation ablation;                   // heads switched off in every view (sessions keep it)
 
   // What the user is looking at.
   View view = View::heads;
@@ -55,6 +58,7 @@ struct AppState {
   bool annotate = true;
   Lang lang = Lang::en;
   bool presentation = false;  // larger fonts and lines for a projector
+  AttentionMeasure measure = AttentionMeasure::weights;  // what Heads, Model view and Lines draw
 
   // What each view remembers (views/<view>/<view>_state.h), each with reset().
   HeadsState heads;
@@ -68,6 +72,13 @@ struct AppState {
   // Derived state, written only by app_update().
   std::shared_ptr<const Trace> trace;    // A: the newest successful result
   std::shared_ptr<const Trace> trace_b;  // B for the Compare view (null when not shown)
+  std::shared_ptr<const Model> trace_model;  // the model that made `trace`
+  std::optional<ModelAnswer> answer;       // what the model answers for A (heads off as asked)
+  std::optional<ModelAnswer> answer_full;  // with heads off: the full model's answer, for before/after
+  std::string answer_error;                // why there is no answer (no output head, no "it", ...)
+  MeasureMaps maps;                        // the measure's maps of A (app_update keeps them current)
+  ImportanceRunner importance;             // "which heads matter", off the UI thread
+  std::optional<ImportanceResult> importance_result;  // the newest grid (its trace_version says for what)
   uint64_t trace_version = 0;            // bumped whenever A or B is replaced
   std::string error;                     // why the newest request failed (the previous trace stays)
   std::string error_b;
@@ -96,6 +107,16 @@ bool app_computing(const AppState& app);
 
 // True when the model reads sentence pairs (a BERT checkpoint): the Sentence panel offers B.
 bool app_reads_pairs(const AppState& app);
+
+// Switches one head off or on again (every view, recomputed); false when it is not in the model.
+bool app_toggle_head(AppState& app, int layer, int head);
+// Starts the importance grid for the current trace and sentence (a no-op while it runs for it).
+void app_start_importance(AppState& app);
+// The importance grid of the current trace, when one has been computed for it.
+const ImportanceGrid* app_importance(const AppState& app);
+
+// The map the heatmap views draw for a head of A: its weights or the chosen measure's.
+const Mat& app_head_map(const AppState& app, int layer, int head);
 
 // Every view back to how it first opens (each view's reset()).
 void app_reset_views(AppState& app);

@@ -12,7 +12,7 @@ namespace attnviz {
 namespace {
 
 struct CachedModel {
-  std::optional<Model> model;
+  std::shared_ptr<const Model> model;
   std::string key;  // config JSON + seed of `model`
 };
 
@@ -21,27 +21,42 @@ int job_layers(const ComputeJob& job) {
   return (job.model ? job.model->config.n_layers : job.config.n_layers) * (job.input.source_text.empty() ? 1 : 2);
 }
 
-// Runs one job, reusing the cached model when config and seed match.
-void run_job(const ComputeJob& job, CachedModel& cache, const TraceControl& control, std::shared_ptr<const Trace>& trace,
-             std::string& error) {
-  if (job.model) {
-    auto t = trace_run(*job.model, job.input, control);
-    if (t) trace = std::make_shared<const Trace>(std::move(*t));
-    else error = t.error();
-    return;
+// Runs one job, reusing the cached model when config and seed match; returns the model it ran.
+std::shared_ptr<const Model> run_job(const ComputeJob& job, CachedModel& cache, const TraceControl& control,
+                                     std::shared_ptr<const Trace>& trace, std::string& error) {
+  std::shared_ptr<const Model> model = job.model;
+  if (!model) {
+    if (Status s = config_validate(job.config); !s) {
+      error = s.error();
+      return nullptr;
+    }
+    const std::string key = config_to_json(job.config).dump() + "#" + std::to_string(job.seed);
+    if (!cache.model || key != cache.key) {
+      cache.model = std::make_shared<const Model>(model_init_random(job.config, job.seed));
+      cache.key = key;
+    }
+    model = cache.model;
   }
-  if (Status s = config_validate(job.config); !s) {
-    error = s.error();
-    return;
-  }
-  const std::string key = config_to_json(job.config).dump() + "#" + std::to_string(job.seed);
-  if (!cache.model || key != cache.key) {
-    cache.model = model_init_random(job.config, job.seed);
-    cache.key = key;
-  }
-  auto t = trace_run(*cache.model, job.input, control);
+  auto t = trace_run(*model, job.input, control);
   if (t) trace = std::make_shared<const Trace>(std::move(*t));
   else error = t.error();
+  return model;
+}
+
+// The answer of A, and the full model's beside it when heads are off (its layers from the first
+// switched-off head rerun; the earlier ones are the trace's).
+void read_answers(const Model& model, const Trace& trace, const std::string& text, ComputeResult& result) {
+  auto answer = model_answer(model, trace, text);
+  if (!answer) {
+    result.answer_error = answer.error();
+    return;
+  }
+  if (trace.ablation.any()) {
+    auto final = trace_final_ablated(model, trace, Ablation{});
+    auto full = final ? model_answer_from_final(model, trace, *final, *answer) : Result<ModelAnswer>(make_error(final.error()));
+    if (full) result.answer_full = std::move(*full);
+  }
+  result.answer = std::move(*answer);
 }
 
 }  // namespace
@@ -103,7 +118,8 @@ void ComputeWorker::run() {
     ComputeResult result;
     result.id = req.id;
     const TraceControl control{&cancel_, &layers_done_};
-    run_job(req.a, cache_a, control, result.trace, result.error);
+    result.model = run_job(req.a, cache_a, control, result.trace, result.error);
+    if (result.trace && !cancel_) read_answers(*result.model, *result.trace, req.a.input.text, result);
     if (req.b && !cancel_) run_job(*req.b, cache_b, control, result.trace_b, result.error_b);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::lock_guard lock(mutex_);

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "analysis/answer.h"
 #include "base/no_copy.h"
 #include "model/model.h"
 #include "model/trace.h"
@@ -34,6 +35,11 @@ struct ComputeRequest {
 struct ComputeResult {
   uint64_t id = 0;
   std::shared_ptr<const Trace> trace, trace_b;  // null on error (or no B asked for)
+  std::shared_ptr<const Model> model;           // the model that made `trace` (measures read its W_O)
+  // A's answer (analysis/answer.h) and, with heads switched off, the full model's answer beside
+  // it; answer_error says why there is none (a sandbox has no output head, ...).
+  std::optional<ModelAnswer> answer, answer_full;
+  std::string answer_error;
   std::string error, error_b;
   double seconds = 0;  // A and B together
 };

@@ -8,6 +8,7 @@
 
 #include "base/enum_names.h"
 #include "base/rng.h"
+#include "demos/coref_data.h"
 #include "demos/induction_data.h"
 #include "demos/induction_demo.h"
 #include "io/model_open.h"
@@ -151,6 +152,15 @@ bool source_from_id(const std::string& id, ModelSource& out) {
   const auto s = enum_from_name(kSourceIds, id);
   if (s) out = *s;
   return s.has_value();
+}
+
+void app_open_on_meaning(AppState& app) {
+  if (Status s = app_use_source(app, ModelSource::demo_coref); !s) return;
+  app.sentence = "The animal didn't cross the street because it was too tired.";
+  app.layer = 1;
+  app.head = 2;  // the shipped demo's head 3 of layer 2 sends "it" to its referent (README)
+  app.query = coref_make(app.sentence).pronoun;
+  app.dirty = true;
 }
 
 }  // namespace attnviz

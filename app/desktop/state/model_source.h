@@ -42,6 +42,11 @@ const ModelConfig& app_model_config(const AppState& app);
 const char* source_id(ModelSource s);
 bool source_from_id(const std::string& id, ModelSource& out);
 
+// The first-launch state: the coreference demo on "The animal didn't cross the street because it
+// was too tired.", layer 2 (where the shipped demo's resolving head is) and the pronoun's row
+// highlighted. Stays on the sandbox (and says why in model_error) if the demo cannot be read.
+void app_open_on_meaning(AppState& app);
+
 // A sentence of the induction demo's tokens with a repeated segment (for the sentence box).
 std::string induction_sample_text();
 

@@ -9,6 +9,7 @@
 #include "base/parse_number.h"
 #include "state/app_state.h"
 #include "state/file_actions.h"
+#include "state/answer_text.h"
 #include "state/model_source.h"
 
 namespace attnviz {
@@ -51,13 +52,26 @@ std::string script_expect(const AppState& app, const std::string& what) {
   if (kind == "model") return app.trace ? contains(app.trace->model_source, "model") : "expected a trace";
   if (kind == "sentence")
     return app.sentence == text ? std::string() : "expected the sentence '" + text + "', it is '" + app.sentence + "'";
+  if (kind == "answer")
+    return app.answer && app.trace ? contains(answer_text(*app.answer, *app.trace, Lang::en), "answer")
+                                   : "expected an answer, there is none: " + app.answer_error;
+  if (kind == "answer_full")
+    return app.answer_full && app.trace ? contains(answer_text(*app.answer_full, *app.trace, Lang::en), "full model's answer")
+                                        : std::string("expected the full model's answer beside the ablated one");
+  if (kind == "importance") {
+    const ImportanceGrid* g = app_importance(app);
+    if (!g) return "expected an importance grid for the current trace";
+    const std::string best = std::to_string(g->best_layer) + ":" + std::to_string(g->best_head);
+    return text.empty() || best == text ? std::string() : "expected the most important head " + text + ", it is " + best;
+  }
   if (kind == "tokens") {
     int n = 0;
     if (!parse_int_in(text, 0, kMaxTokens, n)) return "expected tokens N";
     const int got = app.trace ? app.trace->n_queries() : -1;
     return got == n ? std::string() : "expected " + text + " tokens, the trace has " + std::to_string(got);
   }
-  return "unknown expectation '" + kind + "' (error, no_error, model_error, status, tokens, sentence, model)";
+  return "unknown expectation '" + kind +
+         "' (error, no_error, model_error, status, tokens, sentence, model, answer, answer_full, importance)";
 }
 
 }  // namespace
@@ -172,6 +186,23 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     if (a.empty() || !source_from_id(a[0], src) || need(1) != (src != ModelSource::file))
       return fail("expected sandbox, coref, induction, trained or file PATH");
     if (Status s = app_use_source(app, src, src == ModelSource::file ? a[1] : std::string()); !s) return fail(s.error());
+  } else if (v == "head_off" || v == "head_on") {  // a click on a head's toggle
+    int l = 0, h = 0;
+    if (!need(2) || !parse_int_in(a[0], 0, kMaxLayers, l) || !parse_int_in(a[1], 0, kMaxDModel, h))
+      return fail("expected a layer and a head");
+    if (app.ablation.has(l, h) != (v == "head_off") && !app_toggle_head(app, l, h))
+      return fail("the model has no head " + a[0] + ":" + a[1]);
+  } else if (v == "ablation") {
+    auto m = need(1) ? ablation_mode_from_name(a[0]) : std::nullopt;
+    if (!m) return fail("expected zero or mean");
+    app.ablation.mode = *m;
+    app.dirty = true;
+  } else if (v == "measure") {
+    auto m = need(1) ? measure_from_name(a[0]) : std::nullopt;
+    if (!m) return fail("expected weights, value-norm or rollout");
+    app.measure = *m;
+  } else if (v == "importance") {  // the "Which heads matter" button; the next line waits for the grid
+    app_start_importance(app);
   } else if (v == "coref_swap") {  // the Coreference view's buttons (app/desktop/views/coref/coref_state.h)
     if (a.empty()) {
       if (!coref_use_minimal_pair(app)) return fail("the sentence has no property word to swap (tired, wide, ...)");

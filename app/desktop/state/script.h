@@ -14,8 +14,10 @@
 //   export png PATH [SCALE] | export csv PATH | export json PATH | save PATH | open PATH
 //   train start|pause|resume|stop|reset|wait|compare|use | train save PATH | train demo coref|induction
 //   train seed N | train heads N | train d_model N | train steps N | train report N   (see script_train)
+//   head_off L H | head_on L H | ablation zero|mean | measure weights|value-norm|rollout | importance (waits)
 //   screenshot PATH | quit          (# starts a comment)
 //   try LINE | paste PATH | expect error|no_error|model_error|status|tokens|sentence|model [TEXT]   (tests)
+//   expect answer TEXT | expect answer_full TEXT | expect importance [L:H]  (the answer in English; the best head)
 #pragma once
 #include <string>
 #include <vector>

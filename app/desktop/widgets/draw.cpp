@@ -3,6 +3,7 @@
 // the unrotated glyphs against the clip rectangle before they could be turned.
 #include "widgets/draw.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -115,6 +116,21 @@ ImU32 contrast_text_color(ImU32 background) {
   const float b = static_cast<float>((background >> IM_COL32_B_SHIFT) & 0xFF);
   const float luminance = 0.299f * r + 0.587f * g + 0.114f * b;
   return luminance > 140.0f ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255);
+}
+
+void draw_hatch(ImDrawList* dl, ImVec2 p0, ImVec2 p1, float spacing) {
+  const float w = p1.x - p0.x, h = p1.y - p0.y;
+  if (w <= 0 || h <= 0) return;
+  spacing = std::max(spacing, 4.0f);
+  dl->PushClipRect(p0, p1, true);
+  dl->AddRectFilled(p0, p1, IM_COL32(0, 0, 0, 90));
+  // Lines from the bottom edge up and to the right, covering the whole rectangle.
+  for (float d = 0; d < w + h; d += spacing) {
+    const ImVec2 a(p0.x + d - h, p1.y), b(p0.x + d, p0.y);
+    dl->AddLine(a, b, IM_COL32(0, 0, 0, 200), 3.0f);
+    dl->AddLine(a, b, IM_COL32(255, 255, 255, 200), 1.2f);
+  }
+  dl->PopClipRect();
 }
 
 }  // namespace attnviz

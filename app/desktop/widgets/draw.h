@@ -27,6 +27,10 @@ void diverging_legend(Lang lang, float width);
 // The narrowest width at which the diverging legend's three names do not run into each other.
 float diverging_legend_min_width(Lang lang);
 
+// A switched-off head: diagonal hatching over its map, dark lines under light ones so that it reads
+// on any colour map.
+void draw_hatch(ImDrawList* dl, ImVec2 p0, ImVec2 p1, float spacing);
+
 // Black or white, whichever reads better on `background`.
 ImU32 contrast_text_color(ImU32 background);
 

@@ -16,13 +16,19 @@ std::vector<const Mat*> all_heads(const Trace& t) {
 }  // namespace
 
 void GuiResources::release() {
-  for (HeatmapTextures* t : {&heads_a, &heads_b, &compare, &zoom_window, &train_run, &train_pair}) t->release();
+  for (HeatmapTextures* t : {&heads_a, &heads_b, &heads_measure, &compare, &zoom_window, &train_run, &train_pair})
+    t->release();
 }
 
 void gui_resources_refresh(const AppState& app, GuiResources& gui) {
   const int side = gui.texture_side;
   if (app.trace) gui.heads_a.update(app.trace_version, all_heads(*app.trace), app.cmap, 0.0f, 1.0f, side);
   if (app.trace_b) gui.heads_b.update(app.trace_version, all_heads(*app.trace_b), app.cmap, 0.0f, 1.0f, side);
+  if (!app.maps.maps.empty()) {
+    std::vector<const Mat*> maps;
+    for (const Mat& m : app.maps.maps) maps.push_back(&m);
+    gui.heads_measure.update(app.maps.version, maps, app.cmap, 0.0f, app.maps.vmax, side);
+  }
   std::vector<const Mat*> diffs;
   for (const Mat& m : app.compare.maps.diff) diffs.push_back(&m);
   // Differences of weights lie in [-1, 1]: white is "no change".
@@ -32,6 +38,11 @@ void gui_resources_refresh(const AppState& app, GuiResources& gui) {
 unsigned gui_head_texture(const AppState& app, const GuiResources& gui, int layer, int head) {
   if (!app.trace) return 0;
   return gui.heads_a.texture(layer * app.trace->config.n_heads + head);
+}
+
+unsigned gui_shown_texture(const AppState& app, const GuiResources& gui, int layer, int head) {
+  if (!app.trace || app.maps.maps.empty()) return gui_head_texture(app, gui, layer, head);
+  return gui.heads_measure.texture(layer * app.trace->config.n_heads + head);
 }
 
 }  // namespace attnviz

@@ -20,6 +20,7 @@ struct DrawnHeatmap {
 struct GuiResources {
   HeatmapTextures heads_a;     // every layer x head of trace A, index layer * NH + head
   HeatmapTextures heads_b;     // every layer x head of trace B
+  HeatmapTextures heads_measure;  // every layer x head of A under the chosen measure (not the weights)
   HeatmapTextures compare;     // the Compare view's difference maps (diverging colour map)
   HeatmapTextures zoom_window; // Heads view: a zoomed long input's window at full resolution
   HeatmapTextures train_run;   // Train view: the run's probe, every head of one layer
@@ -35,5 +36,7 @@ void gui_resources_refresh(const AppState& app, GuiResources& gui);
 
 // The texture of head `head` of layer `layer` of trace A (0 when there is none).
 unsigned gui_head_texture(const AppState& app, const GuiResources& gui, int layer, int head);
+// The same under the measure the Heads and Model views show (the weights' texture for weights).
+unsigned gui_shown_texture(const AppState& app, const GuiResources& gui, int layer, int head);
 
 }  // namespace attnviz

@@ -1,8 +1,13 @@
 // Hugging Face checkpoints (tests/fixtures/hf, made by make_hf_checkpoints.py): the configs become
-// the engine's settings, tokens are labelled, and the loader's errors — missing tensors, wrong shapes,
-// NaN weights, unsupported configs. The comparison with PyTorch is tests/reference/.
+// the engine's settings, tokens are labelled, the output heads (BERT's masked-LM head, GPT-2's tied
+// lm_head) are read or refused, and the loader's errors — missing tensors, wrong shapes, NaN weights,
+// unsupported configs. The comparison with PyTorch is tests/reference/.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -208,6 +213,120 @@ TEST_CASE("hf config: published defaults, unsupported variants and bad values") 
         std::string::npos);
   CHECK(hf_config_parse(R"({"model_type": "bert", "hidden_act": "gelu_fast"})").error() ==
         "config.json: hidden_act 'gelu_fast' is not supported (gelu, gelu_new, relu)");
+}
+
+void erase_tensors(TensorFile& f, const std::function<bool(const std::string&)>& drop) {
+  f.tensors.erase(std::remove_if(f.tensors.begin(), f.tensors.end(), [&](const Tensor& t) { return drop(t.name); }),
+                  f.tensors.end());
+}
+
+bool is_mlm_head(const std::string& name) { return name.rfind("cls.predictions.", 0) == 0; }
+
+TEST_CASE("hf checkpoint: BERT's masked-LM head is read from cls.predictions, outside the bert. prefix") {
+  // bert_mlm keeps the tied copies (decoder.weight, decoder.bias); bert_tiny has only the head proper.
+  for (const char* folder : {"bert_mlm", "bert_tiny"}) {
+    CAPTURE(folder);
+    const Model model = open_fixture(folder);
+    REQUIRE(model_output_head(model) == OutputHead::bert_mlm);
+    const TensorFile file = load_fixture(fixture_path(std::string("hf/") + folder + "/model.safetensors"));
+    CHECK(model.weights.mlm_dense_w == fixture_mat(file, "cls.predictions.transform.dense.weight"));
+    CHECK(model.weights.mlm_dense_b.transpose() == fixture_mat(file, "cls.predictions.transform.dense.bias"));
+    CHECK(model.weights.mlm_norm_w.transpose() == fixture_mat(file, "cls.predictions.transform.LayerNorm.weight"));
+    CHECK(model.weights.mlm_norm_b.transpose() == fixture_mat(file, "cls.predictions.transform.LayerNorm.bias"));
+    CHECK(model.weights.output_b.transpose() == fixture_mat(file, "cls.predictions.bias"));
+    CHECK(model.weights.output_w.size() == 0);  // the decoder is tok_embed itself
+  }
+  CHECK(model_output_head(open_fixture("gpt2_tiny")) == OutputHead::tied);
+}
+
+TEST_CASE("hf checkpoint: a BERT without its masked-LM head is still a model; half a head is an error") {
+  const Model encoder = open_fixture("bert_tiny_cased");  // BertModel: pooler.dense, no cls.*
+  CHECK(model_output_head(encoder) == OutputHead::none);
+  CHECK(encoder.weights.mlm_dense_w.size() == 0);
+  CHECK(encoder.weights.output_b.size() == 0);
+
+  FolderCopy headless("bert_mlm");
+  headless.rewrite_weights([](TensorFile& f) { erase_tensors(f, is_mlm_head); });
+  auto m = model_open(headless.path());
+  REQUIRE_MESSAGE(m.ok(), m.error());
+  CHECK(model_output_head(*m) == OutputHead::none);
+  CHECK(m->weights.mlm_norm_w.size() == 0);
+
+  const std::string missing[] = {"cls.predictions.transform.dense.weight", "cls.predictions.transform.LayerNorm.bias"};
+  for (const std::string& name : missing) {
+    CAPTURE(name);
+    FolderCopy half("bert_mlm");
+    half.rewrite_weights([&](TensorFile& f) { erase_tensors(f, [&](const std::string& n) { return n == name; }); });
+    m = model_open(half.path());
+    REQUIRE_FALSE(m.ok());
+    CHECK(m.error() == "'" + half.path() + "/model.safetensors': the masked-LM head is incomplete: the checkpoint "
+                       "has no tensor '" + name + "'");
+  }
+
+  // The bias is one parameter under two names: either one is enough, neither is an error.
+  FolderCopy decoder_bias_only("bert_mlm");
+  decoder_bias_only.rewrite_weights(
+      [](TensorFile& f) { erase_tensors(f, [](const std::string& n) { return n == "cls.predictions.bias"; }); });
+  m = model_open(decoder_bias_only.path());
+  REQUIRE_MESSAGE(m.ok(), m.error());
+  const TensorFile file = load_fixture(fixture_path("hf/bert_mlm/model.safetensors"));
+  CHECK(m->weights.output_b.transpose() == fixture_mat(file, "cls.predictions.decoder.bias"));
+  FolderCopy no_bias("bert_mlm");
+  no_bias.rewrite_weights([](TensorFile& f) {
+    erase_tensors(f, [](const std::string& n) { return n == "cls.predictions.bias" || n == "cls.predictions.decoder.bias"; });
+  });
+  m = model_open(no_bias.path());
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error().find("the masked-LM head is incomplete: the checkpoint has no tensor 'cls.predictions.bias'") !=
+        std::string::npos);
+}
+
+TEST_CASE("hf checkpoint: an output head not tied to the embeddings is refused") {
+  FolderCopy decoder("bert_mlm");
+  decoder.rewrite_weights([](TensorFile& f) { find_mut(f, "cls.predictions.decoder.weight")->data[5] += 0.25f; });
+  auto m = model_open(decoder.path());
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error() == "'" + decoder.path() + "/model.safetensors': tensor 'cls.predictions.decoder.weight' differs "
+                     "from 'bert.embeddings.word_embeddings.weight': attnviz reads only a decoder tied to the word "
+                     "embeddings");
+
+  FolderCopy decoder_bias("bert_mlm");
+  decoder_bias.rewrite_weights([](TensorFile& f) { find_mut(f, "cls.predictions.decoder.bias")->data[0] += 0.25f; });
+  m = model_open(decoder_bias.path());
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error().find("tensor 'cls.predictions.decoder.bias' differs from 'cls.predictions.bias'") != std::string::npos);
+
+  // GPT-2's lm_head: a tied copy loads (nothing to read), another matrix is refused.
+  const TensorFile gpt2_file = load_fixture(fixture_path("hf/gpt2_tiny/model.safetensors"));
+  const Mat wte = fixture_mat(gpt2_file, "transformer.wte.weight");
+  FolderCopy tied("gpt2_tiny");
+  tied.rewrite_weights([&](TensorFile& f) { f.tensors.push_back(tensor_from_mat("lm_head.weight", wte)); });
+  m = model_open(tied.path());
+  REQUIRE_MESSAGE(m.ok(), m.error());
+  CHECK(model_output_head(*m) == OutputHead::tied);
+  FolderCopy untied("gpt2_tiny");
+  untied.rewrite_weights([&](TensorFile& f) { f.tensors.push_back(tensor_from_mat("lm_head.weight", wte * 0.5f)); });
+  m = model_open(untied.path());
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error() == "'" + untied.path() + "/model.safetensors': tensor 'lm_head.weight' differs from "
+                     "'transformer.wte.weight': attnviz reads only an lm_head tied to the token embeddings");
+}
+
+TEST_CASE("hf checkpoint: the progress count includes the output head's tensors") {
+  for (const char* folder : {"bert_mlm", "bert_tiny", "bert_tiny_cased", "gpt2_tiny"}) {
+    CAPTURE(folder);
+    const std::string dir = fixture_path(std::string("hf/") + folder);
+    std::ifstream in(dir + "/config.json");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto hf = hf_config_parse(text);
+    REQUIRE(hf.ok());
+    std::vector<float> seen;
+    auto model = hf_model_from_tensors(load_fixture(dir + "/model.safetensors"), *hf, [&](float f) { seen.push_back(f); });
+    REQUIRE_MESSAGE(model.ok(), model.error());
+    REQUIRE_FALSE(seen.empty());
+    CHECK(std::is_sorted(seen.begin(), seen.end()));
+    CHECK(seen.back() == 1.0f);  // every tensor read was counted, and no more
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "shell/panels.h"
 #include "shell/view_registry.h"
+#include "widgets/importance_panel.h"
 #include "views/coref/coref_parts.h"
 
 namespace attnviz {
@@ -38,6 +39,7 @@ void coref_view_draw(AppState& app, GuiResources& gui) {
     }
     if (a.best >= 0) is_best = a.heads[static_cast<size_t>(a.best)].layer == layer && a.heads[static_cast<size_t>(a.best)].head == head;
     coref_heads_grid(app, a, layer, head);
+    importance_panel(app);
     coref_pair_section(app, gui, a, layer, head, is_best);
   }
   ImGui::EndChild();

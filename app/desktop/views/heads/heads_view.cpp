@@ -3,6 +3,7 @@
 // enough, an exact tooltip on hover, a highlighted query row shared by all heads, Ctrl+click to
 // hide or show a key (custom mask), and a click on a title (or a double-click) to zoom one head.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "shell/panels.h"
 #include "shell/view_registry.h"
 #include "widgets/draw.h"
+#include "widgets/measure_controls.h"
 #include "widgets/heatmap_widget.h"
 
 namespace attnviz {
@@ -66,10 +68,16 @@ void head_tooltip(const AppState& app, const Trace& t, int h, int q, int k) {
   const Lang L = app.lang;
   ImGui::BeginTooltip();
   ImGui::Text("%s %d · %s %d", tr(L, Str::layer), app.layer + 1, tr(L, Str::head), h + 1);
+  if (head.ablated) {
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(1, 0.6f, 0.3f, 1), "· %s", tr(L, Str::head_off_short));
+  }
   ImGui::Text("%s: %s (#%d)", tr(L, Str::query), t.queries[static_cast<size_t>(q)].text.c_str(), q);
   ImGui::Text("%s: %s (#%d)", tr(L, Str::key), t.keys[static_cast<size_t>(k)].text.c_str(), k);
   ImGui::Separator();
   ImGui::Text("%s: %.6f", tr(L, Str::weight), head.weights(q, k));
+  if (app.measure != AttentionMeasure::weights && !app.maps.maps.empty())
+    ImGui::Text("%s: %.6f", measure_label(L, app.measure), app_head_map(app, app.layer, h)(q, k));
   const HeadScoreCell cell = head_score_at(head, app.trace->config, q, k);
   ImGui::Text("%s: %.6f", tr(L, Str::raw_score), cell.raw);
   ImGui::Text("%s: %.6f", tr(L, Str::scaled_score), cell.scaled);
@@ -83,15 +91,40 @@ struct HeadWindow {
   unsigned texture = 0;
 };
 
+// The head's on/off toggle, a small box before its title: ticked while the head is on.
+void head_switch(AppState& app, int h, float size) {
+  const bool off = app.ablation.has(app.layer, h);
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  if (ImGui::InvisibleButton("onoff", ImVec2(size, size))) app_toggle_head(app, app.layer, h);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 frame = ImGui::GetColorU32(ImGui::IsItemHovered() ? ImGuiCol_FrameBgHovered : ImGuiCol_FrameBg);
+  dl->AddRectFilled(p, ImVec2(p.x + size, p.y + size), frame, 2.0f);
+  if (off) {  // a cross: this head passes nothing (or its mean) on
+    const float m = size * 0.25f;
+    dl->AddLine(ImVec2(p.x + m, p.y + m), ImVec2(p.x + size - m, p.y + size - m), IM_COL32(255, 120, 80, 255), 2.0f);
+    dl->AddLine(ImVec2(p.x + size - m, p.y + m), ImVec2(p.x + m, p.y + size - m), IM_COL32(255, 120, 80, 255), 2.0f);
+  } else {  // a tick: on
+    dl->AddPolyline(std::array<ImVec2, 3>{ImVec2(p.x + size * 0.22f, p.y + size * 0.52f), ImVec2(p.x + size * 0.42f, p.y + size * 0.72f),
+                                          ImVec2(p.x + size * 0.78f, p.y + size * 0.28f)}.data(),
+                    3, IM_COL32(140, 220, 140, 255), 0, 2.0f);
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app.lang, off ? Str::head_on_tip : Str::head_off_tip));
+  ImGui::SameLine(0, 4);
+}
+
 // origin: top-left of the head's title; its cells start one title line below.
 HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, const GridLayout& g, ImVec2 origin, bool row_labels,
                      bool col_labels, const HeadWindow& win) {
   const HeadTrace& head = t.head(app.layer, h);
   ImGui::PushID(h);
   ImGui::SetCursorScreenPos(origin);
+  const float box = ImGui::GetFontSize();
+  head_switch(app, h, box);
   std::string title = std::string(tr(app.lang, Str::head)) + " " + std::to_string(h + 1);
   if (head.score != ScoreKind::scaled_dot) title += " · " + std::string(name_of(head.score));
-  if (ImGui::Selectable(title.c_str(), app.heads.zoom_head == h || app.head == h, 0, ImVec2(g.cell * win.cols, 0))) {
+  if (head.ablated) title += " · " + std::string(tr(app.lang, Str::head_off_short));
+  if (ImGui::Selectable(title.c_str(), app.heads.zoom_head == h || app.head == h, 0,
+                        ImVec2(std::max(1.0f, g.cell * win.cols - box - 4), 0))) {
     app.head = h;
     app.heads.zoom_head = app.heads.zoom_head == h ? -1 : h;
   }
@@ -101,7 +134,7 @@ HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, co
   w.col0 = win.col0;
   w.nrows = win.rows;
   w.ncols = win.cols;
-  w.values = &head.weights;
+  w.values = &app_head_map(app, app.layer, h);
   w.rows = &t.queries;
   w.cols = &t.keys;
   w.mask = &t.mask;
@@ -114,8 +147,12 @@ HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, co
   w.col_label_gap = g.title_h;
   w.annotate = app.annotate;
   w.cmap = app.cmap;
+  w.vmax = app.maps.maps.empty() ? 1.0f : app.maps.vmax;
   w.highlight_row = app.query;
   const HeatmapHit hit = heatmap_widget(w);
+  if (head.ablated)
+    draw_hatch(ImGui::GetWindowDrawList(), w.origin, ImVec2(w.origin.x + g.cell * win.cols, w.origin.y + g.cell * win.rows),
+               std::max(10.0f, g.cell * 1.5f));
   if (win.rows == t.n_queries() && win.cols == t.n_keys())  // the layout report covers whole maps only
     gui.drawn.push_back(DrawnHeatmap{app.layer, h, w.origin.x, w.origin.y, w.cell, t.n_queries(), t.n_keys()});
   if (hit.label_row_clicked >= 0) app.query = app.query == hit.label_row_clicked ? -1 : hit.label_row_clicked;
@@ -159,13 +196,14 @@ unsigned window_texture(AppState& app, GuiResources& gui, const Trace& t, int h,
   const int side = texture_side_for(drawn_px);
   if (win.rows == t.n_queries() && win.cols == t.n_keys()) {
     gui.texture_side = side;
-    return gui_head_texture(app, gui, app.layer, h);
+    return gui_shown_texture(app, gui, app.layer, h);
   }
   uint64_t key = app.trace_version;
   for (const int part : {app.layer, h, win.row0, win.col0, win.rows, win.cols}) key = key * 1000003u + static_cast<uint64_t>(part);
+  key = key * 1000003u + app.maps.version;
   if (!gui.zoom_window.holds(key, app.cmap, side)) {
-    const Mat block = t.head(app.layer, h).weights.block(win.row0, win.col0, win.rows, win.cols);
-    gui.zoom_window.update(key, {&block}, app.cmap, 0.0f, 1.0f, side);
+    const Mat block = app_head_map(app, app.layer, h).block(win.row0, win.col0, win.rows, win.cols);
+    gui.zoom_window.update(key, {&block}, app.cmap, 0.0f, app.maps.maps.empty() ? 1.0f : app.maps.vmax, side);
   }
   return gui.zoom_window.texture(0);
 }
@@ -223,16 +261,20 @@ void toolbar(AppState& app, const Trace& t) {
     ImGui::EndCombo();
   }
   ImGui::SameLine();
-  colormap_legend(app.cmap, 0.0f, 1.0f, 120.0f * ImGui::GetFontSize() / 17.0f);
+  measure_combo(app);
+  ImGui::SameLine();
+  colormap_legend(app.cmap, 0.0f, app.maps.maps.empty() ? 1.0f : app.maps.vmax, 120.0f * ImGui::GetFontSize() / 17.0f);
   ImGui::SameLine();
   ImGui::Checkbox(tr(L, Str::annotate), &app.annotate);
   if (app.heads.zoom_head >= 0) {
     ImGui::SameLine();
     if (ImGui::Button(tr(L, Str::back_to_grid))) app.heads.zoom_head = -1;
   }
+  const std::string timing = app_computing(app) ? std::string(tr(L, Str::computing))
+                                                : tr_format(L, Str::hv_timing, t.n_queries(), t.n_keys(), app.compute_seconds * 1000.0);
   ImGui::SameLine();
-  if (app_computing(app)) ImGui::TextDisabled("%s", tr(L, Str::computing));
-  else ImGui::TextDisabled("%d × %d · %.1f ms", t.n_queries(), t.n_keys(), app.compute_seconds * 1000.0);
+  if (ImGui::CalcTextSize(timing.c_str()).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();  // never cut at the edge
+  ImGui::TextDisabled("%s", timing.c_str());
   if (const std::vector<int> hidden = mask_fully_hidden_rows(t.mask); !hidden.empty()) {
     std::string which;  // the first few, by text and number
     for (size_t i = 0; i < hidden.size() && i < 4; ++i)
@@ -274,7 +316,7 @@ void heads_view_draw(AppState& app, GuiResources& gui) {
   const ImVec2 grid0(start.x + g.row_label_w, start.y + g.col_label_h);
   for (size_t i = 0; i < heads.size(); ++i) {
     const int col = static_cast<int>(i) % g.columns, row = static_cast<int>(i) / g.columns;
-    HeadWindow whole{0, 0, t.n_queries(), t.n_keys(), gui_head_texture(app, gui, app.layer, heads[i])};
+    HeadWindow whole{0, 0, t.n_queries(), t.n_keys(), gui_shown_texture(app, gui, app.layer, heads[i])};
     draw_head(app, gui, t, heads[i], g, ImVec2(grid0.x + col * g.panel.x, grid0.y + row * g.panel.y), col == 0, row == 0,
               whole);
   }

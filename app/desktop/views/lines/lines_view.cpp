@@ -13,6 +13,7 @@
 #include "shell/panels.h"
 #include "shell/shell.h"
 #include "shell/view_registry.h"
+#include "widgets/measure_controls.h"
 
 namespace attnviz {
 
@@ -118,6 +119,8 @@ void toolbar(AppState& app, const Trace& t) {
       if (ImGui::Selectable(std::to_string(l + 1).c_str(), l == app.layer)) app.layer = l;
     ImGui::EndCombo();
   }
+  ImGui::SameLine();
+  measure_combo(app);
   ImGui::SameLine(0, ImGui::GetFontSize() * 1.2f);
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(tr(L, Str::panel_heads));
@@ -182,11 +185,16 @@ struct Focus {
   bool hovered = false;      // from the mouse rather than app.query
 };
 
-// Mean over the shown heads of the weight between q and k.
-float mean_weight(const Trace& t, int layer, const std::vector<int>& shown, int q, int k) {
+// One head's cell under the chosen measure, scaled into [0, 1] (value norms by their largest value).
+float shown_value(const AppState& app, int layer, int h, int q, int k) {
+  return app_head_map(app, layer, h)(q, k) / (app.maps.maps.empty() ? 1.0f : app.maps.vmax);
+}
+
+// Mean over the shown heads of the (measured) weight between q and k.
+float mean_weight(const AppState& app, int layer, const std::vector<int>& shown, int q, int k) {
   if (shown.empty()) return 0;
   float sum = 0;
-  for (int h : shown) sum += t.head(layer, h).weights(q, k);
+  for (int h : shown) sum += shown_value(app, layer, h, q, k);
   return sum / static_cast<float>(shown.size());
 }
 
@@ -214,7 +222,7 @@ void focus_panel(const AppState& app, const Trace& t, const std::vector<int>& sh
   if (shown.empty()) return;
   std::vector<std::pair<float, int>> order;
   for (int o = 0; o < static_cast<int>(other.size()); ++o) {
-    const float w = by_query ? mean_weight(t, app.layer, shown, me, o) : mean_weight(t, app.layer, shown, o, me);
+    const float w = by_query ? mean_weight(app, app.layer, shown, me, o) : mean_weight(app, app.layer, shown, o, me);
     if (w >= kMinWeight) order.emplace_back(w, o);
   }
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -236,7 +244,7 @@ void focus_panel(const AppState& app, const Trace& t, const std::vector<int>& sh
     const float y0 = p.y + line * 0.2f, y1 = p.y + line * 0.8f;
     dl->AddRectFilled(ImVec2(x, y0), ImVec2(x + bar_w, y1), ImGui::GetColorU32(ImGuiCol_FrameBg));
     for (int h : shown) {
-      const float wh = by_query ? t.head(app.layer, h).weights(me, o) : t.head(app.layer, h).weights(o, me);
+      const float wh = by_query ? shown_value(app, app.layer, h, me, o) : shown_value(app, app.layer, h, o, me);
       const float seg = bar_w * wh / static_cast<float>(shown.size()) / full;
       if (seg <= 0) continue;
       dl->AddRectFilled(ImVec2(x, y0), ImVec2(x + seg, y1), head_color(h, 1.0f));
@@ -348,7 +356,7 @@ void lines_view_draw(AppState& app, GuiResources& /*gui: lines need no texture*/
         const float yb = k_y(k);
         if ((ya < view0 && yb < view0) || (ya > view1 && yb > view1)) continue;
         for (int r = 0; r < n_shown; ++r) {
-          const float w = t.head(app.layer, shown[static_cast<size_t>(r)]).weights(q, k);
+          const float w = shown_value(app, app.layer, shown[static_cast<size_t>(r)], q, k);
           if (w >= kMinWeight) segs.push_back({w, q, k, r});
         }
       }
@@ -376,14 +384,14 @@ void lines_view_draw(AppState& app, GuiResources& /*gui: lines need no texture*/
     for (int q = 0; q < Tq; ++q) {
       const float y = q_y(q);
       if (y + lay.row_h < view0 || y - lay.row_h > view1) continue;
-      const float share = focus.key >= 0 ? mean_weight(t, app.layer, shown, q, focus.key) : 0.0f;
+      const float share = focus.key >= 0 ? mean_weight(app, app.layer, shown, q, focus.key) : 0.0f;
       token_label(dl, t.queries[static_cast<size_t>(q)], ImVec2(lay.x0, y - box_h * 0.5f), ImVec2(lay.q_right(), y + box_h * 0.5f),
                   true, share, q == app.query, focus.hovered && q == focus.query);
     }
     for (int k = 0; k < Tk; ++k) {
       const float y = k_y(k);
       if (y + lay.row_h < view0 || y - lay.row_h > view1) continue;
-      const float share = focus.query >= 0 ? mean_weight(t, app.layer, shown, focus.query, k) : 0.0f;
+      const float share = focus.query >= 0 ? mean_weight(app, app.layer, shown, focus.query, k) : 0.0f;
       token_label(dl, t.keys[static_cast<size_t>(k)], ImVec2(lay.k_left(), y - box_h * 0.5f),
                   ImVec2(lay.k_left() + lay.k_w, y + box_h * 0.5f), false, share, false, focus.hovered && k == focus.key);
     }

@@ -15,6 +15,8 @@
 #include "shell/panels.h"
 #include "shell/shell.h"
 #include "shell/view_registry.h"
+#include "widgets/draw.h"
+#include "widgets/measure_controls.h"
 
 namespace attnviz {
 
@@ -80,7 +82,7 @@ void thumbnail_tooltip(const AppState& app, const GuiResources& gui, const Trace
   const float px = std::max(1.0f, std::floor(side / longest));
   const ImVec2 size(px * static_cast<float>(t.n_keys()), px * static_cast<float>(t.n_queries()));
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(gui_head_texture(app, gui, layer, h))), size);
+  ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(gui_shown_texture(app, gui, layer, h))), size);
   if (app.query >= 0 && app.query < t.n_queries()) {
     const float y = p0.y + px * static_cast<float>(app.query);
     ImGui::GetWindowDrawList()->AddRect(ImVec2(p0.x - 1, y - 1), ImVec2(p0.x + size.x + 1, y + px + 1), kAccent, 0, 0, 2.0f);
@@ -117,6 +119,7 @@ void thumbnail_tooltip(const AppState& app, const GuiResources& gui, const Trace
   ImGui::EndGroup();
   ImGui::Separator();
   ImGui::TextDisabled("%s", tr(L, Str::mv_click_open));
+  ImGui::TextDisabled("%s", tr(L, t.head(layer, h).ablated ? Str::mv_right_click_on : Str::mv_right_click_off));
   ImGui::EndTooltip();
 }
 
@@ -128,6 +131,8 @@ void toolbar(AppState& app, const Trace& t) {
       if (ImGui::Selectable(std::string(name_of(c)).c_str(), c == app.cmap)) app.cmap = c;
     ImGui::EndCombo();
   }
+  ImGui::SameLine();
+  measure_combo(app);
   if (app.query >= 0 && app.query < t.n_queries()) {
     ImGui::SameLine(0, ImGui::GetFontSize());
     ImGui::TextColored(ImVec4(1.0f, 0.63f, 0.12f, 1.0f), "%s: %s", tr(L, Str::query),
@@ -188,7 +193,10 @@ void model_view_draw(AppState& app, GuiResources& gui) {
       const bool clicked = ImGui::InvisibleButton("thumb", g.thumb) && !over_headers;
       const bool hovered = ImGui::IsItemHovered() && !over_headers;
       ImGui::PopID();
-      dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(gui_head_texture(app, gui, l, h))), p0, p1);
+      dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(gui_shown_texture(app, gui, l, h))), p0, p1);
+      if (t.head(l, h).ablated) draw_hatch(dl, p0, p1, std::max(6.0f, g.thumb.x / 5.0f));
+      // A right-click (or X on the chosen head) switches the head off or on.
+      if (hovered && ImGui::IsMouseClicked(ImGuiMouseButton_Right)) app_toggle_head(app, l, h);
       if (has_query) {
         // Ticks in the gaps beside the row keep the row itself visible in small thumbnails; an
         // outline is added once rows are tall enough not to be hidden by it.

@@ -14,6 +14,7 @@
 #include "analysis/key_totals.h"
 #include "shell/panels.h"
 #include "shell/view_registry.h"
+#include "widgets/importance_panel.h"
 #include "views/stats/stats_detectors.h"
 #include "widgets/draw.h"
 
@@ -324,6 +325,7 @@ void stats_view_draw(AppState& app, GuiResources& /*gui: grids are drawn as rect
   cache_refresh(app, t);
   stats_detectors_refresh(app, t);
   summary_line(app, t);
+  importance_panel(app);
   // The grids take what they need, up to 60% of the view: the table keeps the rest and scrolls.
   stats_detectors_section(app, t, ImGui::GetContentRegionAvail().y * 0.6f);
   table_toolbar(app, t);

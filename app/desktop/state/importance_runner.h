@@ -1,0 +1,41 @@
+// Runs analysis/importance.h's grid (one forward per head) on a thread of its own, so that "which
+// heads matter" on a 144-head checkpoint never blocks a frame. A new start cancels the old run;
+// the result carries the trace version it belongs to. Headless.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "analysis/importance.h"
+#include "base/no_copy.h"
+
+namespace attnviz {
+
+struct ImportanceResult {
+  uint64_t trace_version = 0;
+  std::optional<ImportanceGrid> grid;
+  std::string error;
+  double seconds = 0;
+};
+
+class ImportanceRunner : NoCopy {
+ public:
+  ~ImportanceRunner();
+  void start(std::shared_ptr<const Model> model, std::shared_ptr<const Trace> trace, std::string text,
+             AblationMode mode, uint64_t trace_version);
+  std::optional<ImportanceResult> poll();  // the finished result, once
+  bool busy() const { return running_.load(); }
+  void cancel();                           // stops a running grid and waits for it
+
+ private:
+  std::thread thread_;
+  std::atomic<bool> cancel_{false}, running_{false};
+  std::mutex mutex_;
+  std::optional<ImportanceResult> done_;
+};
+
+}  // namespace attnviz

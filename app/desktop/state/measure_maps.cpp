@@ -1,0 +1,49 @@
+// Rollout is one (T, T) product per layer; value norms one (Tk, HS)·(HS, C) product per head.
+#include "state/measure_maps.h"
+
+namespace attnviz {
+
+void measure_maps_refresh(MeasureMaps& m, AttentionMeasure measure, const Model* model, const Trace* trace,
+                          uint64_t trace_version) {
+  if (m.measure == measure && m.trace_version == trace_version) return;
+  m.measure = measure;
+  m.trace_version = trace_version;
+  m.maps.clear();
+  m.error.clear();
+  m.vmax = 1.0f;
+  ++m.version;
+  if (measure == AttentionMeasure::weights || !trace || !model) return;
+  const int L = static_cast<int>(trace->layers.size()), NH = trace->config.n_heads;
+  std::vector<Mat> maps;
+  maps.reserve(static_cast<size_t>(L * NH));
+  if (measure == AttentionMeasure::rollout) {
+    auto r = attention_rollout(*trace);
+    if (!r) {
+      m.error = r.error();
+      return;
+    }
+    for (int l = 0; l < L; ++l)
+      for (int h = 0; h < NH; ++h) maps.push_back((*r)[static_cast<size_t>(l)]);
+  } else {
+    float top = 0;
+    for (int l = 0; l < L; ++l)
+      for (int h = 0; h < NH; ++h) {
+        auto map = value_norm_map(*model, *trace, l, h);
+        if (!map) {
+          m.error = map.error();
+          return;
+        }
+        if (map->size() > 0) top = std::max(top, map->maxCoeff());
+        maps.push_back(std::move(*map));
+      }
+    m.vmax = top > 0 ? top : 1.0f;
+  }
+  m.maps = std::move(maps);
+}
+
+const Mat& measure_map_of(const MeasureMaps& m, const Trace& trace, int layer, int head) {
+  const size_t i = static_cast<size_t>(layer * trace.config.n_heads + head);
+  return i < m.maps.size() ? m.maps[i] : trace.head(layer, head).weights;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,30 @@
+// The maps the heatmap views draw when the measure is not the softmax weights: every head's
+// value-norm map, or each layer's rollout (shared by its heads). Built once per trace and measure
+// by app_update (never per frame), headless.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/measures.h"
+
+namespace attnviz {
+
+struct MeasureMaps {
+  AttentionMeasure measure = AttentionMeasure::weights;
+  uint64_t trace_version = 0;  // the trace they were built from; 0: none
+  uint64_t version = 0;        // bumped on every rebuild (textures follow it)
+  std::vector<Mat> maps;       // [layer * NH + head]; empty for the weights or on error
+  float vmax = 1.0f;           // the largest value: colours span [0, vmax]
+  std::string error;           // why the measure cannot be shown (rollout of cross-attention)
+};
+
+// Rebuilds `maps` when the trace, its version or the measure changed.
+void measure_maps_refresh(MeasureMaps& maps, AttentionMeasure measure, const Model* model, const Trace* trace,
+                          uint64_t trace_version);
+
+// The map a view shows for one head: the measure's, or the weights when the measure is the
+// weights or could not be built.
+const Mat& measure_map_of(const MeasureMaps& maps, const Trace& trace, int layer, int head);
+
+}  // namespace attnviz

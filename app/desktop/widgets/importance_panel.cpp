@@ -1,0 +1,98 @@
+// Cells are coloured by the drop over the largest drop (magma), with the value printed; a switched-
+// off head is hatched, a head whose removal changes the answer is marked with a star.
+#include "widgets/importance_panel.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include <imgui.h>
+
+#include "state/answer_text.h"
+#include "widgets/draw.h"
+#include "widgets/measure_controls.h"
+
+namespace attnviz {
+
+namespace {
+
+void grid(AppState& app, const ImportanceGrid& g) {
+  const Lang L = app.lang;
+  const int NL = static_cast<int>(g.drop.size()), NH = NL > 0 ? static_cast<int>(g.drop[0].size()) : 0;
+  float top = 0;
+  for (const auto& row : g.drop)
+    for (float d : row) top = std::max(top, d);
+  const float cell_w = ImGui::CalcTextSize("-00.000*").x + 8, cell_h = ImGui::GetFrameHeight();
+  const float label_w = ImGui::CalcTextSize((std::string(tr(L, Str::layer)) + " 00").c_str()).x + 8;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  for (int h = 0; h < NH; ++h) {
+    const std::string label = std::string(tr(L, Str::head)) + " " + std::to_string(h + 1);
+    const float tw = ImGui::CalcTextSize(label.c_str()).x;
+    dl->AddText(ImVec2(origin.x + label_w + h * cell_w + (cell_w - tw) * 0.5f, origin.y), dim, label.c_str());
+  }
+  const float y0 = origin.y + ImGui::GetTextLineHeightWithSpacing();
+  for (int l = 0; l < NL; ++l) {
+    const float y = y0 + l * (cell_h + 2);
+    dl->AddText(ImVec2(origin.x, y + (cell_h - ImGui::GetTextLineHeight()) * 0.5f), dim,
+                (std::string(tr(L, Str::layer)) + " " + std::to_string(l + 1)).c_str());
+    for (int h = 0; h < NH; ++h) {
+      const float d = g.drop[static_cast<size_t>(l)][static_cast<size_t>(h)];
+      const ImVec2 p0(origin.x + label_w + h * cell_w, y), p1(p0.x + cell_w - 2, y + cell_h);
+      const Rgba rgb = colormap_sample(Colormap::magma, top > 0 ? std::clamp(d / top, 0.0f, 1.0f) : 0.0f);
+      const ImU32 bg = IM_COL32(rgb.r, rgb.g, rgb.b, 255);
+      dl->AddRectFilled(p0, p1, bg);
+      if (app.ablation.has(l, h)) draw_hatch(dl, p0, p1, 8.0f);
+      if (l == g.best_layer && h == g.best_head) dl->AddRect(p0, p1, IM_COL32(255, 200, 60, 255), 0, 0, 2.0f);
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3g%s", static_cast<double>(d), g.flips[static_cast<size_t>(l)][static_cast<size_t>(h)] ? "*" : "");
+      const float tw = ImGui::CalcTextSize(buf).x;
+      dl->AddText(ImVec2(p0.x + (cell_w - 2 - tw) * 0.5f, y + (cell_h - ImGui::GetTextLineHeight()) * 0.5f),
+                  contrast_text_color(bg), buf);
+      ImGui::SetCursorScreenPos(p0);
+      ImGui::PushID(l * NH + h);
+      if (ImGui::InvisibleButton("cell", ImVec2(cell_w - 2, cell_h))) app_toggle_head(app, l, h);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s %d · %s %d\n%.6f\n%s", tr(L, Str::layer), l + 1, tr(L, Str::head), h + 1, static_cast<double>(d),
+                          tr(L, app.ablation.has(l, h) ? Str::head_on_tip : Str::head_off_tip));
+      ImGui::PopID();
+    }
+  }
+  ImGui::SetCursorScreenPos(origin);
+  ImGui::Dummy(ImVec2(label_w + NH * cell_w, y0 - origin.y + NL * (cell_h + 2)));
+}
+
+}  // namespace
+
+void importance_panel(AppState& app) {
+  const Lang L = app.lang;
+  const ImportanceGrid* g = app_importance(app);
+  if (ImGui::Button(tr(L, Str::importance_button))) app_start_importance(app);
+  ImGui::SameLine();
+  ablation_mode_combo(app);
+  if (app.importance.busy()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", tr(L, Str::importance_running));
+    return;
+  }
+  const auto& r = app.importance_result;
+  if (r && r->trace_version == app.trace_version && !r->error.empty()) {
+    ImGui::TextColored(ImVec4(1, 0.6f, 0.5f, 1), "%s", tr_format(L, Str::answer_none, r->error.c_str()).c_str());
+    return;
+  }
+  if (!g) return;
+  ImGui::SameLine();
+  ImGui::TextDisabled("%.0f ms", r->seconds * 1000.0);
+  ImGui::TextUnformatted(tr_format(L, Str::importance_title, g->mode == AblationMode::zero ? tr(L, Str::ablation_zero)
+                                                                                           : tr(L, Str::ablation_mean)).c_str());
+  ImGui::TextDisabled("%s", tr_format(L, Str::importance_answer, answer_text(g->answer, *app.trace, L).c_str()).c_str());
+  grid(app, *g);
+  if (g->best_layer >= 0)
+    ImGui::TextUnformatted(tr_format(L, Str::importance_best, g->best_layer + 1, g->best_head + 1,
+                                     static_cast<double>(g->drop[static_cast<size_t>(g->best_layer)][static_cast<size_t>(g->best_head)]))
+                               .c_str());
+  ImGui::TextDisabled("%s  %s", tr(L, Str::importance_flip), tr(L, Str::importance_tip));
+}
+
+}  // namespace attnviz

@@ -1,0 +1,96 @@
+// One definition of each measure's name and tooltip, used wherever a measure can be chosen.
+#include "widgets/measure_controls.h"
+
+#include <imgui.h>
+
+#include <string>
+
+#include "state/answer_text.h"
+
+namespace attnviz {
+
+namespace {
+Str measure_tip(AttentionMeasure m) {
+  switch (m) {
+    case AttentionMeasure::weights: return Str::measure_tip_weights;
+    case AttentionMeasure::value_norm: return Str::measure_tip_value_norm;
+    case AttentionMeasure::rollout: return Str::measure_tip_rollout;
+  }
+  return Str::measure_tip_weights;
+}
+
+void wrapped_tooltip(const char* text) {
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
+  ImGui::TextUnformatted(text);
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+}  // namespace
+
+void ablation_mode_combo(AppState& app) {
+  const Lang L = app.lang;
+  const char* names[] = {tr(L, Str::ablation_zero), tr(L, Str::ablation_mean)};
+  int mode = app.ablation.mode == AblationMode::zero ? 0 : 1;
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize(names[mode]).x + ImGui::GetFrameHeight() + ImGui::GetStyle().FramePadding.x * 2);
+  if (ImGui::Combo("##ablation_mode", &mode, names, 2)) {
+    app.ablation.mode = mode == 0 ? AblationMode::zero : AblationMode::mean;
+    app.dirty = true;
+  }
+  if (ImGui::IsItemHovered())
+    wrapped_tooltip((std::string(tr(L, Str::ablation_mode)) + ": " + tr(L, Str::ablation_mode_tip)).c_str());
+}
+
+const char* measure_label(Lang lang, AttentionMeasure m) {
+  switch (m) {
+    case AttentionMeasure::weights: return tr(lang, Str::measure_weights);
+    case AttentionMeasure::value_norm: return tr(lang, Str::measure_value_norm);
+    case AttentionMeasure::rollout: return tr(lang, Str::measure_rollout);
+  }
+  return "?";
+}
+
+void measure_combo(AppState& app) {
+  const Lang L = app.lang;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.5f);
+  if (ImGui::BeginCombo(tr(L, Str::measure), measure_label(L, app.measure))) {
+    for (AttentionMeasure m : kAllMeasures) {
+      if (ImGui::Selectable(measure_label(L, m), m == app.measure)) app.measure = m;
+      if (ImGui::IsItemHovered()) wrapped_tooltip(tr(L, measure_tip(m)));
+    }
+    ImGui::EndCombo();
+  } else if (ImGui::IsItemHovered()) {
+    wrapped_tooltip(tr(L, measure_tip(app.measure)));
+  }
+  if (!app.maps.error.empty()) {
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(1, 0.6f, 0.5f, 1), "%s", tr_format(L, Str::measure_unavailable, app.maps.error.c_str()).c_str());
+  }
+}
+
+void answer_line(AppState& app) {
+  if (!app.trace) return;
+  const Lang L = app.lang;
+  ImGui::TextDisabled("%s:", tr(L, Str::answer_label));
+  ImGui::SameLine();
+  if (app.answer) {
+    const ImVec4 colour = app.ablation.any() ? ImVec4(1.0f, 0.7f, 0.35f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1);
+    ImGui::TextColored(colour, "%s", answer_text(*app.answer, *app.trace, L).c_str());
+  } else {
+    ImGui::TextDisabled("%s", tr_format(L, Str::answer_none, app.answer_error.c_str()).c_str());
+  }
+  if (!app.ablation.any()) return;  // the status bar lists the heads that are off
+  if (app.answer_full) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("— %s %s", tr(L, Str::answer_heads_on), answer_text(*app.answer_full, *app.trace, L).c_str());
+  }
+  ImGui::SameLine();
+  ablation_mode_combo(app);
+  ImGui::SameLine();
+  if (ImGui::SmallButton(tr(L, Str::heads_all_on))) {
+    app.ablation.heads.clear();
+    app.dirty = true;
+  }
+}
+
+}  // namespace attnviz

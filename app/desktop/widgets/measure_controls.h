@@ -1,0 +1,21 @@
+// The controls the Heads, Model view and Lines share: the measure a map shows (with the tooltip
+// that defines each one, in both languages), and the answer / switched-off heads line.
+#pragma once
+#include "state/app_state.h"
+
+namespace attnviz {
+
+const char* measure_label(Lang lang, AttentionMeasure measure);
+
+// A combo of the three measures, with their definitions as tooltips; shows why a measure cannot be
+// drawn (rollout of cross-attention) under it.
+void measure_combo(AppState& app);
+
+// "Answer: it → animal (p = 1.000) · heads off (zero): L2 H4 — with every head on: it → street …",
+// one line at the cursor; a click on "Switch all heads on" clears the set.
+void answer_line(AppState& app);
+
+// zeros / its mean output: what a switched-off head passes on (recomputes on change).
+void ablation_mode_combo(AppState& app);
+
+}  // namespace attnviz
