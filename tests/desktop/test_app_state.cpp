@@ -11,6 +11,7 @@
 #include "io/session.h"
 #include "state/app_state.h"
 #include "state/file_actions.h"
+#include "state/model_source.h"
 #include "state/views.h"
 #include "support/check_util.h"
 
@@ -206,4 +207,102 @@ TEST_CASE("app state: file actions export the shown trace and report into the st
 }
 
 }  // namespace
+}  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+void settle_importance(AppState& app) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (app.importance.busy() && std::chrono::steady_clock::now() < deadline) {
+    app_update(app);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  app_update(app);
+}
+
+}  // namespace
+
+TEST_CASE("app state: heads switched off change the answer, come back on, and sessions keep them") {
+  AppState app;
+  app_open_on_meaning(app);
+  app.sentence = "The animal didn't cross the street because it was too wide.";
+  app.dirty = true;
+  settle(app);
+  REQUIRE(app.answer);
+  CHECK(app.answer->coref.referent_text == "street");
+  CHECK_FALSE(app.answer_full);  // nothing is off: no before/after
+  for (int h = 0; h < 4; ++h) CHECK(app_toggle_head(app, 0, h));
+  CHECK_FALSE(app_toggle_head(app, 2, 0));  // the demo has layers 0 and 1
+  settle(app);
+  REQUIRE(app.answer);
+  REQUIRE(app.answer_full);
+  CHECK(app.answer->coref.referent_text == "animal");
+  CHECK(app.answer_full->coref.referent_text == "street");
+  CHECK(app.trace->head(0, 2).ablated);
+  CHECK_FALSE(app.trace->head(1, 2).ablated);
+
+  app.measure = AttentionMeasure::rollout;
+  const Session s = app_capture_session(app);
+  CHECK(s.ui.at("ablated") == "0:0,0:1,0:2,0:3");
+  CHECK(s.ui.at("ablation") == "zero");
+  CHECK(s.ui.at("measure") == "rollout");
+  AppState other;
+  REQUIRE(app_apply_session(other, s).ok());
+  CHECK(other.ablation.heads == app.ablation.heads);
+  CHECK(other.measure == AttentionMeasure::rollout);
+  Session bad = s;
+  bad.ui["ablated"] = "0:x";
+  CHECK(app_apply_session(other, bad).error().find("ablated: '0:x' is not a head") != std::string::npos);
+  bad = s;
+  bad.ui["measure"] = "size";
+  CHECK(app_apply_session(other, bad).error().find("unknown measure 'size'") != std::string::npos);
+
+  // Rollout maps are derived once per trace; every head of a layer shows that layer's rollout.
+  settle(app);
+  REQUIRE(app.maps.maps.size() == 8);
+  CHECK(app_head_map(app, 1, 0) == app_head_map(app, 1, 3));
+  CHECK(app.maps.error.empty());
+
+  // A smaller model drops the heads it no longer has, and says so.
+  app_use_source(app, ModelSource::sandbox);
+  app.config = ModelConfig{};
+  app.config.d_model = 16;
+  app.config.n_heads = 2;
+  app.config.n_layers = 1;
+  app.dirty = true;
+  settle(app);
+  CHECK(app.error.empty());
+  CHECK(app.ablation.heads == std::vector<HeadRef>{HeadRef{0, 0}, HeadRef{0, 1}});
+  CHECK(app.status.find("no longer has") != std::string::npos);
+}
+
+TEST_CASE("app state: which heads matter runs off the UI thread and belongs to its trace") {
+  AppState app;
+  app_open_on_meaning(app);
+  settle(app);
+  app_start_importance(app);
+  settle_importance(app);
+  const ImportanceGrid* g = app_importance(app);
+  REQUIRE(g);
+  CHECK(g->answer.coref.referent_text == "animal");
+  CHECK(g->drop.size() == 2);
+  CHECK(g->best_layer == 0);
+  CHECK(g->best_head == 3);
+  app.sentence = "The animal didn't cross the street because it was too tired!";
+  app.dirty = true;
+  settle(app);
+  CHECK(app_importance(app) == nullptr);  // a new trace: the old grid is not shown for it
+  // The sandbox has no output head: the grid says why instead.
+  app_use_source(app, ModelSource::sandbox);
+  small_sandbox(app);
+  settle(app);
+  CHECK_FALSE(app.answer);
+  CHECK(app.answer_error.find("no output head") != std::string::npos);
+  app_start_importance(app);
+  settle_importance(app);
+  REQUIRE(app.importance_result);
+  CHECK(app.importance_result->error.find("no output head") != std::string::npos);
+}
+
 }  // namespace attnviz
