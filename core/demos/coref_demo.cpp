@@ -53,15 +53,32 @@ Result<TrainExample> coref_train_example(const VocabIndex& index, const CorefExa
 
 }  // namespace
 
+bool coref_arch_in_grid(const CorefTrainOptions& o) {
+  const CorefTrainOptions d;
+  return o.n_layers == d.n_layers && o.d_ff == d.d_ff && o.score == d.score && o.norm == d.norm && o.positions == d.positions;
+}
+
+std::string coref_arch_key(const CorefTrainOptions& o) {
+  const CorefTrainOptions d;
+  std::string key = "heads" + std::to_string(o.n_heads) + "_dmodel" + std::to_string(o.d_model);
+  if (o.n_layers != d.n_layers) key += "_layers" + std::to_string(o.n_layers);
+  if (o.d_ff != d.d_ff) key += "_ffn" + std::to_string(o.d_ff);
+  if (o.score != d.score) key += "_" + std::string(name_of(o.score));
+  if (o.norm != d.norm) key += "_" + std::string(name_of(o.norm));
+  if (o.positions != d.positions) key += "_" + std::string(name_of(o.positions));
+  return key;
+}
+
 Result<Model> coref_model_init(const CorefTrainOptions& o) {
   ModelConfig c;
   c.d_model = o.d_model;
   c.n_heads = o.n_heads;
   c.n_layers = o.n_layers;
   c.d_ff = o.d_ff;
-  c.norm = NormPlacement::pre;
+  c.norm = o.norm;
   c.activation = Activation::gelu;
-  c.positions = PositionEncoding::learned;
+  c.positions = o.positions;
+  c.score = o.score;
   c.max_positions = 32;
   c.final_norm = true;
   if (Status s = config_validate(c); !s) return make_error(s.error());

@@ -24,6 +24,9 @@ inline constexpr uint64_t kCorefDemoSeed = 3;
 struct CorefTrainOptions {
   uint64_t seed = kCorefDemoSeed;  // weights, data order and held-out split order
   int d_model = 64, n_heads = 4, n_layers = 2, d_ff = 0;
+  ScoreKind score = ScoreKind::scaled_dot;
+  NormPlacement norm = NormPlacement::pre;
+  PositionEncoding positions = PositionEncoding::learned;
   int batch = 16;
   int max_steps = 3000;
   float target_accuracy = 0.99f;  // stop once the held-out accuracy reaches it
@@ -32,6 +35,14 @@ struct CorefTrainOptions {
   float lr = 3e-3f;
   float weight_decay = 0.01f;
 };
+
+// The architecture as a folder-safe key, "heads4_dmodel64" for the shipped shape (2 layers,
+// attention only, scaled dot, pre-norm, learned positions: the demo grid's folders), with the
+// differing parts appended otherwise ("..._layers3_ffn128_dot_post_sinusoidal"); the seed is not part
+// of it. Caches of trained models are keyed by it and the seed.
+std::string coref_arch_key(const CorefTrainOptions& options);
+// True when the options differ from the grid's only in heads and d_model.
+bool coref_arch_in_grid(const CorefTrainOptions& options);
 
 // A fresh model for the options (vocabulary from coref_vocabulary()); errors for invalid sizes.
 Result<Model> coref_model_init(const CorefTrainOptions& options);

@@ -237,8 +237,68 @@ void source_section(AppState& app) {
   ImGui::TextWrapped(tr(L, Str::src_summary), c.d_model, c.n_heads, c.n_layers, c.d_ff, app.model->source.c_str());
   if (const auto& tok = app.model->tokenizer)
     ImGui::TextWrapped(tr(L, Str::ck_tokenizer), std::string(tok->kind_name()).c_str(), tok->vocab_size());
+  if (app.source == ModelSource::demo_coref) return;  // its architecture is live (coref_arch_section)
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("%s", tr(L, Str::src_fixed));
+  ImGui::PopStyleColor();
+}
+
+// The coreference demo's architecture: every change shows that demo trained with it — from the
+// shipped grid or the cache at once, or trained off the UI thread (progress here and in the status
+// bar; the views keep the previous model until it is ready).
+void coref_arch_section(AppState& app) {
+  const Lang L = app.lang;
+  CorefTrainOptions a = app.retrain.arch;
+  bool changed = false;
+  if (ImGui::BeginCombo(tr(L, Str::d_model), std::to_string(a.d_model).c_str())) {
+    for (int size : {16, 32, 64, 128, 256})
+      if (ImGui::Selectable(std::to_string(size).c_str(), size == a.d_model)) {
+        a.d_model = size;
+        if (a.d_model % a.n_heads != 0) a.n_heads = 1;
+        changed = true;
+      }
+    ImGui::EndCombo();
+  }
+  if (ImGui::BeginCombo(tr(L, Str::heads), std::to_string(a.n_heads).c_str())) {
+    for (int h : {1, 2, 4, 8, 16})
+      if (a.d_model % h == 0 && ImGui::Selectable(std::to_string(h).c_str(), h == a.n_heads)) {
+        a.n_heads = h;
+        changed = true;
+      }
+    ImGui::EndCombo();
+  }
+  changed |= ImGui::SliderInt(tr(L, Str::layers), &a.n_layers, 1, 4);
+  if (ImGui::BeginCombo(tr(L, Str::ffn_width), std::to_string(a.d_ff).c_str())) {
+    for (int f : {0, 64, 128, 256})
+      if (ImGui::Selectable(std::to_string(f).c_str(), f == a.d_ff)) {
+        a.d_ff = f;
+        changed = true;
+      }
+    ImGui::EndCombo();
+  }
+  changed |= enum_combo(tr(L, Str::scoring), a.score,
+                        {{ScoreKind::scaled_dot, tr(L, Str::score_scaled_dot)},
+                         {ScoreKind::dot, tr(L, Str::score_dot)},
+                         {ScoreKind::general, tr(L, Str::score_general)},
+                         {ScoreKind::additive, tr(L, Str::score_additive)}});
+  changed |= enum_combo(tr(L, Str::norm), a.norm,
+                        {{NormPlacement::post, tr(L, Str::norm_post)}, {NormPlacement::pre, tr(L, Str::norm_pre)}});
+  changed |= enum_combo(tr(L, Str::positions), a.positions,
+                        {{PositionEncoding::sinusoidal, tr(L, Str::pos_sinusoidal)},
+                         {PositionEncoding::learned, tr(L, Str::pos_learned)},
+                         {PositionEncoding::none, tr(L, Str::pos_none)}});
+  if (changed) demo_retrain_request(app, a);
+  const DemoRetrain& r = app.retrain;
+  if (r.training) {
+    const float f = demo_retrain_progress(app);
+    ImGui::ProgressBar(f, ImVec2(-1, 0), tr_format(L, Str::rt_training, coref_arch_key(r.running).c_str()).c_str());
+  } else if (!r.message.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, r.message_is_warning ? ImVec4(1.0f, 0.6f, 0.4f, 1) : ImVec4(0.55f, 0.85f, 0.55f, 1));
+    ImGui::TextWrapped("%s", r.message.c_str());
+    ImGui::PopStyleColor();
+  }
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", tr(L, Str::rt_hint));
   ImGui::PopStyleColor();
 }
 
@@ -285,6 +345,10 @@ void panel_model(AppState& app) {
     section_header(tr(app.lang, Str::model_size));
     size_section(app);
     architecture_section(app);
+  }
+  if (app.source == ModelSource::demo_coref) {
+    section_header(tr(app.lang, Str::model_size));
+    coref_arch_section(app);
   }
   section_header(tr(app.lang, Str::masks));
   mask_section(app);

@@ -15,6 +15,7 @@
 #include "render/colormap.h"
 #include "shell/strings.h"
 #include "state/compute_worker.h"
+#include "state/demo_retrain.h"
 #include "state/importance_runner.h"
 #include "state/measure_maps.h"
 #include "state/model_loader.h"
@@ -76,6 +77,7 @@ struct AppState {
   std::optional<ModelAnswer> answer;       // what the model answers for A (heads off as asked)
   std::optional<ModelAnswer> answer_full;  // with heads off: the full model's answer, for before/after
   std::string answer_error;                // why there is no answer (no output head, no "it", ...)
+  std::optional<ModelAnswer> answer_b;     // B's answer (Compare), when its model gives one
   MeasureMaps maps;                        // the measure's maps of A (app_update keeps them current)
   ImportanceRunner importance;             // "which heads matter", off the UI thread
   std::optional<ImportanceResult> importance_result;  // the newest grid (its trace_version says for what)
@@ -91,6 +93,7 @@ struct AppState {
   std::string status;                    // last file action's result, shown in the status bar
   bool status_is_error = false;
 
+  DemoRetrain retrain;          // the coreference demo's live architecture (trains off the UI thread)
   ComputeWorker worker;
   ModelLoader model_loader;     // opens checkpoints off the UI thread (app_open_model)
 };

@@ -120,7 +120,11 @@ void ComputeWorker::run() {
     const TraceControl control{&cancel_, &layers_done_};
     result.model = run_job(req.a, cache_a, control, result.trace, result.error);
     if (result.trace && !cancel_) read_answers(*result.model, *result.trace, req.a.input.text, result);
-    if (req.b && !cancel_) run_job(*req.b, cache_b, control, result.trace_b, result.error_b);
+    if (req.b && !cancel_) {
+      auto model_b = run_job(*req.b, cache_b, control, result.trace_b, result.error_b);
+      if (result.trace_b && !cancel_)
+        if (auto a = model_answer(*model_b, *result.trace_b, req.b->input.text)) result.answer_b = std::move(*a);
+    }
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::lock_guard lock(mutex_);
     if (!cancel_) done_ = std::move(result);  // a newer request is pending: this result is stale

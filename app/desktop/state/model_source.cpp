@@ -70,6 +70,10 @@ Status app_use_source(AppState& app, ModelSource source, const std::string& path
   }
   if (source != ModelSource::file)  // the short name people see in the panel and the status bar
     m->source = source == ModelSource::demo_coref ? "assets/demo_coref" : "assets/demo_induction";
+  if (source == ModelSource::demo_coref) {  // the shipped architecture, whatever was trained before
+    app.retrain.arch = CorefTrainOptions{};
+    app.retrain.message.clear();
+  }
   install_model(app, std::move(*m), source, path);
   return Ok{};
 }

@@ -64,6 +64,7 @@ std::string script_expect(const AppState& app, const std::string& what) {
     const std::string best = std::to_string(g->best_layer) + ":" + std::to_string(g->best_head);
     return text.empty() || best == text ? std::string() : "expected the most important head " + text + ", it is " + best;
   }
+  if (kind == "retrain") return contains(app.retrain.message, "retrain message");
   if (kind == "tokens") {
     int n = 0;
     if (!parse_int_in(text, 0, kMaxTokens, n)) return "expected tokens N";
@@ -203,6 +204,25 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     app.measure = *m;
   } else if (v == "importance") {  // the "Which heads matter" button; the next line waits for the grid
     app_start_importance(app);
+  } else if (v == "coref_arch") {  // the Model panel's architecture controls of the coreference demo
+    if (app.source != ModelSource::demo_coref) return fail("the coreference demo is not the model shown (model coref)");
+    CorefTrainOptions o = app.retrain.arch;
+    for (const std::string& kv : a) {
+      const size_t eq = kv.find('=');
+      const std::string key = kv.substr(0, eq), value = eq == std::string::npos ? "" : kv.substr(eq + 1);
+      bool ok = true;
+      if (key == "heads") ok = parse_int_in(value, 1, 64, o.n_heads);
+      else if (key == "d_model") ok = parse_int_in(value, 1, 1024, o.d_model);
+      else if (key == "layers") ok = parse_int_in(value, 1, 4, o.n_layers);
+      else if (key == "ffn") ok = parse_int_in(value, 0, 4096, o.d_ff);
+      else if (key == "score") ok = (score_from_name(value) ? (o.score = *score_from_name(value), true) : false);
+      else if (key == "norm") ok = (norm_from_name(value) ? (o.norm = *norm_from_name(value), true) : false);
+      else if (key == "positions") ok = (positions_from_name(value) ? (o.positions = *positions_from_name(value), true) : false);
+      else return fail("unknown key '" + key + "' (heads, d_model, layers, ffn, score, norm, positions)");
+      if (!ok) return fail("bad value for " + key + ": '" + value + "'");
+    }
+    if (o.d_model % o.n_heads != 0) return fail("d_model must be divisible by heads");
+    demo_retrain_request(app, o);
   } else if (v == "coref_swap") {  // the Coreference view's buttons (app/desktop/views/coref/coref_state.h)
     if (a.empty()) {
       if (!coref_use_minimal_pair(app)) return fail("the sentence has no property word to swap (tired, wide, ...)");

@@ -14,6 +14,7 @@
 //   export png PATH [SCALE] | export csv PATH | export json PATH | save PATH | open PATH
 //   train start|pause|resume|stop|reset|wait|compare|use | train save PATH | train demo coref|induction
 //   train seed N | train heads N | train d_model N | train steps N | train report N   (see script_train)
+//   coref_arch heads=N d_model=C layers=L ffn=F score=S norm=N positions=P (any of them; trains if not cached)
 //   head_off L H | head_on L H | ablation zero|mean | measure weights|value-norm|rollout | importance (waits)
 //   screenshot PATH | quit          (# starts a comment)
 //   try LINE | paste PATH | expect error|no_error|model_error|status|tokens|sentence|model [TEXT]   (tests)

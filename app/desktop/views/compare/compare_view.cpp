@@ -15,6 +15,7 @@
 #include "shell/panels.h"
 #include "shell/shell.h"
 #include "shell/view_registry.h"
+#include "state/answer_text.h"
 #include "text/word_swap.h"
 #include "widgets/draw.h"
 #include "widgets/heatmap_widget.h"
@@ -312,6 +313,15 @@ void sides_line(const AppState& app, const Trace& A, const Trace& B) {
   ImGui::TextUnformatted("B:");
   ImGui::SameLine();
   ImGui::TextDisabled("%s", side_desc(app, B, false).c_str());
+  // Both models' answers, when they give one: what one head against N heads changes in the result.
+  if (app.answer && app.answer_b) {
+    ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1), "A: %s", answer_text(*app.answer, A, app.lang).c_str());
+    ImGui::SameLine(0, ImGui::GetFontSize() * 2);
+    ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1), "B: %s", answer_text(*app.answer_b, B, app.lang).c_str());
+  }
+  // Random weights show the mechanics of splitting into heads, not what heads learn: say so.
+  if (app.compare.mode == CompareMode::single_vs_multi && app.source == ModelSource::sandbox)
+    ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.35f, 1), "%s", tr(app.lang, Str::cmp_random_note));
 }
 
 // Small thumbnails above the big maps. In single_vs_multi: A's heads that make up the average;

@@ -1,0 +1,131 @@
+// Lookups are cheap (a map, then at most two small files); only a miss trains. A trained model is
+// written to the disk cache atomically (model_save), so a crash never leaves half a file there.
+#include "state/demo_retrain.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "io/model_file.h"
+#include "io/model_open.h"
+#include "state/app_state.h"
+#include "state/model_source.h"
+
+namespace attnviz {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string memory_key(const CorefTrainOptions& a) { return coref_arch_key(a) + "_seed" + std::to_string(a.seed); }
+
+std::string grid_dir(const CorefTrainOptions& a) {
+  return std::string(ATTNVIZ_ASSETS_DIR) + "/demo_coref_grid/" + coref_arch_key(a);
+}
+
+void install(AppState& app, std::shared_ptr<const Model> model, const CorefTrainOptions& arch, std::string message,
+             bool warning) {
+  app.retrain.memory[memory_key(arch)] = model;
+  app.model = std::move(model);
+  app.source = ModelSource::demo_coref;
+  app.model_error.clear();
+  app.retrain.message = std::move(message);
+  app.retrain.message_is_warning = warning;
+  app.dirty = true;
+}
+
+std::shared_ptr<const Model> open_shared(const std::string& dir, const std::string& label) {
+  if (!fs::exists(fs::path(dir) / "model.safetensors")) return nullptr;
+  auto m = model_open(dir);
+  if (!m) return nullptr;
+  m->source = label;
+  return std::make_shared<const Model>(std::move(*m));
+}
+
+}  // namespace
+
+std::string demo_cache_dir(const CorefTrainOptions& a) {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  const fs::path base = xdg && *xdg ? fs::path(xdg) : home && *home ? fs::path(home) / ".cache" : fs::temp_directory_path();
+  return (base / "attnviz" / "coref" / memory_key(a)).string();
+}
+
+std::shared_ptr<const Model> demo_retrain_find(AppState& app, const CorefTrainOptions& arch) {
+  DemoRetrain& r = app.retrain;
+  if (auto it = r.memory.find(memory_key(arch)); it != r.memory.end()) return it->second;
+  std::shared_ptr<const Model> found;
+  if (coref_arch_in_grid(arch)) {
+    const CorefTrainOptions shipped;
+    const bool the_demo = arch.n_heads == shipped.n_heads && arch.d_model == shipped.d_model && arch.seed == shipped.seed;
+    found = the_demo ? open_shared(std::string(ATTNVIZ_ASSETS_DIR) + "/demo_coref", "assets/demo_coref")
+                     : open_shared(grid_dir(arch), "assets/demo_coref_grid/" + coref_arch_key(arch));
+  }
+  if (!found) found = open_shared(demo_cache_dir(arch), "cache: " + coref_arch_key(arch));
+  if (found) r.memory[memory_key(arch)] = found;
+  return found;
+}
+
+void demo_retrain_request(AppState& app, const CorefTrainOptions& arch) {
+  DemoRetrain& r = app.retrain;
+  r.arch = arch;
+  if (auto found = demo_retrain_find(app, arch)) {
+    if (r.training) r.runner.reset();
+    r.training = false;
+    install(app, found, arch, "", false);
+    return;
+  }
+  // Train it: the views keep showing the previous model meanwhile.
+  r.running = arch;
+  r.training = true;
+  r.message.clear();
+  r.runner.start([arch](const TrainCallback& cb) { return coref_train(arch, cb); });
+}
+
+void demo_retrain_poll(AppState& app) {
+  DemoRetrain& r = app.retrain;
+  if (!r.training) return;
+  if (app.source != ModelSource::demo_coref) {  // the person moved to another model: the run is not wanted
+    r.runner.reset();
+    r.training = false;
+    return;
+  }
+  const TrainSnapshot snap = r.runner.snapshot();
+  if (!snap.error.empty()) {
+    r.training = false;
+    r.message = snap.error;
+    r.message_is_warning = true;
+    return;
+  }
+  if (!snap.finished || !snap.model) return;
+  r.training = false;
+  const float accuracy = snap.reports.empty() ? 0.0f : snap.reports.back().heldout_accuracy;
+  const int steps = snap.reports.empty() ? 0 : snap.reports.back().step;
+  const double seconds = snap.reports.empty() ? 0.0 : snap.reports.back().seconds;
+  const bool reached = accuracy >= r.running.target_accuracy;
+  auto model = std::make_shared<Model>(*snap.model);
+  model->source = "trained: " + coref_arch_key(r.running);
+  char line[200];
+  if (reached) {
+    std::snprintf(line, sizeof line, "%s: %.2f%% held-out after %d steps, %.1f s", coref_arch_key(r.running).c_str(),
+                  100.0 * accuracy, steps, seconds);
+    // Cached on disk so that coming back is instant, on this launch and the next.
+    std::error_code ec;
+    fs::create_directories(demo_cache_dir(r.running), ec);
+    if (!ec) (void)model_save((fs::path(demo_cache_dir(r.running)) / "model.safetensors").string(), *model);
+  } else {
+    std::snprintf(line, sizeof line, "%s did not reach %.0f%% within %d steps: %.2f%% held-out",
+                  coref_arch_key(r.running).c_str(), 100.0 * r.running.target_accuracy, steps, 100.0 * accuracy);
+  }
+  install(app, std::move(model), r.running, line, !reached);
+}
+
+float demo_retrain_progress(const AppState& app) {
+  const DemoRetrain& r = app.retrain;
+  if (!r.training) return 0.0f;
+  const TrainSnapshot snap = r.runner.snapshot();
+  if (snap.reports.empty()) return 0.0f;
+  return std::min(1.0f, static_cast<float>(snap.reports.back().step) / static_cast<float>(std::max(1, r.running.max_steps)));
+}
+
+}  // namespace attnviz

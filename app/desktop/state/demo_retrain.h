@@ -1,0 +1,40 @@
+// The coreference demo's architecture is live: a change in the Model panel finds a model trained
+// for it — in memory, in the shipped grid (assets/demo_coref_grid/heads{NH}_dmodel{C}), or in the
+// disk cache ($XDG_CACHE_HOME/attnviz/coref/) — or trains one off the UI thread. The views keep
+// the previous model until the new one is ready; a newer change cancels an older run. Headless.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+
+#include "demos/coref_demo.h"
+#include "train/runner.h"
+
+namespace attnviz {
+
+struct AppState;
+
+struct DemoRetrain {
+  CorefTrainOptions arch;   // what the Model panel shows for the coreference demo
+  CorefTrainOptions running;  // the architecture being trained (when runner runs)
+  bool training = false;
+  TrainRunner runner;
+  std::map<std::string, std::shared_ptr<const Model>> memory;  // coref_arch_key + seed -> trained model
+  std::string message;      // where the shown model came from, or why training fell short
+  bool message_is_warning = false;
+};
+
+// The folder of the disk cache for an architecture and seed.
+std::string demo_cache_dir(const CorefTrainOptions& arch);
+
+// The demo trained with `arch` when it is in memory, shipped or cached (never trains); null otherwise.
+std::shared_ptr<const Model> demo_retrain_find(AppState& app, const CorefTrainOptions& arch);
+
+// Shows the demo trained with `arch`: at once when it is cached or shipped, else after training.
+void demo_retrain_request(AppState& app, const CorefTrainOptions& arch);
+// Once per frame (app_update): installs a finished run, caches it, says how it went.
+void demo_retrain_poll(AppState& app);
+// Training progress 0..1 while a run is going (steps done / most steps).
+float demo_retrain_progress(const AppState& app);
+
+}  // namespace attnviz
