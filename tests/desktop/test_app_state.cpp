@@ -306,3 +306,45 @@ TEST_CASE("app state: which heads matter runs off the UI thread and belongs to i
 }
 
 }  // namespace attnviz
+
+namespace attnviz {
+
+TEST_CASE("app state: the coreference demo retrains on a toggle; a newer change cancels the older run") {
+  test::TempFile cache("attnviz_retrain_cache");
+  setenv("XDG_CACHE_HOME", cache.path().c_str(), 1);
+  AppState app;
+  REQUIRE(app_use_source(app, ModelSource::demo_coref).ok());
+  CorefTrainOptions slow = app.retrain.arch;
+  slow.n_layers = 3;
+  slow.d_ff = 64;
+  demo_retrain_request(app, slow);
+  CHECK(app.retrain.training);
+  CHECK(app.model->source == "assets/demo_coref");  // the views keep the previous model meanwhile
+  CorefTrainOptions quick;  // the shipped architecture with one layer
+  quick.n_layers = 1;
+  demo_retrain_request(app, quick);  // the newer change: the slow run stops
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (app.retrain.training && std::chrono::steady_clock::now() < deadline) {
+    app_update(app);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  REQUIRE_FALSE(app.retrain.training);
+  CHECK(app.model->config.n_layers == 1);
+  CHECK(app.retrain.message.find("held-out after") != std::string::npos);
+  CHECK(std::filesystem::exists(demo_cache_dir(quick) + "/model.safetensors"));
+  CHECK_FALSE(std::filesystem::exists(demo_cache_dir(slow)));
+  // Shipped grid cells and the cache answer at once; nothing trains.
+  CorefTrainOptions grid = quick;
+  grid.n_layers = 2;
+  grid.n_heads = 8;
+  grid.d_model = 32;
+  demo_retrain_request(app, grid);
+  CHECK_FALSE(app.retrain.training);
+  CHECK(app.model->source == "assets/demo_coref_grid/heads8_dmodel32");
+  demo_retrain_request(app, quick);
+  CHECK_FALSE(app.retrain.training);
+  CHECK(app.model->config.n_layers == 1);
+  unsetenv("XDG_CACHE_HOME");
+}
+
+}  // namespace attnviz

@@ -79,7 +79,11 @@ void demo_retrain_request(AppState& app, const CorefTrainOptions& arch) {
   r.running = arch;
   r.training = true;
   r.message.clear();
-  r.runner.start([arch](const TrainCallback& cb) { return coref_train(arch, cb); });
+  // Reports every few steps: the progress bar moves, and a newer change stops this run within a
+  // few milliseconds (the runner stops at a report) instead of blocking a frame until an evaluation.
+  CorefTrainOptions job = arch;
+  job.report_every = 4;
+  r.runner.start([job](const TrainCallback& cb) { return coref_train(job, cb); });
 }
 
 void demo_retrain_poll(AppState& app) {
