@@ -63,7 +63,7 @@ TEST_CASE("hf checkpoint: GPT-2 sharded F16, no prefix, tokenizer.json only, mat
   check_folder("gpt2_tiny_sharded");
 }
 
-TEST_CASE("hf checkpoint: BERT uncased (bert. prefix, I64 position_ids, MLM head ignored) matches PyTorch") {
+TEST_CASE("hf checkpoint: BERT uncased (bert. prefix, I64 position_ids, MLM head read) matches PyTorch") {
   check_folder("bert_tiny");
 }
 
