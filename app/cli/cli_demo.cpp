@@ -51,6 +51,13 @@ void apply_train_flags(const CliOptions& o, Options& t) {
   if (o.given.count("d-model")) t.d_model = o.config.d_model;
   if (o.given.count("layers")) t.n_layers = o.config.n_layers;
   t.max_steps = o.steps;
+  // The coreference demo's architecture is live in the app; the same choices here.
+  if constexpr (requires { t.norm; }) {
+    if (o.given.count("ffn")) t.d_ff = o.config.d_ff;
+    if (o.given.count("score")) t.score = o.config.score;
+    if (o.given.count("norm")) t.norm = o.config.norm;
+    if (o.given.count("positions")) t.positions = o.config.positions;
+  }
 }
 
 // "held-out accuracy 99.04% after 200 steps", the start of the last line of a training run.
@@ -65,7 +72,7 @@ int cli_train_coref(const CliOptions& o, std::ostream& out, std::ostream& err) {
   CorefTrainOptions t;
   apply_train_flags(o, t);
   out << "training the coreference demo: d_model " << t.d_model << ", " << t.n_heads << " heads, " << t.n_layers
-      << " layers, seed " << t.seed << "\n";
+      << " layers, seed " << t.seed << " (" << coref_arch_key(t) << ")\n";
   auto result = coref_train(t, [&](const TrainProgress& p, const Model&) {
     progress_line(out, p);
     out << "\n";
@@ -80,6 +87,8 @@ int cli_train_coref(const CliOptions& o, std::ostream& out, std::ostream& err) {
 }
 
 int cli_train_induction(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  for (const char* flag : {"ffn", "score", "norm", "positions"})
+    if (o.given.count(flag)) return fail(err, std::string("--") + flag + " applies to train coref, not train induction");
   InductionTrainOptions t;
   apply_train_flags(o, t);
   out << "training the induction demo (attention only): d_model " << t.d_model << ", " << t.n_heads << " heads, "

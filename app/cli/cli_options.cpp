@@ -86,13 +86,15 @@ const std::vector<Flag>& flags() {
        config_int(&ModelConfig::n_heads, 1, kMaxDModel, "heads"), kAttention | kTrain},
       {"layers", "L", "number of layers (default 1; train: 2)", config_int(&ModelConfig::n_layers, 1, kMaxLayers, "layers"),
        kAttention | kTrain},
-      {"ffn", "F", "FFN width; 0: attention-only layers (default 2048)", config_int(&ModelConfig::d_ff, 0, kMaxFF, "ffn")},
+      {"ffn", "F", "FFN width; 0: attention-only layers (default 2048; train coref: 0)",
+       config_int(&ModelConfig::d_ff, 0, kMaxFF, "ffn"), kAttention | kTrain},
       {"activation", "relu|gelu|gelu_tanh", "FFN activation (default relu)",
        config_enum(&ModelConfig::activation, activation_from_name, "activation", "relu, gelu or gelu_tanh")},
       {"norm", "post|pre", "LayerNorm placement: post (2017 paper, BERT) or pre (GPT) (default post)",
-       config_enum(&ModelConfig::norm, norm_from_name, "norm", "post or pre")},
+       config_enum(&ModelConfig::norm, norm_from_name, "norm", "post or pre"), kAttention | kTrain},
       {"positions", "sinusoidal|learned|none", "positional encoding (default sinusoidal)",
-       config_enum(&ModelConfig::positions, positions_from_name, "positions", "sinusoidal, learned or none")},
+       config_enum(&ModelConfig::positions, positions_from_name, "positions", "sinusoidal, learned or none"),
+       kAttention | kTrain},
       {"ln-eps", "EPS", "LayerNorm epsilon (default 1e-5)",
        [](CliOptions& o, const std::string& v) -> Status {
          float f = 0;
@@ -107,7 +109,8 @@ const std::vector<Flag>& flags() {
        },
        kAttention | kTrain},
       {"score", "KIND", "scoring function of every head: scaled_dot, dot, general (Luong) or additive (Bahdanau)",
-       config_enum(&ModelConfig::score, score_from_name, "score", "scaled_dot, dot, general or additive")},
+       config_enum(&ModelConfig::score, score_from_name, "score", "scaled_dot, dot, general or additive"),
+       kAttention | kTrain},
       {"head-scores", "K1,K2,...", "one scoring function per head, comma separated",
        [](CliOptions& o, const std::string& v) -> Status {
          o.config.head_scores.clear();
@@ -332,7 +335,8 @@ std::string cli_help() {
   std::ostringstream out;
   out << "attnviz-cli — every intermediate of multi-head attention, for one sentence, from the command line\n\n"
          "usage: attnviz-cli attention (--text TEXT | --input-npy FILE) [options]\n"
-         "       attnviz-cli train coref --out DIR [--seed S] [--heads NH] [--d-model C] [--layers L] [--steps N]\n"
+         "       attnviz-cli train coref --out DIR [--seed S] [--heads NH] [--d-model C] [--layers L] [--ffn F] [--score K]\n"
+         "                               [--norm post|pre] [--positions P] [--steps N]\n"
          "       attnviz-cli train induction --out DIR [--seed S] [--heads NH] [--d-model C] [--steps N]\n"
          "       attnviz-cli predict --model PATH --text TEXT [--ablate L:H,...] [--ablation zero|mean] [--top-k K]\n"
          "                           [--json FILE]\n"

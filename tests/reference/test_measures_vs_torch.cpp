@@ -29,14 +29,6 @@ constexpr float kValueNormTol = 1e-5f;  // times max(1, the largest |value| of t
 constexpr float kRolloutTol = 1e-5f;
 constexpr float kAblatedTol = 1e-4f;
 
-std::vector<std::string> measure_fixtures() {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(fixture_path("measures")))
-    if (e.path().extension() == ".safetensors") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 struct Fixture {
   Model model;
   TensorFile file;
@@ -79,7 +71,7 @@ struct Worst {
 }  // namespace
 
 TEST_CASE("measures vs torch: weights, value norms and rollout of every fixture") {
-  const auto files = measure_fixtures();
+  const auto files = fixture_safetensors("measures");
   REQUIRE(files.size() >= 4);
   Worst weights, norms, maps, rollout, final_states;
   for (const std::string& path : files) {
@@ -139,7 +131,7 @@ TEST_CASE("measures vs torch: weights, value norms and rollout of every fixture"
 }
 
 TEST_CASE("measures vs torch: final states with heads switched off (zero, mean), by trace_run and trace_final_ablated") {
-  const auto files = measure_fixtures();
+  const auto files = fixture_safetensors("measures");
   REQUIRE(files.size() >= 4);
   Worst by_run, by_rerun, from_ablated;
   int compared = 0;
@@ -192,7 +184,7 @@ TEST_CASE("measures vs torch: final states with heads switched off (zero, mean),
 }
 
 TEST_CASE("measures vs torch: rollout refuses a cross-attention trace, whose keys are not its queries") {
-  const Fixture f = fixture_open(measure_fixtures().front());
+  const Fixture f = fixture_open(fixture_safetensors("measures").front());
   TraceInput in;
   in.text = "one two three four";
   in.source_text = "five six seven eight";  // as many keys as queries: refused for being cross, not for shape

@@ -24,14 +24,6 @@ constexpr float kGradTol = 1e-4f;
 constexpr double kLossTol = 1e-5;
 constexpr float kWeightTol = 1e-5f;
 
-std::vector<std::string> train_fixtures() {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(fixture_path("train")))
-    if (e.path().extension() == ".safetensors") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 struct Fixture {
   Model model;
   TensorFile file;
@@ -141,7 +133,7 @@ void check_weights(const Model& like, const ModelWeights& weights, const TensorF
 }  // namespace
 
 TEST_CASE("train vs torch: a batch's loss and every gradient match autograd (1e-4)") {
-  const auto files = train_fixtures();
+  const auto files = fixture_safetensors("train");
   REQUIRE(files.size() >= 2);
   for (const std::string& path : files) {
     CAPTURE(path);
@@ -157,7 +149,7 @@ TEST_CASE("train vs torch: a batch's loss and every gradient match autograd (1e-
 }
 
 TEST_CASE("train vs torch: adam_step fed the reference gradients matches torch.optim.AdamW for two steps (1e-5)") {
-  for (const std::string& path : train_fixtures()) {
+  for (const std::string& path : fixture_safetensors("train")) {
     CAPTURE(path);
     const Fixture f = fixture_open(path);
     const AdamConfig adam;
@@ -182,7 +174,7 @@ TEST_CASE("train vs torch: adam_step fed the reference gradients matches torch.o
 }
 
 TEST_CASE("train vs torch: a full step on our own gradients lands on torch's weights, and the next loss and gradients on torch's") {
-  for (const std::string& path : train_fixtures()) {
+  for (const std::string& path : fixture_safetensors("train")) {
     CAPTURE(path);
     const Fixture f = fixture_open(path);
     Model model = f.model;

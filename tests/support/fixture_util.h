@@ -23,6 +23,15 @@ inline std::vector<std::string> fixture_files(const std::string& prefix) {
   return out;
 }
 
+// The .safetensors files of tests/fixtures/<folder>, sorted.
+inline std::vector<std::string> fixture_safetensors(const std::string& folder) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(fixture_path(folder)))
+    if (e.path().extension() == ".safetensors") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 inline TensorFile load_fixture(const std::string& path) {
   auto f = safetensors_read(path);
   REQUIRE_MESSAGE(f.ok(), f.error());

@@ -78,23 +78,33 @@ bool enum_combo(const char* label, E& value, std::initializer_list<std::pair<E, 
   return changed;
 }
 
+// The choices the sandbox and the coreference demo share, each one combo.
+bool score_combo(Lang L, ScoreKind& score) {
+  return enum_combo(tr(L, Str::scoring), score,
+                    {{ScoreKind::scaled_dot, tr(L, Str::score_scaled_dot)},
+                     {ScoreKind::dot, tr(L, Str::score_dot)},
+                     {ScoreKind::general, tr(L, Str::score_general)},
+                     {ScoreKind::additive, tr(L, Str::score_additive)}});
+}
+bool norm_combo(Lang L, NormPlacement& norm) {
+  return enum_combo(tr(L, Str::norm), norm, {{NormPlacement::post, tr(L, Str::norm_post)}, {NormPlacement::pre, tr(L, Str::norm_pre)}});
+}
+bool positions_combo(Lang L, PositionEncoding& positions) {
+  return enum_combo(tr(L, Str::positions), positions,
+                    {{PositionEncoding::sinusoidal, tr(L, Str::pos_sinusoidal)},
+                     {PositionEncoding::learned, tr(L, Str::pos_learned)},
+                     {PositionEncoding::none, tr(L, Str::pos_none)}});
+}
+
 void architecture_section(AppState& app) {
   ModelConfig& c = app.config;
   const Lang L = app.lang;
   bool changed = false;
-  changed |= enum_combo(tr(L, Str::norm), c.norm,
-                        {{NormPlacement::post, tr(L, Str::norm_post)}, {NormPlacement::pre, tr(L, Str::norm_pre)}});
-  changed |= enum_combo(tr(L, Str::positions), c.positions,
-                        {{PositionEncoding::sinusoidal, tr(L, Str::pos_sinusoidal)},
-                         {PositionEncoding::learned, tr(L, Str::pos_learned)},
-                         {PositionEncoding::none, tr(L, Str::pos_none)}});
+  changed |= norm_combo(L, c.norm);
+  changed |= positions_combo(L, c.positions);
   changed |= enum_combo(tr(L, Str::activation), c.activation,
                         {{Activation::relu, "ReLU"}, {Activation::gelu, "GELU"}, {Activation::gelu_tanh, "GELU (tanh)"}});
-  changed |= enum_combo(tr(L, Str::scoring), c.score,
-                        {{ScoreKind::scaled_dot, tr(L, Str::score_scaled_dot)},
-                         {ScoreKind::dot, tr(L, Str::score_dot)},
-                         {ScoreKind::general, tr(L, Str::score_general)},
-                         {ScoreKind::additive, tr(L, Str::score_additive)}});
+  changed |= score_combo(L, c.score);
   // Scaling is the difference between the two dot-product kinds; the others never scale.
   const bool dot_kind = c.score == ScoreKind::scaled_dot || c.score == ScoreKind::dot;
   bool scaled = c.score == ScoreKind::scaled_dot;
@@ -276,17 +286,9 @@ void coref_arch_section(AppState& app) {
       }
     ImGui::EndCombo();
   }
-  changed |= enum_combo(tr(L, Str::scoring), a.score,
-                        {{ScoreKind::scaled_dot, tr(L, Str::score_scaled_dot)},
-                         {ScoreKind::dot, tr(L, Str::score_dot)},
-                         {ScoreKind::general, tr(L, Str::score_general)},
-                         {ScoreKind::additive, tr(L, Str::score_additive)}});
-  changed |= enum_combo(tr(L, Str::norm), a.norm,
-                        {{NormPlacement::post, tr(L, Str::norm_post)}, {NormPlacement::pre, tr(L, Str::norm_pre)}});
-  changed |= enum_combo(tr(L, Str::positions), a.positions,
-                        {{PositionEncoding::sinusoidal, tr(L, Str::pos_sinusoidal)},
-                         {PositionEncoding::learned, tr(L, Str::pos_learned)},
-                         {PositionEncoding::none, tr(L, Str::pos_none)}});
+  changed |= score_combo(L, a.score);
+  changed |= norm_combo(L, a.norm);
+  changed |= positions_combo(L, a.positions);
   if (changed) demo_retrain_request(app, a);
   const DemoRetrain& r = app.retrain;
   if (r.training) {
