@@ -54,6 +54,7 @@ void head_tooltip(const AppState& app, const CorefSide& a, const CorefHeadScore&
   ImGui::TextDisabled("%s: %.4f", tr(app.lang, Str::co_rest), static_cast<double>(rest));
   if (s.resolves) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kCorefColResolves), "%s", tr(app.lang, Str::co_legend_resolves));
   ImGui::TextDisabled("%s", tr(app.lang, Str::co_heads_hint));
+  ImGui::TextDisabled("%s", tr(app.lang, app.ablation.has(s.layer, s.head) ? Str::mv_right_click_on : Str::mv_right_click_off));
   ImGui::EndTooltip();
 }
 
@@ -122,12 +123,15 @@ void head_box(AppState& app, const CorefSide& a, const CorefHeadScore& s, const 
   bar(y0 + line * 1.1f, line * 0.8f, s.to_b, kCorefColB, true);
   if (a.example.property >= 0) bar(y0 + line * 2.0f, line * 0.22f, s.to_property, kCorefColProperty, false);
 
+  if (app.ablation.has(s.layer, s.head))  // switched off: what it reads is drawn, what it passes on is not
+    draw_hatch(dl, p, ImVec2(p.x + b.box_w, p.y + b.box_h), line * 0.8f);
   ImGui::SetCursorScreenPos(p);
   ImGui::PushID(s.layer * 4096 + s.head);
   ImGui::InvisibleButton("head", ImVec2(b.box_w, b.box_h));
   ImGui::PopID();
   if (ImGui::IsItemHovered()) {
     head_tooltip(app, a, s, selected);
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Right)) app_toggle_head(app, s.layer, s.head);
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
       app.layer = s.layer;
       app.head = s.head;

@@ -124,6 +124,7 @@ void cell_tooltip(const AppState& app, const Trace& t, Detector d, const Detecto
   ImGui::PopTextWrapPos();
   ImGui::Separator();
   ImGui::TextDisabled("%s", tr(L, Str::dt_click_hint));
+  ImGui::TextDisabled("%s", tr(L, app.ablation.has(layer, head) ? Str::mv_right_click_on : Str::mv_right_click_off));
   ImGui::EndTooltip();
 }
 
@@ -342,6 +343,7 @@ void draw_grid(AppState& app, const Trace& t, int index, const Layout& g, ImVec2
       if (app.annotate && sz.x + 4 <= cell && sz.y <= cell)
         dl->AddText(ImVec2(c0.x + (cell - seam - sz.x) * 0.5f, c0.y + (cell - seam - sz.y) * 0.5f), contrast_text_color(bg),
                     text.c_str());
+      if (app.ablation.has(l, h)) draw_hatch(dl, c0, c1, std::max(6.0f, cell / 3));  // switched off
     }
   }
   const ImVec2 p1(p0.x + cell * g.heads, p0.y + cell * g.layers);
@@ -367,6 +369,7 @@ void draw_grid(AppState& app, const Trace& t, int index, const Layout& g, ImVec2
     cell_tooltip(app, t, d, r, l, h);
     if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) select_head(app, l, h, true);
     else if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) select_head(app, l, h, false);
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Right)) app_toggle_head(app, l, h);  // switch the head off / on
   }
   ImGui::PopID();
 }
