@@ -39,6 +39,11 @@ void ImportanceRunner::start(std::shared_ptr<const Model> model, std::shared_ptr
   });
 }
 
+bool ImportanceRunner::busy() const {
+  std::lock_guard lock(mutex_);
+  return running_.load() || done_.has_value();
+}
+
 std::optional<ImportanceResult> ImportanceRunner::poll() {
   std::lock_guard lock(mutex_);
   std::optional<ImportanceResult> out = std::move(done_);

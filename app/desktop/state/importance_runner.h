@@ -28,13 +28,15 @@ class ImportanceRunner : NoCopy {
   void start(std::shared_ptr<const Model> model, std::shared_ptr<const Trace> trace, std::string text,
              AblationMode mode, uint64_t trace_version);
   std::optional<ImportanceResult> poll();  // the finished result, once
-  bool busy() const { return running_.load(); }
+  // True from start() until poll() has taken the result: a frame that sees false also sees the
+  // grid (a script's next line never runs between the run's end and the result's arrival).
+  bool busy() const;
   void cancel();                           // stops a running grid and waits for it
 
  private:
   std::thread thread_;
   std::atomic<bool> cancel_{false}, running_{false};
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::optional<ImportanceResult> done_;
 };
 
