@@ -2,7 +2,8 @@
 # Scripted GUI test of the coreference demo's live architecture: a toggle to a shipped grid cell is
 # instant, one not shipped trains off the UI thread (frames keep coming: the app reports how long
 # they took while it trained) and lands in the disk cache, and
-# Compare's 1 head vs N heads shows the trained 1-head model beside the N-head one.
+# Compare's 1 head vs N heads shows the trained 1-head model beside the N-head one (training it
+# when neither the grid nor the cache has it).
 # usage: retrain_test.sh ATTNVIZ CHECK_PNG
 set -eu
 app=$1 check_png=$2
@@ -19,6 +20,10 @@ expect retrain heads2_dmodel32_layers1: 9
 expect model trained: heads2_dmodel32_layers1
 expect answer it → animal
 screenshot $out/trained.png
+view compare
+compare single_vs_multi
+screenshot $out/twin.png
+view heads
 coref_arch heads=4 d_model=64 layers=2
 expect model assets/demo_coref
 view compare
@@ -28,9 +33,11 @@ quit
 ACTIONS
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --script "$out/actions.txt" 2> "$out/err.txt" || { cat "$out/err.txt"; exit 1; }
 cat "$out/err.txt"
-for png in trained compare; do "$check_png" "$out/$png.png" 1280 800; done
+for png in trained twin compare; do "$check_png" "$out/$png.png" 1280 800; done
 # The finished run is in the disk cache (a cancelled one never is: tests/desktop/test_app_state.cpp).
 [ -f "$out/cache/attnviz/coref/heads2_dmodel32_layers1_seed3/model.safetensors" ] || { echo "not cached"; exit 1; }
+# Compare's 1 head vs N heads trained the 1-head twin of the 1-layer architecture (none is shipped).
+[ -f "$out/cache/attnviz/coref/heads1_dmodel32_layers1_seed3/model.safetensors" ] || { echo "no 1-head twin"; exit 1; }
 grep -q "frames drawn while the coreference demo trained" "$out/err.txt" || { echo "no frame was drawn while training"; exit 1; }
 
 # Back to it in a new launch: the disk cache answers at once, nothing trains.

@@ -85,6 +85,10 @@ void status_bar(const AppState& app) {
     ImGui::ProgressBar(demo_retrain_progress(app), ImVec2(ImGui::GetFontSize() * 14, 0),
                        tr_format(app.lang, Str::rt_training, coref_arch_key(app.retrain.running).c_str()).c_str());
     ImGui::SameLine();
+  } else if (app.retrain.twin_training) {  // Compare's 1-head model of this architecture
+    ImGui::TextColored(ImVec4(0.55f, 0.85f, 0.55f, 1), "%s",
+                       tr_format(app.lang, Str::rt_training, coref_arch_key(app.retrain.twin).c_str()).c_str());
+    ImGui::SameLine();
   } else if (app_computing(app)) {
     ImGui::ProgressBar(app.worker.progress(), ImVec2(160, 0), tr(app.lang, Str::computing));
     ImGui::SameLine();

@@ -36,13 +36,6 @@ void follow_training(AppState& app) {
   }
 }
 
-// The coreference demo's 1-head twin for Compare: the same architecture with one head.
-std::shared_ptr<const Model> single_head_demo(AppState& app) {
-  CorefTrainOptions one = app.retrain.arch;
-  one.n_heads = 1;
-  return demo_retrain_find(app, one);
-}
-
 // Heads switched off that the model no longer has (fewer layers or heads after a switch) come back
 // on, and the status bar says so: a stale set must not make every recompute fail.
 void ablation_fit_model(AppState& app) {
@@ -75,7 +68,7 @@ void app_update(AppState& app) {
       req.b->input.ablation = {};  // B is the comparison's other side: every head on
     } else if (app_needs_b(app) && app.source == ModelSource::demo_coref) {
       // Trained models: the 1-head demo of the same architecture, trained for real.
-      if (auto one = single_head_demo(app)) {
+      if (auto one = demo_single_head(app)) {
         req.b = req.a;
         req.b->model = std::move(one);
         req.b->input.ablation = {};
@@ -114,10 +107,9 @@ void app_update(AppState& app) {
   }
   // The Compare view needs B: ask for it when the view opens or its mode changed.
   if (app_needs_b(app) && app.trace && !app.trace_b && !app_computing(app) && app.error_b.empty()) {
-    if (app.source == ModelSource::demo_coref && app.compare.mode == CompareMode::single_vs_multi && !single_head_demo(app))
-      app.error_b = "no 1-head model of this architecture is shipped or cached yet: choose 1 head in the Model panel "
-                    "once (it trains in a second or two), then come back";
-    else if (app.source != ModelSource::sandbox && app.source != ModelSource::demo_coref &&
+    if (app.source == ModelSource::demo_coref && app.compare.mode == CompareMode::single_vs_multi) {
+      if (demo_single_head(app)) app.dirty = true;  // else it trains; the view says so until it is ready
+    } else if (app.source != ModelSource::sandbox && app.source != ModelSource::demo_coref &&
              app.compare.mode == CompareMode::single_vs_multi)
       app.error_b = "1 head vs N heads rebuilds a sandbox model with one head; a trained model has fixed heads "
                     "(the Train view trains a 1-head and an N-head model side by side)";
@@ -137,7 +129,8 @@ bool app_needs_b(const AppState& app) {
 }
 
 bool app_computing(const AppState& app) {
-  return app.shown_id != app.posted_id || app.worker.busy() || app.model_loader.busy() || app.retrain.training;
+  return app.shown_id != app.posted_id || app.worker.busy() || app.model_loader.busy() || app.retrain.training ||
+         app.retrain.twin_training;
 }
 
 bool app_reads_pairs(const AppState& app) {

@@ -34,6 +34,8 @@ void install(AppState& app, std::shared_ptr<const Model> model, const CorefTrain
   app.dirty = true;
 }
 
+void poll_twin(AppState& app);  // below demo_single_head, which starts the run it polls
+
 std::shared_ptr<const Model> open_shared(const std::string& dir, const std::string& label) {
   if (!fs::exists(fs::path(dir) / "model.safetensors")) return nullptr;
   auto m = model_open(dir);
@@ -88,6 +90,7 @@ void demo_retrain_request(AppState& app, const CorefTrainOptions& arch) {
 
 void demo_retrain_poll(AppState& app) {
   DemoRetrain& r = app.retrain;
+  poll_twin(app);
   if (!r.training) return;
   if (app.source != ModelSource::demo_coref) {  // the person moved to another model: the run is not wanted
     r.runner.reset();
@@ -123,6 +126,48 @@ void demo_retrain_poll(AppState& app) {
   }
   install(app, std::move(model), r.running, line, !reached);
 }
+
+std::shared_ptr<const Model> demo_single_head(AppState& app) {
+  DemoRetrain& r = app.retrain;
+  CorefTrainOptions one = r.arch;
+  one.n_heads = 1;
+  if (auto found = demo_retrain_find(app, one)) return found;
+  if (r.twin_training && memory_key(r.twin) == memory_key(one)) return nullptr;  // on its way
+  r.twin = one;
+  r.twin_training = true;
+  CorefTrainOptions job = one;
+  job.report_every = 4;
+  r.twin_runner.start([job](const TrainCallback& cb) { return coref_train(job, cb); });
+  return nullptr;
+}
+
+namespace {
+// The twin's run: cached like any trained model (when it reached the target), then B is asked for.
+void poll_twin(AppState& app) {
+  DemoRetrain& r = app.retrain;
+  if (!r.twin_training) return;
+  const TrainSnapshot snap = r.twin_runner.snapshot();
+  if (!snap.error.empty() || (snap.finished && !snap.model)) {
+    r.twin_training = false;
+    app.error_b = snap.error.empty() ? "the 1-head model did not train" : snap.error;
+    return;
+  }
+  if (!snap.finished) return;
+  r.twin_training = false;
+  auto model = std::make_shared<Model>(*snap.model);
+  model->source = "trained: " + coref_arch_key(r.twin);
+  const float accuracy = snap.reports.empty() ? 0.0f : snap.reports.back().heldout_accuracy;
+  if (accuracy >= r.twin.target_accuracy) {
+    std::error_code ec;
+    fs::create_directories(demo_cache_dir(r.twin), ec);
+    if (!ec) (void)model_save((fs::path(demo_cache_dir(r.twin)) / "model.safetensors").string(), *model);
+  }
+  r.memory[memory_key(r.twin)] = std::move(model);
+  app.trace_b.reset();  // Compare asks for B again, now with the trained 1-head model
+  app.error_b.clear();
+  app.dirty = true;
+}
+}  // namespace
 
 float demo_retrain_progress(const AppState& app) {
   const DemoRetrain& r = app.retrain;

@@ -22,6 +22,11 @@ struct DemoRetrain {
   std::map<std::string, std::shared_ptr<const Model>> memory;  // coref_arch_key + seed -> trained model
   std::string message;      // where the shown model came from, or why training fell short
   bool message_is_warning = false;
+  // Compare's 1-head twin of the shown architecture, trained in the background when neither the
+  // grid nor the cache has it; the views keep showing the N-head model meanwhile.
+  TrainRunner twin_runner;
+  CorefTrainOptions twin;
+  bool twin_training = false;
 };
 
 // The folder of the disk cache for an architecture and seed.
@@ -32,6 +37,10 @@ std::shared_ptr<const Model> demo_retrain_find(AppState& app, const CorefTrainOp
 
 // Shows the demo trained with `arch`: at once when it is cached or shipped, else after training.
 void demo_retrain_request(AppState& app, const CorefTrainOptions& arch);
+// Compare's 1-head model of the shown architecture: found at once, or null while it trains (the
+// training starts here when needed; demo_retrain_poll caches it and asks for B again).
+std::shared_ptr<const Model> demo_single_head(AppState& app);
+
 // Once per frame (app_update): installs a finished run, caches it, says how it went.
 void demo_retrain_poll(AppState& app);
 // Training progress 0..1 while a run is going (steps done / most steps).
