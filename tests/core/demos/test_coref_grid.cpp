@@ -17,6 +17,7 @@
 #include "io/json.h"
 #include "io/model_file.h"
 #include "io/model_open.h"
+#include "support/weights_util.h"
 
 using namespace attnviz;
 
@@ -107,13 +108,6 @@ TEST_CASE("coref grid: heads2_dmodel32 is exactly what `train coref` makes from 
   CHECK(run->history.back().step == cell.steps_trained);
   CHECK(std::abs(static_cast<double>(run->heldout_accuracy) - cell.heldout_accuracy) <= 1e-6);
 
-  const TensorFile fresh = model_to_tensors(run->model), shipped = model_to_tensors(open_cell(cell));
-  REQUIRE(fresh.tensors.size() == shipped.tensors.size());
-  for (size_t i = 0; i < fresh.tensors.size(); ++i) {
-    CAPTURE(fresh.tensors[i].name);
-    CHECK(fresh.tensors[i].name == shipped.tensors[i].name);
-    CHECK(fresh.tensors[i].shape == shipped.tensors[i].shape);
-    CHECK(fresh.tensors[i].data == shipped.tensors[i].data);  // bit for bit
-  }
+  test::check_same_weights(run->model, open_cell(cell));
 }
 #endif

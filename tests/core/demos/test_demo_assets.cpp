@@ -8,6 +8,7 @@
 #include "demos/induction_demo.h"
 #include "io/model_file.h"
 #include "model/trace.h"
+#include "support/weights_util.h"
 
 using namespace attnviz;
 
@@ -29,19 +30,13 @@ Mat head_weights(const Model& m, const std::string& text, int layer, int head) {
 
 // Bit for bit in the build the assets were made with (Release); Debug and sanitizer builds round
 // some sums differently, so there the retrained model is only checked for what it learned.
-void check_same_weights(const Model& a, const Model& b) {
+void check_retrain_equals(const Model& a, const Model& b) {
 #ifndef ATTNVIZ_SHIPPED_NUMERICS
   MESSAGE("not the Release build: the bit-for-bit comparison runs in the Release build");
   CHECK(a.config.d_model == b.config.d_model);
   return;
 #endif
-  const TensorFile fa = model_to_tensors(a), fb = model_to_tensors(b);
-  REQUIRE(fa.tensors.size() == fb.tensors.size());
-  for (size_t i = 0; i < fa.tensors.size(); ++i) {
-    CAPTURE(fa.tensors[i].name);
-    CHECK(fa.tensors[i].name == fb.tensors[i].name);
-    CHECK(fa.tensors[i].data == fb.tensors[i].data);  // bit for bit
-  }
+  test::check_same_weights(a, b);
 }
 
 }  // namespace
@@ -78,7 +73,7 @@ TEST_CASE("demo assets: the coreference model is exactly what `train coref` make
   auto run = coref_train(CorefTrainOptions{});
   REQUIRE_MESSAGE(run.ok(), run.error());
   CHECK(run->heldout_accuracy >= 0.99f);
-  check_same_weights(run->model, load_asset("demo_coref"));
+  check_retrain_equals(run->model, load_asset("demo_coref"));
 }
 
 TEST_CASE("demo assets: the induction model has an induction head and is what `train induction` makes") {
@@ -95,5 +90,5 @@ TEST_CASE("demo assets: the induction model has an induction head and is what `t
   CHECK(induction_evaluate(m, *heldout) >= 0.95f);
   auto run = induction_train(o);
   REQUIRE(run.ok());
-  check_same_weights(run->model, m);
+  check_retrain_equals(run->model, m);
 }
