@@ -95,7 +95,7 @@ json options_json(const CorefTrainOptions& o, const attnviz::Model& model) {
           {"max_steps", o.max_steps},
           {"target_accuracy", o.target_accuracy},
           {"eval_every", o.eval_every},
-          {"lr", o.lr},
+          {"lr", coref_learning_rate(o)},
           {"weight_decay", o.weight_decay},
           {"beta1", adam.beta1},
           {"beta2", adam.beta2},

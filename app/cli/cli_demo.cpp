@@ -51,6 +51,7 @@ void apply_train_flags(const CliOptions& o, Options& t) {
   if (o.given.count("d-model")) t.d_model = o.config.d_model;
   if (o.given.count("layers")) t.n_layers = o.config.n_layers;
   t.max_steps = o.steps;
+  if (o.given.count("lr")) t.lr = o.lr;
   // The coreference demo's architecture is live in the app; the same choices here.
   if constexpr (requires { t.norm; }) {
     if (o.given.count("ffn")) t.d_ff = o.config.d_ff;

@@ -37,6 +37,7 @@ struct CliOptions {
   bool json_weights = true;   // --no-weights drops the (T, T) matrices from JSON
   std::string out_dir;        // train coref / induction: --out DIR (model.safetensors is written there)
   int steps = 3000;           // train: --steps, the most optimiser steps
+  float lr = 0;               // train: --lr, AdamW's learning rate (0: the demo's own)
   std::string model_path;     // --model: a checkpoint folder, a model folder or a .safetensors file
   Ablation ablation;          // --ablate L:H,... and --ablation zero|mean: heads switched off
   bool importance = false;    // heads --importance: the drop of the answer's log-probability per head

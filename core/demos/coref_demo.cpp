@@ -53,6 +53,14 @@ Result<TrainExample> coref_train_example(const VocabIndex& index, const CorefExa
 
 }  // namespace
 
+float coref_learning_rate(const CorefTrainOptions& o) {
+  if (o.lr > 0) return o.lr;
+  float lr = 3e-3f;
+  if (o.d_model > 64) lr *= 64.0f / static_cast<float>(o.d_model);
+  if (o.score == ScoreKind::dot || o.score == ScoreKind::general) lr *= 0.5f;
+  return lr;
+}
+
 bool coref_arch_in_grid(const CorefTrainOptions& o) {
   const CorefTrainOptions d;
   return o.n_layers == d.n_layers && o.d_ff == d.d_ff && o.score == d.score && o.norm == d.norm && o.positions == d.positions;
@@ -120,7 +128,7 @@ Result<TrainRun> coref_train(const CorefTrainOptions& o, const TrainCallback& on
   loop.max_steps = o.max_steps;
   loop.eval_every = o.eval_every;
   loop.report_every = o.report_every;
-  loop.adam.lr = o.lr;
+  loop.adam.lr = coref_learning_rate(o);
   loop.adam.weight_decay = o.weight_decay;
   size_t next = 0;  // the training sentences in their shuffled order, round and round
   const VocabIndex index = vocab_index(*model);
