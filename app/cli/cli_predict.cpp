@@ -67,7 +67,7 @@ void print_answer(const ModelAnswer& a, const Trace& t, std::ostream& out) {
     for (const PositionAnswer& pa : a.predictions) {
       out << (a.kind == AnswerKind::next_token ? "next token after #" : "[MASK] #") << pa.position << " ("
           << t.queries[static_cast<size_t>(pa.position)].text << "):";
-      for (const TokenScore& s : pa.top) out << "  " << s.token << " (" << s.id << ") " << s.p;
+      for (const TokenScore& s : pa.top) out << "  " << s.text << " (" << s.id << ") " << s.p;
       out << "\n";
     }
   }
@@ -88,7 +88,8 @@ Json answer_json(const ModelAnswer& a, const Trace& t) {
     Json preds = Json::array();
     for (const PositionAnswer& pa : a.predictions) {
       Json top = Json::array();
-      for (const TokenScore& s : pa.top) top.push_back({{"token", s.token}, {"id", s.id}, {"p", s.p}});
+      for (const TokenScore& s : pa.top)
+        top.push_back({{"token", s.token}, {"text", s.text}, {"id", s.id}, {"p", s.p}});
       preds.push_back({{"position", pa.position}, {"top", std::move(top)}});
     }
     j["predictions"] = std::move(preds);

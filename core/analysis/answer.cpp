@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "base/enum_names.h"
 #include "model/kernels.h"
+#include "text/utf8.h"
 
 namespace attnviz {
 
@@ -20,6 +22,25 @@ std::string token_name(const Model& model, int id) {
   if (model.tokenizer && id < model.tokenizer->vocab_size()) return model.tokenizer->piece(id);
   if (id >= 0 && static_cast<size_t>(id) < model.vocab.size()) return model.vocab[static_cast<size_t>(id)];
   return "#" + std::to_string(id);
+}
+
+// The token as a person reads it: a checkpoint's piece decoded (its leading space shown as ·, as
+// the token chips do), a byte that is no character by itself as <XX>; a word model's word as is.
+std::string token_text(const Model& model, int id) {
+  if (!model.tokenizer || id >= model.tokenizer->vocab_size()) return token_name(model, id);
+  const int ids[] = {id};
+  std::string s = model.tokenizer->decode(ids);
+  if (!utf8_is_valid(s)) {
+    std::string hex;
+    char buf[8];
+    for (const unsigned char c : s) {
+      std::snprintf(buf, sizeof buf, "<%02X>", c);
+      hex += buf;
+    }
+    return hex;
+  }
+  if (!s.empty() && s.front() == ' ') s = "·" + s.substr(1);
+  return s;
 }
 
 // Log-softmax over the vocabulary, in double so that probabilities near 1 keep their tail.
@@ -47,7 +68,8 @@ Result<PositionAnswer> position_answer(const Model& model, const Mat& final, int
   PositionAnswer out;
   out.position = position;
   for (size_t i = 0; i < k; ++i)
-    out.top.push_back(TokenScore{token_name(model, order[i]), order[i], static_cast<float>(std::exp(lp[static_cast<size_t>(order[i])]))});
+    out.top.push_back(TokenScore{token_name(model, order[i]), token_text(model, order[i]), order[i],
+                                 static_cast<float>(std::exp(lp[static_cast<size_t>(order[i])]))});
   return out;
 }
 

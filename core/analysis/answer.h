@@ -19,6 +19,7 @@ std::string_view name_of(AnswerKind kind);  // "coref", "next_token", "masked"
 
 struct TokenScore {
   std::string token;  // the vocabulary entry (a checkpoint's piece, as "Ġcat")
+  std::string text;   // what it reads as: "·cat" (· the space it carries), "<E2>" for a lone byte
   int id = -1;
   float p = 0;        // softmax over the whole vocabulary
 };

@@ -11,7 +11,7 @@ std::string top_list(const PositionAnswer& pa, int top) {
   char buf[32];
   for (size_t i = 0; i < pa.top.size() && static_cast<int>(i) < top; ++i) {
     std::snprintf(buf, sizeof buf, " %.3f", static_cast<double>(pa.top[i].p));
-    out += (i ? ", " : "") + pa.top[i].token + buf;
+    out += (i ? ", " : "") + pa.top[i].text + buf;
   }
   return out;
 }

@@ -62,9 +62,14 @@ void measure_combo(AppState& app) {
   } else if (ImGui::IsItemHovered()) {
     wrapped_tooltip(tr(L, measure_tip(app.measure)));
   }
-  if (!app.maps.error.empty()) {
-    ImGui::SameLine();
-    ImGui::TextColored(ImVec4(1, 0.6f, 0.5f, 1), "%s", tr_format(L, Str::measure_unavailable, app.maps.error.c_str()).c_str());
+}
+
+void measure_error(const AppState& app) {
+  if (!app.maps.error.empty()) {  // on a line of its own, wrapped: it is a sentence, not a label
+    const Lang L = app.lang;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.6f, 0.5f, 1));
+    ImGui::TextWrapped("%s", tr_format(L, Str::measure_unavailable, app.maps.error.c_str()).c_str());
+    ImGui::PopStyleColor();
   }
 }
 
@@ -80,16 +85,18 @@ void answer_line(AppState& app) {
     ImGui::TextDisabled("%s", tr_format(L, Str::answer_none, app.answer_error.c_str()).c_str());
   }
   if (!app.ablation.any()) return;  // the status bar lists the heads that are off
-  if (app.answer_full) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("— %s %s", tr(L, Str::answer_heads_on), answer_text(*app.answer_full, *app.trace, L).c_str());
-  }
+  // The controls first, so that a long answer never pushes them off the edge; the full model's
+  // answer (its best token only) last, clipped by the window if it must be.
   ImGui::SameLine();
   ablation_mode_combo(app);
   ImGui::SameLine();
   if (ImGui::SmallButton(tr(L, Str::heads_all_on))) {
     app.ablation.heads.clear();
     app.dirty = true;
+  }
+  if (app.answer_full) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s %s", tr(L, Str::answer_heads_on), answer_text(*app.answer_full, *app.trace, L, 1).c_str());
   }
 }
 

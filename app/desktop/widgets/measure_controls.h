@@ -7,9 +7,11 @@ namespace attnviz {
 
 const char* measure_label(Lang lang, AttentionMeasure measure);
 
-// A combo of the three measures, with their definitions as tooltips; shows why a measure cannot be
-// drawn (rollout of cross-attention) under it.
+// A combo of the three measures, with their definitions as tooltips.
 void measure_combo(AppState& app);
+// Why the chosen measure cannot be drawn (rollout of cross-attention), wrapped on a line of its
+// own; nothing when it can. Toolbars call it last.
+void measure_error(const AppState& app);
 
 // "Answer: it → animal (p = 1.000) · heads off (zero): L2 H4 — with every head on: it → street …",
 // one line at the cursor; a click on "Switch all heads on" clears the set.

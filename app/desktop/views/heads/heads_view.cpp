@@ -275,6 +275,7 @@ void toolbar(AppState& app, const Trace& t) {
   ImGui::SameLine();
   if (ImGui::CalcTextSize(timing.c_str()).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();  // never cut at the edge
   ImGui::TextDisabled("%s", timing.c_str());
+  measure_error(app);
   if (const std::vector<int> hidden = mask_fully_hidden_rows(t.mask); !hidden.empty()) {
     std::string which;  // the first few, by text and number
     for (size_t i = 0; i < hidden.size() && i < 4; ++i)

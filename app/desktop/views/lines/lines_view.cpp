@@ -137,6 +137,7 @@ void toolbar(AppState& app, const Trace& t) {
   if (ImGui::SmallButton(tr(L, Str::ln_all_on))) std::fill(app.lines.hidden.begin(), app.lines.hidden.end(), 0);
   ImGui::SameLine();
   if (ImGui::SmallButton(tr(L, Str::ln_all_off))) std::fill(app.lines.hidden.begin(), app.lines.hidden.end(), 1);
+  measure_error(app);
 }
 
 LinesLayout layout_lines(const AppState& app, const Trace& t, ImVec2 avail, float top) {

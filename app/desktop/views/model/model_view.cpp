@@ -149,6 +149,7 @@ void toolbar(AppState& app, const Trace& t) {
   if (ImGui::CalcTextSize(summary.c_str()).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
   ImGui::TextDisabled("%s", summary.c_str());
   ImGui::TextDisabled("%s", tr(L, Str::mv_hint));
+  measure_error(app);
 }
 
 }  // namespace
