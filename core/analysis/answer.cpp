@@ -180,21 +180,27 @@ Result<ModelAnswer> model_answer_from_final(const Model& model, const Trace& tra
   return answer_at(model, trace, final, reference, top_k);
 }
 
-Result<float> answer_log_prob(const Model& model, const Mat& final, const ModelAnswer& reference) {
+Result<AnswerShift> answer_shift(const Model& model, const Mat& final, const ModelAnswer& reference) {
+  AnswerShift out;
   if (reference.kind == AnswerKind::coref) {
     auto p = coref_answer_from_final(model, final, reference.example);
     if (!p) return make_error(p.error());
-    return coref_log_prob(*p, reference.coref.referent);
+    out.log_prob = coref_log_prob(*p, reference.coref.referent);
+    out.changed = p->referent != reference.coref.referent;
+    return out;
   }
-  float sum = 0;
   for (const PositionAnswer& pa : reference.predictions) {
     if (pa.position < 0 || pa.position >= final.rows() || pa.top.empty())
       return make_error("the hidden states do not belong to this answer");
     auto logits = output_logits(model, final.row(pa.position));
     if (!logits) return make_error(logits.error());
-    sum += static_cast<float>(log_softmax(*logits)[static_cast<size_t>(pa.top.front().id)]);
+    const std::vector<double> lp = log_softmax(*logits);
+    out.log_prob += static_cast<float>(lp[static_cast<size_t>(pa.top.front().id)]);
+    // The new top token, ties to the lower id as position_answer orders them.
+    const auto best = std::max_element(lp.begin(), lp.end());
+    out.changed = out.changed || best - lp.begin() != pa.top.front().id;
   }
-  return sum;
+  return out;
 }
 
 }  // namespace attnviz

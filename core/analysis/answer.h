@@ -49,9 +49,14 @@ Result<ModelAnswer> model_answer(const Model& model, const Trace& trace, std::st
 Result<ModelAnswer> model_answer_from_final(const Model& model, const Trace& trace, const Mat& final,
                                             const ModelAnswer& reference, int top_k = 5);
 
-// The log-probability that `final` gives to reference's own choice: the same referent, or the
-// same top token at each position.
-Result<float> answer_log_prob(const Model& model, const Mat& final, const ModelAnswer& reference);
+// What other final hidden states of the same input (heads switched off) make of reference's own
+// choice: its log-probability (the same referent, or the same top token at each position, summed)
+// and whether their own choice differs. One pass of the output head per position.
+struct AnswerShift {
+  float log_prob = 0;
+  bool changed = false;
+};
+Result<AnswerShift> answer_shift(const Model& model, const Mat& final, const ModelAnswer& reference);
 
 // Scores over the vocabulary (V) for one final hidden state through the model's output head.
 Result<RowVec> output_logits(const Model& model, const RowVec& hidden);

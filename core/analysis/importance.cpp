@@ -4,15 +4,6 @@
 
 namespace attnviz {
 
-namespace {
-bool same_choice(const ModelAnswer& a, const ModelAnswer& b) {
-  if (a.kind == AnswerKind::coref) return a.coref.referent == b.coref.referent;
-  for (size_t i = 0; i < a.predictions.size() && i < b.predictions.size(); ++i)
-    if (a.predictions[i].top.front().id != b.predictions[i].top.front().id) return false;
-  return true;
-}
-}  // namespace
-
 Result<ImportanceGrid> importance_grid(const Model& model, const Trace& base, std::string_view text, AblationMode mode,
                                        const std::atomic<bool>* cancel) {
   const ModelConfig& c = model.config;
@@ -44,13 +35,11 @@ Result<ImportanceGrid> importance_grid(const Model& model, const Trace& base, st
       one.heads = {HeadRef{l, h}};
       auto final = trace_final_ablated(model, base, one);
       if (!final) return make_error(final.error());
-      auto lp = answer_log_prob(model, *final, g.answer);
-      if (!lp) return make_error(lp.error());
-      auto changed = model_answer_from_final(model, *full, *final, g.answer, 1);
-      if (!changed) return make_error(changed.error());
-      const float drop = g.answer.log_prob - *lp;
+      auto shift = answer_shift(model, *final, g.answer);
+      if (!shift) return make_error(shift.error());
+      const float drop = g.answer.log_prob - shift->log_prob;
       g.drop[static_cast<size_t>(l)][static_cast<size_t>(h)] = drop;
-      g.flips[static_cast<size_t>(l)][static_cast<size_t>(h)] = !same_choice(g.answer, *changed);
+      g.flips[static_cast<size_t>(l)][static_cast<size_t>(h)] = shift->changed;
       if (g.best_layer < 0 || drop > best) {
         best = drop;
         g.best_layer = l;

@@ -36,6 +36,28 @@ void install(AppState& app, std::shared_ptr<const Model> model, const CorefTrain
 
 void poll_twin(AppState& app);  // below demo_single_head, which starts the run it polls
 
+// Starts training `arch` on `runner`. Reports every few steps: the progress bar moves, and a newer
+// change stops the run within a few milliseconds (the runner stops at a report) instead of
+// blocking a frame until the next evaluation.
+void start_training(TrainRunner& runner, const CorefTrainOptions& arch) {
+  CorefTrainOptions job = arch;
+  job.report_every = 4;
+  runner.start([job](const TrainCallback& cb) { return coref_train(job, cb); });
+}
+
+// A finished run as a shared model, written to the disk cache (atomically) when it reached the
+// target, so that coming back to the architecture is instant, on this launch and the next.
+std::shared_ptr<const Model> finished_model(const TrainSnapshot& snap, const CorefTrainOptions& arch, bool reached) {
+  auto model = std::make_shared<Model>(*snap.model);
+  model->source = "trained: " + coref_arch_key(arch);
+  std::error_code ec;
+  if (reached) fs::create_directories(demo_cache_dir(arch), ec);
+  if (reached && !ec) (void)model_save((fs::path(demo_cache_dir(arch)) / "model.safetensors").string(), *model);
+  return model;
+}
+
+float last_accuracy(const TrainSnapshot& snap) { return snap.reports.empty() ? 0.0f : snap.reports.back().heldout_accuracy; }
+
 std::shared_ptr<const Model> open_shared(const std::string& dir, const std::string& label) {
   if (!fs::exists(fs::path(dir) / "model.safetensors")) return nullptr;
   auto m = model_open(dir);
@@ -81,11 +103,7 @@ void demo_retrain_request(AppState& app, const CorefTrainOptions& arch) {
   r.running = arch;
   r.training = true;
   r.message.clear();
-  // Reports every few steps: the progress bar moves, and a newer change stops this run within a
-  // few milliseconds (the runner stops at a report) instead of blocking a frame until an evaluation.
-  CorefTrainOptions job = arch;
-  job.report_every = 4;
-  r.runner.start([job](const TrainCallback& cb) { return coref_train(job, cb); });
+  start_training(r.runner, arch);
 }
 
 void demo_retrain_poll(AppState& app) {
@@ -106,20 +124,15 @@ void demo_retrain_poll(AppState& app) {
   }
   if (!snap.finished || !snap.model) return;
   r.training = false;
-  const float accuracy = snap.reports.empty() ? 0.0f : snap.reports.back().heldout_accuracy;
+  const float accuracy = last_accuracy(snap);
   const int steps = snap.reports.empty() ? 0 : snap.reports.back().step;
   const double seconds = snap.reports.empty() ? 0.0 : snap.reports.back().seconds;
   const bool reached = accuracy >= r.running.target_accuracy;
-  auto model = std::make_shared<Model>(*snap.model);
-  model->source = "trained: " + coref_arch_key(r.running);
+  auto model = finished_model(snap, r.running, reached);
   char line[200];
   if (reached) {
     std::snprintf(line, sizeof line, "%s: %.2f%% held-out after %d steps, %.1f s", coref_arch_key(r.running).c_str(),
                   100.0 * accuracy, steps, seconds);
-    // Cached on disk so that coming back is instant, on this launch and the next.
-    std::error_code ec;
-    fs::create_directories(demo_cache_dir(r.running), ec);
-    if (!ec) (void)model_save((fs::path(demo_cache_dir(r.running)) / "model.safetensors").string(), *model);
   } else {
     std::snprintf(line, sizeof line, "%s did not reach %.0f%% within %d steps: %.2f%% held-out",
                   coref_arch_key(r.running).c_str(), 100.0 * r.running.target_accuracy, steps, 100.0 * accuracy);
@@ -135,9 +148,7 @@ std::shared_ptr<const Model> demo_single_head(AppState& app) {
   if (r.twin_training && memory_key(r.twin) == memory_key(one)) return nullptr;  // on its way
   r.twin = one;
   r.twin_training = true;
-  CorefTrainOptions job = one;
-  job.report_every = 4;
-  r.twin_runner.start([job](const TrainCallback& cb) { return coref_train(job, cb); });
+  start_training(r.twin_runner, one);
   return nullptr;
 }
 
@@ -154,15 +165,7 @@ void poll_twin(AppState& app) {
   }
   if (!snap.finished) return;
   r.twin_training = false;
-  auto model = std::make_shared<Model>(*snap.model);
-  model->source = "trained: " + coref_arch_key(r.twin);
-  const float accuracy = snap.reports.empty() ? 0.0f : snap.reports.back().heldout_accuracy;
-  if (accuracy >= r.twin.target_accuracy) {
-    std::error_code ec;
-    fs::create_directories(demo_cache_dir(r.twin), ec);
-    if (!ec) (void)model_save((fs::path(demo_cache_dir(r.twin)) / "model.safetensors").string(), *model);
-  }
-  r.memory[memory_key(r.twin)] = std::move(model);
+  r.memory[memory_key(r.twin)] = finished_model(snap, r.twin, last_accuracy(snap) >= r.twin.target_accuracy);
   app.trace_b.reset();  // Compare asks for B again, now with the trained 1-head model
   app.error_b.clear();
   app.dirty = true;
