@@ -41,6 +41,7 @@ Result<Model> load_model(const CliOptions& o) {
   if (o.given.count("head-scores")) c.head_scores = o.config.head_scores;
   if (o.given.count("temperature")) c.temperature = o.config.temperature;
   if (Status s = config_validate(c); !s) return make_error(s.error());
+  model_ensure_score_parameters(*model, kMissingScoreSeed);  // for a scoring function the file lacks
   return model;
 }
 

@@ -2,6 +2,7 @@
 // every machine and compiler. Our own generator (SplitMix64) and normal sampler (Marsaglia's polar
 // method with our own logarithm) — std::normal_distribution and libm are implementation-defined.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -15,6 +16,9 @@ class Rng {
   uint64_t next_u64();
   double uniform();   // [0, 1), 53 random bits
   double normal();    // N(0, 1)
+  // out[i] = float(normal() * stddev) for i in [0, n): the same values, and the generator left in
+  // the same state, as n calls of normal(), several times faster (the logarithms run in batches).
+  void fill_normal(float* out, size_t n, double stddev);
 
  private:
   uint64_t state_;
@@ -32,5 +36,7 @@ Mat rng_normal_mat(Rng& rng, Eigen::Index rows, Eigen::Index cols, double stddev
 // Natural logarithm from + - * / and frexp only, correctly rounded to within a few ulp; used instead of
 // std::log so that the normal sampler is bit-identical everywhere.
 double log_portable(double x);
+// log_portable of n positive normal (not subnormal) doubles, bit for bit, with lane-parallel arithmetic.
+void log_portable_batch(const double* x, double* out, size_t n);
 
 }  // namespace attnviz

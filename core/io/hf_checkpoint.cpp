@@ -386,9 +386,9 @@ Result<Model> hf_model_from_tensors(TensorFile file, const HfConfig& hf, const s
     load_bert_mlm_head(take, prefix, c, hf.vocab_size, model.weights);
   }
   if (!take.error().empty()) return make_error(take.error());
-  // The general/additive scoring functions have no checkpoint weights: seeded random blocks, as
-  // model_io gives plain PyTorch files, so every scoring function can still be tried.
-  model_init_score_parameters(model, kMissingScoreSeed);
+  // The general/additive scoring functions have no checkpoint weights: seeded random blocks, made
+  // only when the config asks for one (model_ensure_score_parameters after a change of score).
+  model_ensure_score_parameters(model, kMissingScoreSeed);
   return model;
 }
 

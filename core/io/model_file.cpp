@@ -60,6 +60,15 @@ struct TensorReader {
     else out = std::move(*m);
     return m.ok();
   }
+  // Tensors that only make sense together (the additive scoring function's three): a file with
+  // some of them is refused rather than completed with random values.
+  void all_or_none(std::initializer_list<std::string> names) {
+    const std::string* present = nullptr;
+    const std::string* missing = nullptr;
+    for (const std::string& n : names) (file.find(n) ? present : missing) = &n;
+    if (present && missing && error.empty())
+      error = "the file has tensor '" + *present + "' but not '" + *missing + "', which goes with it";
+  }
   bool optional_mat(const std::string& name, Mat& out) {
     if (!file.find(name)) return false;
     mat(name, out);
@@ -99,8 +108,11 @@ Result<ModelConfig> config_for_file(const TensorFile& file, const std::optional<
 Result<Model> model_from_tensors(const TensorFile& file, const std::optional<ModelConfig>& fallback) {
   auto config = config_for_file(file, fallback);
   if (!config) return make_error(config.error());
-  // Start from a random model so absent optional parameters (scoring functions) have values.
-  Model model = model_init_random(*config, kMissingScoreSeed);
+  // Every weight comes from the file; none is drawn only to be overwritten. The scoring functions'
+  // parameters are optional in a file and are drawn below only if the config uses them.
+  Model model;
+  model.config = *config;
+  model.weights.layers.resize(static_cast<size_t>(config->n_layers));
   model.source = "file";
   model.seed = kDefaultSeed;
   if (auto it = file.metadata.find(kSeedKey); it != file.metadata.end()) {
@@ -121,6 +133,7 @@ Result<Model> model_from_tensors(const TensorFile& file, const std::optional<Mod
     r.optional_blocks(p + "self_attn.score_additive.w_q", L.attn.additive_wq);
     r.optional_blocks(p + "self_attn.score_additive.w_k", L.attn.additive_wk);
     r.optional_mat(p + "self_attn.score_additive.v", L.attn.additive_v);
+    r.all_or_none({p + "self_attn.score_additive.w_q", p + "self_attn.score_additive.w_k", p + "self_attn.score_additive.v"});
     r.vec(p + "norm1.weight", L.norm1_w);
     r.vec(p + "norm1.bias", L.norm1_b);
     if (config->d_ff == 0) continue;  // attention only: no FFN or norm2 tensors to read
@@ -155,6 +168,7 @@ Result<Model> model_from_tensors(const TensorFile& file, const std::optional<Mod
     }
   }
   if (!r.error.empty()) return make_error(r.error);
+  model_ensure_score_parameters(model, kMissingScoreSeed);
   if (Status s = model_check(model); !s) return make_error(s.error());
   return model;
 }
@@ -176,10 +190,14 @@ TensorFile model_to_tensors(const Model& model) {
     f.tensors.push_back(tensor_from_vec(p + "self_attn.in_proj_bias", L.attn.in_proj_b));
     f.tensors.push_back(tensor_from_mat(p + "self_attn.out_proj.weight", L.attn.out_w));
     f.tensors.push_back(tensor_from_vec(p + "self_attn.out_proj.bias", L.attn.out_b));
-    f.tensors.push_back(blocks(p + "self_attn.score_general.w", L.attn.general_w));
-    f.tensors.push_back(blocks(p + "self_attn.score_additive.w_q", L.attn.additive_wq));
-    f.tensors.push_back(blocks(p + "self_attn.score_additive.w_k", L.attn.additive_wk));
-    f.tensors.push_back(tensor_from_mat(p + "self_attn.score_additive.v", L.attn.additive_v));
+    // The scoring functions' parameters, when the model has them (a loaded file's model makes
+    // them only for a scoring function it uses).
+    if (L.attn.general_w.size() > 0) f.tensors.push_back(blocks(p + "self_attn.score_general.w", L.attn.general_w));
+    if (L.attn.additive_v.size() > 0) {
+      f.tensors.push_back(blocks(p + "self_attn.score_additive.w_q", L.attn.additive_wq));
+      f.tensors.push_back(blocks(p + "self_attn.score_additive.w_k", L.attn.additive_wk));
+      f.tensors.push_back(tensor_from_mat(p + "self_attn.score_additive.v", L.attn.additive_v));
+    }
     f.tensors.push_back(tensor_from_vec(p + "norm1.weight", L.norm1_w));
     f.tensors.push_back(tensor_from_vec(p + "norm1.bias", L.norm1_b));
     if (c.d_ff == 0) continue;  // attention only: the FFN and norm2 are absent, not zero-size tensors

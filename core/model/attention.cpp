@@ -15,7 +15,11 @@ float score_scale(ScoreKind kind, int head_size, float temperature) {
 
 namespace {
 
-Mat head_block(const Mat& stacked, int head, int hs) { return stacked.block(head * hs, 0, hs, hs); }
+// One head's (HS, HS) block of a scoring function's parameters; empty when the model has none (a
+// loaded file's model makes them only for a scoring function it uses).
+Mat head_block(const Mat& stacked, int head, int hs) {
+  return stacked.size() > 0 ? Mat(stacked.block(head * hs, 0, hs, hs)) : Mat();
+}
 
 Mat raw_scores(const AttentionWeights& w, ScoreKind kind, int h, int hs, const Mat& q, const Mat& k) {
   switch (kind) {

@@ -2,8 +2,10 @@
 // own Rng so the floats are bit-identical on every machine.
 #include "model/model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "base/rng.h"
 
@@ -11,74 +13,182 @@ namespace attnviz {
 
 namespace {
 
-Mat random_normal(uint64_t seed, const std::string& name, int rows, int cols, double stddev) {
-  Rng rng(seed_for(seed, name));
-  Mat m(rows, cols);
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) m(i, j) = static_cast<float>(rng.normal() * stddev);
-  return m;
-}
-
 double xavier(int fan_in, int fan_out) { return std::sqrt(2.0 / (fan_in + fan_out)); }
 
-// Stacks one (HS, HS) random block per head; each head is Xavier-scaled on its own.
-Mat per_head_blocks(uint64_t seed, const std::string& name, int n_heads, int hs) {
-  return random_normal(seed, name, n_heads * hs, hs, xavier(hs, hs));
+// One random tensor to draw: its stream name, shape and scale. A tensor's values depend on nothing
+// else (seed_for(seed, name) seeds its stream), so one with the same name, shape and seed can be
+// copied from an earlier model instead of drawn again. MatT is `const Mat` when the plan only
+// describes an earlier model's tensors.
+template <class MatT>
+struct Draw {
+  std::string name;
+  MatT* out;
+  int rows, cols;
+  double stddev;
+};
+
+// Every random tensor of a model, in a fixed order.
+template <class MatT>
+struct DrawPlan {
+  std::vector<Draw<MatT>> draws;
+  void add(std::string name, MatT& out, int rows, int cols, double stddev) {
+    draws.push_back(Draw<MatT>{std::move(name), &out, rows, cols, stddev});
+  }
+  // Stacks one (HS, HS) random block per head; each head is Xavier-scaled on its own.
+  void add_per_head_blocks(std::string name, MatT& out, int n_heads, int hs) {
+    add(std::move(name), out, n_heads * hs, hs, xavier(hs, hs));
+  }
+};
+
+std::string layer_prefix(size_t i) { return "layers." + std::to_string(i) + "."; }
+
+// ModelT is Model or const Model; the plan points into it.
+template <class ModelT>
+using PlanOf = DrawPlan<std::conditional_t<std::is_const_v<ModelT>, const Mat, Mat>>;
+
+template <class ModelT>
+void plan_general(PlanOf<ModelT>& plan, ModelT& model, size_t i) {
+  const int NH = model.config.n_heads, HS = model.config.head_size();
+  plan.add_per_head_blocks(layer_prefix(i) + "self_attn.score_general.w", model.weights.layers[i].attn.general_w, NH, HS);
+}
+
+template <class ModelT>
+void plan_additive(PlanOf<ModelT>& plan, ModelT& model, size_t i) {
+  const int NH = model.config.n_heads, HS = model.config.head_size();
+  const std::string p = layer_prefix(i);
+  auto& a = model.weights.layers[i].attn;
+  plan.add_per_head_blocks(p + "self_attn.score_additive.w_q", a.additive_wq, NH, HS);
+  plan.add_per_head_blocks(p + "self_attn.score_additive.w_k", a.additive_wk, NH, HS);
+  // v's scale keeps the additive scores' spread near that of scaled dot-product (std ~1.5).
+  plan.add(p + "self_attn.score_additive.v", a.additive_v, NH, HS, 2.0 / std::sqrt(HS));
+}
+
+template <class ModelT>
+PlanOf<ModelT> plan_random_weights(ModelT& model) {
+  const ModelConfig& c = model.config;
+  const int C = c.d_model, F = c.d_ff;
+  PlanOf<ModelT> plan;
+  for (size_t i = 0; i < model.weights.layers.size(); ++i) {
+    const std::string p = layer_prefix(i);
+    auto& L = model.weights.layers[i];
+    // W_q, W_k, W_v are each a (C, C) map: Xavier over (C, C), as PyTorch's per-block init.
+    plan.add(p + "self_attn.in_proj_weight", L.attn.in_proj_w, 3 * C, C, xavier(C, C));
+    plan.add(p + "self_attn.out_proj.weight", L.attn.out_w, C, C, xavier(C, C));
+    if (F > 0) {
+      plan.add(p + "linear1.weight", L.ff1_w, F, C, xavier(C, F));
+      plan.add(p + "linear2.weight", L.ff2_w, C, F, xavier(F, C));
+    }
+    plan_general(plan, model, i);
+    plan_additive(plan, model, i);
+  }
+  if (c.positions == PositionEncoding::learned)
+    plan.add("pos_embed.weight", model.weights.pos_embed, c.max_positions, C, std::sqrt(0.5));
+  if (c.type_vocab > 0) plan.add("type_embed.weight", model.weights.type_embed, c.type_vocab, C, std::sqrt(0.5));
+  return plan;
+}
+
+// The earlier tensor that equals `draw` bit for bit: same stream name, shape and scale, and present.
+const Mat* same_tensor(const Draw<Mat>& draw, const DrawPlan<const Mat>& earlier) {
+  for (const Draw<const Mat>& e : earlier.draws)
+    if (e.name == draw.name && e.rows == draw.rows && e.cols == draw.cols && e.stddev == draw.stddev &&
+        e.out->rows() == e.rows && e.out->cols() == e.cols)
+      return e.out;
+  return nullptr;
+}
+
+// Draws every tensor of the plan, each from its own stream, or copies it from `earlier` when that
+// has it. Tensors are independent, so they are drawn in parallel: the values do not depend on the
+// thread count.
+void run_plan(const DrawPlan<Mat>& plan, uint64_t seed, const DrawPlan<const Mat>* earlier) {
+  const auto n = static_cast<std::ptrdiff_t>(plan.draws.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::ptrdiff_t d = 0; d < n; ++d) {
+    const Draw<Mat>& draw = plan.draws[static_cast<size_t>(d)];
+    if (const Mat* from = earlier ? same_tensor(draw, *earlier) : nullptr) {
+      *draw.out = *from;
+      continue;
+    }
+    draw.out->resize(draw.rows, draw.cols);
+    Rng rng(seed_for(seed, draw.name));
+    rng.fill_normal(draw.out->data(), static_cast<size_t>(draw.out->size()), draw.stddev);
+  }
+}
+
+// The constant part of a fresh model: zero biases, unit LayerNorms.
+void set_constant_weights(Model& model) {
+  const ModelConfig& c = model.config;
+  const int C = c.d_model, F = c.d_ff;
+  for (LayerWeights& L : model.weights.layers) {
+    L.attn.in_proj_b = Vec::Zero(3 * C);
+    L.attn.out_b = Vec::Zero(C);
+    L.norm1_w = Vec::Ones(C);
+    L.norm1_b = Vec::Zero(C);
+    if (F > 0) {  // attention-only layers (F == 0) have no FFN and no norm around it
+      L.ff1_b = Vec::Zero(F);
+      L.ff2_b = Vec::Zero(C);
+      L.norm2_w = Vec::Ones(C);
+      L.norm2_b = Vec::Zero(C);
+    }
+  }
+  if (c.final_norm) {
+    model.weights.final_norm_w = Vec::Ones(C);
+    model.weights.final_norm_b = Vec::Zero(C);
+  }
+  if (c.embed_norm) {
+    model.weights.embed_norm_w = Vec::Ones(C);
+    model.weights.embed_norm_b = Vec::Zero(C);
+  }
+}
+
+Model fresh_model(const ModelConfig& c, uint64_t seed) {
+  Model model;
+  model.config = c;
+  model.seed = seed;
+  model.source = "sandbox (seed " + std::to_string(seed) + ")";
+  model.weights.layers.resize(static_cast<size_t>(c.n_layers));
+  set_constant_weights(model);
+  return model;
+}
+
+bool config_uses(const ModelConfig& c, ScoreKind kind) {
+  if (c.head_scores.empty()) return c.score == kind;
+  return std::find(c.head_scores.begin(), c.head_scores.end(), kind) != c.head_scores.end();
 }
 
 }  // namespace
 
 void model_init_score_parameters(Model& model, uint64_t seed) {
-  const int NH = model.config.n_heads, HS = model.config.head_size();
+  DrawPlan<Mat> plan;
   for (size_t i = 0; i < model.weights.layers.size(); ++i) {
-    const std::string p = "layers." + std::to_string(i) + ".";
-    AttentionWeights& a = model.weights.layers[i].attn;
-    a.general_w = per_head_blocks(seed, p + "self_attn.score_general.w", NH, HS);
-    a.additive_wq = per_head_blocks(seed, p + "self_attn.score_additive.w_q", NH, HS);
-    a.additive_wk = per_head_blocks(seed, p + "self_attn.score_additive.w_k", NH, HS);
-    // v's scale keeps the additive scores' spread near that of scaled dot-product (std ~1.5).
-    a.additive_v = random_normal(seed, p + "self_attn.score_additive.v", NH, HS, 2.0 / std::sqrt(HS));
+    plan_general(plan, model, i);
+    plan_additive(plan, model, i);
   }
+  run_plan(plan, seed, nullptr);
+}
+
+void model_ensure_score_parameters(Model& model, uint64_t seed) {
+  DrawPlan<Mat> plan;
+  const bool general = config_uses(model.config, ScoreKind::general);
+  const bool additive = config_uses(model.config, ScoreKind::additive);
+  for (size_t i = 0; i < model.weights.layers.size(); ++i) {
+    const AttentionWeights& a = model.weights.layers[i].attn;
+    if (general && a.general_w.size() == 0) plan_general(plan, model, i);
+    if (additive && a.additive_v.size() == 0) plan_additive(plan, model, i);
+  }
+  run_plan(plan, seed, nullptr);
 }
 
 Model model_init_random(const ModelConfig& c, uint64_t seed) {
-  Model model;
-  model.config = c;
-  model.seed = seed;
-  model.source = "sandbox (seed " + std::to_string(seed) + ")";
-  const int C = c.d_model, F = c.d_ff;
-  for (int i = 0; i < c.n_layers; ++i) {
-    const std::string p = "layers." + std::to_string(i) + ".";
-    LayerWeights L;
-    // W_q, W_k, W_v are each a (C, C) map: Xavier over (C, C), as PyTorch's per-block init.
-    L.attn.in_proj_w = random_normal(seed, p + "self_attn.in_proj_weight", 3 * C, C, xavier(C, C));
-    L.attn.in_proj_b = Vec::Zero(3 * C);
-    L.attn.out_w = random_normal(seed, p + "self_attn.out_proj.weight", C, C, xavier(C, C));
-    L.attn.out_b = Vec::Zero(C);
-    L.norm1_w = Vec::Ones(C);
-    L.norm1_b = Vec::Zero(C);
-    if (F > 0) {  // attention-only layers (F == 0) have no FFN and no norm around it
-      L.ff1_w = random_normal(seed, p + "linear1.weight", F, C, xavier(C, F));
-      L.ff1_b = Vec::Zero(F);
-      L.ff2_w = random_normal(seed, p + "linear2.weight", C, F, xavier(F, C));
-      L.ff2_b = Vec::Zero(C);
-      L.norm2_w = Vec::Ones(C);
-      L.norm2_b = Vec::Zero(C);
-    }
-    model.weights.layers.push_back(std::move(L));
-  }
-  model_init_score_parameters(model, seed);
-  if (c.positions == PositionEncoding::learned)
-    model.weights.pos_embed = random_normal(seed, "pos_embed.weight", c.max_positions, C, std::sqrt(0.5));
-  if (c.final_norm) {
-    model.weights.final_norm_w = Vec::Ones(C);
-    model.weights.final_norm_b = Vec::Zero(C);
-  }
-  if (c.type_vocab > 0) model.weights.type_embed = random_normal(seed, "type_embed.weight", c.type_vocab, C, std::sqrt(0.5));
-  if (c.embed_norm) {
-    model.weights.embed_norm_w = Vec::Ones(C);
-    model.weights.embed_norm_b = Vec::Zero(C);
-  }
+  Model model = fresh_model(c, seed);
+  run_plan(plan_random_weights(model), seed, nullptr);
+  return model;
+}
+
+Model model_init_random_from(const ModelConfig& c, uint64_t seed, const Model& earlier) {
+  if (earlier.seed != seed) return model_init_random(c, seed);
+  Model model = fresh_model(c, seed);
+  const DrawPlan<const Mat> earlier_plan = plan_random_weights(earlier);
+  run_plan(plan_random_weights(model), seed, &earlier_plan);
   return model;
 }
 
@@ -119,6 +229,7 @@ Status check_model(const Model& model, bool finite) {
                       std::to_string(c.n_layers));
   ShapeChecker chk;
   chk.finite = finite;
+  const bool general = config_uses(c, ScoreKind::general), additive = config_uses(c, ScoreKind::additive);
   for (int i = 0; i < c.n_layers; ++i) {
     const LayerWeights& L = w.layers[static_cast<size_t>(i)];
     const std::string p = "layers." + std::to_string(i) + ".";
@@ -126,10 +237,15 @@ Status check_model(const Model& model, bool finite) {
     chk.expect(L.attn.in_proj_b, p + "self_attn.in_proj_bias", 3 * C, 1);
     chk.expect(L.attn.out_w, p + "self_attn.out_proj.weight", C, C);
     chk.expect(L.attn.out_b, p + "self_attn.out_proj.bias", C, 1);
-    chk.expect(L.attn.general_w, p + "self_attn.score_general.w", NH * HS, HS);
-    chk.expect(L.attn.additive_wq, p + "self_attn.score_additive.w_q", NH * HS, HS);
-    chk.expect(L.attn.additive_wk, p + "self_attn.score_additive.w_k", NH * HS, HS);
-    chk.expect(L.attn.additive_v, p + "self_attn.score_additive.v", NH, HS);
+    // Scoring-function parameters: needed when a head scores that way; otherwise absent (a loaded
+    // file's model makes them only when asked, model_ensure_score_parameters) or of the right shape.
+    auto score_tensor = [&](const Mat& m, const char* name, int rows, bool used) {
+      if (used || m.size() > 0) chk.expect(m, p + name, rows, HS);
+    };
+    score_tensor(L.attn.general_w, "self_attn.score_general.w", NH * HS, general);
+    score_tensor(L.attn.additive_wq, "self_attn.score_additive.w_q", NH * HS, additive);
+    score_tensor(L.attn.additive_wk, "self_attn.score_additive.w_k", NH * HS, additive);
+    score_tensor(L.attn.additive_v, "self_attn.score_additive.v", NH, additive);
     chk.expect(L.norm1_w, p + "norm1.weight", C, 1);
     chk.expect(L.norm1_b, p + "norm1.bias", C, 1);
     if (F > 0) {

@@ -74,11 +74,20 @@ OutputHead model_output_head(const Model& model);
 // Every tensor draws from its own stream seeded by (seed, tensor name), so the values are the
 // same on any machine and do not shift when a tensor is added. The config must be valid.
 Model model_init_random(const ModelConfig& config, uint64_t seed);
+// The same model, but every tensor `earlier` already holds (same name, shape and seed) is copied
+// rather than drawn again: adding a layer, or changing what leaves the weights' shapes alone (norm
+// placement, scoring function, heads), costs only the new tensors. `earlier` must itself be
+// model_init_random's (of any config); with another seed everything is drawn.
+Model model_init_random_from(const ModelConfig& config, uint64_t seed, const Model& earlier);
 
 // Draws only the general/additive scoring parameters of every layer (same streams as
-// model_init_random): for loaded checkpoints, whose files have no such weights, so that every
-// scoring function can still be tried on them. The layers must already exist.
+// model_init_random). The layers must already exist.
 void model_init_score_parameters(Model& model, uint64_t seed);
+// Draws the scoring parameters the config uses (a head scoring "general" or "additive") and the
+// model lacks, nothing else: loaded files and checkpoints have no such weights, and most never use
+// them, so they are made only when a scoring function asks for them. Call after changing the
+// config's score or head_scores on a model that came from a file.
+void model_ensure_score_parameters(Model& model, uint64_t seed);
 
 // Checks every weight shape against the config and that all values are finite; the message names
 // the first offending tensor. Run where weights enter (loading); it reads every weight.

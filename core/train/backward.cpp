@@ -174,9 +174,10 @@ AttentionGrads attention_backward(const AttentionWeights& w, const ModelConfig& 
   Mat dq(xq.rows(), C), dk(xkv.rows(), C), dv(xkv.rows(), C);
   for (int h = 0; h < c.n_heads; ++h) {
     const HeadTrace& head = fwd.heads[static_cast<size_t>(h)];
-    const Mat G = w.general_w.block(h * HS, 0, HS, HS);
-    const Mat Wq = w.additive_wq.block(h * HS, 0, HS, HS), Wk = w.additive_wk.block(h * HS, 0, HS, HS);
-    const RowVec va = w.additive_v.row(h);
+    // A model from a file has the scoring functions' parameters only for those it uses.
+    auto block = [&](const Mat& stacked) { return stacked.size() > 0 ? Mat(stacked.block(h * HS, 0, HS, HS)) : Mat(); };
+    const Mat G = block(w.general_w), Wq = block(w.additive_wq), Wk = block(w.additive_wk);
+    const RowVec va = w.additive_v.size() > 0 ? RowVec(w.additive_v.row(h)) : RowVec();
     const HeadInputs in{head.score, score_scale(head.score, HS, c.temperature), &head.q, &head.k, &head.v,
                         &head.weights, &G, &Wq, &Wk, &va};
     const HeadGrads hg = head_backward(in, out.dx.middleCols(h * HS, HS));

@@ -32,7 +32,9 @@ std::shared_ptr<const Model> run_job(const ComputeJob& job, CachedModel& cache, 
     }
     const std::string key = config_to_json(job.config).dump() + "#" + std::to_string(job.seed);
     if (!cache.model || key != cache.key) {
-      cache.model = std::make_shared<const Model>(model_init_random(job.config, job.seed));
+      // Tensors the last model already has (same name, shape and seed) are copied, not drawn.
+      cache.model = std::make_shared<const Model>(cache.model ? model_init_random_from(job.config, job.seed, *cache.model)
+                                                              : model_init_random(job.config, job.seed));
       cache.key = key;
     }
     model = cache.model;

@@ -152,3 +152,65 @@ TEST_CASE("model io: an attention-only model (d_ff 0) round-trips without FFN or
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().find("layers.0.linear1.weight") != std::string::npos);
 }
+
+TEST_CASE("model io: a file without scoring parameters draws them only for a scoring function it uses") {
+  const Model m = model_init_random(small(), 3);
+  TensorFile f = model_to_tensors(m);
+  std::erase_if(f.tensors, [](const Tensor& t) { return t.name.find("score_") != std::string::npos; });
+  auto plain = model_from_tensors(f, std::nullopt);
+  REQUIRE_MESSAGE(plain.ok(), plain.error());
+  // Scaled dot-product: nothing drawn, nothing written back.
+  CHECK(plain->weights.layers[0].attn.general_w.size() == 0);
+  CHECK(plain->weights.layers[1].attn.additive_v.size() == 0);
+  CHECK(model_to_tensors(*plain).tensors.size() == f.tensors.size());
+  // A model that scores "additive": the three additive tensors of every layer, seeded by name.
+  Model additive = *plain;
+  additive.config.score = ScoreKind::additive;
+  CHECK_FALSE(model_check_shapes(additive).ok());  // the forward would refuse it...
+  model_ensure_score_parameters(additive, kMissingScoreSeed);  // ...until they are made
+  REQUIRE(model_check(additive).ok());
+  CHECK(additive.weights.layers[1].attn.additive_wq.rows() == 4 * 8);
+  CHECK(additive.weights.layers[1].attn.general_w.size() == 0);
+  const Model reference = model_init_random(small(), kMissingScoreSeed);
+  CHECK(additive.weights.layers[1].attn.additive_wk == reference.weights.layers[1].attn.additive_wk);
+  TraceInput in;
+  in.text = "the cat sat";
+  CHECK(trace_run(additive, in).ok());
+  // Its config in the file says additive: loading draws them, from the same streams.
+  auto from_additive_file = model_from_tensors(model_to_tensors(additive), std::nullopt);
+  REQUIRE(from_additive_file.ok());
+  CHECK(from_additive_file->weights.layers[0].attn.additive_v == additive.weights.layers[0].attn.additive_v);
+}
+
+TEST_CASE("model io: a file with only some of the additive scoring tensors is refused, naming them") {
+  TensorFile f = model_to_tensors(model_init_random(small(), 3));
+  std::erase_if(f.tensors, [](const Tensor& t) { return t.name == "layers.1.self_attn.score_additive.v"; });
+  auto loaded = model_from_tensors(f, std::nullopt);
+  REQUIRE_FALSE(loaded.ok());
+  CHECK(loaded.error().find("layers.1.self_attn.score_additive.v") != std::string::npos);
+}
+
+TEST_CASE("model init: a model grown from an earlier one equals a fresh one bit for bit") {
+  const ModelConfig base = small();
+  const Model earlier = model_init_random(base, 11);
+  auto same = [](const Model& a, const Model& b) {
+    const TensorFile fa = model_to_tensors(a), fb = model_to_tensors(b);
+    if (fa.tensors.size() != fb.tensors.size()) return false;
+    for (size_t i = 0; i < fa.tensors.size(); ++i)
+      if (fa.tensors[i].name != fb.tensors[i].name || fa.tensors[i].data != fb.tensors[i].data) return false;
+    return true;
+  };
+  ModelConfig more = base;
+  more.n_layers = 4;
+  CHECK(same(model_init_random_from(more, 11, earlier), model_init_random(more, 11)));
+  ModelConfig fewer = base;
+  fewer.n_layers = 1;
+  CHECK(same(model_init_random_from(fewer, 11, earlier), model_init_random(fewer, 11)));
+  ModelConfig heads = base;
+  heads.n_heads = 8;  // W_q/W_k/W_v keep their shape; the per-head scoring blocks do not
+  CHECK(same(model_init_random_from(heads, 11, earlier), model_init_random(heads, 11)));
+  ModelConfig wider = base;
+  wider.d_model = 48;
+  CHECK(same(model_init_random_from(wider, 11, earlier), model_init_random(wider, 11)));
+  CHECK(same(model_init_random_from(base, 12, earlier), model_init_random(base, 12)));  // another seed
+}
