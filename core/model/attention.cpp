@@ -14,15 +14,16 @@ float score_scale(ScoreKind kind, int head_size, float temperature) {
 }
 
 namespace {
-
 // One head's (HS, HS) block of a scoring function's parameters; empty when the model has none (a
 // loaded file's model makes them only for a scoring function it uses).
 Mat head_block(const Mat& stacked, int head, int hs) {
   return stacked.size() > 0 ? Mat(stacked.block(head * hs, 0, hs, hs)) : Mat();
 }
+}  // namespace
 
-Mat raw_scores(const AttentionWeights& w, ScoreKind kind, int h, int hs, const Mat& q, const Mat& k) {
-  switch (kind) {
+Mat head_raw_scores(const AttentionWeights& w, const ModelConfig& c, int h, const Mat& q, const Mat& k) {
+  const int hs = c.head_size();
+  switch (c.score_of_head(h)) {
     case ScoreKind::scaled_dot:
     case ScoreKind::dot: return q * k.transpose();
     case ScoreKind::general: return (q * head_block(w.general_w, h, hs)) * k.transpose();
@@ -34,8 +35,6 @@ Mat raw_scores(const AttentionWeights& w, ScoreKind kind, int h, int hs, const M
   }
   return {};
 }
-
-}  // namespace
 
 HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& c, int h, const Mat& q, const Mat& k, const Mat& v,
                        const Mat& mask, bool keep_scores) {
@@ -52,7 +51,7 @@ HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& c, int h, c
     head.weights.noalias() = (head.q * score_scale(head.score, HS, c.temperature)) * head.k.transpose();
     softmax_masked_in_place(head.weights, mask);
   } else {
-    head.scores_raw = raw_scores(w, head.score, h, HS, head.q, head.k);
+    head.scores_raw = head_raw_scores(w, c, h, head.q, head.k);
     head.scores_scaled = head.scores_raw * score_scale(head.score, HS, c.temperature);
     head.weights = softmax_masked(head.scores_scaled, mask);
   }
@@ -75,13 +74,11 @@ HeadScoreCell head_score_at(const HeadTrace& head, const ModelConfig& c, int q, 
   return {raw, raw * score_scale(head.score, c.head_size(), c.temperature)};
 }
 
-namespace {
-void ablate_heads(AttentionTrace& t, const LayerAblation& ablate, int hs) {
+void attention_ablate(AttentionTrace& t, const LayerAblation& ablate, int hs) {
   if (!ablate.any()) return;
   ablation_apply(t.concat, ablate, hs);
   for (size_t h = 0; h < ablate.off.size(); ++h) t.heads[h].ablated = ablate.off[h];
 }
-}  // namespace
 
 AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
                                  const Mat& mask, bool keep_scores, const LayerAblation& ablate) {
@@ -112,7 +109,7 @@ AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c
                         v_all.middleCols(h * HS, HS), mask, keep_scores);
     t.concat.middleCols(h * HS, HS) = head.out;
   }
-  ablate_heads(t, ablate, HS);
+  attention_ablate(t, ablate, HS);
   t.out = linear(t.concat, w.out_w, w.out_b);
   return t;
 }

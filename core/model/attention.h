@@ -11,6 +11,7 @@
 
 namespace attnviz {
 
+// trace_reuse.cpp's head_extend builds every field below: a new field must be added there too.
 struct HeadTrace {
   ScoreKind score = ScoreKind::scaled_dot;
   Mat q;              // (Tq, HS)
@@ -45,6 +46,13 @@ AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelCon
 // the head's block of the scoring parameters). attention_forward runs this for every head.
 HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& config, int h, const Mat& q, const Mat& k,
                        const Mat& v, const Mat& mask, bool keep_scores = true);
+
+// Head h's raw scores (before any scaling) of queries q (Tq, HS) against keys k (Tk, HS): (Tq, Tk).
+Mat head_raw_scores(const AttentionWeights& w, const ModelConfig& config, int h, const Mat& q, const Mat& k);
+
+// Replaces the concat blocks of the heads `ablate` switches off (zeros, or their mean over the
+// concat's rows) and marks those heads ablated; attention_forward calls it before W_O.
+void attention_ablate(AttentionTrace& t, const LayerAblation& ablate, int head_size);
 
 // A head's raw and scaled scores: copies of the stored ones, or recomputed from Q and K when the
 // trace dropped them (equal to the forward pass's to float rounding).

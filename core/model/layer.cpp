@@ -9,21 +9,12 @@ namespace attnviz {
 namespace {
 
 struct FastKernels {
-  static AttentionTrace attention(const AttentionWeights& w, const ModelConfig& c, const Mat& q, const Mat& kv,
-                                  const Mat& m, bool keep_scores, const LayerAblation& ablate) {
-    return attention_forward(w, c, q, kv, m, keep_scores, ablate);
-  }
   static Mat linear(const Mat& x, const Mat& w, const Vec& b) { return attnviz::linear(x, w, b); }
   static Mat norm(const Mat& x, const Vec& w, const Vec& b, float eps) { return layer_norm(x, w, b, eps); }
   static void act(Mat& x, Activation a) { activation_apply(x, a); }
 };
 
 struct NaiveKernels {
-  static AttentionTrace attention(const AttentionWeights& w, const ModelConfig& c, const Mat& q, const Mat& kv,
-                                  const Mat& m, bool /*keep_scores: the reference keeps everything*/,
-                                  const LayerAblation& ablate) {
-    return attention_forward_naive(w, c, q, kv, m, ablate);
-  }
   static Mat linear(const Mat& x, const Mat& w, const Vec& b) { return linear_naive(x, w, b); }
   static Mat norm(const Mat& x, const Vec& w, const Vec& b, float eps) { return layer_norm_naive(x, w, b, eps); }
   static void act(Mat& x, Activation a) {
@@ -31,14 +22,14 @@ struct NaiveKernels {
   }
 };
 
-template <class K>
-LayerTrace layer_run(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Mat* memory, const Mat& mask,
-                     bool keep_scores, const LayerAblation& ablate) {
+// attend(attn_in) -> AttentionTrace: the attention step, which the callers choose.
+template <class K, class Attend>
+LayerTrace layer_run(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Attend& attend) {
   const bool pre = c.norm == NormPlacement::pre;
   LayerTrace t;
   t.x_in = x;
   t.attn_in = pre ? K::norm(x, w.norm1_w, w.norm1_b, c.ln_eps) : x;
-  t.attn = K::attention(w.attn, c, t.attn_in, memory ? *memory : t.attn_in, mask, keep_scores, ablate);
+  t.attn = attend(t.attn_in);
   t.resid1 = x + t.attn.out;
   if (!pre) t.resid1 = K::norm(t.resid1, w.norm1_w, w.norm1_b, c.ln_eps);
   if (c.d_ff == 0) {  // attention-only: the FFN fields stay empty rather than pretend to be zeros
@@ -58,12 +49,21 @@ LayerTrace layer_run(const LayerWeights& w, const ModelConfig& c, const Mat& x, 
 
 LayerTrace layer_forward(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Mat* memory,
                          const Mat& mask, bool keep_scores, const LayerAblation& ablate) {
-  return layer_run<FastKernels>(w, c, x, memory, mask, keep_scores, ablate);
+  return layer_run<FastKernels>(w, c, x, [&](const Mat& attn_in) {
+    return attention_forward(w.attn, c, attn_in, memory ? *memory : attn_in, mask, keep_scores, ablate);
+  });
+}
+
+LayerTrace layer_forward_with(const LayerWeights& w, const ModelConfig& c, const Mat& x, const LayerAttention& attend) {
+  return layer_run<FastKernels>(w, c, x, attend);
 }
 
 LayerTrace layer_forward_naive(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Mat* memory,
                                const Mat& mask, const LayerAblation& ablate) {
-  return layer_run<NaiveKernels>(w, c, x, memory, mask, true, ablate);
+  // The reference keeps every score: it has no keep_scores.
+  return layer_run<NaiveKernels>(w, c, x, [&](const Mat& attn_in) {
+    return attention_forward_naive(w.attn, c, attn_in, memory ? *memory : attn_in, mask, ablate);
+  });
 }
 
 }  // namespace attnviz

@@ -4,11 +4,14 @@
 // In cross-attention the keys and values come from `memory` instead of the layer's own input.
 // With d_ff == 0 the layer is attention only: post x = LN1(x + SA(x)), pre x = x + SA(LN1(x)).
 #pragma once
+#include <functional>
+
 #include "model/attention.h"
 #include "model/model.h"
 
 namespace attnviz {
 
+// trace_reuse.cpp's layer_join lists every (T, ·) field below: a new field must be added there too.
 struct LayerTrace {
   Mat x_in;        // (T, C) the layer's input
   Mat attn_in;     // (T, C) what attention reads: x_in (post-norm) or LN1(x_in) (pre-norm)
@@ -24,6 +27,13 @@ struct LayerTrace {
 // attention_forward.
 LayerTrace layer_forward(const LayerWeights& w, const ModelConfig& config, const Mat& x, const Mat* memory,
                          const Mat& mask, bool keep_scores = true, const LayerAblation& ablate = {});
+// layer_forward with the attention step supplied by the caller: it gets the layer's attention
+// input (T, C) and returns its AttentionTrace, whose `out` (T, C) feeds the residual. The norms,
+// residuals and FFN around it are layer_forward's own, so a caller cannot drift from them;
+// trace_run_reusing passes attention that computes only the rows of an edit.
+using LayerAttention = std::function<AttentionTrace(const Mat& attn_in)>;
+LayerTrace layer_forward_with(const LayerWeights& w, const ModelConfig& config, const Mat& x,
+                              const LayerAttention& attend);
 LayerTrace layer_forward_naive(const LayerWeights& w, const ModelConfig& config, const Mat& x, const Mat* memory,
                                const Mat& mask, const LayerAblation& ablate = {});
 

@@ -108,9 +108,10 @@ Result<TokenizedInput> ids_for_trace(const Model& model, const TraceInput& input
     const int id = input.token_ids[i];
     const bool known = model.tokenizer && id >= 0 && id < model.tokenizer->vocab_size();
     const bool in_vocab = !model.tokenizer && id >= 0 && static_cast<size_t>(id) < model.vocab.size();
+    // "#12" is built by insert: GCC 12 warns falsely (-Warray-bounds) on "#" + std::to_string here.
     const std::string piece = known      ? model.tokenizer->piece(id)
                               : in_vocab ? model.vocab[static_cast<size_t>(id)]
-                                         : "#" + std::to_string(id);
+                                         : std::to_string(id).insert(0, 1, '#');
     out.tokens.push_back(TraceToken{.text = piece, .id = id, .piece = piece,
                                     .segment = input.segment_ids.empty() ? 0 : input.segment_ids[i]});
   }
@@ -127,15 +128,6 @@ Result<TokenizedInput> tokens_for_trace(const Model& model, const std::string& t
   return words_for_trace(model, text, pad_to);
 }
 
-Mat final_of(const Model& model, const Mat& x) {
-  const ModelConfig& c = model.config;
-  return c.final_norm ? layer_norm(x, model.weights.final_norm_w, model.weights.final_norm_b, c.ln_eps) : x;
-}
-
-bool keeps_scores(const ModelConfig& c, const Mat& mask) {
-  return static_cast<int64_t>(mask.rows()) * mask.cols() * c.n_heads * c.n_layers <= kKeepScoresCells;
-}
-
 // Runs every layer; memory == nullptr for self-attention. False when cancelled.
 bool run_layers(const Model& model, const Mat& x0, const Mat* memory, const Mat& mask, const Ablation& ablation,
                 const TraceControl& control, std::vector<LayerTrace>& out, Mat& final) {
@@ -143,7 +135,7 @@ bool run_layers(const Model& model, const Mat& x0, const Mat* memory, const Mat&
   const Mat* x = &x0;
   out.clear();
   out.reserve(static_cast<size_t>(c.n_layers));
-  const bool keep_scores = keeps_scores(c, mask);
+  const bool keep_scores = trace_keeps_scores(c, mask);
   for (int l = 0; l < c.n_layers; ++l) {
     if (control.cancel && control.cancel->load(std::memory_order_relaxed)) return false;
     out.push_back(layer_forward(model.weights.layers[static_cast<size_t>(l)], c, *x, memory, mask, keep_scores,
@@ -151,12 +143,32 @@ bool run_layers(const Model& model, const Mat& x0, const Mat* memory, const Mat&
     x = &out.back().out;
     if (control.layers_done) control.layers_done->fetch_add(1, std::memory_order_relaxed);
   }
-  final = final_of(model, *x);
+  final = trace_final_of(model, *x);
   return true;
 }
 
-Result<Trace> trace_embeddings(const Model& model, const TraceInput& input, const MaskSpec& mask,
-                               const TraceControl& control) {
+// The checks every forward starts with, and the mask it applies: the input's, plus the model's own.
+Result<MaskSpec> checked_mask(const Model& model, const TraceInput& input) {
+  // Shapes only: finiteness of every weight was checked where the model was loaded (model_check);
+  // re-reading 85M weights per forward cost GPT-2-small 0.2 s.
+  if (Status s = model_check_shapes(model); !s) return make_error(s.error());
+  if (Status s = mask_spec_validate(input.mask); !s) return make_error(s.error());
+  if (Status s = ablation_validate(input.ablation, model.config); !s) return make_error(s.error());
+  // A causal checkpoint (GPT) is causal whatever masks the user adds on top.
+  MaskSpec mask = input.mask;
+  mask.causal = mask.causal || model.config.causal;
+  return mask;
+}
+
+// The fields that say how a trace was made.
+void describe(Trace& t, const Model& model, const TraceInput& input, const MaskSpec& mask) {
+  t.config = model.config;
+  t.model_source = model.source;
+  t.ablation = input.ablation;
+  t.causal = mask.causal;
+}
+
+Result<Trace> prepare_embeddings(const Model& model, const TraceInput& input, const MaskSpec& mask) {
   const Mat& x = *input.embeddings;
   if (x.cols() != model.config.d_model)
     return make_error("the input has " + std::to_string(x.cols()) + " features per token but the model's d_model is " +
@@ -167,71 +179,97 @@ Result<Trace> trace_embeddings(const Model& model, const TraceInput& input, cons
   if (input.mask.pad_to > 0) return make_error("the padding mask needs text input; embeddings are used as given");
   Trace t;
   for (Eigen::Index i = 0; i < x.rows(); ++i)
-    t.queries.push_back(TraceToken{.text = "t" + std::to_string(i)});
+    t.queries.push_back(TraceToken{.text = std::to_string(i).insert(0, 1, 't')});  // "t3": as ids_for_trace's "#12"
   t.keys = t.queries;
   t.real_keys = static_cast<int>(x.rows());
   t.embed = x;
   t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
-  if (!run_layers(model, t.embed, nullptr, t.mask, input.ablation, control, t.layers, t.final)) return make_error(kTraceCancelled);
+  return t;
+}
+
+// A sentence (or pair, or ids) attending to itself; padding applies to its keys.
+Result<Trace> prepare_tokens(const Model& model, const TraceInput& input, const MaskSpec& mask) {
+  auto target = input.token_ids.empty() ? tokens_for_trace(model, input.text, input.text_b, input.mask.pad_to)
+                                        : ids_for_trace(model, input, input.mask.pad_to);
+  if (!target) return make_error(target.error());
+  Trace t;
+  t.queries = std::move(target->tokens);
+  t.keys = t.queries;
+  t.real_keys = target->real;
+  t.embed = std::move(target->x);
+  t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
+  return t;
+}
+
+// The source is encoded first (self-attention over it, its padding hidden); its output is the
+// memory the target's layers read keys and values from. Padding applies to the source only.
+Result<Trace> trace_cross(const Model& model, const TraceInput& input, const MaskSpec& mask,
+                          const TraceControl& control) {
+  auto target = input.token_ids.empty() ? tokens_for_trace(model, input.text, input.text_b, 0)
+                                        : ids_for_trace(model, input, 0);
+  if (!target) return make_error(target.error());
+  Trace t;
+  t.cross = true;
+  t.queries = std::move(target->tokens);
+  t.embed = std::move(target->x);
+  auto source = tokens_for_trace(model, input.source_text, "", input.mask.pad_to);
+  if (!source) return make_error("source sentence: " + source.error());
+  t.keys = std::move(source->tokens);
+  t.real_keys = source->real;
+  const Mat& xs = source->x;
+  // The encoder sees the whole source except its padding.
+  MaskSpec encoder_mask;
+  encoder_mask.pad_to = input.mask.pad_to;
+  encoder_mask.causal = model.config.causal;
+  const Mat source_mask = mask_build(encoder_mask, t.n_keys(), t.n_keys(), t.real_keys);
+  std::vector<LayerTrace> encoder_layers;
+  if (!run_layers(model, xs, nullptr, source_mask, input.ablation, control, encoder_layers, t.memory)) return make_error(kTraceCancelled);
+  t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
+  if (!run_layers(model, t.embed, &t.memory, t.mask, input.ablation, control, t.layers, t.final)) return make_error(kTraceCancelled);
   return t;
 }
 
 }  // namespace
 
+bool trace_keeps_scores(const ModelConfig& c, const Mat& mask) {
+  return static_cast<int64_t>(mask.rows()) * mask.cols() * c.n_heads * c.n_layers <= kKeepScoresCells;
+}
+
+Mat trace_final_of(const Model& model, const Mat& last_out) {
+  const ModelConfig& c = model.config;
+  return c.final_norm ? layer_norm(last_out, model.weights.final_norm_w, model.weights.final_norm_b, c.ln_eps)
+                      : last_out;
+}
+
+Result<Trace> trace_prepare(const Model& model, const TraceInput& input) {
+  auto mask = checked_mask(model, input);
+  if (!mask) return make_error(mask.error());
+  if (!input.source_text.empty())
+    return make_error(input.embeddings ? "cross-attention needs text input, not embeddings"
+                                       : "cross-attention runs its encoder before the layers: use trace_run");
+  auto t = input.embeddings ? prepare_embeddings(model, input, *mask) : prepare_tokens(model, input, *mask);
+  if (t) describe(*t, model, input, *mask);
+  return t;
+}
+
+Status trace_finish(const Model& model, Trace& t, const TraceControl& control) {
+  if (!run_layers(model, t.embed, nullptr, t.mask, t.ablation, control, t.layers, t.final))
+    return make_error(kTraceCancelled);
+  return Ok{};
+}
+
 Result<Trace> trace_run(const Model& model, const TraceInput& input, const TraceControl& control) {
-  // Shapes only: finiteness of every weight was checked where the model was loaded (model_check);
-  // re-reading 85M weights per forward cost GPT-2-small 0.2 s.
-  if (Status s = model_check_shapes(model); !s) return make_error(s.error());
-  if (Status s = mask_spec_validate(input.mask); !s) return make_error(s.error());
-  if (Status s = ablation_validate(input.ablation, model.config); !s) return make_error(s.error());
-  // A causal checkpoint (GPT) is causal whatever masks the user adds on top.
-  MaskSpec mask = input.mask;
-  mask.causal = mask.causal || model.config.causal;
-  Result<Trace> result = [&]() -> Result<Trace> {
-    if (input.embeddings) {
-      if (!input.source_text.empty()) return make_error("cross-attention needs text input, not embeddings");
-      return trace_embeddings(model, input, mask, control);
-    }
-    const bool cross = !input.source_text.empty();
-    // Padding applies to the keys: the sentence itself, or the source in cross-attention.
-    const int target_pad = cross ? 0 : input.mask.pad_to;
-    auto target = input.token_ids.empty() ? tokens_for_trace(model, input.text, input.text_b, target_pad)
-                                          : ids_for_trace(model, input, target_pad);
-    if (!target) return make_error(target.error());
-    Trace t;
-    t.cross = cross;
-    t.queries = std::move(target->tokens);
-    t.embed = std::move(target->x);
-    if (!cross) {
-      t.keys = t.queries;
-      t.real_keys = target->real;
-      t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
-      if (!run_layers(model, t.embed, nullptr, t.mask, input.ablation, control, t.layers, t.final)) return make_error(kTraceCancelled);
-      return t;
-    }
-    auto source = tokens_for_trace(model, input.source_text, "", input.mask.pad_to);
-    if (!source) return make_error("source sentence: " + source.error());
-    t.keys = std::move(source->tokens);
-    t.real_keys = source->real;
-    const Mat& xs = source->x;
-    // The encoder sees the whole source except its padding.
-    MaskSpec encoder_mask;
-    encoder_mask.pad_to = input.mask.pad_to;
-    encoder_mask.causal = model.config.causal;
-    const Mat source_mask = mask_build(encoder_mask, t.n_keys(), t.n_keys(), t.real_keys);
-    std::vector<LayerTrace> encoder_layers;
-    if (!run_layers(model, xs, nullptr, source_mask, input.ablation, control, encoder_layers, t.memory)) return make_error(kTraceCancelled);
-    t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
-    if (!run_layers(model, t.embed, &t.memory, t.mask, input.ablation, control, t.layers, t.final)) return make_error(kTraceCancelled);
+  if (input.source_text.empty() || input.embeddings) {  // trace_prepare names the embeddings error
+    auto t = trace_prepare(model, input);
+    if (!t) return t;
+    if (Status s = trace_finish(model, *t, control); !s) return make_error(s.error());
     return t;
-  }();
-  if (result) {
-    result->config = model.config;
-    result->model_source = model.source;
-    result->ablation = input.ablation;
-    result->causal = mask.causal;
   }
-  return result;
+  auto mask = checked_mask(model, input);
+  if (!mask) return make_error(mask.error());
+  auto t = trace_cross(model, input, *mask, control);
+  if (t) describe(*t, model, input, *mask);
+  return t;
 }
 
 Result<Mat> trace_final_ablated(const Model& model, const Trace& base, const Ablation& ablation) {
@@ -248,12 +286,12 @@ Result<Mat> trace_final_ablated(const Model& model, const Trace& base, const Abl
   }
   if (first == c.n_layers) return base.final;
   Mat x = base.layers[static_cast<size_t>(first)].x_in;
-  const bool keep_scores = keeps_scores(c, base.mask);
+  const bool keep_scores = trace_keeps_scores(c, base.mask);
   for (int l = first; l < c.n_layers; ++l)
     x = layer_forward(model.weights.layers[static_cast<size_t>(l)], c, x, nullptr, base.mask, keep_scores,
                       ablation_for_layer(ablation, l, c.n_heads))
             .out;
-  return final_of(model, x);
+  return trace_final_of(model, x);
 }
 
 }  // namespace attnviz

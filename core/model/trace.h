@@ -56,6 +56,8 @@ struct Trace {
   std::vector<LayerTrace> layers;   // L
   Mat final;                        // (Tq, C) last layer's output (after the final LayerNorm, if any)
   Ablation ablation;                // the heads that were switched off
+  int reused_rows = 0;              // rows [0, reused_rows) of every intermediate were copied from an
+                                    // earlier trace (trace_run_reusing), not computed; trace_run: 0
 
   int n_queries() const { return static_cast<int>(queries.size()); }
   int n_keys() const { return static_cast<int>(keys.size()); }
@@ -81,6 +83,18 @@ inline constexpr int64_t kKeepScoresCells = int64_t{1} << 25;
 // Tokenizes, embeds, builds the mask and runs every layer. Errors (bad config, too many tokens,
 // a mask that does not fit, shape mismatches) come back as messages; nothing is half-built.
 Result<Trace> trace_run(const Model& model, const TraceInput& input, const TraceControl& control = {});
+
+// The two halves of trace_run for self-attention input (what model/trace_reuse.h builds on).
+// trace_prepare does everything before the first layer: the checks, tokens, embed, mask and the
+// fields describing the run; `layers` and `final` stay empty. trace_finish runs the layers on a
+// prepared trace; its only error is kTraceCancelled. Cross-attention input is an error here.
+Result<Trace> trace_prepare(const Model& model, const TraceInput& input);
+Status trace_finish(const Model& model, Trace& trace, const TraceControl& control = {});
+
+// Whether a trace with this mask keeps every dot-product head's scores (see kKeepScoresCells).
+bool trace_keeps_scores(const ModelConfig& config, const Mat& mask);
+// The last layer's output (T, C) through the model's final LayerNorm, when it has one.
+Mat trace_final_of(const Model& model, const Mat& last_out);
 
 // The final hidden states (Tq, C) of base's input with `ablation` instead of base's own, running
 // only the layers from the first one whose ablation differs (earlier layers' outputs are base's).

@@ -1,11 +1,15 @@
 // The worker keeps the last model built for each of A and B and rebuilds one only when its config
-// or seed change, so typing in the sentence box costs a forward pass, not a weight initialisation.
+// or seed change, so typing in the sentence box costs a forward pass, not a weight initialisation;
+// and each slot's last trace, so that with a causal model (GPT-2) a keystroke computes only the
+// rows from the edited token on (trace_run_reusing).
 #include "state/compute_worker.h"
 
 #include <algorithm>
 #include <chrono>
 
 #include <nlohmann/json.hpp>
+
+#include "model/trace_reuse.h"
 
 namespace attnviz {
 
@@ -16,14 +20,30 @@ struct CachedModel {
   std::string key;  // config JSON + seed of `model`
 };
 
+// A slot's last trace and the model that made it. Holding the model keeps its address from being
+// reused by another one, so the same pointer means the same weights, which a trace cannot tell.
+struct LastTrace {
+  std::shared_ptr<const Model> model;
+  std::shared_ptr<const Trace> trace;
+};
+
+// trace_run, or trace_run_reusing from the slot's last trace when the same model made it.
+Result<Trace> run_trace(const std::shared_ptr<const Model>& model, const TraceInput& input, LastTrace& last,
+                        const TraceControl& control) {
+  if (last.model != model) last = {};  // another model: let the old one go before the forward
+  return last.trace ? trace_run_reusing(*model, input, *last.trace, control) : trace_run(*model, input, control);
+}
+
 // Layers a job runs: its stack, twice in cross-attention (the source is encoded first).
 int job_layers(const ComputeJob& job) {
   return (job.model ? job.model->config.n_layers : job.config.n_layers) * (job.input.source_text.empty() ? 1 : 2);
 }
 
-// Runs one job, reusing the cached model when config and seed match; returns the model it ran.
-std::shared_ptr<const Model> run_job(const ComputeJob& job, CachedModel& cache, const TraceControl& control,
-                                     std::shared_ptr<const Trace>& trace, std::string& error) {
+// Runs one job, reusing the cached model when config and seed match and what it can of the slot's
+// last trace; returns the model it ran.
+std::shared_ptr<const Model> run_job(const ComputeJob& job, CachedModel& cache, LastTrace& last,
+                                     const TraceControl& control, std::shared_ptr<const Trace>& trace,
+                                     std::string& error) {
   std::shared_ptr<const Model> model = job.model;
   if (!model) {
     if (Status s = config_validate(job.config); !s) {
@@ -39,9 +59,13 @@ std::shared_ptr<const Model> run_job(const ComputeJob& job, CachedModel& cache, 
     }
     model = cache.model;
   }
-  auto t = trace_run(*model, job.input, control);
-  if (t) trace = std::make_shared<const Trace>(std::move(*t));
-  else error = t.error();
+  auto t = run_trace(model, job.input, last, control);
+  if (t) {
+    trace = std::make_shared<const Trace>(std::move(*t));
+    last = {model, trace};
+  } else {
+    error = t.error();  // the last trace stays: the next edit may still reuse it
+  }
   return model;
 }
 
@@ -103,6 +127,7 @@ bool ComputeWorker::busy() const {
 
 void ComputeWorker::run() {
   CachedModel cache_a, cache_b;
+  LastTrace last_a, last_b;
   for (;;) {
     ComputeRequest req;
     {
@@ -120,10 +145,11 @@ void ComputeWorker::run() {
     ComputeResult result;
     result.id = req.id;
     const TraceControl control{&cancel_, &layers_done_};
-    result.model = run_job(req.a, cache_a, control, result.trace, result.error);
+    result.model = run_job(req.a, cache_a, last_a, control, result.trace, result.error);
     if (result.trace && !cancel_) read_answers(*result.model, *result.trace, req.a.input.text, result);
+    if (!req.b) last_b = {};  // no B shown: do not hold its model and trace
     if (req.b && !cancel_) {
-      auto model_b = run_job(*req.b, cache_b, control, result.trace_b, result.error_b);
+      auto model_b = run_job(*req.b, cache_b, last_b, control, result.trace_b, result.error_b);
       if (result.trace_b && !cancel_)
         if (auto a = model_answer(*model_b, *result.trace_b, req.b->input.text)) result.answer_b = std::move(*a);
     }
