@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -25,6 +26,14 @@ using attnviz::bench::status_mib;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// CPU seconds of every thread of the process so far: on a shared machine the load's wall time says
+// as much about the neighbours as about the load.
+double process_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 int64_t weight_count(const attnviz::Model& m) {
   int64_t n = m.weights.tok_embed.size() + m.weights.pos_embed.size() + m.weights.type_embed.size();
@@ -66,13 +75,15 @@ int main(int argc, char** argv) {
   Eigen::setNbThreads(o.threads);
   const double rss_before = status_mib("VmRSS");
   const auto t0 = Clock::now();
+  const double cpu0 = process_cpu_s();
   auto model = attnviz::model_open(o.model);
-  const double load_s = seconds_since(t0);
+  const double load_s = seconds_since(t0), load_cpu_s = process_cpu_s() - cpu0;
   if (!model) {
     std::cerr << "attnviz-bench-checkpoint: " << model.error() << "\n";
     return 1;
   }
   const double rss_loaded = status_mib("VmRSS");
+  const double rss_peak_load = status_mib("VmHWM");  // the load's own peak, before any forward
   // Real text through the checkpoint's own tokenizer, cut to exactly T ids.
   std::string text;
   std::vector<int> ids;
@@ -104,11 +115,13 @@ int main(int argc, char** argv) {
   }
   std::sort(times.begin(), times.end());
   const nlohmann::json j = {{"load_s", load_s},
+                            {"load_cpu_s", load_cpu_s},
                             {"forward_s", times[times.size() / 2]},
                             {"forward_all_s", times},
                             {"tokenize_s", tokenize_s},
                             {"rss_before_mb", rss_before},
                             {"rss_after_load_mb", rss_loaded},
+                            {"rss_peak_load_mb", rss_peak_load},
                             {"rss_peak_mb", status_mib("VmHWM")},
                             {"weights_mb", static_cast<double>(weight_count(*model)) * 4.0 / (1024.0 * 1024.0)},
                             {"tokens", o.tokens},

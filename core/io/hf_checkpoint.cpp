@@ -4,7 +4,10 @@
 #include "io/json.h"
 #include "io/model_file.h"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <iterator>
 #include <string_view>
@@ -139,46 +142,83 @@ Status fill_bert(ConfigReader& r, HfConfig& out) {
   return Ok{};
 }
 
-// Takes tensors out of the file by name, each at most once, releasing their memory as it goes.
+// Takes tensors out of the file by name, each at most once. Taking a tensor checks that it exists
+// and has the expected shape, sizes its destination and only plans the copy; error() (or check_tied)
+// then converts every planned tensor straight into its destination, checks its values are finite
+// and releases its memory. Destinations must stay in place until then.
+//
+// The tensors are independent, so they are converted in parallel (OpenMP): each destination is
+// written by one thread only, so the weights are the same bit for bit whatever the thread count.
+// The first error in the order of taking wins, as if the tensors had been converted one by one.
 class TensorTaker {
  public:
   TensorTaker(TensorFile& file, std::string prefix, const std::function<void(float)>& progress, int expected)
       : file_(file), prefix_(std::move(prefix)), progress_(progress), expected_(expected) {
     for (size_t i = 0; i < file_.tensors.size(); ++i) index_.emplace(file_.tensors[i].name, i);
   }
-  const std::string& error() const { return error_; }
-  void fail(const std::string& message) {
-    if (error_.empty()) error_ = message;
+  // Converts what is planned, then gives the first error so far ("" when none).
+  const std::string& error() {
+    run();
+    return error_.message;
   }
+  void fail(const std::string& message) { error_.keep(planned(), message); }
 
   // Names of the base model get the prefix ("bert.encoder..."); `top` names the heads on top of
   // it, which sit outside it ("cls.predictions.bias", "lm_head.weight").
   enum class Where { base, top };
   bool has(const std::string& name, Where where = Where::base) const { return index_.count(full(name, where)) > 0; }
 
+  // `transposed`: the file stores the (cols, rows) transpose of the wanted matrix.
   void mat(const std::string& name, int64_t rows, int64_t cols, Mat& out, bool transposed = false, Where where = Where::base) {
     Tensor* t = find(full(name, where));
     if (!t) return;
-    auto m = transposed ? tensor_to_mat(*t, cols, rows) : tensor_to_mat(*t, rows, cols);
-    release(*t);
-    if (!m) return fail(m.error());
-    out = transposed ? Mat(m->transpose()) : std::move(*m);
-    check_finite(out, t->name);
+    if (Status s = transposed ? tensor_check_mat(*t, cols, rows) : tensor_check_mat(*t, rows, cols); !s) return fail(s.error());
+    out.resize(rows, cols);
+    plan(*t, out.data(), transposed);
+  }
+  // Rows [first_row, first_row + rows) of `out`, which already has cols columns (rows of a
+  // row-major matrix are one contiguous block).
+  void rows_of(const std::string& name, int64_t rows, int64_t cols, Mat& out, int64_t first_row) {
+    Tensor* t = find(full(name, Where::base));
+    if (!t) return;
+    if (Status s = tensor_check_mat(*t, rows, cols); !s) return fail(s.error());
+    plan(*t, out.row(first_row).data(), false);
   }
   void vec(const std::string& name, int64_t len, Vec& out, Where where = Where::base) {
     Tensor* t = find(full(name, where));
     if (!t) return;
-    auto v = tensor_to_vec(*t, len);
-    release(*t);
-    if (!v) return fail(v.error());
-    out = std::move(*v);
-    check_finite(out, t->name);
+    if (Status s = tensor_check_vec(*t, len); !s) return fail(s.error());
+    out.resize(len);
+    plan(*t, out.data(), false);
+  }
+  // Values [first, first + len) of `out`, which is already sized.
+  void segment_of(const std::string& name, int64_t len, Vec& out, int64_t first) {
+    Tensor* t = find(full(name, Where::base));
+    if (!t) return;
+    if (Status s = tensor_check_vec(*t, len); !s) return fail(s.error());
+    plan(*t, out.data() + first, false);
   }
 
  private:
+  struct Copy {
+    Tensor* tensor;
+    float* out;
+    bool transposed;
+  };
+  // The error that comes first in the order of taking: `at` counts the tensors planned before it.
+  struct FirstError {
+    size_t at = 0;
+    std::string message;
+    void keep(size_t when, const std::string& text) {
+      if (message.empty() || when < at) at = when, message = text;
+    }
+  };
+
+  size_t planned() const { return ran_ + copies_.size(); }
   std::string full(const std::string& name, Where where) const { return where == Where::base ? prefix_ + name : name; }
+  // Nothing more is taken after an error in planning, as nothing was read after the first error.
   Tensor* find(const std::string& name) {
-    if (!error_.empty()) return nullptr;
+    if (!error_.message.empty()) return nullptr;
     auto it = index_.find(name);
     if (it == index_.end()) {
       fail("the checkpoint has no tensor '" + name + "'");
@@ -186,13 +226,34 @@ class TensorTaker {
     }
     return &file_.tensors[it->second];
   }
-  void release(Tensor& t) {
-    tensor_release(t);
-    if (progress_ && expected_ > 0) progress_(static_cast<float>(++done_) / static_cast<float>(expected_));
+  void plan(Tensor& t, float* out, bool transposed) {
+    copies_.push_back({&t, out, transposed});
   }
-  template <class M>
-  void check_finite(const M& m, const std::string& name) {
-    if (!m.allFinite()) fail("tensor '" + name + "' contains NaN or infinite values");
+
+  // Converts the planned copies, each thread taking the next one in order when it is free. Progress
+  // is reported from the calling thread only (an OpenMP team's thread 0), as callers expect.
+  void run() {
+    if (copies_.empty()) return;
+    const auto n = static_cast<std::ptrdiff_t>(copies_.size());
+    std::vector<char> finite(copies_.size(), 1);
+    std::atomic<int> done{done_};
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::ptrdiff_t i = 0; i < n; ++i) {
+      const Copy& c = copies_[static_cast<size_t>(i)];
+      finite[static_cast<size_t>(i)] = tensor_values_into(*c.tensor, c.out, c.transposed);
+      tensor_release(*c.tensor);
+      const int now = ++done;
+      if (omp_get_thread_num() == 0) report(now);
+    }
+    done_ = done.load();
+    report(done_);
+    for (size_t i = 0; i < copies_.size(); ++i)
+      if (!finite[i]) error_.keep(ran_ + i, "tensor '" + copies_[i].tensor->name + "' contains NaN or infinite values");
+    ran_ += copies_.size();
+    copies_.clear();
+  }
+  void report(int done) const {
+    if (progress_ && expected_ > 0) progress_(static_cast<float>(done) / static_cast<float>(expected_));
   }
 
   TensorFile& file_;
@@ -200,7 +261,9 @@ class TensorTaker {
   const std::function<void(float)>& progress_;
   int expected_ = 0, done_ = 0;
   std::unordered_map<std::string, size_t> index_;
-  std::string error_;
+  std::vector<Copy> copies_;  // planned, not yet converted
+  size_t ran_ = 0;            // copies converted so far
+  FirstError error_;
 };
 
 // "transformer." / "bert." when the checkpoint was saved from a model with a head on top.
@@ -244,20 +307,16 @@ void load_bert(TensorTaker& take, const ModelConfig& c, int vocab, ModelWeights&
   for (int i = 0; i < c.n_layers; ++i) {
     const std::string p = "encoder.layer." + std::to_string(i) + ".";
     LayerWeights& L = w.layers[static_cast<size_t>(i)];
-    // query, key and value stacked in that order: the engine's in_proj (PyTorch's in_proj_weight).
-    Mat q, k, v;
-    Vec qb, kb, vb;
-    take.mat(p + "attention.self.query.weight", C, C, q);
-    take.vec(p + "attention.self.query.bias", C, qb);
-    take.mat(p + "attention.self.key.weight", C, C, k);
-    take.vec(p + "attention.self.key.bias", C, kb);
-    take.mat(p + "attention.self.value.weight", C, C, v);
-    take.vec(p + "attention.self.value.bias", C, vb);
-    if (!take.error().empty()) return;
+    // query, key and value stacked in that order: the engine's in_proj (PyTorch's in_proj_weight),
+    // each converted straight into its block.
     L.attn.in_proj_w.resize(3 * C, C);
-    L.attn.in_proj_w << q, k, v;
     L.attn.in_proj_b.resize(3 * C);
-    L.attn.in_proj_b << qb, kb, vb;
+    const char* parts[] = {"query", "key", "value"};
+    for (int k = 0; k < 3; ++k) {
+      const std::string name = p + "attention.self." + parts[k];
+      take.rows_of(name + ".weight", C, C, L.attn.in_proj_w, k * C);
+      take.segment_of(name + ".bias", C, L.attn.in_proj_b, k * C);
+    }
     take.mat(p + "attention.output.dense.weight", C, C, L.attn.out_w);
     take.vec(p + "attention.output.dense.bias", C, L.attn.out_b);
     layer_norm_from(take, p + "attention.output.LayerNorm", C, L.norm1_w, L.norm1_b);
@@ -292,7 +351,8 @@ int head_tensors(const TensorFile& file, bool gpt2) {
   return n;
 }
 
-// A head's copy of a tied tensor must be that tensor, value for value.
+// A head's copy of a tied tensor must be that tensor, value for value. Both are converted first
+// (take.error() runs what is planned), so `copy` may be a local the caller took just before.
 template <class M>
 void check_tied(TensorTaker& take, const M& copy, const std::string& copy_name, const M& tied,
                 const std::string& tied_name, const std::string& why) {
@@ -317,11 +377,14 @@ void load_bert_mlm_head(TensorTaker& take, const std::string& prefix, const Mode
   take.vec(kMlmNormB, C, w.mlm_norm_b, top);
   if (has_bias) take.vec(kMlmBias, vocab, w.output_b, top);
   if (take.has(kMlmDecoderB, top)) {
-    Vec decoder_b;
-    take.vec(kMlmDecoderB, vocab, decoder_b, top);
-    if (!has_bias) w.output_b = decoder_b;
-    check_tied(take, decoder_b, kMlmDecoderB, w.output_b, kMlmBias,
-               "the decoder's bias must be the head's bias (Hugging Face ties them)");
+    if (!has_bias) {
+      take.vec(kMlmDecoderB, vocab, w.output_b, top);  // the bias kept under its other tied name only
+    } else {
+      Vec decoder_b;
+      take.vec(kMlmDecoderB, vocab, decoder_b, top);
+      check_tied(take, decoder_b, kMlmDecoderB, w.output_b, kMlmBias,
+                 "the decoder's bias must be the head's bias (Hugging Face ties them)");
+    }
   }
   if (take.has(kMlmDecoderW, top)) {
     Mat decoder_w;

@@ -32,8 +32,11 @@ std::string_view name_of(CheckpointFamily family);  // "gpt2", "bert"
 // Maps the tensors onto the engine's layout and checks every shape and value: a missing tensor, a
 // wrong shape or a non-finite weight is an error naming the tensor as the file spells it. The
 // tensors are consumed (each one's memory is released once copied), so the peak stays near one copy
-// of the weights. BERT's masked-LM head (cls.predictions.*) is read when present; other heads, the
-// pooler and buffers are ignored. `progress` (optional) gets the fraction of tensors done. The model comes back without a tokenizer.
+// of the weights. They are converted straight into the model's matrices on OpenMP's threads, the
+// values the same bit for bit whatever the thread count, and the first error in the order the
+// tensors are taken is the one reported. BERT's masked-LM head (cls.predictions.*) is read when
+// present; other heads, the pooler and buffers are ignored. `progress` (optional) gets the fraction
+// of tensors done, called on the calling thread only. The model comes back without a tokenizer.
 Result<Model> hf_model_from_tensors(TensorFile file, const HfConfig& config,
                                     const std::function<void(float)>& progress = {});
 

@@ -27,7 +27,8 @@ struct Tensor {
   std::vector<float> data;      // row-major, converted to float from the stored dtype
   DType stored = DType::F32;
   // A mapped tensor (safetensors_map) has no `data` yet: its stored bytes are here, inside the
-  // owning TensorFile's `backing`, and are converted when read (tensor_to_mat / tensor_to_vec).
+  // owning TensorFile's `backing`, and are converted when read (tensor_to_mat / tensor_to_vec /
+  // tensor_values_into).
   const uint8_t* raw = nullptr;
   int64_t numel() const;        // product of shape (1 for a scalar); unchecked, shapes from a file are
 };
@@ -80,6 +81,16 @@ Tensor tensor_from_vec(std::string name, const Vec& v);   // shape {n}
 // when they are >= 0, is an error naming the tensor and both shapes.
 Result<Mat> tensor_to_mat(const Tensor& t, int64_t expect_rows = -1, int64_t expect_cols = -1);
 Result<Vec> tensor_to_vec(const Tensor& t, int64_t expect_len = -1);   // 1-D only
+// The checks of tensor_to_mat / tensor_to_vec alone, with the same messages, for a caller that
+// converts into memory of its own (tensor_values_into).
+Status tensor_check_mat(const Tensor& t, int64_t expect_rows = -1, int64_t expect_cols = -1);
+Status tensor_check_vec(const Tensor& t, int64_t expect_len = -1);
+// Converts the numel() values of a checked tensor into `out`, which has room for them: in stored
+// (row-major) order, or, for a 2-D tensor with `transpose`, as its (cols, rows) transpose, made
+// tile by tile so that neither side is walked a row apart per value. Returns whether every value
+// is finite, checked on each piece while it is in cache (a loader then needs no second pass).
+// Calls on distinct tensors may run concurrently.
+[[nodiscard]] bool tensor_values_into(const Tensor& t, float* out, bool transpose = false);
 
 std::string_view dtype_name(DType d);    // "F32", "F16", "BF16", "F64", "I64", ...
 // Bit-exact widening of the 16-bit float formats (subnormals, infinities and NaNs included).

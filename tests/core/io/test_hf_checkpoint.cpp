@@ -1,13 +1,19 @@
 // Hugging Face checkpoints (tests/fixtures/hf, made by make_hf_checkpoints.py): the configs become
 // the engine's settings, tokens are labelled, the output heads (BERT's masked-LM head, GPT-2's tied
 // lm_head) are read or refused, and the loader's errors — missing tensors, wrong shapes, NaN weights,
-// unsupported configs. The comparison with PyTorch is tests/reference/.
+// unsupported configs; weights converted in parallel are the file's bit for bit with any thread
+// count, and vocab.json's quick reading agrees with the strict one. The comparison with PyTorch is
+// tests/reference/.
 #include <doctest/doctest.h>
+#include <omp.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +21,8 @@
 #include "io/hf_checkpoint.h"
 #include "io/model_open.h"
 #include "model/trace.h"
+#include "text/bpe_tokenizer.h"
+#include "support/check_util.h"
 #include "support/fixture_util.h"
 #include "support/hf_fixture.h"
 
@@ -327,6 +335,187 @@ TEST_CASE("hf checkpoint: the progress count includes the output head's tensors"
     CHECK(std::is_sorted(seen.begin(), seen.end()));
     CHECK(seen.back() == 1.0f);  // every tensor read was counted, and no more
   }
+}
+
+TEST_CASE("hf tokenizer: vocab.json read without a JSON document gives what the strict reader gives") {
+  const std::string dir = fixture_path("hf/gpt2_tiny");
+  const auto text = [&](const char* name) {
+    std::ifstream in(dir + "/" + name, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string vocab = text("vocab.json"), merges = text("merges.txt");
+  auto plain = bpe_from_vocab_merges(vocab, merges);
+  REQUIRE_MESSAGE(plain.ok(), plain.error());
+  // The same members in another order, indented, every non-ASCII character as a \u escape.
+  const std::string escaped = nlohmann::json::parse(vocab).dump(1, '\t', /*ensure_ascii=*/true);
+  REQUIRE(escaped.find("\\u0120") != std::string::npos);
+  auto again = bpe_from_vocab_merges(escaped, merges);
+  REQUIRE_MESSAGE(again.ok(), again.error());
+  REQUIRE(again->vocab_size() == plain->vocab_size());
+  for (int id = 0; id < plain->vocab_size(); ++id) CHECK(again->piece(id) == plain->piece(id));
+  CHECK(again->merge_count() == plain->merge_count());
+  CHECK(again->is_special(556));  // <|endoftext|>
+  // Errors found after reading name the entry the strict reader's (sorted) order meets first.
+  const auto error_of = [](const Result<BpeTokenizer>& r) { return r.ok() ? std::string("(loaded)") : r.error(); };
+  CHECK(error_of(bpe_from_vocab_merges(R"({"b": 5, "a": 7})", "")) ==
+        "the id 7 of \"a\" is out of range: 2 entries need ids 0..1");
+  CHECK(error_of(bpe_from_vocab_merges(R"({"a": 0, "b": 1, "a": 2})", "")) == "vocab.json has duplicate key 'a'");
+  CHECK(error_of(bpe_from_vocab_merges(R"({"a": 0, "b": 1.0})", "")) == "vocab.json: the id of \"b\" is not an integer");
+  CHECK(error_of(bpe_from_vocab_merges("{\"a\": 0, \"\xC3\": 1}", "")) ==
+        "vocab.json is not valid UTF-8 (bad byte at offset 10)");
+}
+
+// ---- parallel conversion -----------------------------------------------------------------------
+
+// Sets OpenMP's thread count for the scope, restoring it after.
+struct Threads {
+  int before = omp_get_max_threads();
+  explicit Threads(int n) { omp_set_num_threads(n); }
+  ~Threads() { omp_set_num_threads(before); }
+};
+
+// A GPT-2 with sizes that are no multiple of the conversion's 8x8 blocks or 32-row tiles
+// (d_model 36, d_ff 100, vocab 45), saved with the "transformer." prefix; every tensor holds values
+// of its own, a negative zero among them.
+constexpr const char* kOddGpt2Config = R"({"model_type": "gpt2", "n_embd": 36, "n_head": 4, "n_inner": 100,
+  "n_layer": 2, "n_positions": 20, "vocab_size": 45})";
+
+std::vector<std::pair<std::string, std::vector<int64_t>>> odd_gpt2_shapes() {
+  const int64_t C = 36, F = 100;
+  std::vector<std::pair<std::string, std::vector<int64_t>>> out = {{"wte.weight", {45, C}}, {"wpe.weight", {20, C}}};
+  for (int i = 0; i < 2; ++i) {
+    const std::string p = "h." + std::to_string(i) + ".";
+    out.insert(out.end(), {{p + "ln_1.weight", {C}}, {p + "ln_1.bias", {C}}, {p + "attn.c_attn.weight", {C, 3 * C}},
+                           {p + "attn.c_attn.bias", {3 * C}}, {p + "attn.c_proj.weight", {C, C}}, {p + "attn.c_proj.bias", {C}},
+                           {p + "ln_2.weight", {C}}, {p + "ln_2.bias", {C}}, {p + "mlp.c_fc.weight", {C, F}},
+                           {p + "mlp.c_fc.bias", {F}}, {p + "mlp.c_proj.weight", {F, C}}, {p + "mlp.c_proj.bias", {C}}});
+  }
+  out.insert(out.end(), {{"ln_f.weight", {C}}, {"ln_f.bias", {C}}});
+  return out;
+}
+
+TensorFile odd_gpt2_tensors() {
+  TensorFile f;
+  float next = -20.0f;
+  for (const auto& [name, shape] : odd_gpt2_shapes()) {
+    Tensor t;
+    t.name = "transformer." + name;
+    t.shape = shape;
+    t.data.resize(static_cast<size_t>(t.numel()));
+    for (float& v : t.data) v = (next += 0.0078125f);  // exact steps: every value distinct
+    t.data[1] = -0.0f;
+    f.tensors.push_back(std::move(t));
+  }
+  return f;
+}
+
+// Loads `path` (mapped, as model_open does) with `threads` OpenMP threads.
+Result<Model> load_with_threads(const std::string& path, int threads) {
+  auto hf = hf_config_parse(kOddGpt2Config);
+  REQUIRE_MESSAGE(hf.ok(), hf.error());
+  auto file = safetensors_map(path);
+  REQUIRE_MESSAGE(file.ok(), file.error());
+  const Threads scope(threads);
+  return hf_model_from_tensors(std::move(*file), *hf);
+}
+
+bool same_bits(const Mat& a, const Mat& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() &&
+         (a.size() == 0 || std::memcmp(a.data(), b.data(), static_cast<size_t>(a.size()) * sizeof(float)) == 0);
+}
+bool same_bits(const Vec& a, const Vec& b) { return same_bits(Mat(a.transpose()), Mat(b.transpose())); }
+
+TEST_CASE("hf checkpoint: weights converted in parallel are the file's, bit for bit, with 1, 2 or 3 threads") {
+  const TempFile path("attnviz-test-odd-gpt2.safetensors");
+  const TensorFile written = odd_gpt2_tensors();
+  REQUIRE(safetensors_write(path, written).ok());
+  const auto stored = [&](const std::string& name) { return fixture_mat(written, "transformer." + name); };
+  const auto stored_vec = [&](const std::string& name) { return Vec(stored(name).row(0).transpose()); };
+  for (const int threads : {1, 2, 3}) {
+    CAPTURE(threads);
+    auto m = load_with_threads(path, threads);
+    REQUIRE_MESSAGE(m.ok(), m.error());
+    const ModelWeights& w = m->weights;
+    CHECK(same_bits(w.tok_embed, stored("wte.weight")));
+    CHECK(same_bits(w.pos_embed, stored("wpe.weight")));
+    for (int i = 0; i < 2; ++i) {
+      CAPTURE(i);
+      const std::string p = "h." + std::to_string(i) + ".";
+      const LayerWeights& L = w.layers[static_cast<size_t>(i)];
+      // Conv1D weights are stored (in, out); the engine holds (out, in).
+      CHECK(same_bits(L.attn.in_proj_w, Mat(stored(p + "attn.c_attn.weight").transpose())));
+      CHECK(same_bits(L.attn.out_w, Mat(stored(p + "attn.c_proj.weight").transpose())));
+      CHECK(same_bits(L.ff1_w, Mat(stored(p + "mlp.c_fc.weight").transpose())));
+      CHECK(same_bits(L.ff2_w, Mat(stored(p + "mlp.c_proj.weight").transpose())));
+      CHECK(same_bits(L.attn.in_proj_b, stored_vec(p + "attn.c_attn.bias")));
+      CHECK(same_bits(L.attn.out_b, stored_vec(p + "attn.c_proj.bias")));
+      CHECK(same_bits(L.ff1_b, stored_vec(p + "mlp.c_fc.bias")));
+      CHECK(same_bits(L.ff2_b, stored_vec(p + "mlp.c_proj.bias")));
+      CHECK(same_bits(L.norm1_w, stored_vec(p + "ln_1.weight")));
+      CHECK(same_bits(L.norm1_b, stored_vec(p + "ln_1.bias")));
+      CHECK(same_bits(L.norm2_w, stored_vec(p + "ln_2.weight")));
+      CHECK(same_bits(L.norm2_b, stored_vec(p + "ln_2.bias")));
+    }
+    CHECK(same_bits(w.final_norm_w, stored_vec("ln_f.weight")));
+    CHECK(same_bits(w.final_norm_b, stored_vec("ln_f.bias")));
+  }
+}
+
+TEST_CASE("hf checkpoint: BERT's stacked query, key and value are the same with 1 and 2 threads") {
+  // BERT's q, k and v are converted straight into their blocks of in_proj by different threads.
+  const auto load = [](int threads) {
+    const Threads scope(threads);
+    return open_fixture("bert_mlm");
+  };
+  const Model one = load(1), two = load(2);
+  const TensorFile file = load_fixture(fixture_path("hf/bert_mlm/model.safetensors"));
+  for (size_t i = 0; i < one.weights.layers.size(); ++i) {
+    CAPTURE(i);
+    const std::string p = "bert.encoder.layer." + std::to_string(i) + ".attention.self.";
+    const Mat qkv = (Mat(3 * one.config.d_model, one.config.d_model) << fixture_mat(file, p + "query.weight"),
+                     fixture_mat(file, p + "key.weight"), fixture_mat(file, p + "value.weight")).finished();
+    CHECK(same_bits(one.weights.layers[i].attn.in_proj_w, qkv));
+    CHECK(same_bits(two.weights.layers[i].attn.in_proj_w, qkv));
+    CHECK(same_bits(two.weights.layers[i].attn.in_proj_b, one.weights.layers[i].attn.in_proj_b));
+    CHECK(same_bits(two.weights.layers[i].ff2_w, one.weights.layers[i].ff2_w));
+  }
+  CHECK(same_bits(two.weights.tok_embed, one.weights.tok_embed));
+  CHECK(same_bits(two.weights.mlm_dense_w, one.weights.mlm_dense_w));
+  CHECK(same_bits(two.weights.output_b, one.weights.output_b));
+}
+
+TEST_CASE("hf checkpoint: with tensors converted in parallel, the first problem in the loader's order is reported") {
+  const TempFile path("attnviz-test-odd-gpt2-bad.safetensors");
+  const auto message_with = [&](const std::function<void(TensorFile&)>& damage) {
+    TensorFile f = odd_gpt2_tensors();
+    damage(f);
+    REQUIRE(safetensors_write(path, f).ok());
+    auto m = load_with_threads(path, 2);
+    REQUIRE_FALSE(m.ok());
+    return m.error();
+  };
+  // wte is taken first; the NaN in the last layer's weight is found too, by the other thread.
+  CHECK(message_with([](TensorFile& f) {
+          find_mut(f, "transformer.h.1.mlp.c_proj.weight")->data[5] = std::nanf("");
+          find_mut(f, "transformer.wte.weight")->data.back() = std::numeric_limits<float>::infinity();
+        }) == "tensor 'transformer.wte.weight' contains NaN or infinite values");
+  // A NaN in a tensor taken before a missing one wins, although the missing one is seen first.
+  CHECK(message_with([](TensorFile& f) {
+          find_mut(f, "transformer.h.0.attn.c_proj.bias")->data[0] = std::nanf("");
+          f.tensors.erase(std::find_if(f.tensors.begin(), f.tensors.end(),
+                                       [](const Tensor& t) { return t.name == "transformer.h.1.ln_2.bias"; }));
+        }) == "tensor 'transformer.h.0.attn.c_proj.bias' contains NaN or infinite values");
+  // And a missing tensor taken before a NaN wins over it.
+  CHECK(message_with([](TensorFile& f) {
+          find_mut(f, "transformer.h.1.mlp.c_fc.weight")->data[0] = std::nanf("");
+          f.tensors.erase(std::find_if(f.tensors.begin(), f.tensors.end(),
+                                       [](const Tensor& t) { return t.name == "transformer.h.0.ln_2.weight"; }));
+        }) == "the checkpoint has no tensor 'transformer.h.0.ln_2.weight'");
+  // A wrong shape after a NaN: the NaN.
+  CHECK(message_with([](TensorFile& f) {
+          find_mut(f, "transformer.wpe.weight")->data[3] = -std::numeric_limits<float>::infinity();
+          find_mut(f, "transformer.h.1.attn.c_attn.weight")->shape = {108, 36};
+        }) == "tensor 'transformer.wpe.weight' contains NaN or infinite values");
 }
 
 }  // namespace

@@ -431,6 +431,103 @@ TEST_CASE("safetensors: tensor_to_mat and tensor_to_vec check rank and expected 
   CHECK(tensor_to_vec(lying).error() == "tensor 'b' has shape [3] but holds 2 values");
 }
 
+namespace {
+
+// Row-major values whose bit patterns are all distinct, with a negative zero and a subnormal among
+// them: a copy that goes through arithmetic, or drops a sign, shows.
+Mat distinct_values(Eigen::Index rows, Eigen::Index cols) {
+  Mat m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(i) * 0.375f - 11.0f;
+  if (m.size() > 0) m.data()[0] = -0.0f;
+  if (m.size() > 1) m.data()[m.size() - 1] = 1e-40f;
+  return m;
+}
+
+bool same_bits(const float* a, const float* b, Eigen::Index n) {
+  return n == 0 || std::memcmp(a, b, static_cast<size_t>(n) * sizeof(float)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("safetensors: tensor_values_into copies or transposes bit for bit, whatever the tile edges") {
+  // Shapes around the 8x8 blocks and the 32-row tiles: exact, one over, one short, thin, empty.
+  const std::pair<int, int> shapes[] = {{1, 1}, {3, 5}, {8, 8}, {9, 7}, {32, 128}, {33, 129}, {37, 301}, {70, 9},
+                                        {1, 700}, {700, 1}, {0, 5}, {5, 0}};
+  const TempFile path("attnviz-test-values-into.safetensors");
+  TensorFile f;
+  for (const auto& [rows, cols] : shapes)
+    f.tensors.push_back(tensor_from_mat(std::to_string(rows) + "x" + std::to_string(cols), distinct_values(rows, cols)));
+  REQUIRE(safetensors_write(path, f).ok());
+  auto mapped = safetensors_map(path);
+  REQUIRE(mapped.ok());
+  for (const auto& [rows, cols] : shapes) {
+    CAPTURE(rows);
+    CAPTURE(cols);
+    const Mat m = distinct_values(rows, cols);
+    const Mat mt = m.transpose();
+    const std::string name = std::to_string(rows) + "x" + std::to_string(cols);
+    for (const Tensor* t : {f.find(name), mapped->find(name)}) {  // in memory, then mapped
+      REQUIRE(t != nullptr);
+      CAPTURE(t->raw != nullptr);
+      Mat out = Mat::Constant(rows, cols, 5.0f);
+      CHECK(tensor_values_into(*t, out.data()));
+      CHECK(same_bits(out.data(), m.data(), m.size()));
+      Mat out_t = Mat::Constant(cols, rows, 5.0f);
+      CHECK(tensor_values_into(*t, out_t.data(), true));
+      CHECK(same_bits(out_t.data(), mt.data(), mt.size()));
+    }
+  }
+}
+
+TEST_CASE("safetensors: tensor_values_into widens 16-bit tensors while transposing") {
+  // A mapped F16 / BF16 tensor is converted from its raw bytes; (19, 11) ends mid-block both ways.
+  const int rows = 19, cols = 11;
+  for (const DType dtype : {DType::F16, DType::BF16}) {
+    CAPTURE(std::string(dtype_name(dtype)));
+    std::vector<uint16_t> bits(static_cast<size_t>(rows * cols));
+    for (size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<uint16_t>(0x3C00 + 37 * i);  // all finite in both
+    Bytes raw;
+    for (const uint16_t b : bits) append_le(raw, b, 2);
+    Tensor t;
+    t.name = "w16";
+    t.shape = {rows, cols};
+    t.stored = dtype;
+    t.raw = raw.data();
+    Mat out(cols, rows);
+    CHECK(tensor_values_into(t, out.data(), true));
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) {
+        const uint16_t b = bits[static_cast<size_t>(i * cols + j)];
+        const float want = dtype == DType::F16 ? f16_to_float(b) : bf16_to_float(b);
+        CHECK(std::bit_cast<uint32_t>(out(j, i)) == std::bit_cast<uint32_t>(want));
+      }
+  }
+}
+
+TEST_CASE("safetensors: tensor_values_into reports a NaN or infinity wherever it sits") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float bad_values[] = {std::nanf(""), -std::nanf(""), inf, -inf};
+  for (const bool transpose : {false, true})
+    for (const Eigen::Index at : {Eigen::Index{0}, Eigen::Index{4099}, Eigen::Index{37 * 301 - 1}})  // first, second piece, last
+      for (const float bad : bad_values) {
+        CAPTURE(transpose);
+        CAPTURE(at);
+        CAPTURE(bad);
+        Mat m = distinct_values(37, 301);
+        m.data()[at] = bad;
+        const Tensor t = tensor_from_mat("w", m);
+        Mat out(transpose ? 301 : 37, transpose ? 37 : 301);
+        CHECK_FALSE(tensor_values_into(t, out.data(), transpose));
+      }
+  // The largest finite values and the smallest subnormals are finite.
+  Mat edge(2, 3);
+  edge << std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(), std::numeric_limits<float>::denorm_min(),
+      -0.0f, 0.0f, -std::numeric_limits<float>::denorm_min();
+  Mat out(3, 2);
+  CHECK(tensor_values_into(tensor_from_mat("edge", edge), out.data(), true));
+  CHECK(out == edge.transpose());
+}
+
 TEST_CASE("safetensors: a file written by Python (make_npy_fixtures.py) reads back exactly") {
   auto r = safetensors_read(ATTNVIZ_FIXTURES "/tiny.safetensors");
   REQUIRE_MESSAGE(r.ok(), r.error());
