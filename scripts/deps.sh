@@ -5,7 +5,7 @@
 #   LLVM's OpenMP (clang's -fopenmp links libomp, not GCC's libgomp) for bench/fuzz.sh.
 set -euo pipefail
 packages=(cmake g++ make pkg-config libeigen3-dev nlohmann-json3-dev doctest-dev libstb-dev
-          libfontconfig-dev fonts-nanum libimgui-dev libglfw3-dev libgl-dev)
+          libopenblas-openmp-dev libfontconfig-dev fonts-nanum libimgui-dev libglfw3-dev libgl-dev)
 case "${1:-build}" in
   test) packages+=(xvfb xauth libgl1-mesa-dri) ;;
   fuzz) packages+=(clang libclang-rt-dev libomp-dev) ;;

@@ -3,6 +3,7 @@
 #include "io/model_file.h"
 
 #include <charconv>
+#include <deque>
 
 #include <nlohmann/json.hpp>
 
@@ -26,18 +27,50 @@ struct TensorReader {
     if (!t && error.empty()) error = "the file has no tensor '" + name + "'";
     return t;
   }
+  // Conversions are planned while reading (destinations sized, shapes checked) and run together by
+  // convert_all, in parallel: each writes its own matrix, so the values do not depend on threads.
+  struct Pending {
+    const Tensor* tensor;  // in the file, or in `reshaped`
+    std::string name;
+    float* out;
+  };
+  std::vector<Pending> pending;
+  std::deque<Tensor> reshaped;  // small re-shaped copies (scoring blocks); a deque keeps them in place
+
+  template <class M>
+  void convert(const Tensor& t, const std::string& name, M& out) {
+    pending.push_back(Pending{&t, name, out.data()});
+  }
+  // Converts every planned tensor, checking finiteness on the way (no second pass over the
+  // weights); returns the first tensor, in reading order, with a NaN or an infinity ("" if none).
+  std::string convert_all() {
+    std::vector<char> finite(pending.size(), 1);
+    const auto n = static_cast<std::ptrdiff_t>(pending.size());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::ptrdiff_t i = 0; i < n; ++i)
+      finite[static_cast<size_t>(i)] = tensor_values_into(*pending[static_cast<size_t>(i)].tensor, pending[static_cast<size_t>(i)].out);
+    for (size_t i = 0; i < pending.size(); ++i)
+      if (!finite[i]) return pending[i].name;
+    return "";
+  }
   void mat(const std::string& name, Mat& out) {
     if (const Tensor* t = get(name); t && error.empty()) {
-      auto m = tensor_to_mat(*t);
-      if (!m) error = m.error();
-      else out = std::move(*m);
+      if (Status s = tensor_check_mat(*t); !s) {
+        error = s.error();
+        return;
+      }
+      out.resize(t->shape.size() == 2 ? t->shape[0] : 1, t->shape.back());
+      convert(*t, name, out);
     }
   }
   void vec(const std::string& name, Vec& out) {
     if (const Tensor* t = get(name); t && error.empty()) {
-      auto v = tensor_to_vec(*t);
-      if (!v) error = v.error();
-      else out = std::move(*v);
+      if (Status s = tensor_check_vec(*t); !s) {
+        error = s.error();
+        return;
+      }
+      out.resize(t->shape[0]);
+      convert(*t, name, out);
     }
   }
   // Scoring parameters: (NH, HS, HS) stored, (NH*HS, HS) in memory; optional.
@@ -53,12 +86,15 @@ struct TensorReader {
       error = "tensor '" + name + "' has more heads or a larger head size than any model here";
       return false;
     }
-    Tensor stacked = *t;  // small: one (HS, HS) block per head
+    Tensor& stacked = reshaped.emplace_back(*t);  // small: one (HS, HS) block per head
     stacked.shape = {t->shape[0] * t->shape[1], t->shape[2]};
-    auto m = tensor_to_mat(stacked);
-    if (!m) error = m.error();
-    else out = std::move(*m);
-    return m.ok();
+    if (Status s = tensor_check_mat(stacked); !s) {
+      error = s.error();
+      return false;
+    }
+    out.resize(stacked.shape[0], stacked.shape[1]);
+    convert(stacked, name, out);
+    return true;
   }
   // Tensors that only make sense together (the additive scoring function's three): a file with
   // some of them is refused rather than completed with random values.
@@ -168,8 +204,11 @@ Result<Model> model_from_tensors(const TensorFile& file, const std::optional<Mod
     }
   }
   if (!r.error.empty()) return make_error(r.error);
+  const std::string non_finite = r.convert_all();
   model_ensure_score_parameters(model, kMissingScoreSeed);
-  if (Status s = model_check(model); !s) return make_error(s.error());
+  // Finiteness was checked while converting; what is left is the shapes against the config.
+  if (Status s = model_check_shapes(model); !s) return make_error(s.error());
+  if (!non_finite.empty()) return make_error("tensor '" + non_finite + "' contains NaN or infinite values");
   return model;
 }
 
