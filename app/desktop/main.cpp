@@ -90,6 +90,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
   std::string pending_screenshot;
   bool screenshot_now = false;  // the script asked for the next frame even if the app is busy
   std::vector<double> frame_ms, training_ms;
+  uint64_t reported_version = 0;  // --report-results: the last result printed
   int saved[4] = {100, 100, opt.width, opt.height};
   while (!glfwWindowShouldClose(window) && !shell.quit) {
     const auto frame_start = std::chrono::steady_clock::now();
@@ -152,6 +153,14 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
       break;
     }
     glfwSwapBuffers(window);
+    if (opt.report_results && app.trace && app.trace_version != reported_version) {
+      reported_version = app.trace_version;
+      const double frame = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count();
+      std::printf("result %llu: compute %.1f ms (status bar), d_model %d, %d heads, %d layers; shown in a frame of %.1f ms\n",
+                  static_cast<unsigned long long>(reported_version), app.compute_seconds * 1000.0, app.trace->config.d_model,
+                  app.trace->config.n_heads, app.trace->config.n_layers, frame);
+      std::fflush(stdout);
+    }
     if (training_frame)
       training_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count());
     if (opt.bench_frames > 0 && idle) {

@@ -10,7 +10,7 @@ const char* app_usage() {
          "               [--view heads|model|lines|compare|steps|stats|coref|train]\n"
          "               [--lang en|ko] [--presentation] [--size WxH]\n"
          "               [--screenshot OUT.png [--frames N] [--layout-report OUT.json]] [--script ACTIONS.txt]\n"
-         "               [--bench-frames N]\n"
+         "               [--bench-frames N] [--report-results]\n"
          "keys: ←/→ head, ↑/↓ layer, space next step, F5 presentation mode, F11 full screen, Ctrl+S / Ctrl+O sessions\n";
 }
 
@@ -24,6 +24,10 @@ Result<AppOptions> app_options_parse(const std::vector<std::string>& args) {
     }
     if (a == "--presentation") {
       o.presentation = true;
+      continue;
+    }
+    if (a == "--report-results") {
+      o.report_results = true;
       continue;
     }
     if (i + 1 >= args.size()) return make_error("unknown option or missing value: " + a);

@@ -20,6 +20,8 @@ struct AppOptions {
   int frames = 5;          // frames rendered after the newest result arrived, before the screenshot
   std::string script;      // --script FILE: run actions (see state/script.h), then quit
   int bench_frames = 0;    // --bench-frames N: render N frames, print frame-time statistics, quit
+  bool report_results = false;  // --report-results: print each new result's compute time (the status
+                                // bar's figure) and the time of the frame that first shows it
   int width = 1280, height = 800;
   Lang lang = Lang::en;
   bool lang_given = false;
