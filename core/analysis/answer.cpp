@@ -124,8 +124,8 @@ Result<RowVec> output_logits(const Model& model, const RowVec& h) {
   if (h.size() != model.config.d_model) return make_error("the hidden state does not have d_model values");
   switch (model_output_head(model)) {
     case OutputHead::none:
-      return make_error("the model has no output head: it scores no vocabulary (random sandbox weights have none; a "
-                        "BERT checkpoint needs its masked-LM head, cls.predictions.*)");
+      // Short enough for the app's answer line at 1280 pixels, in either language.
+      return make_error("the model has no output head (a random sandbox has none; BERT needs cls.predictions.*)");
     case OutputHead::linear: {
       RowVec out = h * w.output_w.transpose();
       if (w.output_b.size() == out.size()) out += w.output_b.transpose();
