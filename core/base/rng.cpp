@@ -1,12 +1,12 @@
 // Compiled with -ffp-contract=off (see core/CMakeLists.txt) so no fused multiply-add can change
 // a rounding between machines.
 //
-// Speed without changing a bit: log_portable's series stops at the first term that no longer
-// changes the sum. Every later term is smaller and of the same sign (z^k / k with |z| < 0.18), and
-// rounding is monotonic, so none of them could change it either: the early stop gives exactly the
-// bits of all 20 terms. fill_normal draws the uniforms one pair at a time, as normal() does, but
-// takes the logarithms of a whole batch of accepted pairs together, 8 lanes at a time, which the
-// compiler turns into vector divisions.
+// Speed without changing a bit: log_portable's series stops once no term can change the sum any
+// more. Every later term is smaller and of the same sign (z^k / k with |z| < 0.18), and rounding is
+// monotonic, so none of them could: the stop gives exactly the bits of all 20 terms (series_terms
+// says where it is safe). fill_normal draws its uniforms 8 attempts at a time, accepting exactly
+// the pairs normal() would, and takes the logarithms of a whole batch of accepted pairs together,
+// 8 lanes at a time, which the compiler turns into vector divisions.
 #include "base/rng.h"
 
 #include <algorithm>
@@ -169,23 +169,9 @@ uint64_t seed_for(uint64_t seed, std::string_view name) {
 }
 
 double log_portable(double x) {
-  // x = m * 2^e with m in [sqrt(1/2), sqrt(2)); log(m) = 2 atanh(z), z = (m - 1) / (m + 1), |z| < 0.172.
-  int e = 0;
-  double m = std::frexp(x, &e);  // m in [0.5, 1): exact
-  if (m < kSqrtHalf) {
-    m *= 2.0;
-    e -= 1;
-  }
-  const double z = (m - 1.0) / (m + 1.0);
-  const double z2 = z * z;
-  double term = z, sum = 0.0;
-  for (int k = 1; k < 40; k += 2) {  // z^2 < 0.03: at most 20 terms reach below one ulp
-    const double next = sum + term / k;
-    if (next == sum) break;  // exact: no later, smaller term can change the sum either
-    sum = next;
-    term *= z2;
-  }
-  return 2.0 * sum + e * kLn2;
+  double out = 0.0;
+  log_portable_batch(&x, &out, 1);  // one series for both: the lanes' stop rule is exact for one value too
+  return out;
 }
 
 void log_portable_batch(const double* x, double* out, size_t n) {

@@ -33,8 +33,9 @@ uint64_t seed_for(uint64_t seed, std::string_view name);
 // A (rows, cols) matrix of N(0, stddev²) draws from rng, row by row.
 Mat rng_normal_mat(Rng& rng, Eigen::Index rows, Eigen::Index cols, double stddev);
 
-// Natural logarithm from + - * / and frexp only, correctly rounded to within a few ulp; used instead of
-// std::log so that the normal sampler is bit-identical everywhere.
+// Natural logarithm of a positive normal double (what the normal sampler passes) from + - * / and
+// the number's own bits only, within a few ulp; used instead of std::log so that the normal sampler
+// is bit-identical everywhere.
 double log_portable(double x);
 // log_portable of n positive normal (not subnormal) doubles, bit for bit, with lane-parallel arithmetic.
 void log_portable_batch(const double* x, double* out, size_t n);

@@ -3,6 +3,7 @@
 
 #include "io/json.h"
 #include "io/model_file.h"
+#include "io/tensor_copies.h"
 
 #include <omp.h>
 
@@ -200,11 +201,6 @@ class TensorTaker {
   }
 
  private:
-  struct Copy {
-    Tensor* tensor;
-    float* out;
-    bool transposed;
-  };
   // The error that comes first in the order of taking: `at` counts the tensors planned before it.
   struct FirstError {
     size_t at = 0;
@@ -226,25 +222,19 @@ class TensorTaker {
     }
     return &file_.tensors[it->second];
   }
-  void plan(Tensor& t, float* out, bool transposed) {
-    copies_.push_back({&t, out, transposed});
-  }
+  void plan(Tensor& t, float* out, bool transposed) { copies_.push_back({&t, out, transposed}); }
 
   // Converts the planned copies, each thread taking the next one in order when it is free. Progress
   // is reported from the calling thread only (an OpenMP team's thread 0), as callers expect.
   void run() {
     if (copies_.empty()) return;
-    const auto n = static_cast<std::ptrdiff_t>(copies_.size());
-    std::vector<char> finite(copies_.size(), 1);
     std::atomic<int> done{done_};
-#pragma omp parallel for schedule(dynamic, 1)
-    for (std::ptrdiff_t i = 0; i < n; ++i) {
-      const Copy& c = copies_[static_cast<size_t>(i)];
-      finite[static_cast<size_t>(i)] = tensor_values_into(*c.tensor, c.out, c.transposed);
-      tensor_release(*c.tensor);
+    const std::vector<char> finite = tensor_copies_run(copies_, [&](size_t i) {
+      // The copies point into file_, which is ours to release from.
+      tensor_release(file_.tensors[static_cast<size_t>(copies_[i].tensor - file_.tensors.data())]);
       const int now = ++done;
       if (omp_get_thread_num() == 0) report(now);
-    }
+    });
     done_ = done.load();
     report(done_);
     for (size_t i = 0; i < copies_.size(); ++i)
@@ -261,7 +251,7 @@ class TensorTaker {
   const std::function<void(float)>& progress_;
   int expected_ = 0, done_ = 0;
   std::unordered_map<std::string, size_t> index_;
-  std::vector<Copy> copies_;  // planned, not yet converted
+  std::vector<TensorCopy> copies_;  // planned, not yet converted (tensors of file_)
   size_t ran_ = 0;            // copies converted so far
   FirstError error_;
 };

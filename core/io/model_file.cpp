@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/json.h"
+#include "io/tensor_copies.h"
 
 namespace attnviz {
 
@@ -28,31 +29,25 @@ struct TensorReader {
     return t;
   }
   // Conversions are planned while reading (destinations sized, shapes checked) and run together by
-  // convert_all, in parallel: each writes its own matrix, so the values do not depend on threads.
-  struct Pending {
-    const Tensor* tensor;  // in the file, or in `reshaped`
-    std::string name;
-    float* out;
-  };
-  std::vector<Pending> pending;
+  // convert_all (tensor_copies_run: in parallel, the same values at any thread count).
+  std::vector<TensorCopy> copies;
+  std::vector<std::string> copy_names;
   std::deque<Tensor> reshaped;  // small re-shaped copies (scoring blocks); a deque keeps them in place
 
   template <class M>
   void convert(const Tensor& t, const std::string& name, M& out) {
-    pending.push_back(Pending{&t, name, out.data()});
+    copies.push_back(TensorCopy{&t, out.data()});
+    copy_names.push_back(name);
   }
   // Converts every planned tensor, checking finiteness on the way (no second pass over the
   // weights); returns the first tensor, in reading order, with a NaN or an infinity ("" if none).
   std::string convert_all() {
-    std::vector<char> finite(pending.size(), 1);
-    const auto n = static_cast<std::ptrdiff_t>(pending.size());
-#pragma omp parallel for schedule(dynamic, 1)
-    for (std::ptrdiff_t i = 0; i < n; ++i)
-      finite[static_cast<size_t>(i)] = tensor_values_into(*pending[static_cast<size_t>(i)].tensor, pending[static_cast<size_t>(i)].out);
-    for (size_t i = 0; i < pending.size(); ++i)
-      if (!finite[i]) return pending[i].name;
+    const std::vector<char> finite = tensor_copies_run(copies);
+    for (size_t i = 0; i < copies.size(); ++i)
+      if (!finite[i]) return copy_names[i];
     return "";
   }
+
   void mat(const std::string& name, Mat& out) {
     if (const Tensor* t = get(name); t && error.empty()) {
       if (Status s = tensor_check_mat(*t); !s) {
