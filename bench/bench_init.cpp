@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/memory_tuning.h"
+#include "bench_timing.h"
 #include "base/parse_number.h"
 #include "base/rng.h"
 #include "io/model_file.h"
@@ -22,18 +23,7 @@
 namespace {
 
 using namespace attnviz;
-using Clock = std::chrono::steady_clock;
-
-double median_seconds(int repeat, const std::function<void()>& run) {
-  std::vector<double> t;
-  for (int r = 0; r < repeat; ++r) {
-    const auto t0 = Clock::now();
-    run();
-    t.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using bench::median_seconds;
 
 // The earlier way: every tensor in turn, one normal() per value (same streams, same bits).
 void redraw_one_at_a_time(Model& m) {

@@ -19,6 +19,7 @@
 
 #include "analysis/answer.h"
 #include "base/memory_tuning.h"
+#include "bench_timing.h"
 #include "base/parse_number.h"
 #include "io/model_open.h"
 #include "model/trace.h"
@@ -27,7 +28,7 @@
 namespace {
 
 using namespace attnviz;
-using Clock = std::chrono::steady_clock;
+using bench::median_seconds;
 
 struct Options {
   std::string model;
@@ -51,19 +52,6 @@ bool parse(int argc, char** argv, Options& o) {
     if (!ok) return false;
   }
   return !o.model.empty() && argc % 2 == 1;
-}
-
-// Median wall time of `run` over `repeat` calls, after one call that warms up.
-double median_seconds(int repeat, const std::function<void()>& run) {
-  run();
-  std::vector<double> times;
-  for (int r = 0; r < repeat; ++r) {
-    const auto t0 = Clock::now();
-    run();
-    times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
 }
 
 double median(std::vector<double> v) {
