@@ -403,7 +403,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bench-bin", default=os.path.join(repo, "build", "bench", "attnviz-bench-coref"))
     ap.add_argument("--export-dir", default=None, help="where the export goes (default: a temporary directory)")
-    # None: the binary's own defaults, the shipped demo (seed 3, d_ff 0 = attention only, 4 heads).
+    # None: the binary's own defaults, the shipped demo (seed 26, d_ff 0 = attention only, 4 heads, C 32).
     ap.add_argument("--seed", type=int, default=None, help="default: the binary's (the shipped demo's)")
     ap.add_argument("--d-ff", type=int, default=None, help="0: attention-only layers; default: the binary's")
     ap.add_argument("--heads", type=int, default=None, help="default: the binary's")

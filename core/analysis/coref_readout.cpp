@@ -85,6 +85,7 @@ Result<std::vector<CorefHeadScore>> coref_head_scores(const Trace& trace, const 
       s.to_a = weight_at(w, e.pronoun, e.candidate_a);
       s.to_b = weight_at(w, e.pronoun, e.candidate_b);
       s.to_property = weight_at(w, e.pronoun, e.property);
+      s.reads_property = e.property >= 0 && s.to_property >= kCorefResolveShare;
       if (e.referent >= 0) {
         const float to_ref = e.referent == e.candidate_a ? s.to_a : s.to_b;
         const float to_other = e.referent == e.candidate_a ? s.to_b : s.to_a;

@@ -22,6 +22,9 @@ struct CorefHeadScore {
   float to_a = 0, to_b = 0;  // the pronoun's attention weight on candidate a / candidate b
   float to_property = 0;     // on the property word; 0 when the sentence has none
   bool resolves = false;     // referent known, to_referent > to_other and to_referent >= kCorefResolveShare
+  bool reads_property = false;  // the sentence has a property word and to_property >= kCorefResolveShare:
+                                // the head carries "tired" / "wide" into the pronoun, which in the shipped
+                                // demo is what decides the answer (its importance grid shows it)
 };
 
 // Ok when the example has a pronoun and two candidates and the trace is a self-attention trace of

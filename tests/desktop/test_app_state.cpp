@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "analysis/coref_readout.h"
 #include "io/session.h"
 #include "state/app_state.h"
 #include "state/file_actions.h"
@@ -226,25 +227,29 @@ void settle_importance(AppState& app) {
 TEST_CASE("app state: heads switched off change the answer, come back on, and sessions keep them") {
   AppState app;
   app_open_on_meaning(app);
-  app.sentence = "The animal didn't cross the street because it was too wide.";
+  app.sentence = "The animal didn't cross the street because it was too tired.";
   app.dirty = true;
   settle(app);
   REQUIRE(app.answer);
-  CHECK(app.answer->coref.referent_text == "street");
+  CHECK(app.answer->coref.referent_text == "animal");
   CHECK_FALSE(app.answer_full);  // nothing is off: no before/after
-  for (int h = 0; h < 4; ++h) CHECK(app_toggle_head(app, 0, h));
+  // Layer 0 head 0 reads "tired" into "it"; head 3 hardly matters.
+  CHECK(app_toggle_head(app, 0, 0));
+  CHECK(app_toggle_head(app, 0, 3));
   CHECK_FALSE(app_toggle_head(app, 2, 0));  // the demo has layers 0 and 1
   settle(app);
   REQUIRE(app.answer);
   REQUIRE(app.answer_full);
-  CHECK(app.answer->coref.referent_text == "animal");
-  CHECK(app.answer_full->coref.referent_text == "street");
-  CHECK(app.trace->head(0, 2).ablated);
-  CHECK_FALSE(app.trace->head(1, 2).ablated);
+  CHECK(app.answer->coref.referent_text == "street");
+  CHECK(app.answer_full->coref.referent_text == "animal");
+  CHECK(app.trace->head(0, 0).ablated);
+  CHECK(app.trace->head(0, 3).ablated);
+  CHECK_FALSE(app.trace->head(0, 2).ablated);
+  CHECK_FALSE(app.trace->head(1, 0).ablated);
 
   app.measure = AttentionMeasure::rollout;
   const Session s = app_capture_session(app);
-  CHECK(s.ui.at("ablated") == "0:0,0:1,0:2,0:3");
+  CHECK(s.ui.at("ablated") == "0:0,0:3");
   CHECK(s.ui.at("ablation") == "zero");
   CHECK(s.ui.at("measure") == "rollout");
   AppState other;
@@ -273,7 +278,7 @@ TEST_CASE("app state: heads switched off change the answer, come back on, and se
   app.dirty = true;
   settle(app);
   CHECK(app.error.empty());
-  CHECK(app.ablation.heads == std::vector<HeadRef>{HeadRef{0, 0}, HeadRef{0, 1}});
+  CHECK(app.ablation.heads == std::vector<HeadRef>{HeadRef{0, 0}});
   CHECK(app.status.find("no longer has") != std::string::npos);
 }
 
@@ -288,7 +293,15 @@ TEST_CASE("app state: which heads matter runs off the UI thread and belongs to i
   CHECK(g->answer.coref.referent_text == "animal");
   CHECK(g->drop.size() == 2);
   CHECK(g->best_layer == 0);
-  CHECK(g->best_head == 3);
+  CHECK(g->best_head == 0);
+  // The app opens on a head of layer 2 that sends "it" to "animal", and the head that decides
+  // (layer 1 head 1) reads "tired" into "it".
+  const auto scores = coref_head_scores(*app.trace, coref_make(app.sentence));
+  REQUIRE(scores.ok());
+  const size_t NH = static_cast<size_t>(app.trace->config.n_heads);
+  CHECK(app.layer == 1);
+  CHECK((*scores)[static_cast<size_t>(app.layer) * NH + static_cast<size_t>(app.head)].resolves);
+  CHECK((*scores)[0].reads_property);
   app.sentence = "The animal didn't cross the street because it was too tired!";
   app.dirty = true;
   settle(app);

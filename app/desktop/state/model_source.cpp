@@ -162,7 +162,7 @@ void app_open_on_meaning(AppState& app) {
   if (Status s = app_use_source(app, ModelSource::demo_coref); !s) return;
   app.sentence = "The animal didn't cross the street because it was too tired.";
   app.layer = 1;
-  app.head = 2;  // the shipped demo's head 3 of layer 2 sends "it" to its referent (README)
+  app.head = 3;  // the shipped demo's head 4 of layer 2 sends "it" to its referent (README; a test checks it)
   app.query = coref_make(app.sentence).pronoun;
   app.dirty = true;
 }

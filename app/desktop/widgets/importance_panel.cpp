@@ -3,6 +3,7 @@
 #include "widgets/importance_panel.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -45,8 +46,9 @@ void grid(AppState& app, const ImportanceGrid& g) {
       dl->AddRectFilled(p0, p1, bg);
       if (app.ablation.has(l, h)) draw_hatch(dl, p0, p1, 8.0f);
       if (l == g.best_layer && h == g.best_head) dl->AddRect(p0, p1, IM_COL32(255, 200, 60, 255), 0, 0, 2.0f);
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.3g%s", static_cast<double>(d), g.flips[static_cast<size_t>(l)][static_cast<size_t>(h)] ? "*" : "");
+      char buf[32];  // fixed decimals, and no "-0.000": a drop that rounds to nothing reads as 0
+      const double shown = std::abs(d) < 0.0005f ? 0.0 : static_cast<double>(d);
+      std::snprintf(buf, sizeof buf, "%.3f%s", shown, g.flips[static_cast<size_t>(l)][static_cast<size_t>(h)] ? "*" : "");
       const float tw = ImGui::CalcTextSize(buf).x;
       dl->AddText(ImVec2(p0.x + (cell_w - 2 - tw) * 0.5f, y + (cell_h - ImGui::GetTextLineHeight()) * 0.5f),
                   contrast_text_color(bg), buf);

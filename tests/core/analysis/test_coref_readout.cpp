@@ -64,6 +64,7 @@ TEST_CASE("coref view: per-head weights on the candidates, which heads resolve, 
   CHECK((*s)[0].to_b == doctest::Approx(0.1f));
   CHECK((*s)[0].to_property == doctest::Approx(0.2f));
   CHECK((*s)[0].resolves);
+  CHECK_FALSE((*s)[0].reads_property);  // 0.2 on "tired": under half
   CHECK_FALSE((*s)[1].resolves);  // more on animal, but under half of the attention
   CHECK_FALSE((*s)[2].resolves);  // looks at the wrong noun
   CHECK_FALSE((*s)[3].resolves);  // a tie is not "more"
@@ -126,15 +127,22 @@ TEST_CASE("coref view: the answer read from the trace equals coref_predict on th
   CHECK(wide->referent_text == "street");
   CHECK(tired->probability > 0.5f);
 
-  // The demo grows a head that resolves "it" both ways in the famous pair, and the best head of
-  // each sentence is a resolving one.
+  // The demo grows heads that resolve "it" both ways in the famous pair (layer 1, heads 1 and 3),
+  // the best head of each sentence is a resolving one, and layer 0 head 0 reads "tired" into "it"
+  // (the head whose loss changes the answer: tests/cli/test_cli_predict.cpp).
   auto st = coref_head_scores(run(m, kTired), coref_make(kTired));
   auto sw = coref_head_scores(run(m, kWide), coref_make(kWide));
   REQUIRE((st.ok() && sw.ok()));
   REQUIRE(st->size() == 8);
   int both = 0;
   for (size_t i = 0; i < st->size(); ++i) both += (*st)[i].resolves && (*sw)[i].resolves;
-  CHECK(both >= 1);
+  CHECK(both == 2);
+  CHECK(((*st)[5].resolves && (*sw)[5].resolves && (*st)[7].resolves && (*sw)[7].resolves));
+  CHECK((*st)[0].reads_property);
+  CHECK((*st)[0].to_property > 0.8f);
+  int reading = 0;
+  for (const CorefHeadScore& h : *st) reading += h.reads_property;
+  CHECK(reading == 1);
   CHECK((*st)[static_cast<size_t>(coref_best_head(*st, coref_make(kTired)))].resolves);
   CHECK((*sw)[static_cast<size_t>(coref_best_head(*sw, coref_make(kWide)))].resolves);
 }
@@ -151,8 +159,8 @@ TEST_CASE("coref view: models that cannot answer, and a trace made by another mo
   const Trace ts = run(sandbox, kTired);
   CHECK(coref_head_scores(ts, e).ok());  // attention exists in any model
   CHECK_FALSE(coref_answer(sandbox, ts, e).ok());
-  // The demo's output projection does not fit a 32-wide trace.
-  c.d_model = 32;
+  // The demo's output projection does not fit a 16-wide trace.
+  c.d_model = 16;
   const Trace narrow = run(model_init_random(c, 1), kTired);
   CHECK(coref_answer(demo, narrow, e).error() == "the trace was not made by this model");
   // A vocabulary without the candidate's word.

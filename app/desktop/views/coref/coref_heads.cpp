@@ -102,6 +102,7 @@ void head_box(AppState& app, const CorefSide& a, const CorefHeadScore& s, const 
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
   dl->AddRectFilled(p, p1, s.resolves ? kCorefColResolvesBg : ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f);
   if (s.resolves) dl->AddRect(p, p1, kCorefColResolves, 3.0f, 0, 2.0f * thick);
+  else if (s.reads_property) dl->AddRect(p, p1, kCorefColProperty, 3.0f, 0, 2.0f * thick);
   if (selected) dl->AddRect(ImVec2(p.x - 2, p.y - 2), ImVec2(p1.x + 2, p1.y + 2), text, 4.0f, 0, 2.0f * thick);
   const std::string title =
       b.compact ? std::to_string(s.head + 1) : std::string(tr(app.lang, Str::head)) + " " + std::to_string(s.head + 1);
@@ -160,6 +161,7 @@ void heads_legend(const AppState& app, const CorefSide& a, int resolving, int he
     return;
   }
   swatch(kCorefColResolves, tr(L, Str::co_legend_resolves), false, true);
+  if (e.property >= 0) swatch(kCorefColProperty, tr(L, Str::co_legend_reads_property), false, true);
   const std::string count = tr_format(L, Str::co_resolves_count, resolving, heads);
   ImGui::SameLine(0, ImGui::GetFontSize());
   if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(count.c_str()).x) ImGui::NewLine();
