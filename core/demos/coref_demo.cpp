@@ -57,6 +57,7 @@ float coref_learning_rate(const CorefTrainOptions& o) {
   if (o.lr > 0) return o.lr;
   float lr = 3e-3f;
   if (o.d_model > 64) lr *= 64.0f / static_cast<float>(o.d_model);
+  if (o.d_model > 64 && o.n_layers == 1) lr *= 0.5f;
   if (o.score == ScoreKind::dot || o.score == ScoreKind::general) lr *= 0.5f;
   return lr;
 }

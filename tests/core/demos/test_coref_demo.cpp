@@ -54,3 +54,19 @@ TEST_CASE("coref demo: the callback can stop training, and bad input is an error
   o.n_heads = 5;
   CHECK_FALSE(coref_model_init(o).ok());                                   // 64 % 5 != 0
 }
+
+TEST_CASE("coref demo: the learning rate follows the architecture; --lr overrides it") {
+  CorefTrainOptions o;  // the shipped demo
+  CHECK(coref_learning_rate(o) == doctest::Approx(3e-3f));
+  o.d_model = 128;
+  CHECK(coref_learning_rate(o) == doctest::Approx(1.5e-3f));  // scaled by 64 / d_model above 64
+  o.n_layers = 1;
+  CHECK(coref_learning_rate(o) == doctest::Approx(7.5e-4f));  // one wide layer: halved again
+  o.d_model = 64;
+  CHECK(coref_learning_rate(o) == doctest::Approx(3e-3f));    // not at 64 and below
+  o.score = ScoreKind::dot;
+  CHECK(coref_learning_rate(o) == doctest::Approx(1.5e-3f));  // unscaled scores
+  o.lr = 1e-2f;
+  CHECK(coref_learning_rate(o) == doctest::Approx(1e-2f));
+  CHECK(coref_arch_key(CorefTrainOptions{}) == "heads4_dmodel32");
+}
