@@ -168,6 +168,7 @@ Result<Model> model_from_tensors(const TensorFile& file, const std::optional<Mod
     r.vec(p + "norm1.weight", L.norm1_w);
     r.vec(p + "norm1.bias", L.norm1_b);
     if (config->d_ff == 0) continue;  // attention only: no FFN or norm2 tensors to read
+    if (config->gated_ffn) r.mat(p + "gate.weight", L.ff_gate_w);
     r.mat(p + "linear1.weight", L.ff1_w);
     r.vec(p + "linear1.bias", L.ff1_b);
     r.mat(p + "linear2.weight", L.ff2_w);
@@ -235,6 +236,7 @@ TensorFile model_to_tensors(const Model& model) {
     f.tensors.push_back(tensor_from_vec(p + "norm1.weight", L.norm1_w));
     f.tensors.push_back(tensor_from_vec(p + "norm1.bias", L.norm1_b));
     if (c.d_ff == 0) continue;  // attention only: the FFN and norm2 are absent, not zero-size tensors
+    if (c.gated_ffn) f.tensors.push_back(tensor_from_mat(p + "gate.weight", L.ff_gate_w));
     f.tensors.push_back(tensor_from_mat(p + "linear1.weight", L.ff1_w));
     f.tensors.push_back(tensor_from_vec(p + "linear1.bias", L.ff1_b));
     f.tensors.push_back(tensor_from_mat(p + "linear2.weight", L.ff2_w));

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "model/kernels.h"
+#include "model/rope.h"
 
 namespace attnviz {
 
@@ -80,22 +81,47 @@ void attention_ablate(AttentionTrace& t, const LayerAblation& ablate, int hs) {
   for (size_t h = 0; h < ablate.off.size(); ++h) t.heads[h].ablated = ablate.off[h];
 }
 
+Projections attention_project(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
+                              bool self_attention, int q_first, int k_first) {
+  const int C = c.d_model, KV = c.kv_dim();
+  Projections p;
+  if (self_attention) {
+    const Mat qkv = linear(xq, w.in_proj_w, w.in_proj_b);  // one GEMM, (T, C + 2·KV)
+    p.q = qkv.leftCols(C);
+    p.k = qkv.middleCols(C, KV);
+    p.v = qkv.rightCols(KV);
+  } else {
+    p.q = linear(xq, w.in_proj_w.topRows(C), w.in_proj_b.head(C));
+    const Mat kv = linear(xkv, w.in_proj_w.bottomRows(2 * KV), w.in_proj_b.tail(2 * KV));
+    p.k = kv.leftCols(KV);
+    p.v = kv.rightCols(KV);
+  }
+  if (c.positions == PositionEncoding::rotary) {
+    const std::vector<float> inv = rope_inv_freq(c);
+    p.q_unrotated = p.q;
+    p.k_unrotated = p.k;
+    rope_apply(p.q, c.n_heads, c.head_size(), rope_table(inv, q_first, static_cast<int>(p.q.rows())));
+    rope_apply(p.k, c.kv_heads(), c.head_size(), rope_table(inv, k_first, static_cast<int>(p.k.rows())));
+  }
+  return p;
+}
+
+HeadTrace head_forward_from(const AttentionWeights& w, const ModelConfig& c, int h, const Projections& p,
+                            const Mat& mask, bool keep_scores) {
+  const int HS = c.head_size(), g = c.kv_group(h);
+  HeadTrace head = head_forward(w, c, h, p.q.middleCols(h * HS, HS), p.k.middleCols(g * HS, HS),
+                                p.v.middleCols(g * HS, HS), mask, keep_scores);
+  if (p.q_unrotated.size() > 0) {
+    head.q_unrotated = p.q_unrotated.middleCols(h * HS, HS);
+    head.k_unrotated = p.k_unrotated.middleCols(g * HS, HS);
+  }
+  return head;
+}
+
 AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
                                  const Mat& mask, bool keep_scores, const LayerAblation& ablate) {
   const int C = c.d_model, NH = c.n_heads, HS = c.head_size();
-  Mat q_all, k_all, v_all;  // (Tq, C), (Tk, C), (Tk, C)
-  if (&xq == &xkv) {
-    const Mat qkv = linear(xq, w.in_proj_w, w.in_proj_b);  // self-attention: one GEMM, (T, 3C)
-    q_all = qkv.leftCols(C);
-    k_all = qkv.middleCols(C, C);
-    v_all = qkv.rightCols(C);
-  } else {
-    q_all = linear(xq, w.in_proj_w.topRows(C), w.in_proj_b.head(C));
-    const Mat kv = linear(xkv, w.in_proj_w.bottomRows(2 * C), w.in_proj_b.tail(2 * C));
-    k_all = kv.leftCols(C);
-    v_all = kv.rightCols(C);
-  }
-
+  const Projections p = attention_project(w, c, xq, xkv, &xq == &xkv);
   AttentionTrace t;
   t.heads.resize(static_cast<size_t>(NH));
   t.concat.resize(xq.rows(), C);
@@ -105,8 +131,7 @@ AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c
 #pragma omp parallel for schedule(dynamic, 1) if (heads_in_parallel)
   for (int h = 0; h < NH; ++h) {
     HeadTrace& head = t.heads[static_cast<size_t>(h)];
-    head = head_forward(w, c, h, q_all.middleCols(h * HS, HS), k_all.middleCols(h * HS, HS),
-                        v_all.middleCols(h * HS, HS), mask, keep_scores);
+    head = head_forward_from(w, c, h, p, mask, keep_scores);
     t.concat.middleCols(h * HS, HS) = head.out;
   }
   attention_ablate(t, ablate, HS);
@@ -116,10 +141,17 @@ AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c
 
 AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
                                        const Mat& mask, const LayerAblation& ablate) {
-  const int C = c.d_model, NH = c.n_heads, HS = c.head_size();
-  const Mat q_all = linear_naive(xq, w.in_proj_w.topRows(C), w.in_proj_b.head(C));
-  const Mat k_all = linear_naive(xkv, w.in_proj_w.middleRows(C, C), w.in_proj_b.segment(C, C));
-  const Mat v_all = linear_naive(xkv, w.in_proj_w.bottomRows(C), w.in_proj_b.tail(C));
+  const int C = c.d_model, NH = c.n_heads, HS = c.head_size(), KV = c.kv_dim();
+  Mat q_all = linear_naive(xq, w.in_proj_w.topRows(C), w.in_proj_b.head(C));
+  Mat k_all = linear_naive(xkv, w.in_proj_w.middleRows(C, KV), w.in_proj_b.segment(C, KV));
+  const Mat v_all = linear_naive(xkv, w.in_proj_w.bottomRows(KV), w.in_proj_b.tail(KV));
+  const Mat q_plain = q_all, k_plain = k_all;
+  const bool rotary = c.positions == PositionEncoding::rotary;
+  if (rotary) {
+    const std::vector<float> inv = rope_inv_freq(c);
+    rope_apply_naive(q_all, NH, HS, inv, 0);
+    rope_apply_naive(k_all, c.kv_heads(), HS, inv, 0);
+  }
   const Eigen::Index Tq = xq.rows(), Tk = xkv.rows();
 
   AttentionTrace t;
@@ -127,9 +159,14 @@ AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelCon
   for (int h = 0; h < NH; ++h) {
     HeadTrace head;
     head.score = c.score_of_head(h);
+    const int g = c.kv_group(h);
     head.q = q_all.middleCols(h * HS, HS);
-    head.k = k_all.middleCols(h * HS, HS);
-    head.v = v_all.middleCols(h * HS, HS);
+    head.k = k_all.middleCols(g * HS, HS);
+    head.v = v_all.middleCols(g * HS, HS);
+    if (rotary) {
+      head.q_unrotated = q_plain.middleCols(h * HS, HS);
+      head.k_unrotated = k_plain.middleCols(g * HS, HS);
+    }
     head.scores_raw.resize(Tq, Tk);
     const Mat Wa = head_block(w.general_w, h, HS);
     const Mat Wq = head_block(w.additive_wq, h, HS), Wk = head_block(w.additive_wk, h, HS);

@@ -14,9 +14,11 @@ namespace attnviz {
 // trace_reuse.cpp's head_extend builds every field below: a new field must be added there too.
 struct HeadTrace {
   ScoreKind score = ScoreKind::scaled_dot;
-  Mat q;              // (Tq, HS)
-  Mat k;              // (Tk, HS)
+  Mat q;              // (Tq, HS) as the scores read it: rotated by position with rotary positions
+  Mat k;              // (Tk, HS) likewise; with grouped key/value heads, the shared head's
   Mat v;              // (Tk, HS)
+  Mat q_unrotated;    // (Tq, HS) Q before the rotation; rotary positions only, empty otherwise
+  Mat k_unrotated;    // (Tk, HS) K before the rotation; likewise
   // Empty for a dot-product head of a long input, whose trace keeps only the weights: head_scores
   // and head_score_at recompute them from Q and K (see kKeepScoresCells).
   Mat scores_raw;     // (Tq, Tk) QKᵀ, or the head's scoring function, before any scaling
@@ -31,6 +33,20 @@ struct AttentionTrace {
   Mat concat;                    // (Tq, C) the heads' outputs side by side (ablated heads replaced)
   Mat out;                       // (Tq, C) concat · W_Oᵀ + b_O
 };
+
+// Every head's Q, K and V, as the heads read them. Queries at positions q_first, q_first + 1, ...
+// and keys at k_first, ... (rotary positions; a continued trace starts past its reused rows).
+struct Projections {
+  Mat q;            // (Tq, C) the NH query heads side by side
+  Mat k, v;         // (Tk, NKV·HS) the key/value heads side by side
+  Mat q_unrotated;  // (Tq, C) before the rotation; rotary positions only, empty otherwise
+  Mat k_unrotated;  // (Tk, NKV·HS) likewise
+};
+Projections attention_project(const AttentionWeights& w, const ModelConfig& config, const Mat& xq, const Mat& xkv,
+                              bool self_attention, int q_first = 0, int k_first = 0);
+// Head h of the projections: its Q, its key/value group's K and V (and the unrotated Q and K).
+HeadTrace head_forward_from(const AttentionWeights& w, const ModelConfig& config, int h, const Projections& p,
+                            const Mat& mask, bool keep_scores);
 
 // xq (Tq, C), xkv (Tk, C), mask (Tq, Tk) additive 0 / -inf, shared by all heads. Without
 // keep_scores, dot-product heads (dot, scaled_dot) keep their weights but not their scores. The

@@ -3,6 +3,7 @@
 #include "model/config.h"
 
 #include <array>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -13,13 +14,17 @@ namespace attnviz {
 
 namespace {
 
-constexpr EnumNames<Activation, 3> kActivations{{
-    {Activation::relu, "relu"}, {Activation::gelu, "gelu"}, {Activation::gelu_tanh, "gelu_tanh"}}};
+constexpr EnumNames<Activation, 4> kActivations{{
+    {Activation::relu, "relu"}, {Activation::gelu, "gelu"}, {Activation::gelu_tanh, "gelu_tanh"},
+    {Activation::silu, "silu"}}};
+constexpr EnumNames<NormKind, 2> kNormKinds{{{NormKind::layer_norm, "layer_norm"}, {NormKind::rms_norm, "rms_norm"}}};
+constexpr EnumNames<RopeScaling, 3> kRopeScalings{{
+    {RopeScaling::none, "none"}, {RopeScaling::linear, "linear"}, {RopeScaling::llama3, "llama3"}}};
 constexpr EnumNames<NormPlacement, 2> kNorms{{
     {NormPlacement::post, "post"}, {NormPlacement::pre, "pre"}}};
-constexpr EnumNames<PositionEncoding, 3> kPositions{{
+constexpr EnumNames<PositionEncoding, 4> kPositions{{
     {PositionEncoding::sinusoidal, "sinusoidal"}, {PositionEncoding::learned, "learned"},
-    {PositionEncoding::none, "none"}}};
+    {PositionEncoding::none, "none"}, {PositionEncoding::rotary, "rotary"}}};
 constexpr EnumNames<ScoreKind, 4> kScores{{
     {ScoreKind::scaled_dot, "scaled_dot"}, {ScoreKind::dot, "dot"},
     {ScoreKind::general, "general"}, {ScoreKind::additive, "additive"}}};
@@ -40,6 +45,10 @@ std::optional<Activation> activation_from_name(std::string_view s) { return enum
 std::optional<NormPlacement> norm_from_name(std::string_view s) { return enum_from_name(kNorms, s); }
 std::optional<PositionEncoding> positions_from_name(std::string_view s) { return enum_from_name(kPositions, s); }
 std::optional<ScoreKind> score_from_name(std::string_view s) { return enum_from_name(kScores, s); }
+std::string_view name_of(NormKind v) { return enum_name(kNormKinds, v); }
+std::string_view name_of(RopeScaling v) { return enum_name(kRopeScalings, v); }
+std::optional<NormKind> norm_kind_from_name(std::string_view s) { return enum_from_name(kNormKinds, s); }
+std::optional<RopeScaling> rope_scaling_from_name(std::string_view s) { return enum_from_name(kRopeScalings, s); }
 
 Status config_validate(const ModelConfig& c) {
   auto fail = [](std::string m) { return make_error(std::move(m)); };
@@ -64,9 +73,26 @@ Status config_validate(const ModelConfig& c) {
   if (c.max_positions < 1 || c.max_positions > 1 << 16) return fail("max_positions must be between 1 and 65536");
   if (c.type_vocab < 0 || c.type_vocab > kMaxTypeVocab)
     return fail("the number of token types must be between 0 and " + std::to_string(kMaxTypeVocab));
+  if (c.n_kv_heads < 0 || (c.n_kv_heads > 0 && c.n_heads % c.n_kv_heads != 0))
+    return fail("the " + std::to_string(c.n_heads) + " query heads cannot be shared evenly by " +
+                std::to_string(c.n_kv_heads) + " key/value heads");
+  if (c.sliding_window < 0) return fail("the sliding window must be 0 (none) or more keys");
+  if (c.position_padding_idx >= 0 && c.positions != PositionEncoding::learned)
+    return fail("a position padding index needs learned positions");
+  if (c.positions == PositionEncoding::rotary) {
+    const RopeConfig& r = c.rope;
+    if (!(r.theta > 1.0f) || !std::isfinite(r.theta)) return fail("the rotary base (rope_theta) must be above 1");
+    if (!(r.fraction > 0.0f && r.fraction <= 1.0f)) return fail("the rotary share of each head must be in (0, 1]");
+    if (c.rotary_dims() < 2) return fail("the rotary share of each head rotates no pair of dimensions");
+    if (r.scaling != RopeScaling::none && !(r.factor >= 1.0f && std::isfinite(r.factor)))
+      return fail("the rotary scaling factor must be 1 or more");
+    if (r.scaling == RopeScaling::llama3 &&
+        (!(r.high_freq_factor > r.low_freq_factor) || !(r.low_freq_factor > 0.0f) || r.original_max_positions < 1))
+      return fail("llama3 rotary scaling needs 0 < low_freq_factor < high_freq_factor and an original context length");
+  }
   // The whole parameter count, in 64-bit, so a huge config is refused before allocating.
-  const int64_t C = c.d_model, F = c.d_ff, L = c.n_layers;
-  const int64_t params = L * (4 * C * C + 2 * C * F);
+  const int64_t C = c.d_model, F = c.d_ff, L = c.n_layers, KV = c.kv_dim();
+  const int64_t params = L * (2 * C * C + 2 * C * KV + (c.gated_ffn ? 3 : 2) * C * F);
   if (params > (int64_t{1} << 31)) return fail("the model is too large: " + std::to_string(params) + " parameters");
   return Ok{};
 }
@@ -112,6 +138,20 @@ nlohmann::json config_to_json(const ModelConfig& c) {
                    {"temperature", c.temperature}, {"max_positions", c.max_positions},
                    {"final_norm", c.final_norm}, {"causal", c.causal}, {"embed_norm", c.embed_norm},
                    {"type_vocab", c.type_vocab}};
+  // The later families' fields, written only when they differ from the defaults, so the files of
+  // every earlier model read and write as before.
+  const ModelConfig d;
+  if (c.n_kv_heads != d.n_kv_heads) j["n_kv_heads"] = c.n_kv_heads;
+  if (c.norm_kind != d.norm_kind) j["norm_kind"] = name_of(c.norm_kind);
+  if (c.gated_ffn != d.gated_ffn) j["gated_ffn"] = c.gated_ffn;
+  if (c.parallel_residual != d.parallel_residual) j["parallel_residual"] = c.parallel_residual;
+  if (c.sliding_window != d.sliding_window) j["sliding_window"] = c.sliding_window;
+  if (c.position_padding_idx != d.position_padding_idx) j["position_padding_idx"] = c.position_padding_idx;
+  if (c.positions == PositionEncoding::rotary)
+    j["rope"] = {{"theta", c.rope.theta}, {"fraction", c.rope.fraction}, {"scaling", name_of(c.rope.scaling)},
+                 {"factor", c.rope.factor}, {"low_freq_factor", c.rope.low_freq_factor},
+                 {"high_freq_factor", c.rope.high_freq_factor},
+                 {"original_max_positions", c.rope.original_max_positions}};
   if (!c.head_scores.empty()) {
     auto arr = nlohmann::json::array();
     for (ScoreKind s : c.head_scores) arr.push_back(name_of(s));
@@ -167,8 +207,23 @@ Result<ModelConfig> config_from_json(const nlohmann::json& j) {
                    read_enum(j, "activation", c.activation, activation_from_name),
                    read_enum(j, "norm", c.norm, norm_from_name),
                    read_enum(j, "positions", c.positions, positions_from_name),
-                   read_enum(j, "score", c.score, score_from_name)})
+                   read_enum(j, "score", c.score, score_from_name),
+                   read_member(j, "n_kv_heads", c.n_kv_heads), read_member(j, "gated_ffn", c.gated_ffn),
+                   read_member(j, "parallel_residual", c.parallel_residual),
+                   read_member(j, "sliding_window", c.sliding_window),
+                   read_member(j, "position_padding_idx", c.position_padding_idx),
+                   read_enum(j, "norm_kind", c.norm_kind, norm_kind_from_name)})
     if (!s) return make_error("model config: " + s.error());
+  if (auto it = j.find("rope"); it != j.end()) {
+    if (!it->is_object()) return make_error("model config: 'rope' must be an object");
+    RopeConfig& r = c.rope;
+    for (Status s : {read_member(*it, "theta", r.theta), read_member(*it, "fraction", r.fraction),
+                     read_member(*it, "factor", r.factor), read_member(*it, "low_freq_factor", r.low_freq_factor),
+                     read_member(*it, "high_freq_factor", r.high_freq_factor),
+                     read_member(*it, "original_max_positions", r.original_max_positions),
+                     read_enum(*it, "scaling", r.scaling, rope_scaling_from_name)})
+      if (!s) return make_error("model config: rope: " + s.error());
+  }
   if (auto it = j.find("head_scores"); it != j.end()) {
     if (!it->is_array()) return make_error("model config: 'head_scores' must be a list of names");
     for (const auto& e : *it) {

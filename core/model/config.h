@@ -14,10 +14,28 @@
 
 namespace attnviz {
 
-enum class Activation { relu, gelu, gelu_tanh };
-enum class NormPlacement { post, pre };           // post: 2017 paper, BERT. pre: GPT, ViT.
-enum class PositionEncoding { sinusoidal, learned, none };
+enum class Activation { relu, gelu, gelu_tanh, silu };
+enum class NormPlacement { post, pre };           // post: 2017 paper, BERT. pre: GPT, ViT, Llama.
+enum class NormKind { layer_norm, rms_norm };     // rms_norm: x / sqrt(mean(x^2) + eps) * w, no bias (Llama)
+// rotary: no vector is added to the embeddings; each head's queries and keys are rotated by their
+// position instead (RoFormer; Llama, Mistral, Qwen2, GPT-NeoX), see RopeConfig.
+enum class PositionEncoding { sinusoidal, learned, none, rotary };
 enum class ScoreKind { scaled_dot, dot, general, additive };
+// How rotary frequencies are stretched for long contexts (transformers' rope_scaling "rope_type").
+enum class RopeScaling { none, linear, llama3 };
+
+// Rotary position embedding, as transformers computes it: the first `dims` = floor(HS * fraction)
+// dimensions of every query and key head are rotated in pairs (d, d + dims/2) by position ·
+// inv_freq[d], inv_freq[d] = 1 / theta^(2d / dims), then stretched by the scaling.
+struct RopeConfig {
+  float theta = 10000.0f;
+  float fraction = 1.0f;        // GPT-NeoX's rotary_pct: the share of each head's dimensions rotated
+  RopeScaling scaling = RopeScaling::none;
+  float factor = 1.0f;          // linear: inv_freq / factor; llama3: the long-wavelength divisor
+  float low_freq_factor = 1.0f, high_freq_factor = 4.0f;  // llama3's band edges
+  int original_max_positions = 8192;                      // llama3's original context length
+  bool operator==(const RopeConfig&) const = default;
+};
 
 struct ModelConfig {
   int d_model = 512;      // C
@@ -37,8 +55,25 @@ struct ModelConfig {
   bool causal = false;      // the model itself is causal (GPT): every trace adds the causal mask
   bool embed_norm = false;  // a LayerNorm on the embeddings before the first layer (BERT)
   int type_vocab = 0;       // >0: segment (token type) embeddings for sentence pairs (BERT: 2)
+  // The model families after GPT-2 / BERT (all off for the sandbox unless chosen):
+  int n_kv_heads = 0;       // NKV: grouped-query attention, NH / NKV query heads share each key/value
+                            // head (Llama 2 70B, Llama 3, Mistral, Qwen2); 0: NKV = NH
+  NormKind norm_kind = NormKind::layer_norm;  // every norm of the model (RMSNorm weights only: biases are 0)
+  bool gated_ffn = false;         // SwiGLU: FFN(x) = W2 (act(W_gate x) * (W1 x)), no biases (Llama)
+  bool parallel_residual = false; // x + SA(LN1(x)) + FFN(LN2(x)) in one step (GPT-NeoX, Pythia)
+  int sliding_window = 0;         // >0: the model's own local window, each query sees its last
+                                  // `sliding_window` keys, itself included (Mistral)
+  int position_padding_idx = -1;  // >=0: learned positions start at row padding_idx + 1 and tokens
+                                  // with id padding_idx take that row (RoBERTa)
+  RopeConfig rope;                // positions == rotary
 
   int head_size() const { return n_heads > 0 ? d_model / n_heads : 0; }
+  int kv_heads() const { return n_kv_heads > 0 ? n_kv_heads : n_heads; }
+  int kv_dim() const { return kv_heads() * head_size(); }             // width of K and of V
+  int kv_group(int h) const { return h / (n_heads / kv_heads()); }    // the key/value head of query head h
+  int rotary_dims() const {  // floor, as GPT-NeoX's int(head_size * rotary_pct); even
+    return positions == PositionEncoding::rotary ? (static_cast<int>(head_size() * rope.fraction) / 2) * 2 : 0;
+  }
   ScoreKind score_of_head(int h) const {
     return head_scores.empty() ? score : head_scores[static_cast<size_t>(h)];
   }
@@ -76,10 +111,14 @@ std::string_view name_of(Activation v);
 std::string_view name_of(NormPlacement v);
 std::string_view name_of(PositionEncoding v);
 std::string_view name_of(ScoreKind v);
+std::string_view name_of(NormKind v);
+std::string_view name_of(RopeScaling v);
 std::optional<Activation> activation_from_name(std::string_view s);
 std::optional<NormPlacement> norm_from_name(std::string_view s);
 std::optional<PositionEncoding> positions_from_name(std::string_view s);
 std::optional<ScoreKind> score_from_name(std::string_view s);
+std::optional<NormKind> norm_kind_from_name(std::string_view s);
+std::optional<RopeScaling> rope_scaling_from_name(std::string_view s);
 
 // Parses one --mask value: "causal", "window:R", "strided:S", "pad:N", "none".
 Status mask_spec_add(MaskSpec& spec, std::string_view text);

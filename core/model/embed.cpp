@@ -29,20 +29,39 @@ std::string ascii_lower(std::string_view s) {
   return out;
 }
 
+// RoBERTa's position rows (create_position_ids_from_input_ids): tokens that are not padding count
+// up from padding_idx + 1; padding tokens take row padding_idx.
+std::vector<int> padded_positions(const std::vector<int>& ids, int padding_idx) {
+  std::vector<int> rows(ids.size());
+  int count = 0;
+  for (size_t t = 0; t < ids.size(); ++t) rows[t] = ids[t] == padding_idx ? padding_idx : padding_idx + ++count;
+  return rows;
+}
+
 // Adds positions, segment rows (all segment 0 when `segments` is empty) and the embedding
-// LayerNorm to token vectors: what every model does after its token lookup.
-Status embed_finish(const Model& model, Mat& x, const std::vector<int>& segments) {
+// LayerNorm to token vectors: what every model does after its token lookup. `ids` (may be null)
+// are the token ids, which RoBERTa's positions depend on.
+Status embed_finish(const Model& model, Mat& x, const std::vector<int>& segments, const std::vector<int>* ids) {
   const ModelConfig& c = model.config;
   const int T = static_cast<int>(x.rows());
   switch (c.positions) {
     case PositionEncoding::sinusoidal: x += positions_sinusoidal(T, c.d_model); break;
-    case PositionEncoding::learned:
-      if (T > model.weights.pos_embed.rows())
+    case PositionEncoding::learned: {
+      const Mat& table = model.weights.pos_embed;
+      const int first = c.position_padding_idx >= 0 ? c.position_padding_idx + 1 : 0;
+      if (first + T > table.rows())
         return make_error("the sentence has " + std::to_string(T) + " tokens but the model knows only " +
-                          std::to_string(model.weights.pos_embed.rows()) + " positions");
-      x += model.weights.pos_embed.topRows(T);
+                          std::to_string(table.rows() - first) + " positions");
+      if (c.position_padding_idx >= 0 && ids) {
+        const std::vector<int> rows = padded_positions(*ids, c.position_padding_idx);
+        for (int t = 0; t < T; ++t) x.row(t) += table.row(rows[static_cast<size_t>(t)]);
+      } else {
+        x += table.middleRows(first, T);
+      }
       break;
-    case PositionEncoding::none: break;
+    }
+    case PositionEncoding::none:
+    case PositionEncoding::rotary: break;  // rotary positions act inside attention, on Q and K
   }
   if (c.type_vocab > 0) {
     for (int t = 0; t < T; ++t) {
@@ -53,7 +72,7 @@ Status embed_finish(const Model& model, Mat& x, const std::vector<int>& segments
       x.row(t) += model.weights.type_embed.row(s);
     }
   }
-  if (c.embed_norm) x = layer_norm(x, model.weights.embed_norm_w, model.weights.embed_norm_b, c.ln_eps);
+  if (c.embed_norm) x = norm_apply(x, model.weights.embed_norm_w, model.weights.embed_norm_b, c);
   return Ok{};
 }
 
@@ -71,7 +90,7 @@ Result<Mat> embed_ids(const Model& model, const std::vector<int>& ids, const std
                         std::to_string(table.rows()) + " embeddings");
     x.row(static_cast<Eigen::Index>(t)) = table.row(ids[t]);
   }
-  if (Status s = embed_finish(model, x, segments); !s) return make_error(s.error());
+  if (Status s = embed_finish(model, x, segments, &ids); !s) return make_error(s.error());
   return x;
 }
 
@@ -108,7 +127,7 @@ Result<Embedded> embed_tokens(const Model& model, const std::vector<std::string>
   } else {
     for (int t = 0; t < T; ++t) e.x.row(t) = embed_hashed(model.seed, tokens[static_cast<size_t>(t)], C);
   }
-  if (Status s = embed_finish(model, e.x, {}); !s) return make_error(s.error());
+  if (Status s = embed_finish(model, e.x, {}, nullptr); !s) return make_error(s.error());
   return e;
 }
 

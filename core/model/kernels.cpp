@@ -125,6 +125,35 @@ Mat layer_norm_naive(const Mat& x, const Vec& w, const Vec& b, float eps) {
   return y;
 }
 
+Mat rms_norm(const Mat& x, const Vec& w, float eps) {
+  Mat y(x.rows(), x.cols());
+  const float n = static_cast<float>(x.cols());
+  for (Eigen::Index t = 0; t < x.rows(); ++t) {
+    const float inv = 1.0f / std::sqrt(x.row(t).squaredNorm() / n + eps);
+    y.row(t) = (x.row(t).array() * inv) * w.transpose().array();
+  }
+  return y;
+}
+
+Mat rms_norm_naive(const Mat& x, const Vec& w, float eps) {
+  Mat y(x.rows(), x.cols());
+  for (Eigen::Index t = 0; t < x.rows(); ++t) {
+    double ms = 0;
+    for (Eigen::Index i = 0; i < x.cols(); ++i) ms += static_cast<double>(x(t, i)) * x(t, i);
+    ms /= static_cast<double>(x.cols());
+    for (Eigen::Index i = 0; i < x.cols(); ++i) y(t, i) = static_cast<float>(x(t, i) / std::sqrt(ms + eps) * w(i));
+  }
+  return y;
+}
+
+Mat norm_apply(const Mat& x, const Vec& w, const Vec& b, const ModelConfig& c) {
+  return c.norm_kind == NormKind::rms_norm ? rms_norm(x, w, c.ln_eps) : layer_norm(x, w, b, c.ln_eps);
+}
+
+Mat norm_apply_naive(const Mat& x, const Vec& w, const Vec& b, const ModelConfig& c) {
+  return c.norm_kind == NormKind::rms_norm ? rms_norm_naive(x, w, c.ln_eps) : layer_norm_naive(x, w, b, c.ln_eps);
+}
+
 float activation_naive(float x, Activation a) {
   switch (a) {
     case Activation::relu: return x > 0.0f ? x : 0.0f;
@@ -133,6 +162,7 @@ float activation_naive(float x, Activation a) {
       const float k = std::sqrt(2.0f / 3.14159265358979f);
       return 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
     }
+    case Activation::silu: return x / (1.0f + std::exp(-x));
   }
   return x;
 }

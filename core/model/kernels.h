@@ -20,8 +20,14 @@ Mat softmax_masked_naive(const Mat& scores, const Mat& mask);
 // LayerNorm over each row with biased variance, as torch.nn.LayerNorm.
 Mat layer_norm(const Mat& x, const Vec& w, const Vec& b, float eps);
 Mat layer_norm_naive(const Mat& x, const Vec& w, const Vec& b, float eps);
+// RMSNorm over each row, as transformers' LlamaRMSNorm in float32: x · rsqrt(mean(x²) + eps) · w.
+Mat rms_norm(const Mat& x, const Vec& w, float eps);
+Mat rms_norm_naive(const Mat& x, const Vec& w, float eps);
+// The model's norm (config.norm_kind): LayerNorm with w and b, or RMSNorm with w (b unused).
+Mat norm_apply(const Mat& x, const Vec& w, const Vec& b, const ModelConfig& config);
+Mat norm_apply_naive(const Mat& x, const Vec& w, const Vec& b, const ModelConfig& config);
 
-// relu, gelu (exact, erf) or gelu_tanh (GPT-2's approximation), in place.
+// relu, gelu (exact, erf), gelu_tanh (GPT-2's approximation) or silu (x·sigmoid(x)), in place.
 void activation_apply(Mat& x, Activation a);
 float activation_naive(float x, Activation a);
 

@@ -10,17 +10,32 @@ namespace {
 
 struct FastKernels {
   static Mat linear(const Mat& x, const Mat& w, const Vec& b) { return attnviz::linear(x, w, b); }
-  static Mat norm(const Mat& x, const Vec& w, const Vec& b, float eps) { return layer_norm(x, w, b, eps); }
+  static Mat norm(const Mat& x, const Vec& w, const Vec& b, const ModelConfig& c) { return norm_apply(x, w, b, c); }
   static void act(Mat& x, Activation a) { activation_apply(x, a); }
 };
 
 struct NaiveKernels {
   static Mat linear(const Mat& x, const Mat& w, const Vec& b) { return linear_naive(x, w, b); }
-  static Mat norm(const Mat& x, const Vec& w, const Vec& b, float eps) { return layer_norm_naive(x, w, b, eps); }
+  static Mat norm(const Mat& x, const Vec& w, const Vec& b, const ModelConfig& c) { return norm_apply_naive(x, w, b, c); }
   static void act(Mat& x, Activation a) {
     for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = activation_naive(x.data()[i], a);
   }
 };
+
+// The feed-forward block on ffn_in: act(ffn_in · W1ᵀ + b1) · W2ᵀ + b2, or gated (SwiGLU)
+// act(ffn_in · W_gateᵀ) ⊙ (ffn_in · W1ᵀ + b1) · W2ᵀ + b2.
+template <class K>
+void ffn_run(const LayerWeights& w, const ModelConfig& c, LayerTrace& t) {
+  t.ffn_hidden = K::linear(t.ffn_in, w.ff1_w, w.ff1_b);
+  if (c.gated_ffn) {
+    Mat gate = K::linear(t.ffn_in, w.ff_gate_w, Vec::Zero(c.d_ff));
+    K::act(gate, c.activation);
+    t.ffn_hidden = (gate.array() * t.ffn_hidden.array()).matrix();
+  } else {
+    K::act(t.ffn_hidden, c.activation);
+  }
+  t.ffn_out = K::linear(t.ffn_hidden, w.ff2_w, w.ff2_b);
+}
 
 // attend(attn_in) -> AttentionTrace: the attention step, which the callers choose.
 template <class K, class Attend>
@@ -28,20 +43,24 @@ LayerTrace layer_run(const LayerWeights& w, const ModelConfig& c, const Mat& x, 
   const bool pre = c.norm == NormPlacement::pre;
   LayerTrace t;
   t.x_in = x;
-  t.attn_in = pre ? K::norm(x, w.norm1_w, w.norm1_b, c.ln_eps) : x;
+  t.attn_in = pre ? K::norm(x, w.norm1_w, w.norm1_b, c) : x;
   t.attn = attend(t.attn_in);
   t.resid1 = x + t.attn.out;
-  if (!pre) t.resid1 = K::norm(t.resid1, w.norm1_w, w.norm1_b, c.ln_eps);
+  if (!pre) t.resid1 = K::norm(t.resid1, w.norm1_w, w.norm1_b, c);
   if (c.d_ff == 0) {  // attention-only: the FFN fields stay empty rather than pretend to be zeros
     t.out = t.resid1;
     return t;
   }
-  t.ffn_in = pre ? K::norm(t.resid1, w.norm2_w, w.norm2_b, c.ln_eps) : t.resid1;
-  t.ffn_hidden = K::linear(t.ffn_in, w.ff1_w, w.ff1_b);
-  K::act(t.ffn_hidden, c.activation);
-  t.ffn_out = K::linear(t.ffn_hidden, w.ff2_w, w.ff2_b);
+  if (c.parallel_residual) {  // GPT-NeoX: both blocks read x; out = x + SA(LN1(x)) + FFN(LN2(x))
+    t.ffn_in = K::norm(x, w.norm2_w, w.norm2_b, c);
+    ffn_run<K>(w, c, t);
+    t.out = t.ffn_out + t.attn.out + x;  // transformers' order of the sum
+    return t;
+  }
+  t.ffn_in = pre ? K::norm(t.resid1, w.norm2_w, w.norm2_b, c) : t.resid1;
+  ffn_run<K>(w, c, t);
   t.out = t.resid1 + t.ffn_out;
-  if (!pre) t.out = K::norm(t.out, w.norm2_w, w.norm2_b, c.ln_eps);
+  if (!pre) t.out = K::norm(t.out, w.norm2_w, w.norm2_b, c);
   return t;
 }
 

@@ -3,6 +3,8 @@
 // pre-norm   x = x + SA(LN1(x));      x = x + FFN(LN2(x))      (GPT, ViT)
 // In cross-attention the keys and values come from `memory` instead of the layer's own input.
 // With d_ff == 0 the layer is attention only: post x = LN1(x + SA(x)), pre x = x + SA(LN1(x)).
+// GPT-NeoX's parallel residual: x = x + SA(LN1(x)) + FFN(LN2(x)). The norms are LayerNorm or
+// RMSNorm (config.norm_kind); the FFN may be gated (SwiGLU, config.gated_ffn).
 #pragma once
 #include <functional>
 
@@ -17,8 +19,10 @@ struct LayerTrace {
   Mat attn_in;     // (T, C) what attention reads: x_in (post-norm) or LN1(x_in) (pre-norm)
   AttentionTrace attn;
   Mat resid1;      // (T, C) after the attention residual (and LN1 in post-norm)
-  Mat ffn_in;      // (T, C) what the FFN reads: resid1 (post) or LN2(resid1) (pre); empty when F = 0
-  Mat ffn_hidden;  // (T, F) activation(ffn_in · W1ᵀ + b1); empty when F = 0
+  Mat ffn_in;      // (T, C) what the FFN reads: resid1 (post) or LN2(resid1) (pre), LN2(x_in) (parallel
+                   // residual); empty when F = 0
+  Mat ffn_hidden;  // (T, F) activation(ffn_in · W1ᵀ + b1), or gated act(ffn_in · W_gateᵀ) ⊙ (ffn_in · W1ᵀ);
+                   // empty when F = 0
   Mat ffn_out;     // (T, C) ffn_hidden · W2ᵀ + b2; empty when F = 0
   Mat out;         // (T, C) the layer's output (resid1 when F = 0)
 };

@@ -71,10 +71,12 @@ PlanOf<ModelT> plan_random_weights(ModelT& model) {
   for (size_t i = 0; i < model.weights.layers.size(); ++i) {
     const std::string p = layer_prefix(i);
     auto& L = model.weights.layers[i];
-    // W_q, W_k, W_v are each a (C, C) map: Xavier over (C, C), as PyTorch's per-block init.
-    plan.add(p + "self_attn.in_proj_weight", L.attn.in_proj_w, 3 * C, C, xavier(C, C));
+    // W_q, W_k, W_v are each a (C, C) map: Xavier over (C, C), as PyTorch's per-block init (with
+    // grouped key/value heads W_k and W_v are narrower, drawn at the same scale).
+    plan.add(p + "self_attn.in_proj_weight", L.attn.in_proj_w, C + 2 * c.kv_dim(), C, xavier(C, C));
     plan.add(p + "self_attn.out_proj.weight", L.attn.out_w, C, C, xavier(C, C));
     if (F > 0) {
+      if (c.gated_ffn) plan.add(p + "gate.weight", L.ff_gate_w, F, C, xavier(C, F));
       plan.add(p + "linear1.weight", L.ff1_w, F, C, xavier(C, F));
       plan.add(p + "linear2.weight", L.ff2_w, C, F, xavier(F, C));
     }
@@ -119,7 +121,7 @@ void set_constant_weights(Model& model) {
   const ModelConfig& c = model.config;
   const int C = c.d_model, F = c.d_ff;
   for (LayerWeights& L : model.weights.layers) {
-    L.attn.in_proj_b = Vec::Zero(3 * C);
+    L.attn.in_proj_b = Vec::Zero(C + 2 * c.kv_dim());
     L.attn.out_b = Vec::Zero(C);
     L.norm1_w = Vec::Ones(C);
     L.norm1_b = Vec::Zero(C);
@@ -223,7 +225,7 @@ Status check_model(const Model& model, bool finite) {
   if (Status s = config_validate(model.config); !s) return s;
   const ModelConfig& c = model.config;
   const ModelWeights& w = model.weights;
-  const int C = c.d_model, F = c.d_ff, NH = c.n_heads, HS = c.head_size();
+  const int C = c.d_model, F = c.d_ff, NH = c.n_heads, HS = c.head_size(), KV = c.kv_dim();
   if (static_cast<int>(w.layers.size()) != c.n_layers)
     return make_error("the model has " + std::to_string(w.layers.size()) + " layers of weights but the config says " +
                       std::to_string(c.n_layers));
@@ -233,8 +235,8 @@ Status check_model(const Model& model, bool finite) {
   for (int i = 0; i < c.n_layers; ++i) {
     const LayerWeights& L = w.layers[static_cast<size_t>(i)];
     const std::string p = "layers." + std::to_string(i) + ".";
-    chk.expect(L.attn.in_proj_w, p + "self_attn.in_proj_weight", 3 * C, C);
-    chk.expect(L.attn.in_proj_b, p + "self_attn.in_proj_bias", 3 * C, 1);
+    chk.expect(L.attn.in_proj_w, p + "self_attn.in_proj_weight", C + 2 * KV, C);
+    chk.expect(L.attn.in_proj_b, p + "self_attn.in_proj_bias", C + 2 * KV, 1);
     chk.expect(L.attn.out_w, p + "self_attn.out_proj.weight", C, C);
     chk.expect(L.attn.out_b, p + "self_attn.out_proj.bias", C, 1);
     // Scoring-function parameters: needed when a head scores that way; otherwise absent (a loaded
@@ -248,6 +250,8 @@ Status check_model(const Model& model, bool finite) {
     score_tensor(L.attn.additive_v, "self_attn.score_additive.v", NH, additive);
     chk.expect(L.norm1_w, p + "norm1.weight", C, 1);
     chk.expect(L.norm1_b, p + "norm1.bias", C, 1);
+    if (F > 0 && c.gated_ffn) chk.expect(L.ff_gate_w, p + "gate.weight", F, C);
+    else chk.expect_absent(L.ff_gate_w, p + "gate.weight");
     if (F > 0) {
       chk.expect(L.ff1_w, p + "linear1.weight", F, C);
       chk.expect(L.ff1_b, p + "linear1.bias", F, 1);
@@ -286,9 +290,10 @@ Status check_model(const Model& model, bool finite) {
     chk.expect(w.final_norm_w, "norm.weight", C, 1);
     chk.expect(w.final_norm_b, "norm.bias", C, 1);
   }
-  if (w.output_w.size() > 0) {
-    chk.expect(w.output_w, "output.weight", static_cast<int>(model.vocab.size()), C);
-    chk.expect(w.output_b, "output.bias", static_cast<int>(model.vocab.size()), 1);
+  if (w.output_w.size() > 0) {  // one row per vocabulary entry: the word list, or a checkpoint's table
+    const int V = model.tokenizer ? static_cast<int>(w.tok_embed.rows()) : static_cast<int>(model.vocab.size());
+    chk.expect(w.output_w, "output.weight", V, C);
+    chk.expect(w.output_b, "output.bias", V, 1);
   }
   if (w.mlm_dense_w.size() > 0) {
     chk.expect(w.mlm_dense_w, "cls.predictions.transform.dense.weight", C, C);

@@ -15,8 +15,9 @@
 namespace attnviz {
 
 struct AttentionWeights {
-  Mat in_proj_w;    // (3C, C) rows: W_q, then W_k, then W_v (PyTorch's in_proj_weight)
-  Vec in_proj_b;    // (3C)
+  Mat in_proj_w;    // (C + 2·NKV·HS, C) rows: W_q (C), then W_k, then W_v (NKV·HS each; 3C without
+                    // grouped key/value heads, PyTorch's in_proj_weight)
+  Vec in_proj_b;    // (C + 2·NKV·HS); zeros for models without these biases (Llama)
   Mat out_w;        // (C, C) W_O
   Vec out_b;        // (C)
   // Parameters of the other scoring functions, one (HS, HS) block per head stacked by head.
@@ -29,11 +30,12 @@ struct AttentionWeights {
 // With d_ff == 0 (attention only) the FFN tensors and norm2 are empty: the layer has none.
 struct LayerWeights {
   AttentionWeights attn;
-  Mat ff1_w;  // (F, C) linear1
+  Mat ff_gate_w;  // (F, C) the gate of a gated FFN (SwiGLU's gate_proj); empty otherwise
+  Mat ff1_w;  // (F, C) linear1 (SwiGLU's up_proj)
   Vec ff1_b;  // (F)
   Mat ff2_w;  // (C, F) linear2
   Vec ff2_b;  // (C)
-  Vec norm1_w, norm1_b;  // (C) around attention
+  Vec norm1_w, norm1_b;  // (C) around attention (RMSNorm: the bias is zeros, unused)
   Vec norm2_w, norm2_b;  // (C) around the FFN
 };
 

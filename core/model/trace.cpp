@@ -3,6 +3,8 @@
 // attention reads its keys and values from, as the decoder of an encoder-decoder does.
 #include "model/trace.h"
 
+#include <algorithm>
+
 #include "model/embed.h"
 #include "model/kernels.h"
 #include "model/mask.h"
@@ -154,9 +156,12 @@ Result<MaskSpec> checked_mask(const Model& model, const TraceInput& input) {
   if (Status s = model_check_shapes(model); !s) return make_error(s.error());
   if (Status s = mask_spec_validate(input.mask); !s) return make_error(s.error());
   if (Status s = ablation_validate(input.ablation, model.config); !s) return make_error(s.error());
-  // A causal checkpoint (GPT) is causal whatever masks the user adds on top.
+  // A causal checkpoint (GPT) is causal whatever masks the user adds on top, and a model with its
+  // own sliding window (Mistral: the last w keys, itself included) keeps it: the local-window mask
+  // with radius w - 1, the narrower of it and the user's.
   MaskSpec mask = input.mask;
   mask.causal = mask.causal || model.config.causal;
+  if (const int w = model.config.sliding_window; w > 0) mask.window = mask.window < 0 ? w - 1 : std::min(mask.window, w - 1);
   return mask;
 }
 
@@ -237,8 +242,7 @@ bool trace_keeps_scores(const ModelConfig& c, const Mat& mask) {
 
 Mat trace_final_of(const Model& model, const Mat& last_out) {
   const ModelConfig& c = model.config;
-  return c.final_norm ? layer_norm(last_out, model.weights.final_norm_w, model.weights.final_norm_b, c.ln_eps)
-                      : last_out;
+  return c.final_norm ? norm_apply(last_out, model.weights.final_norm_w, model.weights.final_norm_b, c) : last_out;
 }
 
 Result<Trace> trace_prepare(const Model& model, const TraceInput& input) {

@@ -98,11 +98,18 @@ struct NewRows {
 // old keys); the old rows are copied, but for their scores against the new keys: their mask hides
 // those cells (weight exactly 0), yet trace_run keeps the scores, so they are computed here.
 HeadTrace head_extend(const AttentionWeights& w, const ModelConfig& c, int h, const HeadTrace& old, const NewRows& rows,
-                      const Mat& q_new, const Mat& k_new, const Mat& v_new) {
+                      const Projections& fresh) {
+  const int HS = c.head_size(), g = c.kv_group(h);
+  const Mat q_new = fresh.q.middleCols(h * HS, HS);
+  const Mat k_new = fresh.k.middleCols(g * HS, HS);
   const Index p = rows.p, T = p + q_new.rows();
-  HeadTrace head =
-      head_forward(w, c, h, q_new, rows_join(old.k, p, k_new), rows_join(old.v, p, v_new), rows.mask, rows.keep_scores);
+  HeadTrace head = head_forward(w, c, h, q_new, rows_join(old.k, p, k_new),
+                                rows_join(old.v, p, fresh.v.middleCols(g * HS, HS)), rows.mask, rows.keep_scores);
   head.q = rows_join(old.q, p, q_new);
+  if (fresh.q_unrotated.size() > 0) {
+    head.q_unrotated = rows_join(old.q_unrotated, p, fresh.q_unrotated.middleCols(h * HS, HS));
+    head.k_unrotated = rows_join(old.k_unrotated, p, fresh.k_unrotated.middleCols(g * HS, HS));
+  }
   head.weights = square_join(old.weights, p, Mat::Zero(p, T - p), head.weights);
   if (old.scores_raw.size() > 0) {  // same_run: the new trace keeps this head's scores too
     const Mat corner = head_raw_scores(w, c, h, old.q.topRows(p), k_new);
@@ -114,14 +121,16 @@ HeadTrace head_extend(const AttentionWeights& w, const ModelConfig& c, int h, co
   return head;
 }
 
-// attention_forward for the new rows: their Q, K, V from attn_in (T - p, C) in one GEMM as there;
-// the heads whole (T rows); concat and out for the new rows only, which is what the layer's
-// residual adds them to. layer_join puts the old rows of concat and out back.
+// attention_forward for the new rows: their Q, K, V from attn_in (T - p, C) in one GEMM as there
+// (rotated as positions p, p + 1, ...); the heads whole (T rows); concat and out for the new rows
+// only, which is what the layer's residual adds them to. layer_join puts the old rows of concat
+// and out back.
 AttentionTrace attention_extend(const AttentionWeights& w, const ModelConfig& c, const AttentionTrace& old,
                                 const NewRows& rows, const Mat& attn_in, const LayerAblation& ablate) {
   const int C = c.d_model, NH = c.n_heads, HS = c.head_size();
   const Index n = attn_in.rows(), T = rows.p + n;
-  const Mat qkv = linear(attn_in, w.in_proj_w, w.in_proj_b);  // (n, 3C)
+  const int first = static_cast<int>(rows.p);
+  const Projections fresh = attention_project(w, c, attn_in, attn_in, true, first, first);
   AttentionTrace t;
   t.heads.resize(static_cast<size_t>(NH));
   t.concat.resize(n, C);
@@ -131,8 +140,7 @@ AttentionTrace attention_extend(const AttentionWeights& w, const ModelConfig& c,
 #pragma omp parallel for schedule(dynamic, 1) if (heads_in_parallel)
   for (int h = 0; h < NH; ++h) {
     HeadTrace& head = t.heads[static_cast<size_t>(h)];
-    head = head_extend(w, c, h, old.heads[static_cast<size_t>(h)], rows, qkv.middleCols(h * HS, HS),
-                       qkv.middleCols(C + h * HS, HS), qkv.middleCols(2 * C + h * HS, HS));
+    head = head_extend(w, c, h, old.heads[static_cast<size_t>(h)], rows, fresh);
     t.concat.middleCols(h * HS, HS) = head.out.bottomRows(n);
   }
   attention_ablate(t, ablate, HS);  // zeros only (same_run): row by row, so the new rows alone do

@@ -62,6 +62,11 @@ Mat activation_backward(const Mat& pre, Activation a, const Mat& dy) {
         grad = 0.5f * (1.0f + th) + 0.5f * x * (1.0f - th * th) * k * (1.0f + 3.0f * 0.044715f * x * x);
         break;
       }
+      case Activation::silu: {  // d/dx [x σ(x)] = σ(x) (1 + x (1 - σ(x)))
+        const float s = 1.0f / (1.0f + std::exp(-x));
+        grad = s * (1.0f + x * (1.0f - s));
+        break;
+      }
     }
     d.data()[i] = grad * dy.data()[i];
   }

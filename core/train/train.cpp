@@ -75,6 +75,12 @@ Result<Forward> forward(const Model& model, const TrainExample& ex) {
     return make_error("training needs a model with a vocabulary, token embeddings and an output projection");
   if (T == 0 || static_cast<int>(ex.targets.size()) != T) return make_error("ids and targets must have the same, non-zero length");
   if (T > kMaxTokens) return make_error("the example is too long");
+  // The backward passes cover the 2017 layer (LayerNorm, plain FFN, one K/V per head, added
+  // positions); the later families' parts are for reading checkpoints, not for training.
+  if (c.positions == PositionEncoding::rotary || c.norm_kind != NormKind::layer_norm || c.gated_ffn ||
+      c.parallel_residual || c.kv_heads() != c.n_heads || c.sliding_window > 0 || c.position_padding_idx >= 0)
+    return make_error("training supports LayerNorm layers with added positions only (no rotary positions, RMSNorm, "
+                      "gated FFN, parallel residual, grouped key/value heads or sliding window)");
   for (int t = 0; t < T; ++t)
     if (ex.ids[static_cast<size_t>(t)] < 0 || ex.ids[static_cast<size_t>(t)] >= V || ex.targets[static_cast<size_t>(t)] >= V)
       return make_error("token id out of the vocabulary's range at position " + std::to_string(t));

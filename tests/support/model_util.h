@@ -26,6 +26,21 @@ inline ModelConfig sized_config(const ModelSizes& s) {
   return c;
 }
 
+// Llama's shape at the given sizes: pre-norm RMSNorm, SwiGLU (silu), rotary positions, NKV
+// key/value heads, a final norm, causal.
+inline ModelConfig llama_config(const ModelSizes& s, int n_kv_heads) {
+  ModelConfig c = sized_config(s);
+  c.norm = NormPlacement::pre;
+  c.norm_kind = NormKind::rms_norm;
+  c.activation = Activation::silu;
+  c.gated_ffn = true;
+  c.positions = PositionEncoding::rotary;
+  c.n_kv_heads = n_kv_heads;
+  c.final_norm = true;
+  c.causal = true;
+  return c;
+}
+
 // GPT's shape at the given sizes: pre-norm, GELU, learned positions (max_positions rows) and a
 // final LayerNorm.
 inline ModelConfig gpt_config(const ModelSizes& s, int max_positions) {

@@ -184,12 +184,12 @@ TEST_CASE("hf checkpoint: folder problems are explained") {
   REQUIRE_FALSE(m.ok());
   CHECK(m.error() == "'" + weights.path() + "' has config.json but no model.safetensors or model.safetensors.index.json");
 
-  FolderCopy roberta("bert_tiny");
-  roberta.write("config.json", R"({"model_type": "roberta", "hidden_size": 32})");
-  m = model_open(roberta.path());
+  FolderCopy t5("bert_tiny");
+  t5.write("config.json", R"({"model_type": "t5", "d_model": 32})");
+  m = model_open(t5.path());
   REQUIRE_FALSE(m.ok());
-  CHECK(m.error() == "'" + roberta.path() + "/config.json': model_type 'roberta' is not supported (attnviz opens "
-                     "GPT-2 and BERT checkpoints)");
+  CHECK(m.error() == "'" + t5.path() + "/config.json': model_type 't5' is not supported (attnviz opens gpt2, bert, "
+                     "roberta, distilbert, llama, mistral, qwen2, gpt_neox)");
 
   m = model_open("/nonexistent/attnviz/model");
   REQUIRE_FALSE(m.ok());
@@ -220,7 +220,7 @@ TEST_CASE("hf config: published defaults, unsupported variants and bad values") 
   CHECK(hf_config_parse(R"({"model_type": "gpt2", "n_embd": 100, "n_head": 12})").error().find("not divisible") !=
         std::string::npos);
   CHECK(hf_config_parse(R"({"model_type": "bert", "hidden_act": "gelu_fast"})").error() ==
-        "config.json: hidden_act 'gelu_fast' is not supported (gelu, gelu_new, relu)");
+        "config.json: hidden_act 'gelu_fast' is not supported (gelu, gelu_new, relu, silu)");
 }
 
 void erase_tensors(TensorFile& f, const std::function<bool(const std::string&)>& drop) {

@@ -214,3 +214,21 @@ TEST_CASE("model init: a model grown from an earlier one equals a fresh one bit 
   CHECK(same(model_init_random_from(wider, 11, earlier), model_init_random(wider, 11)));
   CHECK(same(model_init_random_from(base, 12, earlier), model_init_random(base, 12)));  // another seed
 }
+
+TEST_CASE("model io: a Llama-shaped model (grouped key/value heads, SwiGLU gate, rotary) round-trips") {
+  const Model m = model_init_random(attnviz::test::llama_config({.d_model = 32, .n_heads = 4, .n_layers = 2, .d_ff = 40}, 2), 5);
+  const TempFile path("attnviz_model_io_llama.safetensors");
+  REQUIRE(model_save(path, m).ok());
+  auto back = model_load(path, std::nullopt);
+  REQUIRE_MESSAGE(back.ok(), back.error());
+  CHECK(back->config.kv_heads() == 2);
+  CHECK(back->config.positions == PositionEncoding::rotary);
+  CHECK(back->weights.layers[1].ff_gate_w == m.weights.layers[1].ff_gate_w);
+  CHECK(back->weights.layers[1].attn.in_proj_w.rows() == 32 + 2 * 16);
+  TraceInput in;
+  in.text = "the cat sat on the mat";
+  auto a = trace_run(m, in);
+  auto b = trace_run(*back, in);
+  REQUIRE((a.ok() && b.ok()));
+  CHECK(max_abs_diff(a->final, b->final) == 0.0f);
+}

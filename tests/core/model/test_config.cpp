@@ -100,3 +100,35 @@ TEST_CASE("config: d_ff 0 means attention-only layers; a negative width is refus
   CHECK_FALSE(config_validate(c).ok());
   CHECK_FALSE(config_from_json(nlohmann::json{{"d_ff", -4}}).ok());
 }
+
+TEST_CASE("config: the later families' fields round-trip through JSON and are validated") {
+  ModelConfig c;
+  c.d_model = 64;
+  c.n_heads = 8;
+  c.n_kv_heads = 2;
+  c.norm_kind = NormKind::rms_norm;
+  c.gated_ffn = true;
+  c.parallel_residual = true;
+  c.sliding_window = 16;
+  c.positions = PositionEncoding::rotary;
+  c.rope = {.theta = 500000.0f, .fraction = 0.5f, .scaling = RopeScaling::llama3, .factor = 8.0f,
+            .low_freq_factor = 1.0f, .high_freq_factor = 4.0f, .original_max_positions = 8192};
+  auto back = config_from_json(config_to_json(c));
+  REQUIRE_MESSAGE(back.ok(), back.error());
+  CHECK(back->n_kv_heads == 2);
+  CHECK(back->norm_kind == NormKind::rms_norm);
+  CHECK(back->gated_ffn);
+  CHECK(back->parallel_residual);
+  CHECK(back->sliding_window == 16);
+  CHECK(back->rope == c.rope);
+  CHECK(back->kv_group(7) == 1);
+  CHECK(back->kv_dim() == 16);
+  // An earlier model's JSON has none of these keys, and gets none back.
+  CHECK_FALSE(config_to_json(ModelConfig{}).contains("rope"));
+  CHECK_FALSE(config_to_json(ModelConfig{}).contains("n_kv_heads"));
+  c.n_kv_heads = 3;
+  CHECK(config_validate(c).error() == "the 8 query heads cannot be shared evenly by 3 key/value heads");
+  c.n_kv_heads = 2;
+  c.rope.fraction = 0.1f;  // 0.8 of a dimension of each 8-wide head
+  CHECK(config_validate(c).error() == "the rotary share of each head rotates no pair of dimensions");
+}

@@ -6,6 +6,7 @@
 #include "base/rng.h"
 #include "model/kernels.h"
 #include "model/layer.h"
+#include "model/rope.h"
 #include "support/check_util.h"
 #include "support/fixture_util.h"
 #include "support/model_util.h"
@@ -68,4 +69,81 @@ TEST_CASE("kernels: a whole layer equals its naive twin, post and pre norm, self
     CHECK(ca.attn.heads[0].weights.cols() == 5);
     CHECK(max_abs_diff(ca.out, cb.out) < 1e-5f);
   }
+}
+
+TEST_CASE("kernels: rms_norm equals its twin and gives each row unit root mean square") {
+  const Mat x = random_mat(9, 40, 14, 3.0);
+  const Vec w = random_mat(40, 1, 15);
+  CHECK(max_abs_diff(rms_norm(x, w, 1e-6f), rms_norm_naive(x, w, 1e-6f)) < 1e-5f);
+  const Mat y = rms_norm(x, Vec::Ones(40), 1e-6f);
+  for (int i = 0; i < 9; ++i) CHECK(y.row(i).squaredNorm() / 40.0 == doctest::Approx(1.0).epsilon(1e-4));
+  CHECK(activation_naive(1.0f, Activation::silu) == doctest::Approx(0.7310586));  // x·σ(x)
+  Mat a = x;
+  activation_apply(a, Activation::silu);
+  CHECK(a(0, 0) == doctest::Approx(x(0, 0) / (1.0f + std::exp(-x(0, 0)))));
+}
+
+TEST_CASE("rope: frequencies with and without scaling, the rotation and its twin") {
+  ModelConfig c = test::llama_config({.d_model = 64, .n_heads = 4, .d_ff = 32}, 2);  // HS 16
+  c.rope.theta = 10000.0f;
+  std::vector<float> inv = rope_inv_freq(c);
+  REQUIRE(inv.size() == 8);
+  CHECK(inv[0] == 1.0f);
+  CHECK(inv[1] == doctest::Approx(std::pow(10000.0, -2.0 / 16)));
+  // Llama 3's bands (make_family_checkpoints.py's llama_tied_llama3rope): the highest frequency
+  // stays, one in the middle band is blended, the long wavelengths are divided by the factor.
+  c.rope = {.theta = 500000.0f, .scaling = RopeScaling::llama3, .factor = 8.0f, .low_freq_factor = 1.0f,
+            .high_freq_factor = 4.0f, .original_max_positions = 64};
+  inv = rope_inv_freq(c);
+  CHECK(inv[0] == 1.0f);
+  CHECK(inv[1] == doctest::Approx(0.079403).epsilon(1e-5));
+  CHECK(inv[2] == doctest::Approx(std::pow(500000.0, -4.0 / 16) / 8).epsilon(1e-6));
+  c.rope = {.theta = 10000.0f, .scaling = RopeScaling::linear, .factor = 2.0f};
+  CHECK(rope_inv_freq(c)[1] == doctest::Approx(std::pow(10000.0, -2.0 / 16) / 2));
+  // Partial rotary (GPT-NeoX): only the first quarter of each head turns.
+  c.rope = {};
+  c.rope.fraction = 0.25f;
+  CHECK(c.rotary_dims() == 4);
+  inv = rope_inv_freq(c);
+  REQUIRE(inv.size() == 2);
+  const Mat x = random_mat(6, 64, 16);
+  Mat a = x, b = x;
+  rope_apply(a, 4, 16, rope_table(inv, 3, 6));
+  rope_apply_naive(b, 4, 16, inv, 3);
+  CHECK(max_abs_diff(a, b) < 1e-6f);
+  CHECK(max_abs_diff(a.middleCols(4, 12), x.middleCols(4, 12)) == 0.0f);  // the rest of head 0 untouched
+  // Position p rotates pair (0, 2) of head 1 by the angle p·inv[0] = p.
+  const float angle = 5.0f;  // row 2 is position 3 + 2
+  CHECK(a(2, 16) == doctest::Approx(x(2, 16) * std::cos(angle) - x(2, 18) * std::sin(angle)).epsilon(1e-5));
+  CHECK(max_abs_diff(a.row(2).norm() * Mat::Ones(1, 1), x.row(2).norm() * Mat::Ones(1, 1)) < 1e-4f);
+}
+
+TEST_CASE("kernels: Llama's and GPT-NeoX's layers equal their naive twins") {
+  // RMSNorm, SwiGLU, rotary positions, 4 query heads on 2 key/value heads, causal.
+  ModelConfig llama = test::llama_config({.d_model = 32, .n_heads = 4, .d_ff = 48}, 2);
+  // GPT-NeoX: LayerNorm, parallel residual, a quarter of each head rotated.
+  ModelConfig neox = test::sized_config({.d_model = 32, .n_heads = 4, .d_ff = 48});
+  neox.norm = NormPlacement::pre;
+  neox.activation = Activation::gelu;
+  neox.positions = PositionEncoding::rotary;
+  neox.rope.fraction = 0.25f;
+  neox.parallel_residual = true;
+  for (const ModelConfig& c : {llama, neox}) {
+    const Model m = model_init_random(c, 9);
+    const Mat x = random_mat(7, 32, 10);
+    const LayerTrace a = layer_forward(m.weights.layers[0], c, x, nullptr, Mat::Zero(7, 7));
+    const LayerTrace b = layer_forward_naive(m.weights.layers[0], c, x, nullptr, Mat::Zero(7, 7));
+    CHECK(max_abs_diff(a.out, b.out) < 1e-5f);
+    for (int h = 0; h < 4; ++h) {
+      CHECK(max_abs_diff(a.attn.heads[static_cast<size_t>(h)].weights, b.attn.heads[static_cast<size_t>(h)].weights) < 1e-6f);
+      CHECK(max_abs_diff(a.attn.heads[static_cast<size_t>(h)].q_unrotated, b.attn.heads[static_cast<size_t>(h)].q_unrotated) < 1e-5f);
+    }
+  }
+  // Query heads 0 and 1 share key/value head 0.
+  const Model m = model_init_random(llama, 9);
+  const LayerTrace t = layer_forward(m.weights.layers[0], llama, random_mat(5, 32, 12), nullptr, Mat::Zero(5, 5));
+  CHECK(t.attn.heads[0].k == t.attn.heads[1].k);
+  CHECK(t.attn.heads[1].v == t.attn.heads[1].v);
+  CHECK(max_abs_diff(t.attn.heads[1].k, t.attn.heads[2].k) > 1e-3f);
+  CHECK(m.weights.layers[0].attn.in_proj_w.rows() == 32 + 2 * 16);
 }

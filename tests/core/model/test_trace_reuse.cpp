@@ -45,7 +45,8 @@ float max_head_diff(const HeadTrace& a, const HeadTrace& b) {
   CHECK(a.ablated == b.ablated);
   return std::max({max_abs_diff(a.q, b.q), max_abs_diff(a.k, b.k), max_abs_diff(a.v, b.v),
                    max_abs_diff(a.scores_raw, b.scores_raw), max_abs_diff(a.scores_scaled, b.scores_scaled),
-                   max_abs_diff(a.weights, b.weights), max_abs_diff(a.out, b.out)});
+                   max_abs_diff(a.weights, b.weights), max_abs_diff(a.out, b.out),
+                   max_abs_diff(a.q_unrotated, b.q_unrotated), max_abs_diff(a.k_unrotated, b.k_unrotated)});
 }
 
 float max_layer_diff(const LayerTrace& a, const LayerTrace& b) {
@@ -117,6 +118,12 @@ TEST_CASE("trace reuse: a causal model computes only the rows after the edit") {
   CHECK(reused_after_edit(m, kCat, "a cat sat on the mat") == 0);          // the first word: nothing shared
   CHECK(reused_after_edit(m, kCat, kCat) == 6);                            // identical
   CHECK(reused_after_edit(m, kCat, "the cat lay on a mat") == 2);          // an edit in the middle
+}
+
+TEST_CASE("trace reuse: a Llama-shaped model rotates the new rows at their own positions") {
+  const Model m = model_init_random(test::llama_config({.d_model = 32, .n_heads = 4, .n_layers = 2, .d_ff = 48}, 2), 5);
+  CHECK(reused_after_edit(m, kCat, "the cat sat on the rug") == 5);
+  CHECK(reused_after_edit(m, kCat, "the cat sat on the mat again and again") == 6);
 }
 
 TEST_CASE("trace reuse: attention-only layers, the post-norm layout and every scoring function") {

@@ -1,0 +1,201 @@
+// The checkpoint families after GPT-2 / BERT (tests/fixtures/families, made by
+// make_family_checkpoints.py from the published model definitions) against PyTorch: every head's
+// weights to 1e-5, Q and K before and after the rotation, final hidden states and the output head's
+// logits to 1e-4. The inputs are token ids (these folders carry no tokenizer).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/answer.h"
+#include "base/file_io.h"
+#include "io/hf_checkpoint.h"
+#include "model/trace.h"
+#include "support/check_util.h"
+#include "support/fixture_util.h"
+
+namespace attnviz {
+namespace {
+
+using namespace test;
+namespace fs = std::filesystem;
+
+struct FamilyCase {
+  std::vector<int> ids, attention_mask;
+};
+
+std::string folder_of(const std::string& name) { return fixture_path("families/" + name); }
+
+Result<Model> open_family(const std::string& name) {
+  const fs::path dir = folder_of(name);
+  auto text = file_read_bytes((dir / "config.json").string());
+  if (!text) return make_error(text.error());
+  auto hf = hf_config_parse(std::string(text->begin(), text->end()));
+  if (!hf) return make_error(hf.error());
+  const fs::path index = dir / "model.safetensors.index.json";
+  auto file = fs::exists(index) ? safetensors_read_sharded(index.string(), true)
+                                : safetensors_map((dir / "model.safetensors").string());
+  if (!file) return make_error(file.error());
+  auto model = hf_model_from_tensors(std::move(*file), *hf);
+  // No tokenizer here: a placeholder word per row, so the model is complete as a word-level one.
+  if (model) for (int i = 0; i < hf->vocab_size; ++i) model->vocab.push_back("#" + std::to_string(i));
+  return model;
+}
+
+std::vector<FamilyCase> family_cases(const std::string& name) {
+  std::ifstream in(folder_of(name) + "/reference.json");
+  const auto j = nlohmann::json::parse(in);
+  std::vector<FamilyCase> out;
+  for (const auto& c : j["cases"])
+    out.push_back({c["ids"].get<std::vector<int>>(), c.value("attention_mask", std::vector<int>{})});
+  return out;
+}
+
+// Slice i of an (N, R, C) reference tensor.
+Mat slice(const TensorFile& ref, const std::string& name, int i) { return fixture_slice(ref, name, i); }
+
+struct Worst {
+  float attn = 0, rot = 0, hidden = 0, logits = 0;
+};
+
+// Logits the way the checkpoint's head makes them: its own head when the engine has one for it,
+// else the token table (a tied head; the engine's tied head also needs the tokenizer these folders lack).
+Mat logits_of(const Model& model, const Mat& final) {
+  Mat out(final.rows(), model.weights.tok_embed.rows());
+  for (Eigen::Index t = 0; t < final.rows(); ++t) {
+    if (model_output_head(model) == OutputHead::none) {
+      out.row(t) = final.row(t) * model.weights.tok_embed.transpose();
+      continue;
+    }
+    auto row = output_logits(model, final.row(t));
+    REQUIRE_MESSAGE(row.ok(), row.error());
+    out.row(t) = *row;
+  }
+  return out;
+}
+
+Worst check_family(const std::string& name) {
+  CAPTURE(name);
+  auto model = open_family(name);
+  REQUIRE_MESSAGE(model.ok(), model.error());
+  const ModelConfig& c = model->config;
+  const TensorFile ref = load_fixture(folder_of(name) + "/reference.safetensors");
+  const auto cases = family_cases(name);
+  REQUIRE(cases.size() == 3);
+  Worst w;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    CAPTURE(k);
+    TraceInput in;
+    in.token_ids = cases[k].ids;
+    const int T = static_cast<int>(in.token_ids.size());
+    for (int j = 0; j < static_cast<int>(cases[k].attention_mask.size()); ++j)  // padding: its keys hidden
+      if (cases[k].attention_mask[static_cast<size_t>(j)] == 0)
+        for (int i = 0; i < T; ++i) in.mask.hidden_cells.emplace_back(i, j);
+    auto t = trace_run(*model, in);
+    REQUIRE_MESSAGE(t.ok(), t.error());
+    const std::string p = "case" + std::to_string(k) + ".";
+    for (int l = 0; l < c.n_layers; ++l)
+      for (int h = 0; h < c.n_heads; ++h)
+        w.attn = std::max(w.attn, max_abs_diff(t->head(l, h).weights, slice(ref, p + "attn." + std::to_string(l), h)));
+    if (c.positions == PositionEncoding::rotary) {
+      for (int h = 0; h < c.n_heads; ++h) {
+        const HeadTrace& head = t->head(0, h);
+        w.rot = std::max(w.rot, max_abs_diff(head.q_unrotated, slice(ref, p + "q_pre_rot.0", h)));
+        w.rot = std::max(w.rot, max_abs_diff(head.q, slice(ref, p + "q_rot.0", h)));
+        w.rot = std::max(w.rot, max_abs_diff(head.k_unrotated, slice(ref, p + "k_pre_rot.0", c.kv_group(h))));
+        w.rot = std::max(w.rot, max_abs_diff(head.k, slice(ref, p + "k_rot.0", c.kv_group(h))));
+      }
+    }
+    const Mat hidden = fixture_mat(ref, p + "hidden");
+    w.hidden = std::max(w.hidden, max_abs_diff(t->final, hidden) / std::max(1.0f, hidden.cwiseAbs().maxCoeff()));
+    const Mat logits = fixture_mat(ref, p + "logits");
+    w.logits = std::max(w.logits, max_abs_diff(logits_of(*model, t->final), logits) /
+                                      std::max(1.0f, logits.cwiseAbs().maxCoeff()));
+  }
+  MESSAGE(name << ": worst |attention - torch| " << w.attn << ", Q/K " << w.rot << ", hidden (relative) " << w.hidden
+               << ", logits (relative) " << w.logits);
+  CHECK(w.attn < 1e-5f);
+  CHECK(w.rot < 1e-5f);
+  CHECK(w.hidden < 1e-4f);
+  CHECK(w.logits < 1e-4f);
+  return w;
+}
+
+TEST_CASE("families: Llama (grouped key/value heads 4:2, separate lm_head, F32) matches PyTorch") {
+  check_family("llama_tiny");
+  auto m = open_family("llama_tiny");
+  REQUIRE(m.ok());
+  CHECK(m->config.n_kv_heads == 2);
+  CHECK(m->config.norm_kind == NormKind::rms_norm);
+  CHECK(m->config.gated_ffn);
+  CHECK(m->config.causal);
+  CHECK(model_output_head(*m) == OutputHead::linear);
+}
+
+TEST_CASE("families: Llama 3 rotary scaling, tied head, BF16 in two shards (4 query heads, 1 key/value head)") {
+  check_family("llama_tied_llama3rope");
+  auto m = open_family("llama_tied_llama3rope");
+  REQUIRE(m.ok());
+  CHECK(m->config.rope.scaling == RopeScaling::llama3);
+  CHECK(m->config.kv_heads() == 1);
+  CHECK(m->weights.output_w.size() == 0);
+}
+
+TEST_CASE("families: Llama with linear rotary scaling (older 'type' key), F16") {
+  check_family("llama_linear_rope");
+  auto m = open_family("llama_linear_rope");
+  REQUIRE(m.ok());
+  CHECK(m->config.rope.scaling == RopeScaling::linear);
+  CHECK(m->config.rope.factor == 2.0f);
+}
+
+TEST_CASE("families: Mistral's sliding window is the local-window mask") {
+  check_family("mistral_tiny");
+  auto m = open_family("mistral_tiny");
+  REQUIRE(m.ok());
+  CHECK(m->config.sliding_window == 4);
+  TraceInput in;
+  in.token_ids = family_cases("mistral_tiny").back().ids;
+  auto t = trace_run(*m, in);
+  REQUIRE(t.ok());
+  // Query 11 sees keys 8..11, itself included, and nothing before.
+  CHECK(t->head(0, 0).weights(11, 7) == 0.0f);
+  CHECK(t->head(0, 0).weights(11, 8) > 0.0f);
+  CHECK(t->causal);
+}
+
+TEST_CASE("families: Qwen2 (q/k/v biases, no o_proj bias, tied head)") { check_family("qwen2_tiny"); }
+
+TEST_CASE("families: GPT-NeoX / Pythia (a quarter of each head rotated, parallel residual, F16)") {
+  check_family("pythia_tiny");
+  auto m = open_family("pythia_tiny");
+  REQUIRE(m.ok());
+  CHECK(m->config.parallel_residual);
+  CHECK(m->config.rotary_dims() == 4);
+}
+
+TEST_CASE("families: GPT-NeoX with the sequential residual and half of each head rotated") {
+  check_family("pythia_sequential");
+}
+
+TEST_CASE("families: RoBERTa (positions from padding_idx + 1, padding) matches PyTorch") {
+  check_family("roberta_tiny");
+  auto m = open_family("roberta_tiny");
+  REQUIRE(m.ok());
+  CHECK(m->config.position_padding_idx == 1);
+  CHECK(model_output_head(*m) == OutputHead::bert_mlm);
+}
+
+TEST_CASE("families: DistilBERT (q_lin/k_lin/v_lin/out_lin, no token types, masked-LM head)") {
+  check_family("distilbert_tiny");
+  auto m = open_family("distilbert_tiny");
+  REQUIRE(m.ok());
+  CHECK(m->config.type_vocab == 0);
+  CHECK(model_output_head(*m) == OutputHead::bert_mlm);
+}
+
+}  // namespace
+}  // namespace attnviz
