@@ -1,10 +1,12 @@
-// Tokenizer file discovery for checkpoint folders.
+// Tokenizer file discovery for checkpoint folders: tokenizer.json for every family (its pipeline
+// picks the implementation, core/text/tokenizer_json.h), else the family's own older files.
 #include "io/hf_tokenizer_files.h"
 
 #include <filesystem>
 
 #include "base/file_io.h"
 #include "text/bpe_tokenizer.h"
+#include "text/tokenizer_json.h"
 #include "text/wordpiece_tokenizer.h"
 
 namespace attnviz {
@@ -55,17 +57,30 @@ Result<std::shared_ptr<const SubwordTokenizer>> load_bert(const fs::path& dir) {
   return shared(wordpiece_from_vocab_txt(*v, options), vocab);
 }
 
+// tokenizer.json, with tokenizer_config.json beside it for the padding token when there is one.
+Result<std::shared_ptr<const SubwordTokenizer>> load_tokenizer_json(const fs::path& dir) {
+  const fs::path tj = dir / "tokenizer.json", config = dir / "tokenizer_config.json";
+  auto text = read_text(tj);
+  if (!text) return make_error(text.error());
+  std::string config_text;
+  if (is_file(config)) {
+    auto c = read_text(config);
+    if (!c) return make_error(c.error());
+    config_text = std::move(*c);
+  }
+  auto tok = tokenizer_from_json(*text, config_text);
+  if (!tok) return make_error("'" + tj.string() + "': " + tok.error());
+  return std::shared_ptr<const SubwordTokenizer>(std::move(*tok));
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const SubwordTokenizer>> hf_tokenizer_load(const std::string& folder, CheckpointFamily family) {
   const fs::path dir(folder);
-  if (const fs::path tj = dir / "tokenizer.json"; is_file(tj)) {
-    auto text = read_text(tj);
-    if (!text) return make_error(text.error());
-    if (family == CheckpointFamily::gpt2) return shared(bpe_from_tokenizer_json(*text), tj);
-    return shared(wordpiece_from_tokenizer_json(*text), tj);
-  }
-  return family == CheckpointFamily::gpt2 ? load_gpt2(dir) : load_bert(dir);
+  if (is_file(dir / "tokenizer.json")) return load_tokenizer_json(dir);
+  if (family == CheckpointFamily::gpt2) return load_gpt2(dir);
+  if (family == CheckpointFamily::bert) return load_bert(dir);
+  return make_error("'" + dir.string() + "' has no tokenizer: expected tokenizer.json");
 }
 
 }  // namespace attnviz

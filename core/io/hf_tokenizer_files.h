@@ -1,7 +1,8 @@
 // Finds and loads a checkpoint folder's tokenizer the way Hugging Face's AutoTokenizer does:
-// tokenizer.json when the folder has one, else the family's own files (GPT-2: vocab.json +
-// merges.txt; BERT: vocab.txt with tokenizer_config.json's options). Reading only; the parsing is
-// in core/text/bpe_tokenizer.h and core/text/wordpiece_tokenizer.h.
+// tokenizer.json when the folder has one, whatever the family (the file says which tokenizer it is:
+// core/text/tokenizer_json.h; tokenizer_config.json beside it may name the padding token), else the
+// family's own files (GPT-2: vocab.json + merges.txt; BERT: vocab.txt with tokenizer_config.json's
+// options). Reading only; the parsing is in core/text/.
 #pragma once
 #include <memory>
 #include <string>

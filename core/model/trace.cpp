@@ -57,6 +57,7 @@ TraceToken subword_trace_token(const SubwordEncoding& enc, const SubwordToken& t
                     .id = t.id,
                     .piece = t.piece,
                     .segment = t.segment,
+                    .type_id = t.type_id,
                     .continues = t.continues,
                     .begin = t.begin,
                     .end = t.end};
@@ -80,7 +81,7 @@ Result<TokenizedInput> subwords_embed(const Model& model, TokenizedInput out, in
   std::vector<int> ids, segments;
   for (const TraceToken& t : out.tokens) {
     ids.push_back(t.id);
-    segments.push_back(t.segment);
+    segments.push_back(t.type_id);
   }
   auto x = embed_ids(model, ids, segments);
   if (!x) return make_error(x.error());
@@ -115,7 +116,8 @@ Result<TokenizedInput> ids_for_trace(const Model& model, const TraceInput& input
                               : in_vocab ? model.vocab[static_cast<size_t>(id)]
                                          : std::to_string(id).insert(0, 1, '#');
     out.tokens.push_back(TraceToken{.text = piece, .id = id, .piece = piece,
-                                    .segment = input.segment_ids.empty() ? 0 : input.segment_ids[i]});
+                                    .segment = input.segment_ids.empty() ? 0 : input.segment_ids[i],
+                                    .type_id = input.segment_ids.empty() ? 0 : input.segment_ids[i]});
   }
   out.real = static_cast<int>(out.tokens.size());
   if (pad_to > 0 && !model.tokenizer) return make_error("padding given ids needs a checkpoint with a tokenizer");

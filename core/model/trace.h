@@ -38,6 +38,7 @@ struct TraceToken {
   int id = -1;            // vocabulary id
   std::string piece{};    // vocabulary entry ("Ġcat", "##ing"); `text` is what it covers, readable
   int segment = 0;        // sentence A (0) or B (1)
+  int type_id = 0;        // the token-type row it is embedded with (BERT: = segment; RoBERTa: always 0)
   bool continues = false; // continues the previous token's word
   size_t begin = 0, end = 0;  // bytes of the (sanitized) sentence it covers; begin == end for framing
 };

@@ -1,5 +1,5 @@
 // GPT-2 byte-level BPE: added tokens split out first (longest match), GPT-2's pre-tokenization
-// pattern matched by hand over Unicode classes, then rank-ordered merges with a heap. Also the two
+// pattern (text/pretokenize_split.h), then the rank-ordered merges (text/bpe_merge.h). Also the two
 // loaders (vocab.json + merges.txt, tokenizer.json) and their validation. No file access here.
 #include "text/bpe_tokenizer.h"
 
@@ -7,14 +7,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
 #include "io/json.h"
-#include "text/unicode.h"
+#include "text/pretokenize_split.h"
 #include "text/utf8.h"
 
 namespace attnviz {
@@ -53,77 +52,6 @@ int byte_of_char(char32_t c) {
   if (c >= 0x100 + kRemappedBytes.size()) return -1;
   return kRemappedBytes[c - 0x100];
 }
-
-// ---- GPT-2's pre-tokenization pattern, by hand ------------------------------------------------
-//   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
-// Every character starts some alternative, so the matches tile the text; pretoken_end gives the
-// end of the match that starts at pos, trying the alternatives in the pattern's order.
-
-enum class CharClass { space, letter, number, other };
-
-CharClass char_class(char32_t c) {
-  if (unicode_is_white_space(c)) return CharClass::space;  // \s is White_Space in Onig and Rust
-  if (unicode_is_letter(c)) return CharClass::letter;
-  if (unicode_is_number(c)) return CharClass::number;
-  return CharClass::other;  // marks too: "e" + U+0301 splits after the "e"
-}
-
-// End of the run of characters of class `cls` starting at pos.
-size_t class_run_end(std::string_view s, size_t pos, CharClass cls) {
-  while (pos < s.size()) {
-    size_t next = pos;
-    if (char_class(utf8_next(s, next)) != cls) break;
-    pos = next;
-  }
-  return pos;
-}
-
-size_t pretoken_end(std::string_view s, size_t pos) {
-  size_t after = pos;
-  const char32_t c = utf8_next(s, after);
-  if (c == U'\'' && after < s.size()) {  // lowercase ASCII contractions only, as GPT-2 has them
-    const std::string_view rest = s.substr(after);
-    const char d = rest[0];
-    if (d == 's' || d == 't' || d == 'm' || d == 'd') return after + 1;
-    if (rest.starts_with("re") || rest.starts_with("ve") || rest.starts_with("ll")) return after + 2;
-  }
-  const CharClass cls = char_class(c);
-  if (c == U' ' && after < s.size()) {  // " ?" takes one literal space in front of a non-space run
-    size_t peek = after;
-    const CharClass next_cls = char_class(utf8_next(s, peek));
-    if (next_cls != CharClass::space) return class_run_end(s, after, next_cls);
-  }
-  if (cls != CharClass::space) return class_run_end(s, after, cls);
-  // \s+(?!\S): the longest run that is not followed by a non-space. When the run stops before a
-  // non-space, backtracking gives its last character back (to become that word's " ?" when it is
-  // a space). A single space before a non-space fails that, and \s+ takes it alone.
-  size_t last = pos, end = after;
-  while (end < s.size()) {
-    size_t next = end;
-    if (char_class(utf8_next(s, next)) != CharClass::space) break;
-    last = end;
-    end = next;
-  }
-  if (end == s.size() || last == pos) return end;
-  return last;
-}
-
-// ---- the merge loop ---------------------------------------------------------------------------
-
-uint64_t pair_key(int left, int right) { return (uint64_t(uint32_t(left)) << 32) | uint32_t(right); }
-
-struct Symbol {
-  int id = 0;
-  int prev = -1, next = -1;  // neighbours still alive, -1 at the ends
-  uint32_t begin = 0, end = 0;  // bytes of the word
-  bool alive = true;
-};
-
-// A pair that may merge, as one integer so the heap stays small and compares fast: the rank in
-// the high half, the left symbol's position in the low half, so the minimum is the lowest rank
-// and then the leftmost pair (Hugging Face's order). Entries go stale when a neighbour merges
-// first; they are checked against the current pair when popped.
-uint64_t candidate_key(int rank, int pos) { return (uint64_t(uint32_t(rank)) << 32) | uint32_t(pos); }
 
 Error error_too_many_tokens(size_t max_tokens) {
   return make_error("the text has more than " + std::to_string(max_tokens) + " tokens");
@@ -180,64 +108,20 @@ Status BpeTokenizer::encode_word(std::string_view clean, size_t word_begin, size
   // input far below this.
   if (n > size_t(INT32_MAX)) return make_error("a single word of more than 2 GB is not supported");
 
-  std::vector<Symbol> sym(n);
-  for (size_t i = 0; i < n; ++i) {
-    sym[i].id = byte_ids_[uint8_t(clean[word_begin + i])];
-    sym[i].prev = int(i) - 1;
-    sym[i].next = i + 1 < n ? int(i) + 1 : -1;
-    sym[i].begin = uint32_t(i);
-    sym[i].end = uint32_t(i + 1);
-  }
-
-  // A binary heap by hand (std::push_heap / pop_heap), so the first n - 1 pairs are heapified
-  // in O(n); each merge then pushes at most two pairs, so the loop is O(n log n).
-  std::vector<uint64_t> heap;
-  const auto merge_at = [&](int pos) -> const Merge* {
-    const int right = sym[size_t(pos)].next;
-    if (right < 0) return nullptr;
-    const auto it = merges_.find(pair_key(sym[size_t(pos)].id, sym[size_t(right)].id));
-    return it == merges_.end() ? nullptr : &it->second;
-  };
-  const auto push_pair = [&](int pos) {
-    if (const Merge* m = merge_at(pos)) {
-      heap.push_back(candidate_key(m->rank, pos));
-      std::push_heap(heap.begin(), heap.end(), std::greater<>{});
-    }
-  };
-  heap.reserve(n);
-  for (size_t i = 0; i + 1 < n; ++i)
-    if (const Merge* m = merge_at(int(i))) heap.push_back(candidate_key(m->rank, int(i)));
-  std::make_heap(heap.begin(), heap.end(), std::greater<>{});
-
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
-    const uint64_t key = heap.back();
-    heap.pop_back();
-    const int pos = int(uint32_t(key));
-    Symbol& left = sym[size_t(pos)];
-    if (!left.alive) continue;
-    const Merge* m = merge_at(pos);
-    if (m == nullptr || m->rank != int(key >> 32)) continue;  // stale: the pair here has changed
-    Symbol& right = sym[size_t(left.next)];
-    left.id = m->result;
-    left.end = right.end;
-    right.alive = false;
-    left.next = right.next;
-    if (right.next >= 0) sym[size_t(right.next)].prev = pos;
-    if (left.prev >= 0) push_pair(left.prev);
-    push_pair(pos);
-  }
+  std::vector<BpeSymbol> sym(n);
+  for (size_t i = 0; i < n; ++i) sym[i] = {byte_ids_[uint8_t(clean[word_begin + i])], uint32_t(i), uint32_t(i + 1)};
+  merges_.apply(sym);
 
   bool first = true;
-  for (int i = n > 0 ? 0 : -1; i >= 0; i = sym[size_t(i)].next) {
+  for (const BpeSymbol& s : sym) {
     if (out.size() >= max_tokens) return error_too_many_tokens(max_tokens);
-    const Symbol& s = sym[size_t(i)];
     SubwordToken t;
     t.id = s.id;
     t.piece = vocab_.pieces[size_t(s.id)];
     t.begin = word_begin + s.begin;
     t.end = word_begin + s.end;
     t.segment = segment;
+    t.type_id = segment;
     t.continues = !first;
     out.push_back(std::move(t));
     first = false;
@@ -253,7 +137,7 @@ Status BpeTokenizer::encode_segment(const std::string& clean, int segment, size_
   const auto plain = [&](size_t begin, size_t end) -> Status {
     const std::string_view chunk = s.substr(begin, end - begin);
     for (size_t pos = 0; pos < chunk.size();) {
-      const size_t stop = pretoken_end(chunk, pos);
+      const size_t stop = split_pattern_end(SplitPattern::gpt2, chunk, pos);
       if (Status st = encode_word(s, begin + pos, begin + stop, segment, max_tokens, out); !st) return st;
       pos = stop;
     }
@@ -275,6 +159,7 @@ Status BpeTokenizer::encode_segment(const std::string& clean, int segment, size_
     t.begin = pos;
     t.end = pos + sp.content.size();
     t.segment = segment;
+    t.type_id = segment;
     t.special = true;
     out.push_back(std::move(t));
     pos += sp.content.size();
@@ -337,7 +222,9 @@ Result<BpeTokenizer> BpeTokenizer::build(Parts parts) {
   t.merges_.reserve(parts.merges.size());
   std::string joined;  // a + b, one buffer for all merges: GPT-2 has 50,000
   for (size_t rank = 0; rank < parts.merges.size(); ++rank) {
-    const auto& [a, b] = parts.merges[rank];
+    // Named references, not a structured binding: clang before 16 cannot capture bindings in a lambda.
+    const std::string& a = parts.merges[rank].first;
+    const std::string& b = parts.merges[rank].second;
     joined.assign(a).append(b);
     const auto ia = t.vocab_.ids.find(a), ib = t.vocab_.ids.find(b), ir = t.vocab_.ids.find(joined);
     // The message is made for a bad merge only, not for each of GPT-2's 50,000.
@@ -348,8 +235,7 @@ Result<BpeTokenizer> BpeTokenizer::build(Parts parts) {
     if (ia == t.vocab_.ids.end()) return fail(in_quotes(a));
     if (ib == t.vocab_.ids.end()) return fail(in_quotes(b));
     if (ir == t.vocab_.ids.end()) return fail("the result " + in_quotes(joined));
-    // A repeated pair keeps its last rank, as the Rust and JavaScript tokenizers' maps do.
-    t.merges_[pair_key(ia->second, ib->second)] = Merge{int(rank), ir->second};
+    t.merges_.add(ia->second, ib->second, int(rank), ir->second);
   }
 
   t.bytes_.resize(t.vocab_.pieces.size());

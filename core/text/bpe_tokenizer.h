@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "text/bpe_merge.h"
 #include "text/subword_tokenizer.h"
 
 namespace attnviz {
@@ -49,10 +50,6 @@ class BpeTokenizer final : public SubwordTokenizer {
   static Result<BpeTokenizer> build(Parts parts);
 
  private:
-  struct Merge {
-    int rank = 0;
-    int result = 0;  // id of the merged piece
-  };
   Status encode_segment(const std::string& clean, int segment, size_t max_tokens,
                         std::vector<SubwordToken>& out) const;
   Status encode_word(std::string_view clean, size_t word_begin, size_t word_end, int segment,
@@ -60,7 +57,7 @@ class BpeTokenizer final : public SubwordTokenizer {
   std::optional<size_t> special_at(std::string_view text, size_t pos) const;  // index into specials_
 
   std::vector<std::string> bytes_;  // id -> the raw bytes it stands for (decode)
-  std::unordered_map<uint64_t, Merge> merges_;
+  BpeMerges merges_;
   std::vector<Special> specials_;        // longest first, so the first match is the longest
   std::array<bool, 256> special_first_{};  // first bytes of the specials: a cheap pre-check
   std::array<int, 256> byte_ids_{};      // id of each byte's one-character symbol

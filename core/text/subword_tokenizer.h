@@ -1,6 +1,7 @@
 // The interface of a checkpoint's own tokenizer (GPT-2's byte-level BPE, BERT's WordPiece): text in,
 // vocabulary ids out, each id with the byte range of the text it covers so the UI can show tokens as
-// readable text. The engine embeds by id. Implementations: core/text/bpe_tokenizer.h, core/text/wordpiece_tokenizer.h.
+// readable text. The engine embeds by id. Implementations: core/text/bpe_tokenizer.h, core/text/wordpiece_tokenizer.h,
+// core/text/pipeline_tokenizer.h (tokenizer.json's other BPE families); core/text/tokenizer_json.h picks one.
 // Nothing here reads files; loaders take the files' text, so they can be fuzzed from memory.
 #pragma once
 #include <cstddef>
@@ -21,7 +22,10 @@ struct SubwordToken {
   std::string piece;          // the vocabulary entry: "Ġcat", "##ing", "[CLS]"
   size_t begin = 0, end = 0;  // bytes of the segment's text (SubwordEncoding::text or text_b) it covers;
                               // begin == end for framing the tokenizer adds ([CLS], [SEP])
-  int segment = 0;            // 0: sentence A, 1: sentence B (BERT's token_type_ids)
+  int segment = 0;            // 0: sentence A, 1: sentence B: which text begin/end refer to, and which
+                              // sentence a framing token belongs to
+  int type_id = 0;            // the token type id the model embeds (Hugging Face's token_type_ids): the
+                              // segment for BERT and GPT-2, the template's type_id, always 0 for RoBERTa
   bool special = false;       // a special token: added framing, or typed literally ("[MASK]", "<|endoftext|>")
   bool unknown = false;       // the unknown token, standing in for text the vocabulary cannot spell
   bool continues = false;     // continues the previous token's word (WordPiece "##" pieces; BPE pieces
@@ -71,6 +75,14 @@ class SubwordTokenizer {
   virtual bool frames_pairs() const = 0;
 
  protected:
+  // The virtual destructor would suppress the implicit moves, and every implementation's move would
+  // then copy the vocabulary: declared here, protected so a tokenizer is never sliced.
+  SubwordTokenizer() = default;
+  SubwordTokenizer(const SubwordTokenizer&) = default;
+  SubwordTokenizer(SubwordTokenizer&&) noexcept = default;
+  SubwordTokenizer& operator=(const SubwordTokenizer&) = default;
+  SubwordTokenizer& operator=(SubwordTokenizer&&) noexcept = default;
+
   SubwordVocab vocab_;
 };
 

@@ -234,12 +234,14 @@ Result<SubwordEncoding> WordPieceTokenizer::encode(std::string_view text, std::o
       t.id = p.id;
       t.piece = vocab_.pieces[static_cast<size_t>(p.id)];
       t.segment = p.segment;
+      t.type_id = p.segment;
       t.special = true;
       enc.tokens.push_back(std::move(t));
       continue;
     }
     for (SubwordToken t : p.kind == WordPieceFramePart::Kind::sentence_a ? a : b) {
       t.segment = p.segment;
+      t.type_id = p.segment;
       enc.tokens.push_back(std::move(t));
     }
   }

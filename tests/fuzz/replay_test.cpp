@@ -18,6 +18,7 @@
 #include "fuzz/fuzz_npy.cpp"
 #include "fuzz/fuzz_safetensors.cpp"
 #include "fuzz/fuzz_session.cpp"
+#include "fuzz/fuzz_tokenizer_json.cpp"
 #include "fuzz/fuzz_word_tokenizer.cpp"
 #include "fuzz/fuzz_wordpiece.cpp"
 
@@ -96,6 +97,12 @@ TEST_CASE("fuzz regressions: WordPiece tokenizer and loaders") {
   REQUIRE_MESSAGE(tok.ok(), tok.error());
   CHECK(tok->vocab_size() == 65);
   CHECK(replay("wordpiece", [&](fuzz::Bytes b) { return fuzz::fuzz_wordpiece(*tok, b); }) >= 16);
+}
+
+TEST_CASE("fuzz regressions: tokenizer.json pipelines and loader") {
+  auto fixtures = fuzz::tokenizer_json_fuzz_fixtures(ATTNVIZ_FIXTURES);
+  REQUIRE_MESSAGE(fixtures.ok(), fixtures.error());
+  CHECK(replay("tokenizer_json", [&](fuzz::Bytes b) { return fuzz::fuzz_tokenizer_json(*fixtures, b); }) >= 9);
 }
 
 TEST_CASE("fuzz regressions: Hugging Face config.json") {
