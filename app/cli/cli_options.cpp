@@ -185,7 +185,7 @@ const std::vector<Flag>& flags() {
        },
        kTrain},
       {"model", "PATH",
-       "a Hugging Face GPT-2 / BERT checkpoint folder (config.json, model.safetensors, tokenizer files), or an "
+       "a Hugging Face checkpoint folder (GPT-2, BERT, RoBERTa, DistilBERT, Llama, Mistral, Qwen2, GPT-NeoX: config.json, weights, tokenizer files), or an "
        "attnviz model (folder with model.safetensors, or the file)",
        string_flag(&CliOptions::model_path), kAttention | kPredict | kHeads},
       {"no-weights", nullptr, "leave the (T, T) weight matrices out of --json",

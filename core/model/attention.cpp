@@ -111,7 +111,7 @@ HeadTrace head_forward_from(const AttentionWeights& w, const ModelConfig& c, int
   const int HS = c.head_size(), g = c.kv_group(h);
   HeadTrace head = head_forward(w, c, h, p.q.middleCols(h * HS, HS), p.k.middleCols(g * HS, HS),
                                 p.v.middleCols(g * HS, HS), mask, keep_scores);
-  if (p.q_unrotated.size() > 0) {
+  if (c.positions == PositionEncoding::rotary) {
     head.q_unrotated = p.q_unrotated.middleCols(h * HS, HS);
     head.k_unrotated = p.k_unrotated.middleCols(g * HS, HS);
   }

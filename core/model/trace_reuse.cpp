@@ -106,7 +106,7 @@ HeadTrace head_extend(const AttentionWeights& w, const ModelConfig& c, int h, co
   HeadTrace head = head_forward(w, c, h, q_new, rows_join(old.k, p, k_new),
                                 rows_join(old.v, p, fresh.v.middleCols(g * HS, HS)), rows.mask, rows.keep_scores);
   head.q = rows_join(old.q, p, q_new);
-  if (fresh.q_unrotated.size() > 0) {
+  if (c.positions == PositionEncoding::rotary) {  // (fresh may have no rows: a repeated input)
     head.q_unrotated = rows_join(old.q_unrotated, p, fresh.q_unrotated.middleCols(h * HS, HS));
     head.k_unrotated = rows_join(old.k_unrotated, p, fresh.k_unrotated.middleCols(g * HS, HS));
   }

@@ -60,4 +60,23 @@ grep -q '"piece":"animal"' "$out/first.json" || { echo "BERT tokens missing from
 printf 'model file %s\nquit\n' "$out/broken" > "$out/broken.txt"
 if xvfb "$app" --script "$out/broken.txt" 2> "$out/broken.err"; then echo "a broken checkpoint should fail"; exit 1; fi
 grep -q "no BERT tokenizer" "$out/broken.err"
-echo "checkpoint test: BERT pair and sharded GPT-2 pixels match the engine; --model, recent models, every view, errors"
+
+# 6. A Llama-shaped folder (8 query heads on 2 key/value heads, rotary positions, RMSNorm, SwiGLU,
+# Llama 3's tokenizer.json): pixels match the engine, Heads names each head's K/V head, Step by step
+# shows Q and K before and after the rotation.
+session "$out/llama.json" "$fixtures/families/llama3_tokenized" "동물은 너무 피곤했기 때문에 🤖 It was too tired." "" 1 en
+xvfb "$app" --session "$out/llama.json" --screenshot "$out/llama.png" --layout-report "$out/llama_layout.json" --frames 3
+"$check_pixels" "$out/llama.png" "$out/llama_layout.json" "$out/llama.json"
+cat > "$out/llama.txt" <<ACTIONS
+model file $fixtures/families/llama3_tokenized
+sentence The animal didn't cross the street because it was too tired.
+expect model llama3_tokenized
+view steps
+head 5
+step 2
+screenshot $out/llama_steps.png
+quit
+ACTIONS
+xvfb "$app" --script "$out/llama.txt"
+"$check_png" "$out/llama_steps.png" 1280 800
+echo "checkpoint test: BERT pair, sharded GPT-2 and Llama-shaped pixels match the engine; --model, recent models, every view, errors"

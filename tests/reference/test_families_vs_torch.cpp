@@ -13,6 +13,7 @@
 #include "analysis/answer.h"
 #include "base/file_io.h"
 #include "io/hf_checkpoint.h"
+#include "io/model_open.h"
 #include "model/trace.h"
 #include "support/check_util.h"
 #include "support/fixture_util.h"
@@ -195,6 +196,35 @@ TEST_CASE("families: DistilBERT (q_lin/k_lin/v_lin/out_lin, no token types, mask
   REQUIRE(m.ok());
   CHECK(m->config.type_vocab == 0);
   CHECK(model_output_head(*m) == OutputHead::bert_mlm);
+}
+
+}  // namespace
+}  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+TEST_CASE("families: a Llama folder with its tokenizer.json opens by path and reads text") {
+  check_family("llama3_tokenized");
+  auto m = model_open(folder_of("llama3_tokenized"));
+  REQUIRE_MESSAGE(m.ok(), m.error());
+  CHECK(m->config.n_heads == 8);
+  CHECK(m->config.kv_heads() == 2);
+  CHECK(model_output_head(*m) == OutputHead::linear);
+  TraceInput by_text;
+  by_text.text = "The animal didn't cross the street because it was too tired.";
+  auto a = trace_run(*m, by_text);
+  REQUIRE_MESSAGE(a.ok(), a.error());
+  CHECK(a->queries[0].piece == "<|begin_of_text|>");  // the template's BOS
+  CHECK(a->queries[0].begin == a->queries[0].end);
+  TraceInput by_ids;
+  for (const TraceToken& t : a->queries) by_ids.token_ids.push_back(t.id);
+  auto b = trace_run(*m, by_ids);
+  REQUIRE(b.ok());
+  CHECK(max_abs_diff(a->head(1, 5).weights, b->head(1, 5).weights) == 0.0f);
+  // The causal model's next-token answer exists (its own lm_head).
+  auto answer = model_answer(*m, *a, by_text.text, 5);
+  REQUIRE_MESSAGE(answer.ok(), answer.error());
 }
 
 }  // namespace

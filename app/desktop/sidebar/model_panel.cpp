@@ -39,6 +39,19 @@ void size_section(AppState& app) {
                                                   h == c.n_heads)) {
         c.n_heads = h;
         c.head_scores.clear();
+        if (c.n_kv_heads > 0 && h % c.n_kv_heads != 0) c.n_kv_heads = 0;  // keep the config valid
+        app.dirty = true;
+      }
+    ImGui::EndCombo();
+  }
+  // Grouped-query attention: fewer key/value heads than query heads, each shared by a group.
+  const int kv = c.kv_heads();
+  if (ImGui::BeginCombo(tr(L, Str::kv_heads), std::to_string(kv).c_str())) {
+    for (int k = c.n_heads; k >= 1; --k)
+      if (c.n_heads % k == 0 &&
+          ImGui::Selectable(tr_format(L, k == c.n_heads ? Str::kv_heads_all : Str::kv_heads_shared, k, c.n_heads / k).c_str(),
+                            k == kv)) {
+        c.n_kv_heads = k == c.n_heads ? 0 : k;
         app.dirty = true;
       }
     ImGui::EndCombo();
@@ -89,11 +102,14 @@ bool score_combo(Lang L, ScoreKind& score) {
 bool norm_combo(Lang L, NormPlacement& norm) {
   return enum_combo(tr(L, Str::norm), norm, {{NormPlacement::post, tr(L, Str::norm_post)}, {NormPlacement::pre, tr(L, Str::norm_pre)}});
 }
-bool positions_combo(Lang L, PositionEncoding& positions) {
+// `rotary`: offer rotary positions too (the sandbox; training has no backward pass for them).
+bool positions_combo(Lang L, PositionEncoding& positions, bool rotary) {
+  const std::pair<PositionEncoding, const char*> added[] = {{PositionEncoding::sinusoidal, tr(L, Str::pos_sinusoidal)},
+                                                            {PositionEncoding::learned, tr(L, Str::pos_learned)},
+                                                            {PositionEncoding::none, tr(L, Str::pos_none)}};
+  if (!rotary) return enum_combo(tr(L, Str::positions), positions, {added[0], added[1], added[2]});
   return enum_combo(tr(L, Str::positions), positions,
-                    {{PositionEncoding::sinusoidal, tr(L, Str::pos_sinusoidal)},
-                     {PositionEncoding::learned, tr(L, Str::pos_learned)},
-                     {PositionEncoding::none, tr(L, Str::pos_none)}});
+                    {added[0], added[1], added[2], {PositionEncoding::rotary, tr(L, Str::pos_rotary)}});
 }
 
 void architecture_section(AppState& app) {
@@ -101,7 +117,7 @@ void architecture_section(AppState& app) {
   const Lang L = app.lang;
   bool changed = false;
   changed |= norm_combo(L, c.norm);
-  changed |= positions_combo(L, c.positions);
+  changed |= positions_combo(L, c.positions, true);
   changed |= enum_combo(tr(L, Str::activation), c.activation,
                         {{Activation::relu, "ReLU"}, {Activation::gelu, "GELU"}, {Activation::gelu_tanh, "GELU (tanh)"}});
   changed |= score_combo(L, c.score);
@@ -245,6 +261,23 @@ void source_section(AppState& app) {
   if (app.source == ModelSource::sandbox || !app.model) return;
   const ModelConfig& c = app.model->config;
   ImGui::TextWrapped(tr(L, Str::src_summary), c.d_model, c.n_heads, c.n_layers, c.d_ff, app.model->source.c_str());
+  if (c.kv_heads() != c.n_heads) ImGui::TextWrapped(tr(L, Str::src_gqa), c.n_heads, c.kv_heads());
+  if (c.positions == PositionEncoding::rotary || c.norm_kind == NormKind::rms_norm || c.gated_ffn || c.parallel_residual ||
+      c.sliding_window > 0) {
+    std::string parts;
+    auto add = [&](const std::string& p) { parts += (parts.empty() ? "" : " · ") + p; };
+    if (c.positions == PositionEncoding::rotary) {
+      add(tr_format(L, Str::src_rope, static_cast<double>(c.rope.theta)));
+      if (c.rotary_dims() < c.head_size()) add(tr_format(L, Str::src_rope_partial, c.rotary_dims(), c.head_size()));
+      if (c.rope.scaling != RopeScaling::none)
+        add(std::string(name_of(c.rope.scaling)) + " ×" + std::to_string(static_cast<int>(c.rope.factor)));
+    }
+    if (c.norm_kind == NormKind::rms_norm) add("RMSNorm");
+    if (c.gated_ffn) add("SwiGLU");
+    if (c.parallel_residual) add(tr(L, Str::src_parallel_residual));
+    if (c.sliding_window > 0) add(tr_format(L, Str::src_sliding_window, c.sliding_window));
+    ImGui::TextWrapped("%s", parts.c_str());
+  }
   if (const auto& tok = app.model->tokenizer)
     ImGui::TextWrapped(tr(L, Str::ck_tokenizer), std::string(tok->kind_name()).c_str(), tok->vocab_size());
   if (app.source == ModelSource::demo_coref) return;  // its architecture is live (coref_arch_section)
@@ -288,7 +321,7 @@ void coref_arch_section(AppState& app) {
   }
   changed |= score_combo(L, a.score);
   changed |= norm_combo(L, a.norm);
-  changed |= positions_combo(L, a.positions);
+  changed |= positions_combo(L, a.positions, false);
   if (changed) demo_retrain_request(app, a);
   const DemoRetrain& r = app.retrain;
   if (r.training) {

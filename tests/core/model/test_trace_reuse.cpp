@@ -124,6 +124,7 @@ TEST_CASE("trace reuse: a Llama-shaped model rotates the new rows at their own p
   const Model m = model_init_random(test::llama_config({.d_model = 32, .n_heads = 4, .n_layers = 2, .d_ff = 48}, 2), 5);
   CHECK(reused_after_edit(m, kCat, "the cat sat on the rug") == 5);
   CHECK(reused_after_edit(m, kCat, "the cat sat on the mat again and again") == 6);
+  CHECK(reused_after_edit(m, kCat, kCat) == 6);  // nothing new: every head keeps its unrotated Q and K
 }
 
 TEST_CASE("trace reuse: attention-only layers, the post-norm layout and every scoring function") {

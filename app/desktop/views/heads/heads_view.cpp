@@ -121,6 +121,8 @@ HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, co
   const float box = ImGui::GetFontSize();
   head_switch(app, h, box);
   std::string title = std::string(tr(app.lang, Str::head)) + " " + std::to_string(h + 1);
+  if (t.config.kv_heads() != t.config.n_heads)  // grouped-query attention: the K/V head it reads
+    title += " · " + tr_format(app.lang, Str::kv_head_short, t.config.kv_group(h) + 1);
   if (head.score != ScoreKind::scaled_dot) title += " · " + std::string(name_of(head.score));
   if (head.ablated) title += " · " + std::string(tr(app.lang, Str::head_off_short));
   if (ImGui::Selectable(title.c_str(), app.heads.zoom_head == h || app.head == h, 0,

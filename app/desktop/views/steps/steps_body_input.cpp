@@ -164,6 +164,41 @@ void steps_body_split(StepsView& v) {
   head_blocks_map(v, "X W_V", &HeadTrace::v, avail, cell_h);
 }
 
+namespace {
+
+// Rotary positions: Q and K of this head before and after the rotation, side by side, and what the
+// rotation is. Grouped key/value heads: which query heads share this head's K and V.
+void rotation_and_sharing(StepsView& v, float avail, float label_w) {
+  const Trace& t = v.t;
+  const Lang L = v.app.lang;
+  const HeadTrace& h = v.head;
+  const ModelConfig& c = t.config;
+  if (c.kv_heads() != c.n_heads) {
+    const int g = c.kv_group(v.f.head), per = c.n_heads / c.kv_heads();
+    ImGui::TextColored(ImColor(kStepsAccent), "%s",
+                       tr_format(L, Str::steps_gqa_shared, g + 1, c.kv_heads(), g * per + 1, (g + 1) * per).c_str());
+  }
+  if (h.q_unrotated.size() == 0 || t.cross) return;
+  ImGui::Spacing();
+  ImGui::TextColored(ImColor(kStepsAccent), "%s",
+                     tr_format(L, Str::steps_rope_title, c.rotary_dims(), c.head_size(), static_cast<double>(c.rope.theta)).c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", tr(L, Str::steps_rope_note));
+  ImGui::PopStyleColor();
+  const int dims = steps_dims_fit(avail, label_w, 4, v.decimals, 2);
+  NumberTable table;
+  table.id = "rope";
+  table.label_header = tr(L, Str::steps_token);
+  table.decimals = v.decimals;
+  table.labels = &t.queries;
+  table.highlight_row = v.f.query;
+  table.groups = {{"q", &h.q_unrotated, 0, -1, dims, false}, {"q'", &h.q, 0, -1, dims, true},
+                  {"k", &h.k_unrotated, 0, -1, dims, false}, {"k'", &h.k, 0, -1, dims, true}};
+  steps_number_table(table);
+}
+
+}  // namespace
+
 void steps_body_qkv(StepsView& v) {
   const Trace& t = v.t;
   const Lang L = v.app.lang;
@@ -185,6 +220,7 @@ void steps_body_qkv(StepsView& v) {
     table.groups = {{"q", &h.q, 0, -1, three, true}, {"k", &h.k, 0, -1, three, false}, {"v", &h.v, 0, -1, three, false}};
     ImGui::TextDisabled("%s", tr_format(L, Str::steps_first_dims, three, t.config.head_size()).c_str());
     steps_number_table(table);
+    rotation_and_sharing(v, avail, label_w);
     return;
   }
   // Too narrow for three blocks side by side (or cross-attention, where K and V have other rows).
@@ -204,6 +240,7 @@ void steps_body_qkv(StepsView& v) {
     steps_number_table(table);
     ImGui::Spacing();
   }
+  rotation_and_sharing(v, avail, label_w);
 }
 
 }  // namespace attnviz
