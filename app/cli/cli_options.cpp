@@ -15,7 +15,7 @@ namespace {
 using Setter = std::function<Status(CliOptions&, const std::string&)>;
 
 // Which commands a flag belongs to.
-enum : unsigned { kAttention = 1, kTrain = 2, kPredict = 4, kHeads = 8 };
+enum : unsigned { kAttention = 1, kTrain = 2, kPredict = 4, kHeads = 8, kGenerate = 16 };
 
 struct Flag {
   const char* name;
@@ -69,8 +69,8 @@ Setter string_flag(std::string CliOptions::*field) {
 
 const std::vector<Flag>& flags() {
   static const std::vector<Flag> table = {
-      {"text", "TEXT", "the sentence to analyse (the target sentence with --source)", string_flag(&CliOptions::text),
-       kAttention | kPredict | kHeads},
+      {"text", "TEXT", "the sentence to analyse (the target sentence with --source; generate: the prompt)",
+       string_flag(&CliOptions::text), kAttention | kPredict | kHeads | kGenerate},
       {"text-b", "TEXT", "the second sentence of a pair: [CLS] A [SEP] B [SEP] (BERT checkpoints)",
        string_flag(&CliOptions::text_b)},
       {"source", "TEXT", "cross-attention: keys and values come from this source sentence",
@@ -107,7 +107,7 @@ const std::vector<Flag>& flags() {
          if (!parse_number(v, o.seed)) return bad_value("seed", v, "a non-negative whole number");
          return Ok{};
        },
-       kAttention | kTrain},
+       kAttention | kTrain | kGenerate},
       {"score", "KIND", "scoring function of every head: scaled_dot, dot, general (Luong) or additive (Bahdanau)",
        config_enum(&ModelConfig::score, score_from_name, "score", "scaled_dot, dot, general or additive"),
        kAttention | kTrain},
@@ -123,14 +123,23 @@ const std::vector<Flag>& flags() {
          }
          return Ok{};
        }},
-      {"temperature", "TAU", "divide the scores by TAU before softmax (default 1)",
+      {"temperature", "TAU", "divide the scores by TAU before softmax (default 1); generate: sample the next token "
+       "from softmax(logits / TAU) over the --top-k most probable (default 0: greedy)",
        [](CliOptions& o, const std::string& v) -> Status {
          float f = 0;
+         if (o.command == CliCommand::generate) {
+           if (!parse_number(v, f) || !(f >= 0.0f && f <= 100.0f)) return bad_value("temperature", v, "a number from 0 to 100");
+           o.sample_temperature = f;
+           return Ok{};
+         }
          if (!parse_number(v, f) || !(f >= kMinTemperature && f <= kMaxTemperature))
            return bad_value("temperature", v, "a number from 0.001 to 1000");
          o.config.temperature = f;
          return Ok{};
-       }},
+       },
+       kAttention | kGenerate},
+      {"tokens", "N", "generate: how many new tokens (default 20)", int_flag(&CliOptions::tokens, 1, 1024, "tokens"),
+       kGenerate},
       {"mask", "SPEC", "causal | window:R | strided:S | pad:N | none; repeat to combine",
        [](CliOptions& o, const std::string& v) -> Status { return mask_spec_add(o.mask, v); },
        kAttention | kPredict | kHeads},
@@ -170,7 +179,7 @@ const std::vector<Flag>& flags() {
       {"json", "FILE",
        "attention: tokens, config, every head's weights and statistics, final hidden states; predict: the answer(s); "
        "heads: the importance grid ('-': stdout)",
-       string_flag(&CliOptions::json_path), kAttention | kPredict | kHeads},
+       string_flag(&CliOptions::json_path), kAttention | kPredict | kHeads | kGenerate},
       {"out", "DIR", "train: the folder to write model.safetensors to", string_flag(&CliOptions::out_dir), kTrain},
       {"steps", "N",
        "train: the most optimiser steps (default 3000; coref stops at 99% held-out accuracy, induction once a layer-1 "
@@ -187,7 +196,7 @@ const std::vector<Flag>& flags() {
       {"model", "PATH",
        "a Hugging Face checkpoint folder (GPT-2, BERT, RoBERTa, DistilBERT, Llama, Mistral, Qwen2, GPT-NeoX: config.json, weights, tokenizer files), or an "
        "attnviz model (folder with model.safetensors, or the file)",
-       string_flag(&CliOptions::model_path), kAttention | kPredict | kHeads},
+       string_flag(&CliOptions::model_path), kAttention | kPredict | kHeads | kGenerate},
       {"no-weights", nullptr, "leave the (T, T) weight matrices out of --json",
        [](CliOptions& o, const std::string&) -> Status {
          o.json_weights = false;
@@ -195,7 +204,7 @@ const std::vector<Flag>& flags() {
        }},
       {"top-k", "K", "attention: strongest keys listed per query in --json (default 3; 0: none); predict: the most "
        "probable tokens listed per position (default 5)",
-       int_flag(&CliOptions::top_k, 0, kMaxTokens, "top-k"), kAttention | kPredict},
+       int_flag(&CliOptions::top_k, 0, kMaxTokens, "top-k"), kAttention | kPredict | kGenerate},
       {"csv", "FILE", "write one head's weights as CSV (needs --layer and --head)", string_flag(&CliOptions::csv_path)},
       {"png", "FILE", "draw a labelled grid of one layer's heads (needs --layer)", string_flag(&CliOptions::png_path)},
       {"layer", "L", "layer number, from 0", int_flag(&CliOptions::layer, 0, kMaxLayers, "layer")},
@@ -229,6 +238,12 @@ Status check_combination(const CliOptions& o) {
     if (o.out_dir.empty())
       return make_error(std::string("train ") + (o.command == CliCommand::train_coref ? "coref" : "induction") +
                         " needs --out DIR");
+    return Ok{};
+  }
+  if (o.command == CliCommand::generate) {
+    if (o.model_path.empty()) return make_error("generate needs --model PATH");
+    if (!o.given.count("text")) return make_error("generate needs --text (the prompt)");
+    if (o.given.count("top-k") && o.top_k < 1) return make_error("--top-k must be at least 1 for generate");
     return Ok{};
   }
   if (o.command == CliCommand::predict || o.command == CliCommand::heads) {
@@ -278,6 +293,9 @@ Result<CliOptions> parse_args(const std::vector<std::string>& args) {
   } else if (args[0] == "heads") {
     o.command = CliCommand::heads;
     allowed = kHeads;
+  } else if (args[0] == "generate") {
+    o.command = CliCommand::generate;
+    allowed = kGenerate;
   } else {
     return make_error("unknown command '" + args[0] + "' (try 'attnviz-cli --help')");
   }
@@ -348,7 +366,9 @@ std::string cli_help() {
          "       attnviz-cli train induction --out DIR [--seed S] [--heads NH] [--d-model C] [--steps N]\n"
          "       attnviz-cli predict --model PATH --text TEXT [--ablate L:H,...] [--ablation zero|mean] [--top-k K]\n"
          "                           [--json FILE]\n"
-         "       attnviz-cli heads --model PATH --text TEXT --importance [--ablation zero|mean] [--json FILE]\n\n"
+         "       attnviz-cli heads --model PATH --text TEXT --importance [--ablation zero|mean] [--json FILE]\n"
+         "       attnviz-cli generate --model PATH --text PROMPT [--tokens N] [--temperature TAU] [--top-k K] [--seed S]\n"
+         "                            [--json FILE]\n\n"
          "Without an output flag it prints the tokens and each head's statistics. Layers and heads count from 0.\n"
          "Exit status: 0 done, 1 a file could not be read or written or the input was rejected, 2 usage error.\n\n"
          "options:\n";

@@ -14,7 +14,7 @@
 
 namespace attnviz {
 
-enum class CliCommand { help, attention, train_coref, train_induction, predict, heads };
+enum class CliCommand { help, attention, train_coref, train_induction, predict, heads, generate };
 
 struct CliOptions {
   CliCommand command = CliCommand::help;
@@ -42,6 +42,8 @@ struct CliOptions {
   Ablation ablation;          // --ablate L:H,... and --ablation zero|mean: heads switched off
   bool importance = false;    // heads --importance: the drop of the answer's log-probability per head
   AttentionMeasure measure = AttentionMeasure::weights;  // --measure: what --json/--csv/--png show
+  int tokens = 20;                // generate: --tokens, how many new tokens
+  float sample_temperature = 0;   // generate: --temperature, 0 greedy (attention: config.temperature)
   std::set<std::string> given;  // flags the user set explicitly (without the leading dashes)
 };
 

@@ -8,11 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/answer.h"
+#include "analysis/generate.h"
 #include "analysis/importance.h"
 #include "base/file_io.h"
 #include "cli_run.h"
 #include "io/model_open.h"
 #include "model/trace.h"
+#include "text/utf8.h"
 
 namespace attnviz {
 
@@ -74,6 +76,14 @@ void print_answer(const ModelAnswer& a, const Trace& t, std::ostream& out) {
   out.unsetf(std::ios::floatfield);
 }
 
+Json score_json(const TokenScore& s) { return {{"token", s.token}, {"text", s.text}, {"id", s.id}, {"p", s.p}}; }
+
+Json scores_json(const std::vector<TokenScore>& scores) {
+  Json top = Json::array();
+  for (const TokenScore& s : scores) top.push_back(score_json(s));
+  return top;
+}
+
 Json answer_json(const ModelAnswer& a, const Trace& t) {
   Json j;
   j["kind"] = name_of(a.kind);
@@ -86,12 +96,7 @@ Json answer_json(const ModelAnswer& a, const Trace& t) {
     j["referent"] = {{"index", a.coref.referent}, {"text", a.coref.referent_text}, {"probability", a.coref.probability}};
   } else {
     Json preds = Json::array();
-    for (const PositionAnswer& pa : a.predictions) {
-      Json top = Json::array();
-      for (const TokenScore& s : pa.top)
-        top.push_back({{"token", s.token}, {"text", s.text}, {"id", s.id}, {"p", s.p}});
-      preds.push_back({{"position", pa.position}, {"top", std::move(top)}});
-    }
+    for (const PositionAnswer& pa : a.predictions) preds.push_back({{"position", pa.position}, {"top", scores_json(pa.top)}});
     j["predictions"] = std::move(preds);
   }
   j["log_prob"] = a.log_prob;
@@ -184,6 +189,49 @@ int cli_heads(const CliOptions& o, std::ostream& stdout_stream, std::ostream& er
   for (const auto& row : grid->flips) flips.push_back(row);
   j["answer_changes"] = std::move(flips);
   j["most_important"] = {grid->best_layer, grid->best_head};
+  if (Status s = write_json(o.json_path, j, stdout_stream); !s) return fail(err, "--json: " + s.error());
+  return 0;
+}
+
+int cli_generate(const CliOptions& o, std::ostream& stdout_stream, std::ostream& err) {
+  std::ostringstream discard;
+  std::ostream& out = o.json_path == "-" ? discard : stdout_stream;
+  auto model = model_open(o.model_path);
+  if (!model) return fail(err, model.error());
+  GenerateOptions g;
+  g.tokens = o.tokens;
+  g.temperature = o.sample_temperature;
+  g.top_k = o.given.count("top-k") ? o.top_k : 5;
+  g.seed = o.seed;
+  auto gen = generate(*model, o.text, g);
+  if (!gen) return fail(err, gen.error());
+  // The prompt, then each new token with its probability; the whole text at the end.
+  out << o.text;
+  for (const GeneratedStep& s : gen->steps) out << "[" << s.chosen.text << "]";
+  out << "\n" << std::fixed << std::setprecision(3);
+  for (const GeneratedStep& s : gen->steps) {
+    out << "#" << s.position << " " << s.chosen.text << " (" << s.chosen.id << ") p " << s.chosen.p << "   top:";
+    for (const TokenScore& t : s.top) out << "  " << t.text << " " << t.p;
+    out << "\n";
+  }
+  out.unsetf(std::ios::floatfield);
+  // A step may end inside a character (byte-level tokens): invalid bytes read as U+FFFD.
+  const std::string text = model->tokenizer ? utf8_sanitize(model->tokenizer->decode(gen->ids)) : std::string();
+  out << "text: " << text << "\n";
+  if (o.json_path.empty()) return 0;
+  Json j;
+  j["prompt"] = o.text;
+  j["prompt_ids"] = gen->prompt_ids;
+  j["temperature"] = g.temperature;
+  j["top_k"] = g.top_k;
+  j["seed"] = g.seed;
+  Json steps = Json::array();
+  for (const GeneratedStep& s : gen->steps)
+    steps.push_back({{"position", s.position}, {"token", score_json(s.chosen)}, {"top", scores_json(s.top)}});
+  j["steps"] = std::move(steps);
+  j["ids"] = gen->ids;
+  j["text"] = text;
+  j["reused_rows"] = gen->reused_rows;
   if (Status s = write_json(o.json_path, j, stdout_stream); !s) return fail(err, "--json: " + s.error());
   return 0;
 }

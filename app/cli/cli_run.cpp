@@ -161,6 +161,7 @@ int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.command == CliCommand::train_induction) return cli_train_induction(o, out, err);
   if (o.command == CliCommand::predict) return cli_predict(o, out, err);
   if (o.command == CliCommand::heads) return cli_heads(o, out, err);
+  if (o.command == CliCommand::generate) return cli_generate(o, out, err);
   auto fail = [&](const std::string& message) {
     err << "attnviz-cli: " << message << "\n";
     return 1;

@@ -15,5 +15,6 @@ int cli_train_coref(const CliOptions& options, std::ostream& out, std::ostream& 
 int cli_train_induction(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_predict(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_heads(const CliOptions& options, std::ostream& out, std::ostream& err);
+int cli_generate(const CliOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace attnviz

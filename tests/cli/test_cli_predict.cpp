@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/answer.h"
 #include "analysis/measures.h"
 #include "base/file_io.h"
 #include "io/model_open.h"
@@ -187,4 +188,67 @@ TEST_CASE("cli predict/heads: usage errors and refused heads name the problem") 
                       "rollout", "--json", "-"});
   CHECK(r.status == 1);
   CHECK(has(r.err, "not defined for cross-attention"));
+}
+
+TEST_CASE("cli generate: greedy tokens are each step's most probable, reuse the prefix, and equal a full forward") {
+  const std::string llama = fixture_path("families/llama3_tokenized");
+  const auto j = nlohmann::json::parse(
+      cli_in_process({"generate", "--model", llama, "--text", "The animal didn't cross", "--tokens", "6", "--json", "-"}).out);
+  REQUIRE(j["steps"].size() == 6);
+  const std::vector<int> ids = j["ids"];
+  const std::vector<int> prompt = j["prompt_ids"];
+  REQUIRE(ids.size() == prompt.size() + 6);
+  CHECK(j["reused_rows"].get<int>() >= 6 * static_cast<int>(prompt.size()));  // each step computes its new row only
+  // Step by step, the chosen token is the first of its list and the full forward's arg-max.
+  auto model = model_open(llama);
+  REQUIRE(model.ok());
+  for (size_t s = 0; s < 6; ++s) {
+    const auto& step = j["steps"][s];
+    CHECK(step["token"]["id"] == step["top"][0]["id"]);
+    CHECK(step["position"].get<size_t>() == prompt.size() + s);
+    TraceInput in;
+    in.token_ids.assign(ids.begin(), ids.begin() + static_cast<long>(prompt.size() + s));
+    auto t = trace_run(*model, in);
+    REQUIRE(t.ok());
+    auto logits = output_logits(*model, t->final.row(t->n_queries() - 1));
+    REQUIRE(logits.ok());
+    Eigen::Index best = 0;
+    logits->maxCoeff(&best);
+    CHECK(static_cast<int>(best) == ids[prompt.size() + s]);
+  }
+  // Sampling: the same seed gives the same tokens, each from the listed pool; another seed may not.
+  auto sampled = [&](const char* seed) {
+    return nlohmann::json::parse(cli_in_process({"generate", "--model", llama, "--text", "The animal", "--tokens", "8",
+                                                 "--temperature", "1.5", "--top-k", "4", "--seed", seed, "--json", "-"})
+                                     .out);
+  };
+  const auto a = sampled("7"), b = sampled("7");
+  CHECK(a["ids"] == b["ids"]);
+  for (const auto& step : a["steps"]) {
+    bool listed = false;
+    for (const auto& t : step["top"]) listed |= t["id"] == step["token"]["id"];
+    CHECK(listed);
+    CHECK(step["top"].size() == 4);
+  }
+  CliRun text = cli_in_process({"generate", "--model", llama, "--text", "It was", "--tokens", "2"});
+  REQUIRE_MESSAGE(text.status == 0, text.err);
+  CHECK(text.out.rfind("It was[", 0) == 0);
+  CHECK(has(text.out, "\ntext: "));
+}
+
+TEST_CASE("cli generate: models that cannot generate and bad flags are named") {
+  CliRun r = cli_in_process({"generate", "--model", fixture_path("hf/bert_tiny"), "--text", "a", "--tokens", "2"});
+  CHECK(r.status == 1);
+  CHECK(has(r.err, "generation needs a causal model"));
+  r = cli_in_process({"generate", "--model", fixture_path("hf/gpt2_tiny"), "--text", "a", "--tokens", "0"});
+  CHECK(r.status == 2);
+  CHECK(has(r.err, "--tokens"));
+  r = cli_in_process({"generate", "--model", fixture_path("hf/gpt2_tiny"), "--text", "a", "--temperature", "-1"});
+  CHECK(r.status == 2);
+  r = cli_in_process({"generate", "--text", "a"});
+  CHECK(r.status == 2);
+  CHECK(has(r.err, "generate needs --model PATH"));
+  r = cli_in_process({"generate", "--model", fixture_path("hf/gpt2_tiny"), "--text", "a", "--ablate", "0:0"});
+  CHECK(r.status == 2);
+  CHECK(has(r.err, "--ablate does not apply to 'generate'"));
 }
