@@ -115,7 +115,9 @@ Result<TokenizedInput> ids_for_trace(const Model& model, const TraceInput& input
     const std::string piece = known      ? model.tokenizer->piece(id)
                               : in_vocab ? model.vocab[static_cast<size_t>(id)]
                                          : std::to_string(id).insert(0, 1, '#');
-    out.tokens.push_back(TraceToken{.text = piece, .id = id, .piece = piece,
+    // A checkpoint's token reads as the text it decodes to (" cat" for "Ġcat"), as when tokenized.
+    const std::string decoded = known ? model.tokenizer->decode(std::vector<int>{id}) : std::string();
+    out.tokens.push_back(TraceToken{.text = decoded.empty() ? piece : subword_visible_text(decoded), .id = id, .piece = piece,
                                     .segment = input.segment_ids.empty() ? 0 : input.segment_ids[i],
                                     .type_id = input.segment_ids.empty() ? 0 : input.segment_ids[i]});
   }

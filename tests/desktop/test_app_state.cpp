@@ -9,12 +9,14 @@
 #include <thread>
 
 #include "analysis/coref_readout.h"
+#include "analysis/generate.h"
 #include "io/session.h"
 #include "state/app_state.h"
 #include "state/file_actions.h"
 #include "state/model_source.h"
 #include "state/views.h"
 #include "support/check_util.h"
+#include "support/fixture_util.h"
 
 namespace attnviz {
 namespace {
@@ -358,6 +360,46 @@ TEST_CASE("app state: the coreference demo retrains on a toggle; a newer change 
   CHECK_FALSE(app.retrain.training);
   CHECK(app.model->config.n_layers == 1);
   unsetenv("XDG_CACHE_HOME");
+}
+
+}  // namespace attnviz
+
+namespace attnviz {
+
+TEST_CASE("app state: Generate appends the greedy tokens one trace at a time, as ids, and an edit ends the run") {
+  AppState app;
+  const std::string llama = test::fixture_path("families/llama3_tokenized");
+  REQUIRE(app_use_source(app, ModelSource::file, llama).ok());
+  settle(app);
+  app.sentence = "The animal didn't cross the street because";
+  app.dirty = true;
+  settle(app);
+  REQUIRE(app_can_generate(app));
+  const int prompt = app.trace->n_queries();
+  REQUIRE(app_generate(app, 5));
+  settle(app);
+  CHECK(app.generation.remaining == 0);
+  CHECK(app_generated_tokens(app) == 5);
+  CHECK(app.trace->n_queries() == prompt + 5);
+  CHECK(app.query == prompt + 4);  // the newest token's row is the one shown
+  // The same tokens as the engine's own greedy generation.
+  GenerateOptions o;
+  o.tokens = 5;
+  auto g = generate(*app.model, "The animal didn't cross the street because", o);
+  REQUIRE(g.ok());
+  for (int i = 0; i < app.trace->n_queries(); ++i)
+    CHECK(app.trace->queries[static_cast<size_t>(i)].id == g->ids[static_cast<size_t>(i)]);
+  CHECK(app.trace->reused_rows == prompt + 4);  // the last step computed its new row only
+  // Typing in the sentence box ends the run: the text is tokenized again.
+  app.sentence += " then";
+  app.dirty = true;
+  settle(app);
+  CHECK(app_generated_tokens(app) == 0);
+  CHECK(app.generation.ids.empty());
+  // The sandbox cannot generate.
+  REQUIRE(app_use_source(app, ModelSource::sandbox).ok());
+  CHECK_FALSE(app_can_generate(app));
+  CHECK_FALSE(app_generate(app, 3));
 }
 
 }  // namespace attnviz

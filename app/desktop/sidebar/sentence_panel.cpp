@@ -1,5 +1,7 @@
 // The Sentence panel: the text (recomputed as you type), the source sentence for cross-attention,
 // the preset menu, and the tokens as chips (click one to highlight its row in every head).
+#include <algorithm>
+
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -86,6 +88,36 @@ void unknown_words_note(const AppState& app, const std::vector<TraceToken>& toke
 
 }  // namespace
 
+namespace {
+
+// Generate: a number of tokens and the button; then a slider over the generated positions, which
+// picks the query row every view shows.
+void generate_controls(AppState& app) {
+  if (!app_can_generate(app)) return;
+  const Lang L = app.lang;
+  GenerationState& g = app.generation;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+  if (ImGui::InputInt("##gen_count", &g.count, 1, 8)) g.count = std::clamp(g.count, 1, 256);
+  ImGui::SameLine();
+  const bool running = g.remaining > 0;
+  if (running) ImGui::BeginDisabled();
+  if (ImGui::Button(tr(L, Str::gen_button))) (void)app_generate(app, g.count);
+  if (running) ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", tr(L, Str::gen_tip));
+  if (running) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", tr_format(L, Str::gen_running, g.remaining).c_str());
+  }
+  const int n = app_generated_tokens(app);
+  if (n < 1) return;
+  int k = app.query >= g.prompt_tokens ? app.query - g.prompt_tokens + 1 : n;
+  k = std::clamp(k, 1, n);
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::SliderInt("##gen_slider", &k, 1, n, tr_format(L, Str::gen_slider, k, n).c_str())) app.query = g.prompt_tokens + k - 1;
+}
+
+}  // namespace
+
 void panel_sentence(AppState& app) {
   // "###" keeps the window's id (and its scroll) when the language changes the title.
   const std::string title = std::string(tr(app.lang, Str::panel_sentence)) + "###panel_sentence";
@@ -121,6 +153,7 @@ void panel_sentence(AppState& app) {
     unknown_words_note(app, app.trace->queries);
     if (!app.trace->queries.empty() && app.trace->queries.back().segment == 1)
       ImGui::TextDisabled("%s", tr(app.lang, Str::ck_pair_note));
+    generate_controls(app);
     if (app.trace->cross) {
       ImGui::Separator();
       ImGui::Text("%s (%d)", tr(app.lang, Str::source_sentence), app.trace->n_keys());

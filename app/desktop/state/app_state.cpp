@@ -57,6 +57,7 @@ void app_update(AppState& app) {
     req.a.config = app.config;
     req.a.seed = app.seed;
     req.a.input.text = app.sentence;
+    req.a.input.token_ids = app_generation_ids(app);  // generated tokens are kept as ids
     if (app_reads_pairs(app)) req.a.input.text_b = app.sentence_b;
     if (app.cross) req.a.input.source_text = app.source_sentence;
     req.a.input.mask = app.mask;
@@ -116,6 +117,7 @@ void app_update(AppState& app) {
     else
       app.dirty = true;
   }
+  generation_poll(app);
   follow_training(app);
   demo_retrain_poll(app);
   app_poll_model_loader(app);
@@ -130,7 +132,7 @@ bool app_needs_b(const AppState& app) {
 
 bool app_computing(const AppState& app) {
   return app.shown_id != app.posted_id || app.worker.busy() || app.model_loader.busy() || app.retrain.training ||
-         app.retrain.twin_training;
+         app.retrain.twin_training || app.generation.remaining > 0;
 }
 
 bool app_reads_pairs(const AppState& app) {

@@ -14,6 +14,7 @@
 #include "model/trace.h"
 #include "render/colormap.h"
 #include "shell/strings.h"
+#include "state/generation.h"
 #include "state/compute_worker.h"
 #include "state/demo_retrain.h"
 #include "state/importance_runner.h"
@@ -77,6 +78,7 @@ struct AppState {
   std::optional<ModelAnswer> answer;       // what the model answers for A (heads off as asked)
   std::optional<ModelAnswer> answer_full;  // with heads off: the full model's answer, for before/after
   std::string answer_error;                // why there is no answer (no output head, no "it", ...)
+  GenerationState generation;              // Generate: tokens still to append, the generated positions
   std::optional<ModelAnswer> answer_b;     // B's answer (Compare), when its model gives one
   MeasureMaps maps;                        // the measure's maps of A (app_update keeps them current)
   ImportanceRunner importance;             // "which heads matter", off the UI thread

@@ -302,6 +302,10 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
       app.status_is_error = true;
       step.error.clear();
     }
+  } else if (v == "generate") {  // as the Sentence panel's Generate button
+    int n = 0;
+    if (!need(1) || !parse_int_in(a[0], 1, 256, n)) return fail("expected a number of tokens from 1 to 256");
+    if (!app_generate(app, n)) return fail("generation needs a causal checkpoint with an output head");
   } else if (v == "paste") {
     if (!need(1)) return fail("expected a path");
     auto bytes = file_read_bytes(a[0], uint64_t{64} << 20);
