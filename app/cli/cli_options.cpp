@@ -138,6 +138,18 @@ const std::vector<Flag>& flags() {
          return Ok{};
        },
        kAttention | kGenerate},
+      {"words", nullptr,
+       "--json/--csv/--png and the statistics in words: a word's column sums its pieces' weights, its row averages them",
+       [](CliOptions& o, const std::string&) -> Status {
+         o.word_view.merge_pieces = true;
+         return Ok{};
+       }},
+      {"hide-special", nullptr,
+       "leave out special tokens ([CLS], [SEP], <s>, <|begin_of_text|>, ...) and renormalise each row over the rest",
+       [](CliOptions& o, const std::string&) -> Status {
+         o.word_view.hide_special = true;
+         return Ok{};
+       }},
       {"tokens", "N", "generate: how many new tokens (default 20)", int_flag(&CliOptions::tokens, 1, 1024, "tokens"),
        kGenerate},
       {"mask", "SPEC", "causal | window:R | strided:S | pad:N | none; repeat to combine",
@@ -255,6 +267,10 @@ Status check_combination(const CliOptions& o) {
       return make_error("--top-k must be at least 1 for predict");
     return Ok{};
   }
+  if (o.word_view.any() && o.measure != AttentionMeasure::weights)
+    return make_error(std::string(o.word_view.merge_pieces ? "--words" : "--hide-special") +
+                      " shows the softmax weights only: it cannot be combined with --measure " + std::string(name_of(o.measure)));
+  if (o.word_view.any() && !o.save_weights.empty()) return make_error("--words and --hide-special change what is shown, not the model: --save-weights does not apply");
   if (o.measure != AttentionMeasure::weights && o.json_path.empty() && o.csv_path.empty() && o.png_path.empty())
     return make_error("--measure needs --json, --csv or --png to show it in");
   const bool has_text = o.given.count("text") > 0, has_npy = !o.input_npy.empty();

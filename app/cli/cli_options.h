@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/measures.h"
+#include "analysis/word_view.h"
 #include "base/result.h"
 #include "model/ablation.h"
 #include "model/config.h"
@@ -42,6 +43,7 @@ struct CliOptions {
   Ablation ablation;          // --ablate L:H,... and --ablation zero|mean: heads switched off
   bool importance = false;    // heads --importance: the drop of the answer's log-probability per head
   AttentionMeasure measure = AttentionMeasure::weights;  // --measure: what --json/--csv/--png show
+  WordViewOptions word_view;      // --words, --hide-special: words instead of pieces, no special tokens
   int tokens = 20;                // generate: --tokens, how many new tokens
   float sample_temperature = 0;   // generate: --temperature, 0 greedy (attention: config.temperature)
   std::set<std::string> given;  // flags the user set explicitly (without the leading dashes)

@@ -8,6 +8,7 @@
 
 #include "analysis/export.h"
 #include "analysis/measures.h"
+#include "analysis/word_view.h"
 #include "analysis/stats.h"
 #include "base/file_io.h"
 #include "font_find.h"
@@ -172,6 +173,11 @@ int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (!input) return fail(input.error());
   auto trace = trace_run(*model, *input);
   if (!trace) return fail(trace.error());
+  if (o.word_view.any()) {  // words for pieces, no special tokens: what every output below shows
+    auto words = trace_word_view(*trace, o.word_view);
+    if (!words) return fail(words.error());
+    trace = std::move(*words);
+  }
 
   int status = 0;
   auto report = [&](const Status& s, const std::string& what) {

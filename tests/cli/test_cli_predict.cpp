@@ -252,3 +252,16 @@ TEST_CASE("cli generate: models that cannot generate and bad flags are named") {
   CHECK(r.status == 2);
   CHECK(has(r.err, "--ablate does not apply to 'generate'"));
 }
+
+TEST_CASE("cli attention --words --hide-special: words for pieces in the outputs; not with --measure") {
+  const auto j = nlohmann::json::parse(cli_in_process({"attention", "--model", fixture_path("hf/bert_tiny"), "--text",
+                                                       "The animal didn't cross the street.", "--words",
+                                                       "--hide-special", "--json", "-"})
+                                           .out);
+  for (const auto& t : j["tokens"]) CHECK(t["text"] != "[CLS]");
+  CHECK(j["tokens"].size() == 8);  // [CLS] and [SEP] left out
+  CliRun r = cli_in_process({"attention", "--model", fixture_path("hf/bert_tiny"), "--text", "a", "--words", "--measure",
+                             "rollout", "--json", "-"});
+  CHECK(r.status == 2);
+  CHECK(has(r.err, "--words shows the softmax weights only"));
+}
