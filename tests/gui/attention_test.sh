@@ -1,9 +1,8 @@
 #!/bin/sh
-# GUI test of attention files (weights saved from any model, no model in the app): a session opens
-# one and every drawn cell of the Heads view has the colour of the file's weight; --attention opens
-# one at launch in every view (those that need a model say why); a script opens one, checks cells
-# of the self- and cross-attention, compares two files, and drops paths on the window — a bad one
-# keeps what is shown, a checkpoint folder opens as a model; a bad file at launch exits 1 naming it.
+# GUI test of attention files (saved weights, no model): a session's Heads view has every cell in the
+# colour of the file's weight; --attention draws every view (those needing a model say why); a script
+# checks cells of the self- and cross-attention, Compare with a second file and dropped paths (a bad one
+# keeps what is shown, a checkpoint folder opens as a model); a bad file at launch exits 1 naming it.
 # usage: attention_test.sh ATTNVIZ CHECK_PNG CHECK_HEADS_PIXELS FIXTURES [OUT_DIR (kept: the screenshots)]
 set -eu
 app=$1 check_png=$2 check_pixels=$3 fixtures=$4

@@ -265,12 +265,13 @@ TEST_CASE("attention file: written and read back, every weight the same; sniffed
   CHECK_FALSE(attention_file_sniff(temp_path("no-such-attention")));
 }
 
-TEST_CASE("attention file: the Python-written fixtures (F32 batch of one with cross-attention, F16)") {
+TEST_CASE("attention file: the Python-written fixtures (F32 batch of one with cross-attention, F16, BF16)") {
   auto ref_text = file_read_bytes(fixture_path("attention/reference.json"), 1 << 20);
   REQUIRE_MESSAGE(ref_text.ok(), ref_text.error());
   const auto ref = nlohmann::json::parse(std::string(ref_text->begin(), ref_text->end()));
   for (const auto& [file, tol] : std::vector<std::pair<std::string, float>>{{"encdec_f32.safetensors", 1e-7f},
-                                                                           {"encoder_f16.safetensors", 1e-3f}}) {
+                                                                           {"encoder_f16.safetensors", 1e-3f},
+                                                                           {"encoder_bf16.safetensors", 4e-3f}}) {
     CAPTURE(file);
     const nlohmann::json& want = ref.at(file);
     auto r = attention_file_read(fixture_path("attention/" + file));
@@ -281,7 +282,7 @@ TEST_CASE("attention file: the Python-written fixtures (F32 batch of one with cr
     const auto tokens = want.at("tokens").get<std::vector<std::string>>();
     REQUIRE(r->trace.n_queries() == static_cast<int>(tokens.size()));
     for (size_t i = 0; i < tokens.size(); ++i) CHECK(r->trace.queries[i].piece == tokens[i]);
-    CHECK(r->off_rows.empty());
+    if (tol <= 1e-3f) CHECK(r->off_rows.empty());  // rounded to BF16, a row may drift past 1e-3
     // One head of the last layer, as PyTorch computed it (float64 text).
     const auto cells = want.at("last_layer_head_1").get<std::vector<std::vector<double>>>();
     const Mat& w = r->trace.head(r->trace.config.n_layers - 1, 1).weights;
