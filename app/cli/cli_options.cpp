@@ -79,6 +79,15 @@ const std::vector<Flag>& flags() {
        string_flag(&CliOptions::input_npy)},
       {"weights", "FILE", "a .safetensors model (PyTorch TransformerEncoder names); default: random weights",
        string_flag(&CliOptions::weights_path)},
+      {"attention", "FILE",
+       "an attention file: attentions.{l} (H, T, T) and metadata tokens, saved from any model (README); "
+       "statistics and exports of its weights, no model needed",
+       string_flag(&CliOptions::attention_path)},
+      {"cross", nullptr, "with --attention: --json/--csv/--png show the file's cross_attentions",
+       [](CliOptions& o, const std::string&) -> Status {
+         o.cross = true;
+         return Ok{};
+       }},
       {"save-weights", "FILE", "write the model that was used as .safetensors", string_flag(&CliOptions::save_weights)},
       {"d-model", "C", "model width d_model (default 512; train coref: 64, induction: 32)", config_int(&ModelConfig::d_model, 1, kMaxDModel, "d-model"),
        kAttention | kTrain},
@@ -245,6 +254,12 @@ const Flag* find_flag(std::string_view name) {
   return nullptr;
 }
 
+// The attention command's flags that only mean something when a model runs.
+constexpr const char* kNeedsModel[] = {"model", "weights", "text", "text-b", "source", "input-npy", "save-weights",
+                                       "ablate", "ablation", "mask", "d-model", "heads", "layers", "ffn",
+                                       "activation", "norm", "positions", "ln-eps", "seed", "score", "head-scores",
+                                       "temperature"};
+
 Status check_combination(const CliOptions& o) {
   if (o.command == CliCommand::train_coref || o.command == CliCommand::train_induction) {
     if (o.out_dir.empty())
@@ -273,6 +288,23 @@ Status check_combination(const CliOptions& o) {
   if (o.word_view.any() && !o.save_weights.empty()) return make_error("--words and --hide-special change what is shown, not the model: --save-weights does not apply");
   if (o.measure != AttentionMeasure::weights && o.json_path.empty() && o.csv_path.empty() && o.png_path.empty())
     return make_error("--measure needs --json, --csv or --png to show it in");
+  if (o.cross && o.attention_path.empty()) return make_error("--cross needs --attention FILE");
+  if (!o.attention_path.empty()) {
+    // A saved attention file holds weights only: anything that needs a model to run is refused by name.
+    for (const char* flag : kNeedsModel)
+      if (o.given.count(flag))
+        return make_error("--attention and --" + std::string(flag) + " cannot be combined: --" + flag +
+                          " needs a model, and an attention file holds only the weights");
+    if (o.word_view.any())
+      return make_error(std::string("--attention and --") + (o.word_view.merge_pieces ? "words" : "hide-special") +
+                        " cannot be combined: an attention file's tokens do not say which pieces form a word or which are special");
+    if (o.measure == AttentionMeasure::value_norm)
+      return make_error("--attention and --measure value-norm cannot be combined: value-norm needs the model's "
+                        "values and W_O, and an attention file holds only the weights");
+    if (!o.csv_path.empty() && (o.layer < 0 || o.head < 0)) return make_error("--csv needs --layer and --head");
+    if (!o.png_path.empty() && o.layer < 0) return make_error("--png needs --layer");
+    return Ok{};
+  }
   const bool has_text = o.given.count("text") > 0, has_npy = !o.input_npy.empty();
   if (has_text == has_npy) return make_error("give exactly one of --text or --input-npy");
   if (!o.source_text.empty() && has_npy) return make_error("--source needs --text, not --input-npy");
@@ -377,6 +409,8 @@ std::string cli_help() {
   std::ostringstream out;
   out << "attnviz-cli — every intermediate of multi-head attention, for one sentence, from the command line\n\n"
          "usage: attnviz-cli attention (--text TEXT | --input-npy FILE) [options]\n"
+         "       attnviz-cli attention --attention FILE [--cross] [--json FILE] [--csv FILE --layer L --head H]\n"
+         "                             [--png FILE --layer L] [--measure weights|rollout]\n"
          "       attnviz-cli train coref --out DIR [--seed S] [--heads NH] [--d-model C] [--layers L] [--ffn F] [--score K]\n"
          "                               [--norm post|pre] [--positions P] [--steps N]\n"
          "       attnviz-cli train induction --out DIR [--seed S] [--heads NH] [--d-model C] [--steps N]\n"
@@ -401,7 +435,8 @@ std::string cli_help() {
          "examples:\n"
          "  attnviz-cli attention --text \"The animal didn't cross the street because it was too tired.\"\n"
          "  attnviz-cli attention --text \"The cat sat on the mat\" --heads 4 --d-model 64 --mask causal --png heads.png --layer 0\n"
-         "  attnviz-cli attention --weights model.safetensors --text \"...\" --json trace.json\n";
+         "  attnviz-cli attention --weights model.safetensors --text \"...\" --json trace.json\n"
+         "  attnviz-cli attention --attention attention.safetensors --png layer0.png --layer 0\n";
   return out.str();
 }
 

@@ -24,6 +24,8 @@ struct CliOptions {
   std::string source_text;    // --source: cross-attention keys/values
   std::string input_npy;      // --input-npy: float32 (T, C) embeddings instead of text
   std::string weights_path;   // --weights FILE.safetensors
+  std::string attention_path; // --attention FILE.safetensors: saved attention weights instead of a model
+  bool cross = false;         // --cross: with --attention, export the file's cross_attentions
   std::string save_weights;   // --save-weights FILE.safetensors: write the model used
   ModelConfig config;         // --d-model, --heads, --layers, --ffn, --activation, --norm, ...
   uint64_t seed = 1;          // --seed: the sandbox's random weights

@@ -12,6 +12,7 @@
 #include "analysis/stats.h"
 #include "base/file_io.h"
 #include "font_find.h"
+#include "io/attention_file.h"
 #include "io/model_file.h"
 #include "io/model_open.h"
 #include "io/npy.h"
@@ -63,8 +64,12 @@ Result<TraceInput> make_input(const CliOptions& o) {
 }
 
 void print_summary(const Trace& t, std::ostream& out) {
-  out << "model: " << t.model_source << " — d_model " << t.config.d_model << ", " << t.config.n_heads << " heads, "
-      << t.config.n_layers << " layer(s), " << name_of(t.config.norm) << "-norm\n";
+  if (t.weights_only)
+    out << (t.cross ? "cross-attention: " : "attention file: ") << t.model_source << " — " << t.config.n_heads
+        << " heads, " << t.config.n_layers << " layer(s), weights only\n";
+  else
+    out << "model: " << t.model_source << " — d_model " << t.config.d_model << ", " << t.config.n_heads << " heads, "
+        << t.config.n_layers << " layer(s), " << name_of(t.config.norm) << "-norm\n";
   auto print_tokens = [&](const char* label, const std::vector<TraceToken>& tokens) {
     out << label << " (" << tokens.size() << "):";
     for (size_t i = 0; i < tokens.size(); ++i) out << " " << i << ":" << tokens[i].text << (tokens[i].in_vocab ? "" : "*");
@@ -80,7 +85,7 @@ void print_summary(const Trace& t, std::ostream& out) {
       const HeadTrace& head = t.layers[l].attn.heads[h];
       const HeadStats s = head_stats(head.weights, punct);
       const auto top = top_keys(head.weights, t.n_queries() - 1, 1);
-      out << std::setw(5) << l << std::setw(5) << h << "  " << std::left << std::setw(11) << name_of(head.score)
+      out << std::setw(5) << l << std::setw(5) << h << "  " << std::left << std::setw(11) << (t.weights_only ? "-" : name_of(head.score))
           << std::right << std::fixed << std::setprecision(3) << std::setw(9) << s.entropy << std::setw(7)
           << s.max_weight << std::setw(11) << s.mean_distance << std::setw(11) << s.first_token_share << std::setw(7)
           << s.punct_share << "  ";
@@ -109,7 +114,8 @@ struct MeasureMaps {
   std::vector<Mat> rollout;                  // [L]
 };
 
-Result<MeasureMaps> measure_maps(const CliOptions& o, const Model& model, const Trace& t) {
+// `model` may be null only for the weights and rollout (an attention file).
+Result<MeasureMaps> measure_maps(const CliOptions& o, const Model* model, const Trace& t) {
   MeasureMaps m;
   if (o.measure == AttentionMeasure::rollout) {
     auto r = attention_rollout(t);
@@ -121,7 +127,8 @@ Result<MeasureMaps> measure_maps(const CliOptions& o, const Model& model, const 
     for (int l = 0; l < static_cast<int>(t.layers.size()); ++l) {
       if (o.json_path.empty() && l != o.layer) continue;
       for (int h = 0; h < t.config.n_heads; ++h) {
-        auto map = value_norm_map(model, t, l, h);
+        if (!model) return make_error("value-norm needs the model");
+        auto map = value_norm_map(*model, t, l, h);
         if (!map) return make_error(map.error());
         m.value_norm[static_cast<size_t>(l)].push_back(std::move(*map));
       }
@@ -151,6 +158,66 @@ Status write_png(const CliOptions& o, const Trace& t, const std::optional<std::v
   return png_write(o.png_path, *image);
 }
 
+// The outputs every trace gives, a model's or an attention file's: the summary when nothing else
+// is asked for, --json, --csv and --png. Returns the exit status so far.
+int write_outputs(const CliOptions& o, const Model* model, const Trace& trace, std::ostream& out, std::ostream& err) {
+  int status = 0;
+  auto fail = [&](const std::string& message) {
+    err << "attnviz-cli: " << message << "\n";
+    return 1;
+  };
+  auto report = [&](const Status& s, const std::string& what) {
+    if (!s) status = fail(what + ": " + s.error());
+  };
+  auto measures = measure_maps(o, model, trace);
+  if (!measures) return fail("--measure " + std::string(name_of(o.measure)) + ": " + measures.error());
+  const std::optional<std::vector<Mat>> maps = layer_maps(o, *measures, trace);
+  if (!o.json_path.empty()) {
+    JsonExportOptions options{o.json_weights, true, o.top_k};
+    if (o.measure == AttentionMeasure::value_norm) options.value_norm = &measures->value_norm;
+    if (o.measure == AttentionMeasure::rollout) options.rollout = &measures->rollout;
+    const std::string json = trace_to_json(trace, o.mask, options);
+    if (o.json_path == "-") out << json << "\n";
+    else report(file_write_atomic(o.json_path, json), "--json");
+  }
+  // Standard output may be a full disk: flushing here turns a silently lost --json - into exit 1.
+  if (!out.flush()) status = fail("cannot write to standard output (is the disk full?)");
+  if (!o.csv_path.empty()) {
+    const Mat* map = maps && o.head >= 0 && o.head < static_cast<int>(maps->size()) ? &(*maps)[static_cast<size_t>(o.head)]
+                                                                                    : nullptr;
+    auto csv = trace_head_csv(trace, o.layer, o.head, map);
+    report(csv ? file_write_atomic(o.csv_path, *csv) : Status(make_error(csv.error())), "--csv");
+  }
+  if (!o.png_path.empty()) report(write_png(o, trace, maps), "--png");
+  return status;
+}
+
+// attention --attention FILE: the file's weights, as a model's trace would show them. Rows that do
+// not sum to 1 are listed on standard error (they are shown as they are, not renormalised).
+int attention_file_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  auto file = attention_file_read(o.attention_path);
+  if (!file) {
+    err << "attnviz-cli: " << file.error() << "\n";
+    return 1;
+  }
+  if (o.cross && !file->cross_trace) {
+    err << "attnviz-cli: --cross: " << o.attention_path << " has no cross_attentions\n";
+    return 1;
+  }
+  if (!file->off_rows.empty())
+    err << "attnviz-cli: note: " << file->off_rows.size() << " attention row(s) do not sum to 1 (within "
+        << kRowSumTolerance << "), shown as saved: " << off_rows_summary(file->off_rows) << "\n";
+  const bool any_output = !o.json_path.empty() || !o.csv_path.empty() || !o.png_path.empty();
+  if (!any_output) {
+    print_summary(file->trace, out);
+    if (file->cross_trace) {
+      out << "\n";
+      print_summary(*file->cross_trace, out);
+    }
+  }
+  return write_outputs(o, nullptr, o.cross ? *file->cross_trace : file->trace, out, err);
+}
+
 }  // namespace
 
 int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
@@ -163,6 +230,7 @@ int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.command == CliCommand::predict) return cli_predict(o, out, err);
   if (o.command == CliCommand::heads) return cli_heads(o, out, err);
   if (o.command == CliCommand::generate) return cli_generate(o, out, err);
+  if (!o.attention_path.empty()) return attention_file_run(o, out, err);
   auto fail = [&](const std::string& message) {
     err << "attnviz-cli: " << message << "\n";
     return 1;
@@ -179,34 +247,12 @@ int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
     trace = std::move(*words);
   }
 
-  int status = 0;
-  auto report = [&](const Status& s, const std::string& what) {
-    if (!s) status = fail(what + ": " + s.error());
-  };
   print_fully_masked(*trace, err);
   const bool any_output = !o.json_path.empty() || !o.csv_path.empty() || !o.png_path.empty() || !o.save_weights.empty();
   if (!any_output) print_summary(*trace, out);
-  auto measures = measure_maps(o, *model, *trace);
-  if (!measures) return fail("--measure " + std::string(name_of(o.measure)) + ": " + measures.error());
-  const std::optional<std::vector<Mat>> maps = layer_maps(o, *measures, *trace);
-  if (!o.json_path.empty()) {
-    JsonExportOptions options{o.json_weights, true, o.top_k};
-    if (o.measure == AttentionMeasure::value_norm) options.value_norm = &measures->value_norm;
-    if (o.measure == AttentionMeasure::rollout) options.rollout = &measures->rollout;
-    const std::string json = trace_to_json(*trace, o.mask, options);
-    if (o.json_path == "-") out << json << "\n";
-    else report(file_write_atomic(o.json_path, json), "--json");
-  }
-  // Standard output may be a full disk: flushing here turns a silently lost --json - into exit 1.
-  if (!out.flush()) status = fail("cannot write to standard output (is the disk full?)");
-  if (!o.csv_path.empty()) {
-    const Mat* map = maps && o.head >= 0 && o.head < static_cast<int>(maps->size()) ? &(*maps)[static_cast<size_t>(o.head)]
-                                                                                    : nullptr;
-    auto csv = trace_head_csv(*trace, o.layer, o.head, map);
-    report(csv ? file_write_atomic(o.csv_path, *csv) : Status(make_error(csv.error())), "--csv");
-  }
-  if (!o.png_path.empty()) report(write_png(o, *trace, maps), "--png");
-  if (!o.save_weights.empty()) report(model_save(o.save_weights, *model), "--save-weights");
+  int status = write_outputs(o, &*model, *trace, out, err);
+  if (!o.save_weights.empty())
+    if (Status s = model_save(o.save_weights, *model); !s) status = fail("--save-weights: " + s.error());
   return status;
 }
 

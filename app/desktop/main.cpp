@@ -20,6 +20,7 @@
 #include "shell/fonts.h"
 #include "shell/shell.h"
 #include "state/app_state.h"
+#include "state/attention_source.h"
 #include "state/model_source.h"
 #include "state/options.h"
 #include "state/recent_models.h"
@@ -80,6 +81,17 @@ void toggle_fullscreen(GLFWwindow* window, int& saved_x, int& saved_y, int& save
   glfwSetWindowMonitor(window, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
 }
 
+// Paths dropped on the window, collected by GLFW's callback and opened by the frame loop.
+struct Drops {
+  std::vector<std::string> paths;
+};
+
+void on_drop(GLFWwindow* window, int count, const char** paths) {
+  auto* drops = static_cast<Drops*>(glfwGetWindowUserPointer(window));
+  if (!drops) return;
+  for (int i = 0; i < count; ++i) drops->paths.emplace_back(paths[i]);
+}
+
 int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiResources& gui, ShellState& shell, const Fonts& fonts,
                const std::vector<ScriptLine>& script) {
   const bool headless = !opt.screenshot.empty() || !opt.script.empty() || opt.bench_frames > 0;
@@ -101,6 +113,11 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
       ImGui::GetStyle() = base_style;
       if (app.presentation) ImGui::GetStyle().ScaleAllSizes(kPresentationScale);
       styled_for_presentation = app.presentation;
+    }
+    if (auto* drops = static_cast<Drops*>(glfwGetWindowUserPointer(window)); drops && !drops->paths.empty()) {
+      // Several paths at once: the last one is what stays open (each reports in the status bar).
+      for (const std::string& p : drops->paths) app_open_path(app, p);
+      drops->paths.clear();
     }
     app_update(app);
     gui_resources_refresh(app, gui);
@@ -217,6 +234,9 @@ int run(const AppOptions& opt) {
   ImGui::StyleColorsDark();
   ImGui::GetStyle().WindowRounding = 3.0f;
   ImGui_ImplGlfw_InitForOpenGL(window, true);
+  Drops drops;  // outlives the frame loop; the callback is removed before the window goes
+  glfwSetWindowUserPointer(window, &drops);
+  glfwSetDropCallback(window, on_drop);
   ImGui_ImplOpenGL3_Init("#version 330");
 
   int exit_code = 0;
@@ -234,7 +254,7 @@ int run(const AppOptions& opt) {
     // A plain launch opens on meaning: the trained coreference demo, the famous sentence, layer 2
     // with "it" highlighted. Sessions, scripts and --model say where to start themselves (scripts
     // start from the sandbox, so that their actions replay the same everywhere).
-    if (opt.session.empty() && opt.script.empty() && opt.model.empty()) app_open_on_meaning(app);
+    if (opt.session.empty() && opt.script.empty() && opt.model.empty() && opt.attention.empty()) app_open_on_meaning(app);
     if (!opt.session.empty()) {
       auto session = session_load(opt.session);
       Status s = session ? app_apply_session(app, *session) : Status(make_error(session.error()));
@@ -251,6 +271,12 @@ int run(const AppOptions& opt) {
       app.model_path_edit = opt.model;
       app_open_model(app, opt.model);  // off the UI thread: the Model panel shows its progress
     }
+    if (!opt.attention.empty()) {
+      if (Status s = app_open_attention(app, opt.attention); !s) {
+        std::fprintf(stderr, "attnviz: %s\n", s.error().c_str());  // also in the status bar
+        if (!opt.screenshot.empty() || !opt.script.empty()) exit_code = 1;
+      }
+    }
     if (!opt.view.empty() && !view_from_id(opt.view, app.view)) {
       std::fprintf(stderr, "attnviz: unknown view '%s'\n%s", opt.view.c_str(), app_usage());
       exit_code = 2;
@@ -262,6 +288,8 @@ int run(const AppOptions& opt) {
     }
     gui.release();
   }
+  glfwSetDropCallback(window, nullptr);
+  glfwSetWindowUserPointer(window, nullptr);
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();

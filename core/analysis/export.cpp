@@ -33,6 +33,8 @@ JsonF tokens_json(const std::vector<TraceToken>& tokens) {
       tok["piece"] = t.piece;
       tok["segment"] = t.segment;
       tok["continues"] = t.continues;
+    } else if (!t.piece.empty()) {  // an attention file's token: the string as saved
+      tok["piece"] = t.piece;
     }
     out.push_back(std::move(tok));
   }
@@ -69,6 +71,7 @@ std::string trace_to_json(const Trace& trace, const MaskSpec& mask, const JsonEx
   j["model"] = {{"source", trace.model_source}, {"config", JsonF::parse(config_to_json(trace.config).dump())}};
   j["mask"] = JsonF::parse(mask_to_json(mask).dump());
   j["cross"] = trace.cross;
+  if (trace.weights_only) j["weights_only"] = true;  // an attention file: no model ran, no hidden states
   j["tokens"] = tokens_json(trace.queries);
   if (trace.cross) j["key_tokens"] = tokens_json(trace.keys);
   if (trace.ablation.any()) {
@@ -86,7 +89,7 @@ std::string trace_to_json(const Trace& trace, const MaskSpec& mask, const JsonEx
       const HeadTrace& head = layer.attn.heads[hi];
       const HeadStats s = head_stats(head.weights, punct);
       JsonF h;
-      h["score"] = name_of(head.score);
+      if (!trace.weights_only) h["score"] = name_of(head.score);  // an attention file does not say
       h["stats"] = {{"entropy", s.entropy}, {"max_weight", s.max_weight}, {"mean_distance", s.mean_distance},
                     {"first_token_share", s.first_token_share}, {"punct_share", s.punct_share}};
       if (options.top_k > 0) {
@@ -110,7 +113,7 @@ std::string trace_to_json(const Trace& trace, const MaskSpec& mask, const JsonEx
     layers.push_back(std::move(entry));
   }
   j["layers"] = std::move(layers);
-  if (options.hidden) j["final_hidden"] = matrix_json(trace.final);
+  if (options.hidden && !trace.weights_only) j["final_hidden"] = matrix_json(trace.final);
   return j.dump();
 }
 

@@ -59,6 +59,9 @@ struct Trace {
   Ablation ablation;                // the heads that were switched off
   int reused_rows = 0;              // rows [0, reused_rows) of every intermediate were copied from an
                                     // earlier trace (trace_run_reusing), not computed; trace_run: 0
+  bool weights_only = false;        // read from an attention file (io/attention_file.h): no model ran, each
+                                    // head holds only its weights; q/k/v, scores, embed and final are empty,
+                                    // config has only n_layers and n_heads (d_model 0), mask is all 0
 
   int n_queries() const { return static_cast<int>(queries.size()); }
   int n_keys() const { return static_cast<int>(keys.size()); }

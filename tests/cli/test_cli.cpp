@@ -278,3 +278,71 @@ TEST_CASE("cli: --model with a GPT-2 checkpoint; predict gives its next tokens; 
   CHECK(r.status == 2);
   CHECK(r.err == "give one of --model or --weights");
 }
+
+TEST_CASE("cli: attention --attention reads a saved attention file: statistics, JSON, CSV, PNG, cross") {
+  const std::string file = fixture_path("attention/encdec_f32.safetensors");
+  Run summary = run({"attention", "--attention", file});
+  REQUIRE_MESSAGE(summary.status == 0, summary.err);
+  CHECK(has(summary.out, "attention file: " + file + " (tiny random encoder-decoder) — 2 heads, 2 layer(s), weights only"));
+  CHECK(has(summary.out, "tokens (5): 0:<s> 1:Die 2:\xC2\xB7Katze"));
+  CHECK(has(summary.out, "cross-attention: "));
+  CHECK(has(summary.out, "keys (4): 0:\xC2\xB7The"));
+  CHECK(summary.err.empty());
+
+  const std::string json = temp("attn.json"), csv = temp("attn.csv"), png = temp("attn.png");
+  Run out = run({"attention", "--attention", file, "--json", json, "--csv", csv, "--layer", "1", "--head", "1", "--png", png,
+                 "--measure", "rollout"});
+  REQUIRE_MESSAGE(out.status == 0, out.err);
+  const auto json_bytes = file_read_bytes(json);
+  REQUIRE(json_bytes.ok());
+  auto j = nlohmann::json::parse(std::string(json_bytes->begin(), json_bytes->end()));
+  CHECK(j["weights_only"] == true);
+  CHECK(j["layers"].size() == 2);
+  CHECK(j["layers"][0]["heads"].size() == 2);
+  CHECK(j["layers"][1].contains("rollout"));
+  CHECK_FALSE(j.contains("final_hidden"));
+  CHECK(j["tokens"][2]["piece"] == "\xC4\xA0Katze");  // as saved; "text" shows the space mark
+  CHECK(file_read_bytes(csv)->size() > 20);
+  CHECK(file_read_bytes(png)->size() > 1000);
+
+  Run cross = run({"attention", "--attention", file, "--cross", "--csv", csv, "--layer", "0", "--head", "0"});
+  REQUIRE_MESSAGE(cross.status == 0, cross.err);
+  const auto text = file_read_bytes(csv);
+  CHECK(std::string(text->begin(), text->end()).rfind("query\\key,\xC2\xB7The,", 0) == 0);
+  Run no_cross = run({"attention", "--attention", fixture_path("attention/encoder_f16.safetensors"), "--cross", "--json", json});
+  CHECK(no_cross.status == 1);
+  CHECK(has(no_cross.err, "has no cross_attentions"));
+}
+
+TEST_CASE("cli: --attention with a flag that needs a model is a usage error naming both") {
+  for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
+           {"--model", "x"}, {"--weights", "x"}, {"--text", "hi"}, {"--ablate", "0:0"}, {"--heads", "2"}}) {
+    std::vector<std::string> args = {"attention", "--attention", "a.safetensors"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Run r = run(args);
+    CAPTURE(extra[0]);
+    CHECK(r.status == 2);
+    CHECK(has(r.err, "--attention and " + extra[0] + " cannot be combined"));
+  }
+  Run vn = run({"attention", "--attention", "a.safetensors", "--measure", "value-norm", "--json", "-"});
+  CHECK(vn.status == 2);
+  CHECK(has(vn.err, "--attention and --measure value-norm cannot be combined"));
+  CHECK(run({"attention", "--text", "hi", "--cross"}).status == 2);
+  Run missing = run({"attention", "--attention", "/nonexistent/attention.safetensors"});
+  CHECK(missing.status == 1);
+  CHECK(has(missing.err, "attention file"));
+  // Rows that do not sum to 1 are listed, not hidden.
+  TensorFile f;
+  f.metadata["tokens"] = R"(["a", "b"])";
+  Tensor t;
+  t.name = "attentions.0";
+  t.shape = {1, 2, 2};
+  t.data = {0.5f, 0.5f, 0.25f, 0.25f};
+  f.tensors = {t};
+  const std::string path = temp("off.safetensors");
+  REQUIRE(safetensors_write(path, f).ok());
+  Run off = run({"attention", "--attention", path});
+  CHECK(off.status == 0);
+  CHECK(has(off.err, "1 attention row(s) do not sum to 1"));
+  CHECK(has(off.err, "layer 0 head 0 row 1 (sum 0.5)"));
+}

@@ -12,6 +12,7 @@
 #include "analysis/generate.h"
 #include "io/session.h"
 #include "state/app_state.h"
+#include "state/attention_source.h"
 #include "state/file_actions.h"
 #include "state/model_source.h"
 #include "state/views.h"
@@ -360,6 +361,91 @@ TEST_CASE("app state: the coreference demo retrains on a toggle; a newer change 
   CHECK_FALSE(app.retrain.training);
   CHECK(app.model->config.n_layers == 1);
   unsetenv("XDG_CACHE_HOME");
+}
+
+TEST_CASE("app state: an attention file is shown without a model; a failed open keeps what is shown") {
+  AppState app;
+  small_sandbox(app);
+  settle(app);
+  const auto sandbox_trace = app.trace;
+  // A file that is not an attention file: the status bar says why, nothing else changes.
+  CHECK_FALSE(app_open_attention(app, test::fixture_path("tiny.safetensors")).ok());
+  CHECK(app.status_is_error);
+  CHECK(test::has(app.status, "unknown metadata key 'format'"));
+  CHECK(app.source == ModelSource::sandbox);
+  settle(app);
+  CHECK(app.trace == sandbox_trace);
+
+  const std::string path = test::fixture_path("attention/encdec_f32.safetensors");
+  REQUIRE(app_open_attention(app, path).ok());
+  CHECK(test::has(app.status, "2 layers × 2 heads, 5 tokens"));
+  settle(app);
+  REQUIRE(app.trace);
+  CHECK(app.trace->weights_only);
+  CHECK(app.trace->n_queries() == 5);
+  CHECK(app.trace->n_keys() == 5);
+  CHECK_FALSE(app.answer.has_value());
+  CHECK(test::has(app.answer_error, "no model"));
+  CHECK_FALSE(app_toggle_head(app, 0, 0));  // no model to switch a head off in
+  CHECK(app_model_config(app).n_heads == 2);
+  app.cross = true;  // the file has cross-attention: its keys are the source tokens
+  app.dirty = true;
+  settle(app);
+  CHECK(app.trace->cross);
+  CHECK(app.trace->n_keys() == 4);
+  // Compare: a hint until a second file is opened as B, then B is that file.
+  app.cross = false;
+  app.view = View::compare;
+  app.dirty = true;
+  settle(app);
+  CHECK_FALSE(app.trace_b);
+  CHECK(test::has(app.error_b, "Open attention as B"));
+  REQUIRE(app_open_attention_b(app, test::fixture_path("attention/encoder_f16.safetensors")).ok());
+  settle(app);
+  REQUIRE(app.trace_b);
+  CHECK(app.trace_b->n_queries() == 9);
+  CHECK(view_needs_model(View::steps));
+  CHECK_FALSE(view_needs_model(View::heads));
+
+  // A session keeps the file and reopens it.
+  const Session s = app_capture_session(app);
+  CHECK(s.ui.at("model_source") == "attention");
+  CHECK(s.ui.at("model_path") == path);
+  AppState other;
+  REQUIRE(app_apply_session(other, s).ok());
+  settle(other);
+  REQUIRE(other.trace);
+  CHECK(other.trace->weights_only);
+  CHECK(other.trace->n_queries() == 5);
+  // Going back to a model forgets the file.
+  REQUIRE(app_use_source(app, ModelSource::sandbox).ok());
+  settle(app);
+  CHECK_FALSE(app.trace->weights_only);
+  CHECK_FALSE(app.attention);
+}
+
+TEST_CASE("app state: a dropped path opens by what it is; an unknown one only says so") {
+  CHECK(path_kind(test::fixture_path("attention/encoder_f16.safetensors")) == PathKind::attention);
+  CHECK(path_kind(test::fixture_path("tiny.safetensors")) == PathKind::model);
+  CHECK(path_kind(test::fixture_path("hf/gpt2_tiny")) == PathKind::model);
+  CHECK(path_kind(test::fixture_path("attention/reference.json")) == PathKind::session);
+  CHECK(path_kind(test::fixture_path("make_attention_files.py")) == PathKind::unknown);
+  CHECK(path_kind(test::fixture_path("no-such-file")) == PathKind::unknown);
+  AppState app;
+  small_sandbox(app);
+  settle(app);
+  app_open_path(app, test::fixture_path("make_attention_files.py"));
+  CHECK(app.status_is_error);
+  CHECK(test::has(app.status, "not a checkpoint folder"));
+  app_open_path(app, test::fixture_path("attention/reference.json"));  // JSON, but not a session
+  CHECK(app.status_is_error);
+  CHECK(app.source == ModelSource::sandbox);
+  app_open_path(app, test::fixture_path("attention/encoder_f16.safetensors"));
+  CHECK(app.source == ModelSource::attention);
+  app_open_path(app, test::fixture_path("hf/gpt2_tiny"));  // off the UI thread, as the Open button
+  settle(app);
+  CHECK(app.source == ModelSource::file);
+  CHECK(test::has(app.trace->model_source, "gpt2_tiny"));
 }
 
 }  // namespace attnviz

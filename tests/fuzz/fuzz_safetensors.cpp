@@ -1,11 +1,13 @@
 // libFuzzer target: safetensors_parse on arbitrary bytes, then every tensor it accepted through
-// tensor_to_mat / tensor_to_vec, a write-and-read-back of what it accepted, and the same bytes as a
-// sharded checkpoint's index (safetensors_index_parse). Reads memory only; never touches a file.
+// tensor_to_mat / tensor_to_vec, a write-and-read-back of what it accepted, the same bytes as an
+// attention file (attention_file_parse) and as a sharded checkpoint's index (safetensors_index_parse).
+// Reads memory only; never touches a file.
 #include <algorithm>
 #include <cstring>
 #include <set>
 
 #include "fuzz/fuzz_check.h"
+#include "io/attention_file.h"
 #include "io/safetensors.h"
 
 namespace attnviz::fuzz {
@@ -48,6 +50,32 @@ std::string check_round_trip(const TensorFile& file) {
   return {};
 }
 
+// An accepted attention file holds what its checks promise: square self-attention over the tokens,
+// (T, S) cross-attention, only finite non-negative weights, flagged rows that exist.
+std::string check_attention(Bytes bytes) {
+  auto file = attention_file_parse(bytes, "fuzz");
+  if (!file.ok()) return error_needs_message(file.error(), "attention_file_parse");
+  for (const Trace* t : {&file->trace, file->cross_trace ? &*file->cross_trace : nullptr}) {
+    if (!t) continue;
+    if (!t->weights_only || t->layers.empty() || static_cast<int>(t->layers.size()) != t->config.n_layers)
+      return "attention file: the trace's layers disagree with its config";
+    for (const LayerTrace& l : t->layers) {
+      if (static_cast<int>(l.attn.heads.size()) != t->config.n_heads) return "attention file: a layer's head count differs";
+      for (const HeadTrace& h : l.attn.heads) {
+        if (h.weights.rows() != t->n_queries() || h.weights.cols() != t->n_keys()) return "attention file: a head's shape differs";
+        if (h.weights.size() > 0 && (!h.weights.allFinite() || h.weights.minCoeff() < 0))
+          return "attention file: a NaN, infinite or negative weight was accepted";
+      }
+    }
+  }
+  for (const OffRow& r : file->off_rows) {
+    const Trace& t = r.cross ? *file->cross_trace : file->trace;
+    if (r.layer >= t.config.n_layers || r.head >= t.config.n_heads || r.row >= t.n_queries())
+      return "attention file: a flagged row lies outside the trace";
+  }
+  return {};
+}
+
 std::string check_index(std::string_view text) {
   auto index = safetensors_index_parse(text);
   if (!index.ok()) return error_needs_message(index.error(), "safetensors_index_parse");
@@ -70,6 +98,7 @@ std::string fuzz_safetensors(Bytes bytes) {
     for (const Tensor& t : file->tensors)
       if (std::string e = check_tensor(t); !e.empty()) return e;
     if (std::string e = check_round_trip(*file); !e.empty()) return e;
+    if (std::string e = check_attention(bytes); !e.empty()) return e;
   }
   return check_index(bytes_text(bytes));
 }

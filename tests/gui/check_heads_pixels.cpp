@@ -1,6 +1,7 @@
 // GUI pixel test: the app's screenshot of the Heads view shows, in every cell of every head, the
 // colour the colour map gives the engine's weight for that cell. The trace is recomputed here with
-// core from the same session file, so a wrong texture, layout, flip or colour would show.
+// core from the same session file (or read from its attention file), so a wrong texture, layout,
+// flip or colour would show.
 // Usage: check_heads_pixels SCREENSHOT.png LAYOUT.json SESSION.json
 #include <cmath>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <stb/stb_image.h>
 
 #include "base/file_io.h"
+#include "io/attention_file.h"
 #include "io/model_open.h"
 #include "io/session.h"
 #include "model/model.h"
@@ -21,39 +23,16 @@
 
 using namespace attnviz;
 
-int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: check_heads_pixels SCREENSHOT.png LAYOUT.json SESSION.json\n");
-    return 2;
-  }
-  int W = 0, H = 0, n = 0;
-  unsigned char* px = stbi_load(argv[1], &W, &H, &n, 4);
-  if (!px) return std::fprintf(stderr, "cannot read %s\n", argv[1]), 1;
-  auto layout_bytes = file_read_bytes(argv[2]);
-  auto session = session_load(argv[3]);
-  if (!layout_bytes || !session) return std::fprintf(stderr, "cannot read the layout or session\n"), 1;
-  const auto layout = nlohmann::json::parse(layout_bytes->begin(), layout_bytes->end());
-  const auto cmap = colormap_from_name(layout["colormap"].get<std::string>());
-  TraceInput in;
-  in.text = session->sentence;
-  in.mask = session->mask;
-  // The session's model: the sandbox from its config and seed, or a checkpoint / model file.
-  Model model;
-  if (auto src = session->ui.find("model_source"); src != session->ui.end() && src->second == "file") {
-    auto opened = model_open(session->ui.at("model_path"));
-    if (!opened) return std::fprintf(stderr, "%s\n", opened.error().c_str()), 1;
-    model = std::move(*opened);
-    if (auto b = session->ui.find("sentence_b"); b != session->ui.end()) in.text_b = b->second;
-  } else {
-    model = model_init_random(session->config, session->seed);
-  }
-  auto trace = trace_run(model, in);
-  if (!trace || !cmap) return std::fprintf(stderr, "cannot recompute the trace\n"), 1;
+namespace {
 
+// Every drawn cell of the layout against the colour of trace t's weight; frees px.
+int check(unsigned char* px, int W, int H, const nlohmann::json& layout, const Trace& t) {
+  const auto cmap = colormap_from_name(layout["colormap"].get<std::string>());
+  if (!cmap) return std::fprintf(stderr, "unknown colour map\n"), 1;
   int checked = 0, wrong = 0, heads = 0;
   for (const auto& d : layout["heads"]) {
     ++heads;
-    const Mat& w = trace->head(d["layer"].get<int>(), d["head"].get<int>()).weights;
+    const Mat& w = t.head(d["layer"].get<int>(), d["head"].get<int>()).weights;
     if (d["rows"].get<int>() != w.rows() || d["cols"].get<int>() != w.cols())
       return std::fprintf(stderr, "head %d: drawn %dx%d, trace %ldx%ld\n", d["head"].get<int>(), d["rows"].get<int>(),
                           d["cols"].get<int>(), static_cast<long>(w.rows()), static_cast<long>(w.cols())), 1;
@@ -75,5 +54,44 @@ int main(int argc, char** argv) {
   }
   stbi_image_free(px);
   std::printf("check_heads_pixels: %d heads, %d cells checked, %d wrong\n", heads, checked, wrong);
-  return heads == trace->config.n_heads && checked > 0 && wrong == 0 ? 0 : 1;
+  return heads == t.config.n_heads && checked > 0 && wrong == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: check_heads_pixels SCREENSHOT.png LAYOUT.json SESSION.json\n");
+    return 2;
+  }
+  int W = 0, H = 0, n = 0;
+  unsigned char* px = stbi_load(argv[1], &W, &H, &n, 4);
+  if (!px) return std::fprintf(stderr, "cannot read %s\n", argv[1]), 1;
+  auto layout_bytes = file_read_bytes(argv[2]);
+  auto session = session_load(argv[3]);
+  if (!layout_bytes || !session) return std::fprintf(stderr, "cannot read the layout or session\n"), 1;
+  const auto layout = nlohmann::json::parse(layout_bytes->begin(), layout_bytes->end());
+  TraceInput in;
+  in.text = session->sentence;
+  in.mask = session->mask;
+  // The session's model: the sandbox from its config and seed, or a checkpoint / model file; or no
+  // model at all, an attention file's weights.
+  Model model;
+  const auto src = session->ui.find("model_source");
+  if (src != session->ui.end() && src->second == "attention") {
+    auto file = attention_file_read(session->ui.at("model_path"));
+    if (!file) return std::fprintf(stderr, "%s\n", file.error().c_str()), 1;
+    return check(px, W, H, layout, session->cross && file->cross_trace ? *file->cross_trace : file->trace);
+  }
+  if (src != session->ui.end() && src->second == "file") {
+    auto opened = model_open(session->ui.at("model_path"));
+    if (!opened) return std::fprintf(stderr, "%s\n", opened.error().c_str()), 1;
+    model = std::move(*opened);
+    if (auto b = session->ui.find("sentence_b"); b != session->ui.end()) in.text_b = b->second;
+  } else {
+    model = model_init_random(session->config, session->seed);
+  }
+  auto trace = trace_run(model, in);
+  if (!trace) return std::fprintf(stderr, "cannot recompute the trace\n"), 1;
+  return check(px, W, H, layout, *trace);
 }

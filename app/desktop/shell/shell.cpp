@@ -11,6 +11,7 @@
 
 #include "shell/panels.h"
 #include "shell/view_registry.h"
+#include "state/attention_source.h"
 #include "state/file_actions.h"
 #include "widgets/measure_controls.h"
 
@@ -34,6 +35,11 @@ void menu_bar(AppState& app, ShellState& shell) {
   if (ImGui::BeginMenu(tr(L, Str::menu_file))) {
     if (ImGui::MenuItem(tr(L, Str::open_session), "Ctrl+O")) open_dialog(shell, ShellState::Dialog::open_session, "attnviz-session.json");
     if (ImGui::MenuItem(tr(L, Str::save_session), "Ctrl+S")) open_dialog(shell, ShellState::Dialog::save_session, "attnviz-session.json");
+    ImGui::Separator();
+    if (ImGui::MenuItem(tr(L, Str::open_attention)))
+      open_dialog(shell, ShellState::Dialog::open_attention, app.source == ModelSource::attention ? app.model_path : "attention.safetensors");
+    if (ImGui::MenuItem(tr(L, Str::open_attention_b), nullptr, false, app.source == ModelSource::attention))
+      open_dialog(shell, ShellState::Dialog::open_attention_b, "attention.safetensors");
     ImGui::Separator();
     const bool has_trace = app.trace != nullptr;
     if (ImGui::MenuItem(tr(L, Str::export_png), nullptr, false, has_trace))
@@ -106,7 +112,11 @@ void status_bar(const AppState& app) {
                                  ablation_heads_label(app.ablation.heads).c_str()).c_str());
     ImGui::SameLine();
   }
-  if (app.trace) {
+  if (app.trace && app.trace->weights_only) {
+    const Trace& t = *app.trace;
+    ImGui::TextDisabled("  %s", tr_format(app.lang, Str::attn_status, t.model_source.c_str(), t.config.n_heads,
+                                          t.config.n_layers, t.n_queries()).c_str());
+  } else if (app.trace) {
     const ModelConfig& c = app.trace->config;
     ImGui::TextDisabled("  %s · d_model %d · %d heads · %d layers · %s-norm · %d tokens · %.1f ms", app.trace->model_source.c_str(),
                         c.d_model, c.n_heads, c.n_layers, std::string(name_of(c.norm)).c_str(), app.trace->n_queries(),
@@ -118,8 +128,10 @@ void file_dialog(AppState& app, ShellState& shell) {
   using D = ShellState::Dialog;
   if (shell.dialog == D::none) return;
   const Lang L = app.lang;
-  const char* title = shell.dialog == D::open_session   ? tr(L, Str::open_session)
-                      : shell.dialog == D::save_session ? tr(L, Str::save_session)
+  const char* title = shell.dialog == D::open_session       ? tr(L, Str::open_session)
+                      : shell.dialog == D::save_session     ? tr(L, Str::save_session)
+                      : shell.dialog == D::open_attention   ? tr(L, Str::open_attention)
+                      : shell.dialog == D::open_attention_b ? tr(L, Str::open_attention_b)
                       : shell.dialog == D::export_png   ? tr(L, Str::export_png)
                       : shell.dialog == D::export_csv   ? tr(L, Str::export_csv)
                                                         : tr(L, Str::export_json);
@@ -138,6 +150,8 @@ void file_dialog(AppState& app, ShellState& shell) {
       switch (shell.dialog) {
         case D::open_session: app_open_session(app, shell.path); break;
         case D::save_session: app_save_session(app, shell.path); break;
+        case D::open_attention: (void)app_open_attention(app, shell.path); break;  // reports in the status bar
+        case D::open_attention_b: (void)app_open_attention_b(app, shell.path); break;
         case D::export_png: app_report(app, app_export_png(app, shell.path, shell.png_scale), std::string(tr(L, Str::saved)) + " " + shell.path); break;
         case D::export_csv: app_report(app, app_export_csv(app, shell.path), std::string(tr(L, Str::saved)) + " " + shell.path); break;
         case D::export_json: app_report(app, app_export_json(app, shell.path), std::string(tr(L, Str::saved)) + " " + shell.path); break;
@@ -154,6 +168,19 @@ void file_dialog(AppState& app, ShellState& shell) {
     ImGui::EndPopup();
   }
   if (!open) shell.dialog = ShellState::Dialog::none;
+}
+
+// A view that needs the model, on the weights of an attention file: why it is off, and what works.
+void needs_model_view(AppState& app) {
+  if (!view_window_begin(app, app.view)) return;
+  const Lang L = app.lang;
+  const Str why = app.view == View::steps ? Str::attn_off_steps : app.view == View::coref ? Str::attn_off_coref : Str::attn_off_train;
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.35f, 1), "%s", tr(L, why));
+  ImGui::Spacing();
+  ImGui::TextDisabled("%s", tr(L, Str::attn_off_works));
+  ImGui::PopTextWrapPos();
+  ImGui::End();
 }
 
 bool pressed(int glfw_key) { return ImGui::IsKeyPressed(glfw_key, false); }
@@ -208,7 +235,8 @@ void shell_draw(AppState& app, ShellState& shell, GuiResources& gui, float width
 
   ImGui::SetNextWindowPos(ImVec2(left, top + tabs_h));
   ImGui::SetNextWindowSize(ImVec2(width - left, bottom - top - tabs_h));
-  view_entry(app.view).draw(app, gui);
+  if (app.trace && app.trace->weights_only && view_needs_model(app.view)) needs_model_view(app);
+  else view_entry(app.view).draw(app, gui);
 
   ImGui::SetNextWindowPos(ImVec2(0, bottom));
   ImGui::SetNextWindowSize(ImVec2(width, status_h));

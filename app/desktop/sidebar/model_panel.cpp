@@ -192,6 +192,7 @@ Str source_label(ModelSource s) {
     case ModelSource::demo_induction: return Str::src_induction;
     case ModelSource::file: return Str::src_file;
     case ModelSource::trained: return Str::src_trained;
+    case ModelSource::attention: return Str::src_attention;
   }
   return Str::src_sandbox;
 }
@@ -233,7 +234,7 @@ void open_model_section(AppState& app) {
 void source_section(AppState& app) {
   const Lang L = app.lang;
   // "File…" is chosen in the combo but loaded only by the Load button; until then it is pending.
-  static_assert(std::size(kAllModelSources) == 5);
+  static_assert(std::size(kAllModelSources) == 6);
   const bool has_trained = app.train.runner.snapshot().model != nullptr;
   ModelSource shown = app.source;
   if (app.model_file_pending) shown = ModelSource::file;
@@ -241,7 +242,9 @@ void source_section(AppState& app) {
   ImGui::SetNextItemWidth(-1);
   if (ImGui::BeginCombo("##source", tr(L, source_label(shown)))) {
     for (ModelSource s : kAllModelSources) {
-      const bool enabled = s != ModelSource::trained || has_trained;
+      // An attention file is opened from the File menu or by dropping it; listed only while shown.
+      if (s == ModelSource::attention && app.source != ModelSource::attention) continue;
+      const bool enabled = (s != ModelSource::trained || has_trained) && s != ModelSource::attention;
       if (!enabled) ImGui::BeginDisabled();
       if (ImGui::Selectable(tr(L, source_label(s)), s == shown)) {
         app.model_file_pending = s == ModelSource::file;
@@ -257,6 +260,22 @@ void source_section(AppState& app) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
     ImGui::TextWrapped(tr(L, Str::src_error), app.model_error.c_str());
     ImGui::PopStyleColor();
+  }
+  if (app.source == ModelSource::attention && app.attention) {
+    const Trace& t = app.attention->trace;
+    ImGui::TextWrapped("%s", tr_format(L, Str::attn_opened, app.model_path.c_str(), t.config.n_layers, t.config.n_heads,
+                                       t.n_queries()).c_str());
+    if (!app.attention->model.empty()) ImGui::TextWrapped("%s", app.attention->model.c_str());
+    if (app.attention->cross_trace) ImGui::TextWrapped("%s", tr(L, Str::attn_has_cross));
+    if (const auto& off = app.attention->off_rows; !off.empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.35f, 1));
+      ImGui::TextWrapped("%s", tr_format(L, Str::attn_rows_off, static_cast<int>(off.size()), off_rows_summary(off, 6).c_str()).c_str());
+      ImGui::PopStyleColor();
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", tr(L, Str::attn_no_switch));
+    ImGui::PopStyleColor();
+    return;
   }
   if (app.source == ModelSource::sandbox || !app.model) return;
   const ModelConfig& c = app.model->config;
@@ -385,8 +404,10 @@ void panel_model(AppState& app) {
     section_header(tr(app.lang, Str::model_size));
     coref_arch_section(app);
   }
-  section_header(tr(app.lang, Str::masks));
-  mask_section(app);
+  if (app.source != ModelSource::attention) {  // a file's weights were masked (or not) when they were saved
+    section_header(tr(app.lang, Str::masks));
+    mask_section(app);
+  }
   ImGui::PopItemWidth();
   vocab_section(app);
   ImGui::End();

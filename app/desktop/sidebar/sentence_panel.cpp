@@ -41,6 +41,8 @@ void chip_tooltip(Lang L, size_t i, const TraceToken& t) {
     tip += "\n" + std::string(tr(L, Str::ck_piece)) + " \"" + t.piece + "\" · id " + std::to_string(t.id);
     if (t.segment == 1) tip += " · " + std::string(tr(L, Str::ck_sentence_b_short));
     if (t.continues) tip += "\n" + std::string(tr(L, Str::ck_continues));
+  } else if (!t.piece.empty() && t.piece != t.text) {  // an attention file's token, as saved
+    tip += "\n" + std::string(tr(L, Str::ck_piece)) + " \"" + t.piece + "\"";
   }
   ImGui::SetTooltip("%s", tip.c_str());
 }
@@ -125,17 +127,28 @@ void panel_sentence(AppState& app) {
     ImGui::End();
     return;
   }
-  preset_menu(app);
-  ImGui::SameLine();
-  if (ImGui::Checkbox(tr(app.lang, Str::cross_attention), &app.cross)) app.dirty = true;
-  if (app.cross) {
+  const bool from_file = app.source == ModelSource::attention;  // tokens and weights from a file: nothing to type
+  if (from_file) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", tr(app.lang, Str::attn_tokens_note));
+    ImGui::PopStyleColor();
+    if (app.attention && app.attention->cross_trace && ImGui::Checkbox(tr(app.lang, Str::attn_show_cross), &app.cross))
+      app.dirty = true;
+  } else {
+    preset_menu(app);
+    ImGui::SameLine();
+    if (ImGui::Checkbox(tr(app.lang, Str::cross_attention), &app.cross)) app.dirty = true;
+  }
+  if (!from_file && app.cross) {
     ImGui::TextUnformatted(tr(app.lang, Str::source_sentence));
     if (ImGui::InputTextMultiline("##source", &app.source_sentence, ImVec2(-1, ImGui::GetTextLineHeight() * 3)))
       app.dirty = true;
   }
-  ImGui::TextUnformatted(tr(app.lang, Str::sentence));
-  if (ImGui::InputTextMultiline("##sentence", &app.sentence, ImVec2(-1, ImGui::GetTextLineHeight() * 3.5f)))
-    app.dirty = true;
+  if (!from_file) {
+    ImGui::TextUnformatted(tr(app.lang, Str::sentence));
+    if (ImGui::InputTextMultiline("##sentence", &app.sentence, ImVec2(-1, ImGui::GetTextLineHeight() * 3.5f)))
+      app.dirty = true;
+  }
   if (app_reads_pairs(app)) {
     ImGui::TextWrapped("%s", tr(app.lang, Str::ck_sentence_b));
     if (ImGui::InputTextMultiline("##sentence_b", &app.sentence_b, ImVec2(-1, ImGui::GetTextLineHeight() * 2.2f)))

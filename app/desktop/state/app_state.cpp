@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "state/attention_source.h"
 #include "state/model_source.h"
 
 namespace attnviz {
@@ -50,7 +51,9 @@ void ablation_fit_model(AppState& app) {
 }  // namespace
 
 void app_update(AppState& app) {
-  if (app.dirty) {
+  if (app.source == ModelSource::attention) {
+    attention_update(app);  // no model runs: the file's trace is the result
+  } else if (app.dirty) {
     ablation_fit_model(app);
     ComputeRequest req;
     req.id = ++app.posted_id;
@@ -78,7 +81,8 @@ void app_update(AppState& app) {
     app.worker.post(std::move(req));
     app.dirty = false;
   }
-  if (auto result = app.worker.poll()) {
+  // A request sent before an attention file was opened may still finish: it is not what is shown.
+  if (auto result = app.worker.poll(); result && app.source != ModelSource::attention) {
     app.shown_id = result->id;
     app.compute_seconds = result->seconds;
     if (result->trace) {
@@ -131,8 +135,9 @@ bool app_needs_b(const AppState& app) {
 }
 
 bool app_computing(const AppState& app) {
-  return app.shown_id != app.posted_id || app.worker.busy() || app.model_loader.busy() || app.retrain.training ||
-         app.retrain.twin_training || app.generation.remaining > 0;
+  // A load that finished after this frame's app_update is not installed yet: still busy until it is.
+  return app.shown_id != app.posted_id || app.worker.busy() || app.model_loader.busy() || app.model_loader.has_result() ||
+         app.retrain.training || app.retrain.twin_training || app.generation.remaining > 0;
 }
 
 bool app_reads_pairs(const AppState& app) {
@@ -141,6 +146,7 @@ bool app_reads_pairs(const AppState& app) {
 }
 
 bool app_toggle_head(AppState& app, int layer, int head) {
+  if (app.source == ModelSource::attention) return false;  // weights from a file: no model to switch heads off in
   const ModelConfig& c = app_model_config(app);
   if (layer < 0 || layer >= c.n_layers || head < 0 || head >= c.n_heads) return false;
   ablation_toggle(app.ablation, HeadRef{layer, head});
@@ -188,7 +194,7 @@ Session app_capture_session(const AppState& app) {
   // A model trained in the app lives only in memory (the Train view saves it as a file).
   const bool saved_source = app.source != ModelSource::trained;
   s.ui["model_source"] = source_id(saved_source ? app.source : ModelSource::sandbox);
-  if (app.source == ModelSource::file) s.ui["model_path"] = app.model_path;
+  if (app.source == ModelSource::file || app.source == ModelSource::attention) s.ui["model_path"] = app.model_path;
   if (!app.sentence_b.empty()) s.ui["sentence_b"] = app.sentence_b;
   return s;
 }
@@ -240,7 +246,8 @@ Status app_apply_session(AppState& app, const Session& s) {
   if (auto it = s.ui.find("model_source"); it != s.ui.end() && (!source_from_id(it->second, source) || source == ModelSource::trained))
     return make_error("session: unknown model source '" + it->second + "'");
   const auto path = s.ui.find("model_path");
-  if (source == ModelSource::file && path == s.ui.end()) return make_error("session: model_source file needs model_path");
+  if ((source == ModelSource::file || source == ModelSource::attention) && path == s.ui.end())
+    return make_error("session: model_source " + std::string(source_id(source)) + " needs model_path");
   // Last check, first change: loading the model may fail (a moved file) and then nothing changes.
   if (Status st = app_use_source(app, source, path == s.ui.end() ? std::string() : path->second); !st)
     return make_error("session: " + st.error());
@@ -257,6 +264,7 @@ Status app_apply_session(AppState& app, const Session& s) {
   if (auto it = s.ui.find("annotate"); it != s.ui.end()) app.annotate = it->second != "0";
   app.measure = measure;
   app.ablation = std::move(ablation);
+  if (app.source == ModelSource::attention) app.ablation.heads.clear();  // no model to switch heads off in
   app.trace_b.reset();
   app.error_b.clear();
   app.dirty = true;

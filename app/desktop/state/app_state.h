@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "io/attention_file.h"
 #include "io/presets.h"
 #include "io/session.h"
 #include "model/config.h"
@@ -42,7 +43,9 @@ struct AppState {
   MaskSpec mask;
   ModelSource source = ModelSource::sandbox;
   std::shared_ptr<const Model> model;  // the model of every source but the sandbox (null there)
-  std::string model_path;              // ModelSource::file: the file or folder it came from
+  std::string model_path;              // ModelSource::file / attention: the file or folder it came from
+  std::shared_ptr<const AttentionFile> attention;    // ModelSource::attention: the file shown (A)
+  std::shared_ptr<const AttentionFile> attention_b;  // ...and a second one, B in the Compare view
   std::string model_error;             // why the last model switch failed (the previous model stays)
   bool model_file_pending = false;     // "File…" chosen in the Model panel, not loaded yet
   std::string model_path_edit;         // the Model panel's path field, opened on "Open"

@@ -12,7 +12,12 @@ void measure_maps_refresh(MeasureMaps& m, AttentionMeasure measure, const Model*
   m.error.clear();
   m.vmax = 1.0f;
   ++m.version;
-  if (measure == AttentionMeasure::weights || !trace || !model) return;
+  if (measure == AttentionMeasure::weights || !trace) return;
+  if (!model && !trace->weights_only) return;  // the model's first result is not in yet
+  if (!model && measure == AttentionMeasure::value_norm) {  // rollout needs only the weights
+    m.error = "value-norm needs the model's values and W_O; an attention file holds only the weights";
+    return;
+  }
   const int L = static_cast<int>(trace->layers.size()), NH = trace->config.n_heads;
   std::vector<Mat> maps;
   maps.reserve(static_cast<size_t>(L * NH));

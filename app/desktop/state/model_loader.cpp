@@ -38,6 +38,11 @@ std::string ModelLoader::path() const {
   return path_;
 }
 
+bool ModelLoader::has_result() const {
+  std::lock_guard lock(mutex_);
+  return done_.has_value();
+}
+
 std::optional<LoadedModel> ModelLoader::take() {
   std::lock_guard lock(mutex_);
   std::optional<LoadedModel> out = std::move(done_);

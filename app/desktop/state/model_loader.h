@@ -31,6 +31,7 @@ class ModelLoader : NoCopy {
   float progress() const { return progress_.load(); }  // 0..1 of the running load
   std::string path() const;                             // the running (or last) load's path
   std::optional<LoadedModel> take();                    // the finished load, once
+  bool has_result() const;                              // a finished load waits to be taken
 
  private:
   mutable std::mutex mutex_;

@@ -12,6 +12,7 @@
 #include "demos/induction_data.h"
 #include "demos/induction_demo.h"
 #include "io/model_open.h"
+#include "state/attention_source.h"
 #include "state/recent_models.h"
 #include "text/word_tokenizer.h"
 
@@ -19,9 +20,9 @@ namespace attnviz {
 
 namespace {
 
-constexpr EnumNames<ModelSource, 5> kSourceIds{{
+constexpr EnumNames<ModelSource, 6> kSourceIds{{
     {ModelSource::sandbox, "sandbox"}, {ModelSource::demo_coref, "coref"}, {ModelSource::demo_induction, "induction"},
-    {ModelSource::file, "file"}, {ModelSource::trained, "trained"}}};
+    {ModelSource::file, "file"}, {ModelSource::trained, "trained"}, {ModelSource::attention, "attention"}}};
 static_assert(std::size(kSourceIds) == std::size(kAllModelSources));
 
 std::string demo_path(ModelSource s) {
@@ -51,11 +52,14 @@ std::string induction_sample_text() {
 Status app_use_source(AppState& app, ModelSource source, const std::string& path) {
   if (source == ModelSource::sandbox) {
     app.model.reset();
+    app.attention.reset();
+    app.attention_b.reset();
     app.source = source;
     app.model_error.clear();
     app.dirty = true;
     return Ok{};
   }
+  if (source == ModelSource::attention) return app_open_attention(app, path);
   if (source == ModelSource::trained) {
     auto snap = app.train.runner.snapshot();
     if (!snap.model) return make_error("nothing has been trained yet: start training in the Train view");
@@ -96,6 +100,8 @@ void app_poll_model_loader(AppState& app) {
   if (!done) return;
   if (!done->model) {
     app.model_error = done->model.error();
+    app.status = done->model.error();  // also where a dropped path's failure is looked for
+    app.status_is_error = true;
     return;
   }
   const std::string summary = model_summary(*done->model);
@@ -114,6 +120,8 @@ namespace {
 
 void install_model(AppState& app, Model model, ModelSource source, const std::string& path) {
   app.model = std::make_shared<const Model>(std::move(model));
+  app.attention.reset();
+  app.attention_b.reset();
   app.source = source;
   app.model_path = source == ModelSource::file ? path : std::string();
   app.model_error.clear();
@@ -141,12 +149,15 @@ void app_use_trained(AppState& app, std::shared_ptr<const Model> model) {
     if (decoder && !text_in_vocab(app.sentence, model->vocab)) app.sentence = induction_sample_text();
   }
   app.model = std::move(model);
+  app.attention.reset();
+  app.attention_b.reset();
   app.source = ModelSource::trained;
   app.model_error.clear();
   app.dirty = true;
 }
 
 const ModelConfig& app_model_config(const AppState& app) {
+  if (app.source == ModelSource::attention && app.attention) return app.attention->trace.config;
   return app.source != ModelSource::sandbox && app.model ? app.model->config : app.config;
 }
 

@@ -14,15 +14,17 @@ struct AppState;
 // Which model every view shows. The sandbox is built from AppState's `config` and `seed`; the
 // others are a fixed Model (`AppState::model`): a demo shipped in assets/, a file, or the Train
 // view's model.
-enum class ModelSource { sandbox, demo_coref, demo_induction, file, trained };
+// attention: no model at all, the weights of an attention file (state/attention_source.h).
+enum class ModelSource { sandbox, demo_coref, demo_induction, file, trained, attention };
 inline constexpr ModelSource kAllModelSources[] = {ModelSource::sandbox, ModelSource::demo_coref,
                                                    ModelSource::demo_induction, ModelSource::file,
-                                                   ModelSource::trained};
+                                                   ModelSource::trained, ModelSource::attention};
 
 // demo_coref / demo_induction load assets/demo_*/model.safetensors; file loads `path` with
 // model_open (a checkpoint folder, a model file, or a folder holding model.safetensors); trained takes the Train view's latest weights. Switching to
 // a demo also sets what it needs: the induction demo gets a causal mask and, if the sentence is
-// not made of its tokens, a sample sequence with a repeated segment.
+// not made of its tokens, a sample sequence with a repeated segment. attention opens `path` as an
+// attention file (app_open_attention).
 Status app_use_source(AppState& app, ModelSource source, const std::string& path = {});
 
 // Starts opening `path` (a Hugging Face checkpoint folder, an attnviz model file or folder) on the
@@ -38,7 +40,7 @@ void app_use_trained(AppState& app, std::shared_ptr<const Model> model);
 // The config the views describe: the fixed model's, or the sandbox's.
 const ModelConfig& app_model_config(const AppState& app);
 
-// "sandbox", "coref", "induction", "file", "trained": for sessions and scripts.
+// "sandbox", "coref", "induction", "file", "trained", "attention": for sessions and scripts.
 const char* source_id(ModelSource s);
 bool source_from_id(const std::string& id, ModelSource& out);
 

@@ -6,7 +6,7 @@
 namespace attnviz {
 
 const char* app_usage() {
-  return "usage: attnviz [--model DIR|FILE] [--session FILE] [--text SENTENCE] [--text-b SENTENCE]\n"
+  return "usage: attnviz [--model DIR|FILE | --attention FILE] [--session FILE] [--text SENTENCE] [--text-b SENTENCE]\n"
          "               [--view heads|model|lines|compare|steps|stats|coref|train]\n"
          "               [--lang en|ko] [--presentation] [--size WxH]\n"
          "               [--screenshot OUT.png [--frames N] [--layout-report OUT.json]] [--script ACTIONS.txt]\n"
@@ -36,6 +36,7 @@ Result<AppOptions> app_options_parse(const std::vector<std::string>& args) {
     else if (a == "--text") o.text = v;
     else if (a == "--text-b") o.text_b = v;
     else if (a == "--model") o.model = v;
+    else if (a == "--attention") o.attention = v;
     else if (a == "--view") o.view = v;
     else if (a == "--screenshot") o.screenshot = v;
     else if (a == "--layout-report") o.layout_report = v;
@@ -57,6 +58,8 @@ Result<AppOptions> app_options_parse(const std::vector<std::string>& args) {
       return make_error("unknown option " + a);
     }
   }
+  if (!o.model.empty() && !o.attention.empty())
+    return make_error("--model and --attention cannot be combined: an attention file is shown instead of a model");
   return o;
 }
 

@@ -14,6 +14,7 @@ struct AppOptions {
   std::string text;        // --text: initial sentence
   std::string text_b;      // --text-b: sentence B of a pair (BERT checkpoints)
   std::string model;       // --model PATH: open a checkpoint folder or model file at launch
+  std::string attention;   // --attention FILE: open an attention file at launch (no model)
   std::string view;        // --view heads|model|lines|compare|steps|stats
   std::string screenshot;  // --screenshot FILE: save the framebuffer after `frames` frames, then quit
   std::string layout_report;  // --layout-report FILE: with --screenshot, where each head's cells were drawn (JSON)

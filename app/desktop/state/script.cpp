@@ -2,6 +2,7 @@
 // the state changes a click would make.
 #include "state/script.h"
 
+#include <cmath>
 #include <iterator>
 #include <sstream>
 
@@ -10,6 +11,7 @@
 #include "state/app_state.h"
 #include "state/file_actions.h"
 #include "state/answer_text.h"
+#include "state/attention_source.h"
 #include "state/model_source.h"
 
 namespace attnviz {
@@ -65,6 +67,21 @@ std::string script_expect(const AppState& app, const std::string& what) {
     return text.empty() || best == text ? std::string() : "expected the most important head " + text + ", it is " + best;
   }
   if (kind == "retrain") return contains(app.retrain.message, "retrain message");
+  if (kind == "weight") {
+    std::istringstream in(text);
+    int l = 0, h = 0, q = 0, k = 0;
+    double want = 0;
+    if (!(in >> l >> h >> q >> k >> want)) return "expected weight L H Q K VALUE";
+    if (!app.trace) return "expected a trace";
+    const Trace& t = *app.trace;
+    if (l < 0 || l >= static_cast<int>(t.layers.size()) || h < 0 || h >= t.config.n_heads || q < 0 ||
+        q >= t.n_queries() || k < 0 || k >= t.n_keys())
+      return "the shown trace has no cell " + text;
+    const double got = t.head(l, h).weights(q, k);
+    if (std::abs(got - want) <= 1e-6) return {};
+    return "expected the weight " + std::to_string(want) + " at layer " + std::to_string(l) + " head " +
+           std::to_string(h) + " (" + std::to_string(q) + ", " + std::to_string(k) + "), it is " + std::to_string(got);
+  }
   if (kind == "tokens") {
     int n = 0;
     if (!parse_int_in(text, 0, kMaxTokens, n)) return "expected tokens N";
@@ -72,7 +89,7 @@ std::string script_expect(const AppState& app, const std::string& what) {
     return got == n ? std::string() : "expected " + text + " tokens, the trace has " + std::to_string(got);
   }
   return "unknown expectation '" + kind +
-         "' (error, no_error, model_error, status, tokens, sentence, model, answer, answer_full, importance)";
+         "' (error, no_error, model_error, status, tokens, sentence, model, answer, answer_full, importance, weight)";
 }
 
 }  // namespace
@@ -187,12 +204,20 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     if (a.empty() || !source_from_id(a[0], src) || need(1) != (src != ModelSource::file))
       return fail("expected sandbox, coref, induction, trained or file PATH");
     if (Status s = app_use_source(app, src, src == ModelSource::file ? a[1] : std::string()); !s) return fail(s.error());
+  } else if (v == "open_attention" || v == "open_attention_b") {  // File → Open attention… (as B…)
+    if (!need(1)) return fail("expected a path");
+    Status s = v == "open_attention" ? app_open_attention(app, a[0]) : app_open_attention_b(app, a[0]);
+    if (!s) return fail(s.error());
+  } else if (v == "drop") {  // a path dropped on the window: a failure goes to the status bar, as for a person
+    if (!need(1)) return fail("expected a path");
+    app_open_path(app, a[0]);
   } else if (v == "head_off" || v == "head_on") {  // a click on a head's toggle
     int l = 0, h = 0;
     if (!need(2) || !parse_int_in(a[0], 0, kMaxLayers, l) || !parse_int_in(a[1], 0, kMaxDModel, h))
       return fail("expected a layer and a head");
     if (app.ablation.has(l, h) != (v == "head_off") && !app_toggle_head(app, l, h))
-      return fail("the model has no head " + a[0] + ":" + a[1]);
+      return fail(app.source == ModelSource::attention ? std::string(tr(Lang::en, Str::attn_no_switch))
+                                                       : "the model has no head " + a[0] + ":" + a[1]);
   } else if (v == "ablation") {
     auto m = need(1) ? ablation_mode_from_name(a[0]) : std::nullopt;
     if (!m) return fail("expected zero or mean");

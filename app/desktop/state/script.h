@@ -7,6 +7,7 @@
 //   mask causal on|off | mask window R|off | mask strided S|off | mask pad N|off | mask hide Q K | mask none
 //   model sandbox|coref|induction|trained | model file PATH (loads at once) | vocabulary on|off
 //   model open PATH [SCREENSHOT] (off the UI thread, as the Open button; SCREENSHOT: the next frame, mid-load)
+//   open_attention PATH | open_attention_b PATH (Compare's B) | drop PATH (as dropped on the window: by what it is)
 //   coref_swap (sentence B := A's minimal pair, tired <-> wide) | coref_swap ab (swap sentences A and B)
 //   view heads|model|lines|compare|steps|stats|coref|train | compare MODE | layer L | head H | query Q | step S
 //   zoom_head H [ZOOM ROW COL] (Heads view: zoom head H, -1: none; a long input's window, ZOOM >= 1)
@@ -19,6 +20,7 @@
 //   screenshot PATH | quit          (# starts a comment)
 //   try LINE | paste PATH | expect error|no_error|model_error|status|tokens|sentence|model [TEXT]   (tests)
 //   expect answer TEXT | expect answer_full TEXT | expect importance [L:H]  (the answer in English; the best head)
+//   expect weight L H Q K VALUE  (the shown trace's weight of query Q on key K in layer L head H, within 1e-6)
 #pragma once
 #include <string>
 #include <vector>

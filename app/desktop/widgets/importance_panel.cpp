@@ -69,6 +69,12 @@ void grid(AppState& app, const ImportanceGrid& g) {
 
 void importance_panel(AppState& app) {
   const Lang L = app.lang;
+  if (app.trace && app.trace->weights_only) {  // it runs the model once per head: there is none
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", tr(L, Str::attn_no_importance));
+    ImGui::PopTextWrapPos();
+    return;
+  }
   const ImportanceGrid* g = app_importance(app);
   if (ImGui::Button(tr(L, Str::importance_button))) app_start_importance(app);
   ImGui::SameLine();

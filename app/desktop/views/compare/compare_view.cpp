@@ -69,6 +69,7 @@ float labelled_width(float item_w, const char* label) {
 // What A and B are, in words, for the line under the toolbar.
 std::string side_desc(const AppState& app, const Trace& t, bool is_a) {
   const Lang L = app.lang;
+  if (t.weights_only) return t.model_source;  // two attention files: their names
   switch (app.compare.mode) {
     case CompareMode::sentence_b: return tr(L, is_a ? Str::cmp_desc_sentence_a : Str::cmp_desc_sentence_b);
     case CompareMode::single_vs_multi:
@@ -149,16 +150,18 @@ struct Layout {
   float row_h = 0;
 };
 
-Layout layout_compare(const Trace& A, const Trace& B, bool has_diff, int n_rows, ImVec2 avail, float reserve_h) {
+// has_b false: A alone (an attention file before a second one is opened), no room kept for B.
+Layout layout_compare(const Trace& A, const Trace& B, bool has_diff, int n_rows, ImVec2 avail, float reserve_h,
+                      bool has_b = true) {
   Layout g;
   g.gap = ImGui::GetFontSize() * 1.1f;
   g.label_a = heatmap_label_extent(A.queries);
-  g.label_b = same_tokens(A.queries, B.queries) ? 0.0f : heatmap_label_extent(B.queries);
+  g.label_b = !has_b || same_tokens(A.queries, B.queries) ? 0.0f : heatmap_label_extent(B.queries);
   g.col_h = std::max(heatmap_label_extent(A.keys), heatmap_label_extent(B.keys));
   g.title_h = ImGui::GetTextLineHeightWithSpacing() + 2;
   g.tq = std::max(A.n_queries(), B.n_queries());
   g.tk_a = A.n_keys();
-  g.tk_b = B.n_keys();
+  g.tk_b = has_b ? B.n_keys() : 0;
   g.has_diff = has_diff;
   const float cols = static_cast<float>(g.tk_a + g.tk_b + (has_diff ? g.tk_a : 0));
   const float by_w = (avail.x - g.label_a - g.label_b - g.gap * (has_diff ? 2.5f : 1.5f)) / cols;
@@ -240,22 +243,26 @@ float legend_height() { return ImGui::GetFontSize() * 0.7f + 4 + ImGui::GetTextL
 
 void toolbar(AppState& app, const Trace& t, bool head_selector) {
   const Lang L = app.lang;
+  // Attention files: B is a second file, not a mode that rebuilds a model.
+  const bool modes = app.source != ModelSource::attention;
   ImGui::AlignTextToFramePadding();
-  ImGui::TextUnformatted(tr(L, Str::cmp_mode));
-  ImGui::SameLine();
-  float mode_w = 0;
-  for (CompareMode m : kAllCompareModes) mode_w = std::max(mode_w, ImGui::CalcTextSize(tr(L, mode_str(m))).x);
-  ImGui::SetNextItemWidth(mode_w + ImGui::GetFrameHeight() + ImGui::GetStyle().FramePadding.x * 2);
-  if (ImGui::BeginCombo("##mode", tr(L, mode_str(app.compare.mode)))) {
-    for (CompareMode m : kAllCompareModes)
-      if (ImGui::Selectable(tr(L, mode_str(m)), m == app.compare.mode) && m != app.compare.mode) {
-        app.compare.mode = m;
-        app.dirty = true;
-      }
-    ImGui::EndCombo();
+  if (modes) {
+    ImGui::TextUnformatted(tr(L, Str::cmp_mode));
+    ImGui::SameLine();
+    float mode_w = 0;
+    for (CompareMode m : kAllCompareModes) mode_w = std::max(mode_w, ImGui::CalcTextSize(tr(L, mode_str(m))).x);
+    ImGui::SetNextItemWidth(mode_w + ImGui::GetFrameHeight() + ImGui::GetStyle().FramePadding.x * 2);
+    if (ImGui::BeginCombo("##mode", tr(L, mode_str(app.compare.mode)))) {
+      for (CompareMode m : kAllCompareModes)
+        if (ImGui::Selectable(tr(L, mode_str(m)), m == app.compare.mode) && m != app.compare.mode) {
+          app.compare.mode = m;
+          app.dirty = true;
+        }
+      ImGui::EndCombo();
+    }
   }
   const float small_w = ImGui::GetFontSize() * 5;
-  same_line_if_fits(labelled_width(small_w, tr(L, Str::layer)), ImGui::GetFontSize());
+  if (modes) same_line_if_fits(labelled_width(small_w, tr(L, Str::layer)), ImGui::GetFontSize());
   ImGui::SetNextItemWidth(small_w);
   const std::string layer_preview = std::to_string(app.layer + 1) + " / " + std::to_string(t.layers.size());
   if (ImGui::BeginCombo(tr(L, Str::layer), layer_preview.c_str())) {
@@ -279,6 +286,7 @@ void toolbar(AppState& app, const Trace& t, bool head_selector) {
     ImGui::SameLine();
     ImGui::TextDisabled("%s", tr(L, Str::computing));
   }
+  if (!modes) return;
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("%s", tr(L, explain_str(app.compare.mode)));
   ImGui::PopStyleColor();
@@ -381,9 +389,10 @@ void overview_strip(AppState& app, const GuiResources& gui, const Trace& A, cons
 
 void compare_grid(AppState& app, const Trace& A, const Trace& B, const std::vector<Row>& shown, int layer) {
   const Lang L = app.lang;
-  const bool has_diff = shown[0].diff != nullptr;
+  const bool has_diff = shown[0].diff != nullptr, has_b = shown[0].b != nullptr;
   ImGui::BeginChild("compare_grid", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-  const Layout g = layout_compare(A, B, has_diff, static_cast<int>(shown.size()), ImGui::GetContentRegionAvail(), has_diff ? legend_height() + 4 : 0);
+  const Layout g = layout_compare(A, B, has_diff, static_cast<int>(shown.size()), ImGui::GetContentRegionAvail(),
+                                  has_diff ? legend_height() + 4 : 0, has_b);
   const ImVec2 start = ImGui::GetCursorScreenPos();
   const ImVec2 grid0(start.x, start.y + g.col_h);
   const bool single = app.compare.mode == CompareMode::single_vs_multi;
@@ -457,8 +466,22 @@ void compare_view_draw(AppState& app, GuiResources& gui) {
                                     ImVec2(avail.x, avail.y - reserve), rows[0].diff ? legend_height() : 0);
     show_all = g.cell >= ImGui::GetTextLineHeight() * 0.8f;
   }
+  if (app.source == ModelSource::attention && !app.trace_b) {  // one attention file: A alone, and how to add B
+    toolbar(app, A, true);
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", tr(L, Str::attn_compare_hint));
+    ImGui::PopTextWrapPos();
+    const int h = std::clamp(app.head, 0, A.config.n_heads - 1);
+    Row r;
+    r.head = h;
+    r.a = &A.head(layer, h).weights;
+    r.tex_a = gui_head_texture(app, gui, layer, h);
+    compare_grid(app, A, A, {r}, layer);
+    ImGui::End();
+    return;
+  }
   toolbar(app, A, !show_all);
-  if (app.compare.mode == CompareMode::sentence_b) sentence_b_row(app);
+  if (app.compare.mode == CompareMode::sentence_b && app.source != ModelSource::attention) sentence_b_row(app);
   if (!app.error_b.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1));
     ImGui::TextWrapped("%s %s", tr(L, Str::cmp_error_b), app.error_b.c_str());

@@ -78,9 +78,11 @@ void head_tooltip(const AppState& app, const Trace& t, int h, int q, int k) {
   ImGui::Text("%s: %.6f", tr(L, Str::weight), head.weights(q, k));
   if (app.measure != AttentionMeasure::weights && !app.maps.maps.empty())
     ImGui::Text("%s: %.6f", measure_label(L, app.measure), app_head_map(app, app.layer, h)(q, k));
-  const HeadScoreCell cell = head_score_at(head, app.trace->config, q, k);
-  ImGui::Text("%s: %.6f", tr(L, Str::raw_score), cell.raw);
-  ImGui::Text("%s: %.6f", tr(L, Str::scaled_score), cell.scaled);
+  if (!t.weights_only) {  // an attention file holds no scores (nor the Q and K to recompute them)
+    const HeadScoreCell cell = head_score_at(head, app.trace->config, q, k);
+    ImGui::Text("%s: %.6f", tr(L, Str::raw_score), cell.raw);
+    ImGui::Text("%s: %.6f", tr(L, Str::scaled_score), cell.scaled);
+  }
   if (!std::isfinite(t.mask(q, k))) ImGui::TextColored(ImVec4(1, 0.6f, 0.3f, 1), "%s", tr(L, Str::hidden_cell));
   ImGui::EndTooltip();
 }
@@ -118,15 +120,17 @@ HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, co
   const HeadTrace& head = t.head(app.layer, h);
   ImGui::PushID(h);
   ImGui::SetCursorScreenPos(origin);
+  // Weights from an attention file: no model to run with a head off, so no switch.
   const float box = ImGui::GetFontSize();
-  head_switch(app, h, box);
+  const float before_title = t.weights_only ? 0.0f : box + 4;
+  if (!t.weights_only) head_switch(app, h, box);
   std::string title = std::string(tr(app.lang, Str::head)) + " " + std::to_string(h + 1);
   if (t.config.kv_heads() != t.config.n_heads)  // grouped-query attention: the K/V head it reads
     title += " · " + tr_format(app.lang, Str::kv_head_short, t.config.kv_group(h) + 1);
-  if (head.score != ScoreKind::scaled_dot) title += " · " + std::string(name_of(head.score));
+  if (head.score != ScoreKind::scaled_dot && !t.weights_only) title += " · " + std::string(name_of(head.score));
   if (head.ablated) title += " · " + std::string(tr(app.lang, Str::head_off_short));
   if (ImGui::Selectable(title.c_str(), app.heads.zoom_head == h || app.head == h, 0,
-                        ImVec2(std::max(1.0f, g.cell * win.cols - box - 4), 0))) {
+                        ImVec2(std::max(1.0f, g.cell * win.cols - before_title), 0))) {
     app.head = h;
     app.heads.zoom_head = app.heads.zoom_head == h ? -1 : h;
   }
@@ -272,8 +276,10 @@ void toolbar(AppState& app, const Trace& t) {
     ImGui::SameLine();
     if (ImGui::Button(tr(L, Str::back_to_grid))) app.heads.zoom_head = -1;
   }
-  const std::string timing = app_computing(app) ? std::string(tr(L, Str::computing))
-                                                : tr_format(L, Str::hv_timing, t.n_queries(), t.n_keys(), app.compute_seconds * 1000.0);
+  std::string timing = app_computing(app) ? std::string(tr(L, Str::computing))
+                                          : tr_format(L, Str::hv_timing, t.n_queries(), t.n_keys(), app.compute_seconds * 1000.0);
+  if (t.weights_only && !app_computing(app))  // read from a file: no compute time to show
+    timing = std::to_string(t.n_queries()) + " × " + std::to_string(t.n_keys());
   ImGui::SameLine();
   if (ImGui::CalcTextSize(timing.c_str()).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();  // never cut at the edge
   ImGui::TextDisabled("%s", timing.c_str());

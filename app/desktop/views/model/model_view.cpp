@@ -119,7 +119,8 @@ void thumbnail_tooltip(const AppState& app, const GuiResources& gui, const Trace
   ImGui::EndGroup();
   ImGui::Separator();
   ImGui::TextDisabled("%s", tr(L, Str::mv_click_open));
-  ImGui::TextDisabled("%s", tr(L, t.head(layer, h).ablated ? Str::mv_right_click_on : Str::mv_right_click_off));
+  if (!t.weights_only)  // an attention file's heads cannot be switched off
+    ImGui::TextDisabled("%s", tr(L, t.head(layer, h).ablated ? Str::mv_right_click_on : Str::mv_right_click_off));
   ImGui::EndTooltip();
 }
 

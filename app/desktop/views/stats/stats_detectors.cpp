@@ -124,7 +124,8 @@ void cell_tooltip(const AppState& app, const Trace& t, Detector d, const Detecto
   ImGui::PopTextWrapPos();
   ImGui::Separator();
   ImGui::TextDisabled("%s", tr(L, Str::dt_click_hint));
-  ImGui::TextDisabled("%s", tr(L, app.ablation.has(layer, head) ? Str::mv_right_click_on : Str::mv_right_click_off));
+  if (!app.trace || !app.trace->weights_only)  // an attention file's heads cannot be switched off
+    ImGui::TextDisabled("%s", tr(L, app.ablation.has(layer, head) ? Str::mv_right_click_on : Str::mv_right_click_off));
   ImGui::EndTooltip();
 }
 

@@ -298,7 +298,8 @@ void stats_table(AppState& app, const Trace& t) {
       ImGui::TableSetColumnIndex(col_head);
       ImGui::Text("%d", r.head + 1);
       ImGui::TableSetColumnIndex(col_score);
-      if (r.score == ScoreKind::scaled_dot) ImGui::TextDisabled("%s", tr(L, score_str(r.score)));
+      if (t.weights_only) ImGui::TextDisabled("–");  // an attention file does not say how its scores were formed
+      else if (r.score == ScoreKind::scaled_dot) ImGui::TextDisabled("%s", tr(L, score_str(r.score)));
       else ImGui::TextUnformatted(tr(L, score_str(r.score)));
       ImGui::TableSetColumnIndex(col_entropy);
       value_cell(r.stats.entropy, r.stats.entropy / ln_keys, "%.3f");
