@@ -230,7 +230,7 @@ std::vector<double> layer_times(const attnviz::Model& model, const attnviz::Trac
       const int now = done.load();
       while (seen < now) at.push_back(seconds_since(t0)), ++seen;
       if (last) break;
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));  // a faster poll slows the team
     }
   });
   attnviz::TraceControl control;
