@@ -1,6 +1,6 @@
 // attnviz-bench-llama-scale: a 1.1 B-parameter Llama-shaped checkpoint (bench/make_tinyllama.py) opened the
 // way a folder without tokenizer files is (config.json, the mapped weights, hf_model_from_tensors,
-// placeholder words), then a T-token trace_run that keeps every head. One JSON line for
+// stand-in words "#id"), then a T-token trace_run that keeps every head. One JSON line for
 // bench/llama_scale_vs_torch.py: open seconds (by stage), RSS after the open and at its peak, the weights' F32
 // size, the median forward. --profile adds where the time goes, from core's public kernels, and what the
 // machine allows (first touch of fresh memory, BF16 widening, read bandwidth, sgemm). Not a test.

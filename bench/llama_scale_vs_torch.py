@@ -225,7 +225,7 @@ def print_table(args, ours, ours_passive, opens, default, passive, diffs):
           " s (each policy's median run shown)")
     st = ours["open_stages"]
     print("our open by stage: config {:.3f} s, map {:.3f} s, hf_model_from_tensors {:.3f} s ({:.2f} CPU s; quarters "
-          "of the tensors done at {}), placeholder vocab {:.3f} s".format(
+          "of the tensors done at {}), stand-in vocab {:.3f} s".format(
               st["config_s"], st["map_s"], st["from_tensors_s"], st["from_tensors_cpu_s"],
               ", ".join(f"{x:.2f}" for x in st["from_tensors_quarters_s"]), st["vocab_s"]))
     print()

@@ -4,7 +4,7 @@ config.json as transformers wrote it for TinyLlama-1.1B (LlamaForCausalLM, 22 la
 heads, C 2048, F 5632, vocab 32000, untied lm_head) and ONE model.safetensors of 1,100,048,384 random BF16
 parameters (about 2.2 GB) in the published layout: "model." names plus a separate lm_head.weight, every tensor
 BF16, HF's order (equal dtypes by name), header padded with spaces to a multiple of 8, {"format": "pt"}.
-Not a real model, and no tokenizer files (the engine then uses placeholder words, as for tests/fixtures/families).
+Not a real model, and no tokenizer files (the engine then uses stand-in words "#id", as for tests/fixtures/families).
 
     /usr/bin/python3 bench/make_tinyllama.py OUT_DIR [--seed 0]
 

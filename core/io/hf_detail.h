@@ -190,6 +190,8 @@ class TensorTaker {
 std::string prefix_for(const TensorFile& file, const std::string& probe, const std::string& prefixed);
 
 void layer_norm_from(TensorTaker& take, const std::string& name, int C, Vec& w, Vec& b);
+// An nn.Linear's name.weight (out, in) and name.bias (out).
+void linear_from(TensorTaker& take, const std::string& name, int out, int in, Mat& w, Vec& b);
 
 // A head's copy of a tied tensor must be that tensor, value for value. Both are converted first
 // (take.error() runs what is planned), so `copy` may be a local the caller took just before.

@@ -194,28 +194,48 @@ void take_stacked_qkv(TensorTaker& take, const std::string& base, const char* co
   }
 }
 
+// The tensor names of a post-norm encoder layer (BERT's and DistilBERT's differ only in these).
+struct EncoderLayerNames {
+  const char* layer;            // "encoder.layer." + i + "."
+  const char* qkv_base;         // the query / key / value projections' common start
+  const char* const qkv[3];     // their own names
+  const char* out;              // the attention's output projection
+  const char* norm1;            // the LayerNorm after attention
+  const char* ff1;              // the FFN's two projections
+  const char* ff2;
+  const char* norm2;            // the LayerNorm after the FFN
+};
+constexpr EncoderLayerNames kBertLayer{"encoder.layer.", "attention.self.", {"query", "key", "value"},
+                                       "attention.output.dense", "attention.output.LayerNorm",
+                                       "intermediate.dense", "output.dense", "output.LayerNorm"};
+constexpr EncoderLayerNames kDistilbertLayer{"transformer.layer.", "attention.", {"q_lin", "k_lin", "v_lin"},
+                                             "attention.out_lin", "sa_layer_norm", "ffn.lin1", "ffn.lin2",
+                                             "output_layer_norm"};
+
+void take_encoder_layers(TensorTaker& take, const ModelConfig& c, const EncoderLayerNames& n, ModelWeights& w) {
+  const int C = c.d_model, F = c.d_ff;
+  for (int i = 0; i < c.n_layers; ++i) {
+    const std::string p = n.layer + std::to_string(i) + ".";
+    LayerWeights& L = w.layers[static_cast<size_t>(i)];
+    take_stacked_qkv(take, p + n.qkv_base, n.qkv, C, L.attn);
+    linear_from(take, p + n.out, C, C, L.attn.out_w, L.attn.out_b);
+    layer_norm_from(take, p + n.norm1, C, L.norm1_w, L.norm1_b);
+    linear_from(take, p + n.ff1, F, C, L.ff1_w, L.ff1_b);
+    linear_from(take, p + n.ff2, C, F, L.ff2_w, L.ff2_b);
+    layer_norm_from(take, p + n.norm2, C, L.norm2_w, L.norm2_b);
+  }
+}
+
 // BERT and RoBERTa: one layout under "bert." / "roberta.".
 void load_bert_layout(TensorTaker& take, const HfConfig& hf, const std::string& prefix, ModelWeights& w,
                       const MlmNames& head) {
   const ModelConfig& c = hf.config;
-  const int C = c.d_model, F = c.d_ff;
+  const int C = c.d_model;
   take.mat("embeddings.word_embeddings.weight", hf.vocab_size, C, w.tok_embed);
   take.mat("embeddings.position_embeddings.weight", c.max_positions, C, w.pos_embed);
   take.mat("embeddings.token_type_embeddings.weight", c.type_vocab, C, w.type_embed);
   layer_norm_from(take, "embeddings.LayerNorm", C, w.embed_norm_w, w.embed_norm_b);
-  for (int i = 0; i < c.n_layers; ++i) {
-    const std::string p = "encoder.layer." + std::to_string(i) + ".";
-    LayerWeights& L = w.layers[static_cast<size_t>(i)];
-    take_stacked_qkv(take, p + "attention.self.", {"query", "key", "value"}, C, L.attn);
-    take.mat(p + "attention.output.dense.weight", C, C, L.attn.out_w);
-    take.vec(p + "attention.output.dense.bias", C, L.attn.out_b);
-    layer_norm_from(take, p + "attention.output.LayerNorm", C, L.norm1_w, L.norm1_b);
-    take.mat(p + "intermediate.dense.weight", F, C, L.ff1_w);
-    take.vec(p + "intermediate.dense.bias", F, L.ff1_b);
-    take.mat(p + "output.dense.weight", C, F, L.ff2_w);
-    take.vec(p + "output.dense.bias", C, L.ff2_b);
-    layer_norm_from(take, p + "output.LayerNorm", C, L.norm2_w, L.norm2_b);
-  }
+  take_encoder_layers(take, c, kBertLayer, w);
   load_mlm_head(take, head, prefix + "embeddings.word_embeddings.weight", c, hf.vocab_size, w);
 }
 
@@ -234,23 +254,11 @@ int count_roberta(const HfConfig& hf, const TensorFile& file) {
 
 void load_distilbert(TensorTaker& take, const HfConfig& hf, const std::string& prefix, ModelWeights& w) {
   const ModelConfig& c = hf.config;
-  const int C = c.d_model, F = c.d_ff;
+  const int C = c.d_model;
   take.mat("embeddings.word_embeddings.weight", hf.vocab_size, C, w.tok_embed);
   take.mat("embeddings.position_embeddings.weight", c.max_positions, C, w.pos_embed);
   layer_norm_from(take, "embeddings.LayerNorm", C, w.embed_norm_w, w.embed_norm_b);
-  for (int i = 0; i < c.n_layers; ++i) {
-    const std::string p = "transformer.layer." + std::to_string(i) + ".";
-    LayerWeights& L = w.layers[static_cast<size_t>(i)];
-    take_stacked_qkv(take, p + "attention.", {"q_lin", "k_lin", "v_lin"}, C, L.attn);
-    take.mat(p + "attention.out_lin.weight", C, C, L.attn.out_w);
-    take.vec(p + "attention.out_lin.bias", C, L.attn.out_b);
-    layer_norm_from(take, p + "sa_layer_norm", C, L.norm1_w, L.norm1_b);
-    take.mat(p + "ffn.lin1.weight", F, C, L.ff1_w);
-    take.vec(p + "ffn.lin1.bias", F, L.ff1_b);
-    take.mat(p + "ffn.lin2.weight", C, F, L.ff2_w);
-    take.vec(p + "ffn.lin2.bias", C, L.ff2_b);
-    layer_norm_from(take, p + "output_layer_norm", C, L.norm2_w, L.norm2_b);
-  }
+  take_encoder_layers(take, c, kDistilbertLayer, w);
   load_mlm_head(take, kDistilbertMlm, prefix + "embeddings.word_embeddings.weight", c, hf.vocab_size, w);
 }
 int count_distilbert(const HfConfig& hf, const TensorFile& file) {

@@ -163,15 +163,11 @@ void load_gpt_neox(TensorTaker& take, const HfConfig& hf, const std::string& pre
     const std::string p = "layers." + std::to_string(i) + ".";
     LayerWeights& L = w.layers[static_cast<size_t>(i)];
     layer_norm_from(take, p + "input_layernorm", C, L.norm1_w, L.norm1_b);
-    take.mat(p + "attention.query_key_value.weight", 3 * C, C, qkv_w[static_cast<size_t>(i)]);
-    take.vec(p + "attention.query_key_value.bias", 3 * C, qkv_b[static_cast<size_t>(i)]);
-    take.mat(p + "attention.dense.weight", C, C, L.attn.out_w);
-    take.vec(p + "attention.dense.bias", C, L.attn.out_b);
+    linear_from(take, p + "attention.query_key_value", 3 * C, C, qkv_w[static_cast<size_t>(i)], qkv_b[static_cast<size_t>(i)]);
+    linear_from(take, p + "attention.dense", C, C, L.attn.out_w, L.attn.out_b);
     layer_norm_from(take, p + "post_attention_layernorm", C, L.norm2_w, L.norm2_b);
-    take.mat(p + "mlp.dense_h_to_4h.weight", F, C, L.ff1_w);
-    take.vec(p + "mlp.dense_h_to_4h.bias", F, L.ff1_b);
-    take.mat(p + "mlp.dense_4h_to_h.weight", C, F, L.ff2_w);
-    take.vec(p + "mlp.dense_4h_to_h.bias", C, L.ff2_b);
+    linear_from(take, p + "mlp.dense_h_to_4h", F, C, L.ff1_w, L.ff1_b);
+    linear_from(take, p + "mlp.dense_4h_to_h", C, F, L.ff2_w, L.ff2_b);
   }
   layer_norm_from(take, "final_layer_norm", C, w.final_norm_w, w.final_norm_b);
   constexpr auto top = TensorTaker::Where::top;

@@ -41,7 +41,7 @@ Result<Model> open_family(const std::string& name) {
                                 : safetensors_map((dir / "model.safetensors").string());
   if (!file) return make_error(file.error());
   auto model = hf_model_from_tensors(std::move(*file), *hf);
-  // No tokenizer here: a placeholder word per row, so the model is complete as a word-level one.
+  // No tokenizer here: a stand-in word "#id" per row, so the model is complete as a word-level one.
   if (model) for (int i = 0; i < hf->vocab_size; ++i) model->vocab.push_back("#" + std::to_string(i));
   return model;
 }
