@@ -22,6 +22,7 @@
 #include "state/measure_maps.h"
 #include "state/model_loader.h"
 #include "state/model_source.h"
+#include "state/shown_words.h"
 #include "state/views.h"
 #include "views/compare/compare_state.h"
 #include "views/coref/coref_state.h"
@@ -64,6 +65,7 @@ struct AppState {
   Lang lang = Lang::en;
   bool presentation = false;  // larger fonts and lines for a projector
   AttentionMeasure measure = AttentionMeasure::weights;  // what Heads, Model view and Lines draw
+  WordViewOptions word_view;  // Heads, Model view, Lines, Statistics in words / without special tokens
 
   // What each view remembers (views/<view>/<view>_state.h), each with reset().
   HeadsState heads;
@@ -84,6 +86,8 @@ struct AppState {
   GenerationState generation;              // Generate: tokens still to append, the generated positions
   std::optional<ModelAnswer> answer_b;     // B's answer (Compare), when its model gives one
   MeasureMaps maps;                        // the measure's maps of A (app_update keeps them current)
+  ShownWords words;                        // A in words, when the word toggles are on (state/shown_words.h)
+  uint64_t shown_version = 0;              // bumped whenever what the weights views draw changes
   ImportanceRunner importance;             // "which heads matter", off the UI thread
   std::optional<ImportanceResult> importance_result;  // the newest grid (its trace_version says for what)
   uint64_t trace_version = 0;            // bumped whenever A or B is replaced
@@ -123,7 +127,7 @@ void app_start_importance(AppState& app);
 // The importance grid of the current trace, when one has been computed for it.
 const ImportanceGrid* app_importance(const AppState& app);
 
-// The map the heatmap views draw for a head of A: its weights or the chosen measure's.
+// The map the heatmap views draw for a head of A: its weights (in words when shown) or the chosen measure's.
 const Mat& app_head_map(const AppState& app, int layer, int head);
 
 // Every view back to how it first opens (each view's reset()).
