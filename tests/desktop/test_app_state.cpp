@@ -617,3 +617,68 @@ TEST_CASE("app state: an attention file cannot be shown in words, and says why")
 
 }  // namespace
 }  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+TEST_CASE("app state: undo and redo take back sentence edits and toggles; typing joins one step") {
+  AppState app;
+  small_sandbox(app);
+  history_track(app, 0.0);  // the starting point
+  const std::string start = app.sentence;
+  // Typing "!" and "?" within a second: one step.
+  app.sentence += "!";
+  history_track(app, 10.0);
+  app.sentence += "?";
+  history_track(app, 10.5);
+  // A toggle, then more typing much later: two more steps.
+  app.mask.causal = true;
+  history_track(app, 11.0);
+  ablation_toggle(app.ablation, HeadRef{1, 2});
+  history_track(app, 11.2);
+  app.word_view.merge_pieces = true;
+  history_track(app, 11.4);
+  app.sentence += " Then";
+  history_track(app, 20.0);
+  REQUIRE(app.history.undo.size() == 5);
+
+  REQUIRE(history_undo(app));  // the typing of " Then"
+  CHECK(app.sentence == start + "!?");
+  CHECK(app.word_view.merge_pieces);
+  CHECK(app.dirty);
+  REQUIRE(history_undo(app));  // the word toggle
+  CHECK_FALSE(app.word_view.merge_pieces);
+  CHECK(app.ablation.has(1, 2));
+  REQUIRE(history_undo(app));  // the head switched off
+  CHECK_FALSE(app.ablation.has(1, 2));
+  CHECK(app.mask.causal);
+  REQUIRE(history_undo(app));  // the mask
+  CHECK_FALSE(app.mask.causal);
+  CHECK(app.sentence == start + "!?");
+  REQUIRE(history_undo(app));  // both keystrokes at once
+  CHECK(app.sentence == start);
+  CHECK_FALSE(history_undo(app));
+
+  // Redo walks forward again; a new edit clears what could be redone.
+  REQUIRE(history_redo(app));
+  CHECK(app.sentence == start + "!?");
+  REQUIRE(history_redo(app));
+  CHECK(app.mask.causal);
+  history_track(app, 30.0);  // the frame after a redo records nothing new
+  CHECK(app.history.redo.size() == 3);
+  app.config.n_heads = 2;
+  history_track(app, 31.0);
+  CHECK(app.history.redo.empty());
+  CHECK_FALSE(history_redo(app));
+  REQUIRE(history_undo(app));
+  CHECK(app.config.n_heads == 4);
+
+  // The restored state reaches the engine like any edit.
+  settle(app);
+  REQUIRE(app.trace);
+  CHECK(app.trace->config.n_heads == 4);
+  CHECK(app.trace->causal);
+}
+
+}  // namespace
+}  // namespace attnviz

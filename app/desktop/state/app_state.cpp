@@ -3,6 +3,7 @@
 #include "state/app_state.h"
 
 #include <algorithm>
+#include <chrono>
 #include <tuple>
 
 #include "state/attention_source.h"
@@ -51,6 +52,7 @@ void ablation_fit_model(AppState& app) {
 }  // namespace
 
 void app_update(AppState& app) {
+  history_track(app, std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
   if (app.source == ModelSource::attention) {
     attention_update(app);  // no model runs: the file's trace is the result
   } else if (app.dirty) {

@@ -16,6 +16,7 @@
 #include "render/colormap.h"
 #include "shell/strings.h"
 #include "state/generation.h"
+#include "state/history.h"
 #include "state/compute_worker.h"
 #include "state/demo_retrain.h"
 #include "state/importance_runner.h"
@@ -54,6 +55,7 @@ struct AppState {
   std::string sentence_b;              // a checkpoint with sentence pairs (BERT): [CLS] A [SEP] B [SEP]
   bool vocab_open = false;             // the Model panel's vocabulary list is unfolded
   Ablation ablation;                   // heads switched off in every view (sessions keep it)
+  History history;                     // undo / redo of the fields above (state/history.h)
 
   // What the user is looking at.
   View view = View::heads;

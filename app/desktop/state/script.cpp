@@ -258,6 +258,8 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     }
   } else if (v == "train") {
     if (Status s = script_train(app, a); !s) return fail(s.error());
+  } else if (v == "undo" || v == "redo") {  // Ctrl+Z / Ctrl+Shift+Z
+    if (!(v == "undo" ? history_undo(app) : history_redo(app))) return fail("nothing to " + v);
   } else if (v == "words") {  // the Sentence panel's "merge pieces into words"
     if (!need(1) || !to_on(a[0], app.word_view.merge_pieces)) return fail("expected on or off");
   } else if (v == "hide_special") {  // ...and "hide special tokens"

@@ -12,6 +12,7 @@
 //   view heads|model|lines|compare|steps|stats|coref|train | compare MODE | layer L | head H | query Q | step S
 //   zoom_head H [ZOOM ROW COL] (Heads view: zoom head H, -1: none; a long input's window, ZOOM >= 1)
 //   lang en|ko | presentation on|off | annotate on|off | colormap NAME
+//   undo | redo (Ctrl+Z / Ctrl+Shift+Z: sentence edits and toggles, state/history.h)
 //   words on|off (merge pieces into words) | hide_special on|off (Heads, Model view, Lines, Statistics)
 //   export png PATH [SCALE] | export csv PATH | export json PATH | save PATH | open PATH
 //   train start|pause|resume|stop|reset|wait|compare|use | train save PATH | train demo coref|induction
