@@ -2,6 +2,8 @@
 // exactly what was there, whatever panel changed it.
 #include "state/history.h"
 
+#include <tuple>
+
 #include "state/app_state.h"
 #include "state/demo_retrain.h"
 
@@ -9,22 +11,18 @@ namespace attnviz {
 
 namespace {
 
+// The fields Edit and AppState name alike, copied either way by one list.
+template <class S>
+auto shared_fields(S& s) {
+  return std::tie(s.sentence, s.source_sentence, s.sentence_b, s.cross, s.config, s.seed, s.mask, s.ablation, s.measure,
+                  s.word_view, s.cmap, s.annotate);
+}
+
 Edit edit_capture(const AppState& app) {
   Edit e;
-  e.sentence = app.sentence;
-  e.source_sentence = app.source_sentence;
-  e.sentence_b = app.sentence_b;
-  e.cross = app.cross;
-  e.config = app.config;
-  e.seed = app.seed;
-  e.mask = app.mask;
-  e.ablation = app.ablation;
-  e.measure = app.measure;
-  e.word_view = app.word_view;
+  shared_fields(e) = shared_fields(app);
   e.compare_mode = app.compare.mode;
   e.compare_sentence = app.compare.sentence;
-  e.cmap = app.cmap;
-  e.annotate = app.annotate;
   e.coref_arch = app.retrain.arch;
   return e;
 }
@@ -50,25 +48,26 @@ bool same_sentences(const Edit& a, const Edit& b) {
 
 void edit_apply(AppState& app, const Edit& e) {
   const bool arch_changed = !same_arch(app.retrain.arch, e.coref_arch);
-  app.sentence = e.sentence;
-  app.source_sentence = e.source_sentence;
-  app.sentence_b = e.sentence_b;
-  app.cross = e.cross;
-  app.config = e.config;
-  app.seed = e.seed;
-  app.mask = e.mask;
-  app.ablation = e.ablation;
-  app.measure = e.measure;
-  app.word_view = e.word_view;
+  shared_fields(app) = shared_fields(e);
   app.compare.mode = e.compare_mode;
   app.compare.sentence = e.compare_sentence;
-  app.cmap = e.cmap;
-  app.annotate = e.annotate;
   if (arch_changed && app.source == ModelSource::demo_coref) demo_retrain_request(app, e.coref_arch);
   app.retrain.arch = e.coref_arch;
   app.trace_b.reset();  // B belongs to the compare settings restored
   app.error_b.clear();
   app.dirty = true;
+}
+
+// Undo and redo alike: the current state goes onto `to`, the top of `from` becomes current.
+bool history_step(AppState& app, std::vector<Edit>& from, std::vector<Edit>& to) {
+  History& h = app.history;
+  if (from.empty()) return false;
+  to.push_back(std::move(h.current));
+  h.current = std::move(from.back());
+  from.pop_back();
+  h.last_typing = -1e9;  // the next keystroke starts a step of its own
+  edit_apply(app, h.current);
+  return true;
 }
 
 }  // namespace
@@ -95,26 +94,7 @@ void history_track(AppState& app, double now) {
   h.current = std::move(seen);
 }
 
-bool history_undo(AppState& app) {
-  History& h = app.history;
-  if (h.undo.empty()) return false;
-  h.redo.push_back(std::move(h.current));
-  h.current = std::move(h.undo.back());
-  h.undo.pop_back();
-  h.last_typing = -1e9;  // the next keystroke starts a step of its own
-  edit_apply(app, h.current);
-  return true;
-}
-
-bool history_redo(AppState& app) {
-  History& h = app.history;
-  if (h.redo.empty()) return false;
-  h.undo.push_back(std::move(h.current));
-  h.current = std::move(h.redo.back());
-  h.redo.pop_back();
-  h.last_typing = -1e9;
-  edit_apply(app, h.current);
-  return true;
-}
+bool history_undo(AppState& app) { return history_step(app, app.history.undo, app.history.redo); }
+bool history_redo(AppState& app) { return history_step(app, app.history.redo, app.history.undo); }
 
 }  // namespace attnviz
