@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -14,6 +15,7 @@
 #include "base/file_io.h"
 #include "analysis/generate.h"
 #include "io/session.h"
+#include "state/app_memory.h"
 #include "state/app_state.h"
 #include "state/attention_source.h"
 #include "state/file_actions.h"
@@ -678,6 +680,67 @@ TEST_CASE("app state: undo and redo take back sentence edits and toggles; typing
   REQUIRE(app.trace);
   CHECK(app.trace->config.n_heads == 4);
   CHECK(app.trace->causal);
+}
+
+}  // namespace
+}  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+TEST_CASE("app state: the remembered state round-trips, is strict, and a bad file is set aside with a message") {
+  test::TempFile dir("attnviz_state_home");
+  std::filesystem::create_directories(dir.path());
+  REQUIRE(::setenv("XDG_STATE_HOME", dir.path().c_str(), 1) == 0);
+  CHECK(app_memory_file() == dir.path() + "/attnviz/state.json");
+
+  AppState app;
+  small_sandbox(app);
+  app.sentence = "고양이가 매트 위에 앉았다";
+  app.mask.causal = true;
+  app.view = View::lines;
+  app.lang = Lang::ko;
+  app.layer = 1;
+  app.word_view.hide_special = true;
+  ablation_toggle(app.ablation, HeadRef{1, 3});
+  AppMemory memory;
+  app_memory_tick(memory, app, WindowSize{1400, 900}, 100.0, false);  // changed: waits until still
+  CHECK_FALSE(path_is_file(app_memory_file()));
+  app_memory_tick(memory, app, WindowSize{1400, 900}, 103.0, false);
+  REQUIRE(path_is_file(app_memory_file()));
+
+  AppState back;
+  const WindowSize size = app_memory_restore(back);
+  CHECK(back.status.empty());
+  CHECK(size.width == 1400);
+  CHECK(size.height == 900);
+  CHECK(back.sentence == app.sentence);
+  CHECK(back.mask.causal);
+  CHECK(back.view == View::lines);
+  CHECK(back.lang == Lang::ko);
+  CHECK(back.layer == 1);
+  CHECK(back.config.d_model == 16);
+  CHECK(back.word_view.hide_special);
+  CHECK(back.ablation.has(1, 3));
+  CHECK(app_memory_to_json(back, size) == app_memory_to_json(app, size));
+
+  // Unknown keys are named with the known ones; nothing changes.
+  auto bad = app_memory_apply(back, R"({"format": "attnviz.state", "version": 1, "session": {}, "windw": {}})");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error() == "state: unknown key 'windw' (known: format, version, session, words, window)");
+  CHECK(back.sentence == app.sentence);
+
+  // A damaged file: set aside, said in the status bar, and the app starts as it would without it.
+  REQUIRE(file_write_atomic(app_memory_file(), std::string_view("{\"format\": \"attnviz.state\", trunc")).ok());
+  AppState fresh;
+  const std::string before = fresh.sentence;
+  CHECK(app_memory_restore(fresh).width == 0);
+  CHECK(fresh.sentence == before);
+  CHECK(fresh.status_is_error);
+  CHECK(fresh.status.find("set aside") != std::string::npos);
+  CHECK_FALSE(path_is_file(app_memory_file()));
+  CHECK(path_is_file(app_memory_file() + ".corrupt"));
+  ::unsetenv("XDG_STATE_HOME");
 }
 
 }  // namespace
