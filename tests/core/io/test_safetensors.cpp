@@ -117,7 +117,7 @@ TEST_CASE("safetensors: each malformed entry field has its own message") {
   CHECK_EXACT(assemble(R"({"w":{"shape":[],"data_offsets":[0,4]}})"), "tensor 'w' is missing field 'dtype'");
   CHECK_EXACT(assemble(R"({"w":{"dtype":"F32","shape":[]}})"), "tensor 'w' is missing field 'data_offsets'");
   CHECK_EXACT(assemble(R"({"w":{"dtype":"F32","shape":[],"data_offsets":[0,4],"grad":1}})"),
-              "tensor 'w' has unexpected field 'grad'");
+              "tensor 'w' has unexpected field 'grad' (known: dtype, shape, data_offsets)");
   CHECK_EXACT(assemble(R"({"w":{"dtype":32,"shape":[],"data_offsets":[0,4]}})"),
               "tensor 'w' field 'dtype' is not a string");
   CHECK_EXACT(assemble(R"({"w":{"dtype":"F32","shape":{},"data_offsets":[0,4]}})"),

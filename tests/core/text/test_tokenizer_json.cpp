@@ -390,13 +390,19 @@ TEST_CASE("tokenizer.json: errors name what is unknown and where it is") {
   {
     json j = llama3;
     j["model"]["cache_capacity"] = 10;
-    CHECK(error_of(j) == "tokenizer.json: model: unknown key 'cache_capacity'");
+    CHECK(error_of(j) ==
+          "tokenizer.json: model: unknown key 'cache_capacity' (known: type, dropout, unk_token, "
+          "continuing_subword_prefix, end_of_word_suffix, fuse_unk, byte_fallback, ignore_merges, vocab, merges)");
     j = llama3;
     j["extra"] = 1;
-    CHECK(error_of(j) == "tokenizer.json: the top level: unknown key 'extra'");
+    CHECK(error_of(j) ==
+          "tokenizer.json: the top level: unknown key 'extra' (known: version, truncation, padding, "
+          "added_tokens, normalizer, pre_tokenizer, post_processor, decoder, model)");
     j = llama3;
     j["added_tokens"][0]["weight"] = 1;
-    CHECK(error_of(j) == "tokenizer.json: added_tokens[0]: unknown key 'weight'");
+    CHECK(error_of(j) ==
+          "tokenizer.json: added_tokens[0]: unknown key 'weight' (known: id, content, single_word, lstrip, "
+          "rstrip, normalized, special)");
     j = llama3;
     j["model"]["dropout"] = 0.1;
     CHECK(error_of(j) == "tokenizer.json: model: BPE dropout is not supported (it makes the ids random)");
