@@ -55,7 +55,7 @@ TEST_CASE("cli: usage errors are one line and name the problem") {
   check({"attention", "--text", "hi", "--no-weights=1"}, "takes no value");
 }
 
-TEST_CASE("cli: flags set the config and combine masks; --flag=value works") {
+TEST_CASE("cli: flags set the config and combine masks, --flag=value works") {
   auto o = cli_parse({"attention", "--text=it was tired", "--d-model", "96", "--heads=12", "--layers", "3", "--norm", "pre",
                       "--activation", "gelu", "--score", "additive", "--temperature", "0.5", "--mask", "causal",
                       "--mask", "window:2", "--seed", "99"});
@@ -107,7 +107,7 @@ TEST_CASE("cli: --weights + --input-npy + --json reproduce PyTorch's numbers (en
   CHECK(worst < 1e-5f);
 }
 
-TEST_CASE("cli: --csv, --png and --save-weights write files; the summary names tokens and heads") {
+TEST_CASE("cli: --csv, --png and --save-weights write files, the summary names tokens and heads") {
   const std::string csv = temp("head.csv"), png = temp("layer.png"), weights = temp("model.safetensors");
   Run r = run({"attention", "--text", "The cat, the mat", "--d-model", "32", "--heads", "2", "--ffn", "32", "--csv", csv,
                "--layer", "0", "--head", "1", "--png", png, "--save-weights", weights});
@@ -239,7 +239,7 @@ TEST_CASE("cli: --score replaces the file's scoring function on every head, its 
   std::filesystem::remove(path);
 }
 
-TEST_CASE("cli: train coref writes a model that predict reads; JSON lists every head's attention to the candidates") {
+TEST_CASE("cli: train coref writes a model that predict reads, JSON lists every head's attention to the candidates") {
   const std::string dir = temp("coref_model");
   Run train = run({"train", "coref", "--seed", "3", "--steps", "40", "--out", dir});
   REQUIRE_MESSAGE(train.status == 0, train.err);
@@ -321,7 +321,7 @@ TEST_CASE("cli: --ffn 0 runs attention-only layers") {
   CHECK(has(bad.err, "from 0 to"));
 }
 
-TEST_CASE("cli: attention --model opens a BERT checkpoint folder; --text-b makes a sentence pair; JSON has ids") {
+TEST_CASE("cli: attention --model opens a BERT checkpoint folder, --text-b makes a sentence pair, JSON has ids") {
   const std::string json = temp("bert_pair.json");
   const Run r = run({"attention", "--model", fixture_path("hf/bert_tiny"), "--text", "The animal didn't cross the street.",
                      "--text-b", "It was too tired.", "--json", json});
@@ -342,7 +342,7 @@ TEST_CASE("cli: attention --model opens a BERT checkpoint folder; --text-b makes
   std::filesystem::remove(json);
 }
 
-TEST_CASE("cli: --model with a GPT-2 checkpoint; predict gives its next tokens; --model and --weights exclude each other") {
+TEST_CASE("cli: --model with a GPT-2 checkpoint, predict gives its next tokens, --model and --weights exclude each other") {
   Run r = run({"attention", "--model", fixture_path("hf/gpt2_tiny"), "--text", "It was tired.<|endoftext|>It"});
   REQUIRE_MESSAGE(r.status == 0, r.err);
   CHECK(has(r.out, "pre-norm"));

@@ -268,7 +268,7 @@ TEST_CASE("hf checkpoint: BERT's masked-LM head is read from cls.predictions, ou
   CHECK(model_output_head(open_fixture("gpt2_tiny")) == OutputHead::tied);
 }
 
-TEST_CASE("hf checkpoint: a BERT without its masked-LM head is still a model; half a head is an error") {
+TEST_CASE("hf checkpoint: a BERT without its masked-LM head is still a model, half a head is an error") {
   const Model encoder = open_fixture("bert_tiny_cased");  // BertModel: pooler.dense, no cls.*
   CHECK(model_output_head(encoder) == OutputHead::none);
   CHECK(encoder.weights.mlm_dense_w.size() == 0);

@@ -131,7 +131,7 @@ TEST_CASE("mask: --mask values parse and combine") {
   CHECK(back->pad_to == 12);
 }
 
-TEST_CASE("config: d_ff 0 means attention-only layers; a negative width is refused") {
+TEST_CASE("config: d_ff 0 means attention-only layers, a negative width is refused") {
   ModelConfig c;
   c.d_ff = 0;
   CHECK(config_validate(c).ok());
