@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(cmake g++ make pkg-config libeigen3-dev nlohmann-json3-dev doctest-dev libstb-dev
           libopenblas-openmp-dev libfontconfig-dev fonts-nanum libimgui-dev libglfw3-dev libgl-dev)
 case "${1:-build}" in
-  test) packages+=(xvfb xauth libgl1-mesa-dri) ;;
+  test) packages+=(xvfb xauth libgl1-mesa-dri x11-xserver-utils) ;;  # xrdb: the HiDPI test's Xft.dpi
   fuzz) packages+=(clang libclang-rt-dev libomp-dev) ;;
   app|build) ;;
   *) echo "usage: $0 [build|test|app|fuzz]" >&2; exit 2 ;;

@@ -67,7 +67,30 @@ struct Fonts {
   ImVector<ImWchar> ranges;
   ImFont* normal = nullptr;
   ImFont* large = nullptr;
+  float scale = 1.0f;  // the content scale they were built for
 };
+
+// HiDPI: the monitor's content scale (GLFW: Xft.dpi on X11, the display's scale on Wayland), or
+// --scale. Fonts and widget sizes follow it.
+float content_scale(GLFWwindow* window, const AppOptions& opt) {
+  if (opt.scale > 0) return opt.scale;
+  float x = 1.0f, y = 1.0f;
+  glfwGetWindowContentScale(window, &x, &y);
+  return std::clamp(std::max(x, y), 1.0f, 4.0f);
+}
+
+// (Re)builds the font atlas at `scale`; with `upload`, the GL texture too (a scale change at run time).
+void fonts_build(Fonts& fonts, float scale, bool upload) {
+  if (upload) ImGui_ImplOpenGL3_DestroyFontsTexture();
+  ImGui::GetIO().Fonts->Clear();
+  fonts.ranges.clear();
+  fonts.normal = fonts.large = nullptr;
+  if (std::string e = fonts_load(kBaseFontPx * scale, kBaseFontPx * kPresentationScale * scale, fonts.ranges, fonts.normal, fonts.large);
+      !e.empty())
+    std::fprintf(stderr, "attnviz: %s\n", e.c_str());
+  fonts.scale = scale;
+  if (upload) ImGui_ImplOpenGL3_CreateFontsTexture();
+}
 
 void toggle_fullscreen(GLFWwindow* window, int& saved_x, int& saved_y, int& saved_w, int& saved_h) {
   if (glfwGetWindowMonitor(window)) {
@@ -104,11 +127,12 @@ double seconds_now() {
 }
 
 // memory: where the state is remembered, or null (sessions, scripts and screenshots start afresh).
-int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiResources& gui, ShellState& shell, const Fonts& fonts,
+int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiResources& gui, ShellState& shell, Fonts& fonts,
                const std::vector<ScriptLine>& script, AppMemory* memory) {
   const bool headless = !opt.screenshot.empty() || !opt.script.empty() || opt.bench_frames > 0;
-  const ImGuiStyle base_style = ImGui::GetStyle();
+  const ImGuiStyle base_style = ImGui::GetStyle();  // unscaled
   bool styled_for_presentation = false;
+  float styled_scale = 0.0f;  // the content scale the style was sized for (0: not yet)
   int frames_after_result = 0, exit_code = 0;
   size_t script_pos = 0;
   std::string pending_screenshot;
@@ -121,10 +145,13 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
     const bool training_frame = app.retrain.training;  // the coreference demo retrains off the UI thread
     if (app_computing(app) || headless) glfwPollEvents();
     else glfwWaitEventsTimeout(0.1);
-    if (app.presentation != styled_for_presentation) {  // scale spacing and sizes with the font
+    // The window moved to a monitor of another scale: fonts rebuilt at its size.
+    if (const float scale = content_scale(window, opt); scale != fonts.scale) fonts_build(fonts, scale, true);
+    if (app.presentation != styled_for_presentation || fonts.scale != styled_scale) {  // sizes follow the font
       ImGui::GetStyle() = base_style;
-      if (app.presentation) ImGui::GetStyle().ScaleAllSizes(kPresentationScale);
+      ImGui::GetStyle().ScaleAllSizes(fonts.scale * (app.presentation ? kPresentationScale : 1.0f));
       styled_for_presentation = app.presentation;
+      styled_scale = fonts.scale;
     }
     if (auto* drops = static_cast<Drops*>(glfwGetWindowUserPointer(window)); drops && !drops->paths.empty()) {
       // Several paths at once: the last one is what stays open (each reports in the status bar).
@@ -230,6 +257,8 @@ int run(const AppOptions& opt) {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  // On a HiDPI monitor the default window grows with the content scale; --size is taken as given.
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, opt.size_given ? GLFW_FALSE : GLFW_TRUE);
   GLFWwindow* window = glfwCreateWindow(opt.width, opt.height, "attnviz", nullptr, nullptr);
   if (!window) {
     std::fprintf(stderr, "attnviz: cannot create an OpenGL 3.3 window\n");
@@ -240,7 +269,11 @@ int run(const AppOptions& opt) {
   const bool headless = !opt.screenshot.empty() || !opt.script.empty() || opt.bench_frames > 0;
   glfwSwapInterval(headless ? 0 : 1);
   // Under Xvfb the pointer rests mid-screen and would raise a tooltip in every screenshot.
-  if (headless) glfwSetCursorPos(window, opt.width - 2, opt.height - 2);
+  if (headless) {
+    int w = 0, h = 0;
+    glfwGetWindowSize(window, &w, &h);  // larger than asked on a HiDPI monitor
+    glfwSetCursorPos(window, w - 2, h - 2);
+  }
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
@@ -256,8 +289,7 @@ int run(const AppOptions& opt) {
   int exit_code = 0;
   {
     Fonts fonts;
-    if (std::string e = fonts_load(17.0f, 17.0f * kPresentationScale, fonts.ranges, fonts.normal, fonts.large); !e.empty())
-      std::fprintf(stderr, "attnviz: %s\n", e.c_str());
+    fonts_build(fonts, content_scale(window, opt), false);
     AppState app;
     GuiResources gui;  // scoped so its GL textures are released before the context goes away
     ShellState shell;

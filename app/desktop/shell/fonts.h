@@ -8,6 +8,12 @@
 
 namespace attnviz {
 
+inline constexpr float kBaseFontPx = 17.0f;  // the UI font's size at content scale 1, outside presentation mode
+
+// How much larger than at kBaseFontPx everything is drawn now: presentation mode times the
+// monitor's content scale (HiDPI). Lines, marks and fixed sizes multiply by it. Inside a frame only.
+inline float ui_scale() { return ImGui::GetFontSize() / kBaseFontPx; }
+
 // Returns an empty string on success, else what went wrong (the UI still works, in ASCII).
 // ImGui keeps a pointer to the glyph ranges, so the caller owns them for the atlas's lifetime.
 std::string fonts_load(float size_px, float large_px, ImVector<ImWchar>& ranges, ImFont*& normal, ImFont*& large);

@@ -9,6 +9,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "shell/fonts.h"
 #include "shell/panels.h"
 #include "shell/view_registry.h"
 #include "state/attention_source.h"
@@ -218,11 +219,12 @@ void shell_draw(AppState& app, ShellState& shell, GuiResources& gui, float width
   gui.drawn.clear();
   shortcuts(app, shell);
   menu_bar(app, shell);
-  const float s = app.presentation ? kPresentationScale : 1.0f;
+  // The font's size over its base size: presentation mode and the monitor's content scale (HiDPI).
+  const float s = ui_scale();
   const float top = ImGui::GetFrameHeight();
   const float status_h = ImGui::GetFrameHeight() + 4;
   // The controls column never takes more than ~30% of the width: the heatmaps are what a class looks at.
-  const float left = std::min(390.0f * s, std::max(300.0f, 0.3f * width));
+  const float left = std::min(390.0f * s, std::max(300.0f * std::min(s, 1.5f), 0.3f * width));
   const float sentence_h = std::min(300.0f * s, 0.4f * height);
   const float tabs_h = 2 * ImGui::GetFrameHeight() + 14;  // the view tabs, then the model's answer
   const float bottom = height - status_h;

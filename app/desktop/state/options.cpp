@@ -8,7 +8,7 @@ namespace attnviz {
 const char* app_usage() {
   return "usage: attnviz [--model DIR|FILE | --attention FILE] [--session FILE] [--text SENTENCE] [--text-b SENTENCE]\n"
          "               [--view heads|model|lines|compare|steps|stats|coref|train]\n"
-         "               [--lang en|ko] [--presentation] [--size WxH]\n"
+         "               [--lang en|ko] [--presentation] [--size WxH] [--scale S]\n"
          "               [--screenshot OUT.png [--frames N] [--layout-report OUT.json]] [--script ACTIONS.txt]\n"
          "               [--bench-frames N] [--report-results] [--remember]\n"
          "A plain launch reopens where you left off ($XDG_STATE_HOME/attnviz/state.json); --session, --model,\n"
@@ -56,6 +56,9 @@ Result<AppOptions> app_options_parse(const std::vector<std::string>& args) {
       if (v != "en" && v != "ko") return make_error("--lang must be en or ko");
       o.lang = v == "ko" ? Lang::ko : Lang::en;
       o.lang_given = true;
+    } else if (a == "--scale") {
+      if (!parse_number(v, o.scale) || !(o.scale >= 1.0f && o.scale <= 4.0f))
+        return make_error("--scale needs a number from 1 to 4 (the monitor's content scale when not given)");
     } else if (a == "--size") {
       const size_t x = v.find('x');
       if (x == std::string::npos || !parse_int_in(v.substr(0, x), 320, 8192, o.width) ||

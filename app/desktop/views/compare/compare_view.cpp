@@ -12,6 +12,7 @@
 #include <imgui_stdlib.h>
 
 #include "render/heatmap.h"
+#include "shell/fonts.h"
 #include "shell/panels.h"
 #include "shell/shell.h"
 #include "shell/view_registry.h"
@@ -351,7 +352,7 @@ void overview_strip(AppState& app, const GuiResources& gui, const Trace& A, cons
   const float label_h = heads_of_a ? 0.0f : ImGui::GetTextLineHeight();
   const ImVec2 start = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float thick = app.presentation ? kPresentationScale * 2.0f : 2.0f;
+  const float thick = ui_scale() * 2.0f;
   const ImU32 accent = IM_COL32(255, 160, 30, 255);
   // Each slot is as wide as its label ("8 · .99") when that is wider than the thumbnail.
   const float slot = std::max(side, heads_of_a ? 0.0f : ImGui::CalcTextSize("88 · .99").x) + gap;
@@ -425,7 +426,7 @@ void compare_grid(AppState& app, const Trace& A, const Trace& B, const std::vect
     const Row& r = shown[static_cast<size_t>(hover.row)];
     const float y = grid0.y + g.row_h * static_cast<float>(hover.row) + g.title_h;
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const float thick = app.presentation ? kPresentationScale * 1.5f : 1.5f;
+    const float thick = ui_scale() * 1.5f;
     for (const auto& [m, x] : {std::pair{r.a, g.x_a}, std::pair{r.b, g.x_b}, std::pair{r.diff, g.x_d}}) {
       if (!m || hover.q >= m->rows() || hover.k >= m->cols()) continue;
       const ImVec2 c0(start.x + x + g.cell * static_cast<float>(hover.k), y + g.cell * static_cast<float>(hover.q));

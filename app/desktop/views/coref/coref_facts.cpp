@@ -7,6 +7,7 @@
 
 #include <imgui.h>
 
+#include "shell/fonts.h"
 #include "shell/shell.h"
 #include "state/app_state.h"
 #include "state/model_source.h"
@@ -25,7 +26,6 @@ float chip_width(const char* text) { return ImGui::CalcTextSize(text).x + ImGui:
 
 // ---- small drawing helpers -----------------------------------------------------------------
 
-float coref_line_scale(const AppState& app) { return app.presentation ? kPresentationScale : 1.0f; }
 
 ImU32 coref_role_color(const CorefExample& e, int token) {
   if (token < 0) return 0;
@@ -83,7 +83,7 @@ void coref_verdict(const AppState& app, bool right) {
   if (right) {
     const ImVec2 p = ImGui::GetCursorScreenPos();
     coref_draw_check(ImGui::GetWindowDrawList(), ImVec2(p.x, p.y + ImGui::GetStyle().FramePadding.y), h, col,
-                     2.0f * coref_line_scale(app));
+                     2.0f * ui_scale());
     ImGui::Dummy(ImVec2(h, ImGui::GetFrameHeight()));
   } else {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(col), "×");

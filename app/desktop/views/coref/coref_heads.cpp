@@ -8,6 +8,7 @@
 
 #include <imgui.h>
 
+#include "shell/fonts.h"
 #include "views/coref/coref_parts.h"
 #include "widgets/draw.h"
 
@@ -75,7 +76,7 @@ BoxLayout box_layout(const AppState& app, int n_heads, int n_layers, bool compac
   b.compact = compact;
   b.pad = font * (compact ? 0.2f : 0.3f);
   b.gap = ImGui::GetStyle().ItemSpacing.x * (compact ? 0.5f : 1.0f);
-  b.vgap = ImGui::GetStyle().ItemSpacing.y + 2 * coref_line_scale(app);
+  b.vgap = ImGui::GetStyle().ItemSpacing.y + 2 * ui_scale();
   b.group_gap = font * 1.5f;
   b.value_w = ImGui::CalcTextSize("0.00").x;
   b.label_w = ImGui::CalcTextSize((std::string(tr(app.lang, Str::layer)) + " " + std::to_string(n_layers)).c_str()).x + b.gap;
@@ -97,7 +98,7 @@ BoxLayout box_layout(const AppState& app, int n_heads, int n_layers, bool compac
 // One head's box: title, a bar per candidate with its value, a thin bar for the property word.
 void head_box(AppState& app, const CorefSide& a, const CorefHeadScore& s, const BoxLayout& b, ImVec2 p, bool selected) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float line = ImGui::GetTextLineHeight(), thick = coref_line_scale(app);
+  const float line = ImGui::GetTextLineHeight(), thick = ui_scale();
   const ImVec2 p1(p.x + b.box_w, p.y + b.box_h);
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
   dl->AddRectFilled(p, p1, s.resolves ? kCorefColResolvesBg : ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f);

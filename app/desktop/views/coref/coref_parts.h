@@ -26,7 +26,6 @@ inline constexpr ImU32 kCorefColResolvesBg = IM_COL32(70, 200, 110, 40);
 
 // ---- coref_facts.cpp: small drawing helpers the other files share ----
 
-float coref_line_scale(const AppState& app);  // line thickness factor: thicker in presentation mode
 ImU32 coref_role_color(const CorefExample& e, int token);  // 0 for a token with no role
 const char* coref_token_text(const CorefExample& e, int i);  // "" out of range
 

@@ -10,6 +10,7 @@
 
 #include <imgui.h>
 
+#include "shell/fonts.h"
 #include "shell/panels.h"
 #include "shell/shell.h"
 #include "shell/view_registry.h"
@@ -140,8 +141,8 @@ void toolbar(AppState& app, const Trace& t) {
   measure_error(app);
 }
 
-LinesLayout layout_lines(const AppState& app, const Trace& t, ImVec2 avail, float top) {
-  const float s = app.presentation ? kPresentationScale : 1.0f;
+LinesLayout layout_lines(const Trace& t, ImVec2 avail, float top) {
+  const float s = ui_scale();
   const float font = ImGui::GetFontSize(), line = ImGui::GetTextLineHeight();
   LinesLayout lay;
   const float pad = font * 0.5f;
@@ -273,21 +274,21 @@ void lines_view_draw(AppState& app, GuiResources& /*gui: lines need no texture*/
   std::vector<int> shown;
   for (int h = 0; h < NH; ++h)
     if (head_shown(app, h)) shown.push_back(h);
-  const float s = app.presentation ? kPresentationScale : 1.0f;
+  const float s = ui_scale();
   const float font = ImGui::GetFontSize();
 
   // Column titles, outside the scrolling area so they stay in view.
   ImGui::Spacing();
   const float header_h = ImGui::GetTextLineHeightWithSpacing() + font * 0.2f;
   ImVec2 avail = ImGui::GetContentRegionAvail();
-  LinesLayout lay = layout_lines(app, t, ImVec2(avail.x, avail.y - header_h), 0);
+  LinesLayout lay = layout_lines(t, ImVec2(avail.x, avail.y - header_h), 0);
   if (lay.side_w <= 0) {
     // No room for the focus panel beside the diagram: its hint goes above instead.
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("%s", tr(L, Str::ln_hint));
     ImGui::PopTextWrapPos();
     avail = ImGui::GetContentRegionAvail();
-    lay = layout_lines(app, t, ImVec2(avail.x, avail.y - header_h), 0);
+    lay = layout_lines(t, ImVec2(avail.x, avail.y - header_h), 0);
   }
   {
     ImDrawList* dl = ImGui::GetWindowDrawList();

@@ -12,6 +12,7 @@
 #include <imgui.h>
 
 #include "analysis/stats.h"
+#include "shell/fonts.h"
 #include "shell/panels.h"
 #include "shell/shell.h"
 #include "shell/view_registry.h"
@@ -38,7 +39,7 @@ std::string numbered(Lang L, Str what, int i) { return std::string(tr(L, what)) 
 
 ModelGrid layout_model_grid(const AppState& app, const Trace& t, ImVec2 avail) {
   const Lang L = app.lang;
-  const float s = app.presentation ? kPresentationScale : 1.0f;
+  const float s = ui_scale();
   const int NL = static_cast<int>(t.layers.size()), NH = t.config.n_heads;
   const float Tq = static_cast<float>(std::max(1, t.n_queries())), Tk = static_cast<float>(std::max(1, t.n_keys()));
   ModelGrid g;
@@ -165,7 +166,7 @@ void model_view_draw(AppState& app, GuiResources& gui) {
     ImGui::End();
     return;
   }
-  const float s = app.presentation ? kPresentationScale : 1.0f;
+  const float s = ui_scale();
 
   ImGui::BeginChild("model_grid", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   const ModelGrid g = layout_model_grid(app, t, ImGui::GetContentRegionAvail());

@@ -1,6 +1,7 @@
 // Cells are drawn as rectangles rather than textures: five grids of at most a few hundred cells
 // cost nothing, and drawing them directly lets undefined cells be hatched. The reports themselves
 // are built once per trace (core/detector_report) and only read here.
+#include "shell/fonts.h"
 #include "views/stats/stats_detectors.h"
 
 #include <algorithm>
@@ -57,7 +58,6 @@ Str gap_str(DetectorGap g) {
   return Str::dt_why_masked;
 }
 
-float line_scale(const AppState& app) { return app.presentation ? kPresentationScale : 1.0f; }
 
 std::string token_text(const Trace& t, int i) {
   return i >= 0 && i < t.n_queries() ? t.queries[static_cast<size_t>(i)].text : std::string("?");
@@ -264,7 +264,7 @@ void legend_inline(const AppState& app) {
   const ImVec2 s = ImGui::GetCursorScreenPos();
   const ImVec2 s0(s.x, s.y + (line - swatch) * 0.5f), s1(s0.x + swatch, s0.y + swatch);
   dl->AddRectFilled(s0, s1, undefined_fill());
-  hatch(dl, s0, s1, std::max(4.0f, swatch / 3), undefined_stripe(), line_scale(app));
+  hatch(dl, s0, s1, std::max(4.0f, swatch / 3), undefined_stripe(), ui_scale());
   ImGui::Dummy(ImVec2(swatch, line));
   ImGui::SameLine(0, gap);
   ImGui::TextDisabled("%s", tr(L, Str::dt_not_defined));
@@ -331,7 +331,7 @@ void draw_grid(AppState& app, const Trace& t, int index, const Layout& g, ImVec2
       const ImVec2 c0(p0.x + cell * h, p0.y + cell * l), c1(c0.x + cell - seam, c0.y + cell - seam);
       if (!s.defined) {
         dl->AddRectFilled(c0, c1, undefined_fill());
-        hatch(dl, c0, c1, stripe, undefined_stripe(), line_scale(app));
+        hatch(dl, c0, c1, stripe, undefined_stripe(), ui_scale());
         continue;
       }
       const Rgba rgb = colormap_sample(app.cmap, s.score);
@@ -351,7 +351,7 @@ void draw_grid(AppState& app, const Trace& t, int index, const Layout& g, ImVec2
   dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x, p1.y), ImGui::GetColorU32(ImGuiCol_Border));
 
   // The chosen head, in every grid, so the five scores of one head are easy to compare.
-  const float thick = 2.0f * line_scale(app);
+  const float thick = 2.0f * ui_scale();
   if (app.layer >= 0 && app.layer < g.layers && app.head >= 0 && app.head < g.heads) {
     const ImVec2 a(p0.x + cell * app.head, p0.y + cell * app.layer);
     dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(a.x + cell, a.y + cell), IM_COL32(255, 160, 30, 255), 0, 0, thick);

@@ -120,7 +120,7 @@ void side_draw(const AppState& app, const PairSide& side, unsigned texture, floa
   const HeatmapHit hit = heatmap_widget(w);
   // Outline what the pronoun should weigh: the candidates (orange) and the property word (cyan).
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float thick = train_line_width(app);
+  const float thick = train_line_width();
   const float h = cell * static_cast<float>(side.rows.rows());
   auto outline = [&](int k, ImU32 col) {
     if (k < 0) return;
@@ -153,7 +153,7 @@ void pair_curves(const AppState& app, const PairSide& one, const PairSide& many,
                  PlotSeries{many.title, many.color, train_loss_points(many.snap.reports)}};
   loss.x_max = x_min;
   loss.y_max = 0;
-  loss.thickness = train_line_width(app);
+  loss.thickness = train_line_width();
   loss.size = ImVec2(w, height);
   train_plot(loss);
   ImGui::SameLine();
@@ -246,7 +246,7 @@ void train_pair_tab(AppState& app, GuiResources& gui) {
   auto legend = [&](ImU32 col, const char* text) {
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float pad = (ImGui::GetTextLineHeight() - sq) * 0.5f;
-    dl->AddRect(ImVec2(p.x, p.y + pad), ImVec2(p.x + sq, p.y + pad + sq), col, 0, 0, train_line_width(app));
+    dl->AddRect(ImVec2(p.x, p.y + pad), ImVec2(p.x + sq, p.y + pad + sq), col, 0, 0, train_line_width());
     ImGui::Dummy(ImVec2(sq, ImGui::GetTextLineHeight()));
     ImGui::SameLine();
     ImGui::TextDisabled("%s", text);

@@ -26,7 +26,7 @@ std::vector<ImVec2> train_loss_points(const std::vector<TrainProgress>& reports)
 std::vector<ImVec2> train_accuracy_points(const std::vector<TrainProgress>& reports);
 
 // Line width for curves and marks: thicker in presentation mode.
-float train_line_width(const AppState& app);
+float train_line_width();
 
 // "Training", "Paused at step N", "Reached the target at step N", ... and its colour.
 struct TrainStatusText {

@@ -31,7 +31,7 @@ void curves(const AppState& app, const TrainSnapshot& s, ImVec2 size) {
   loss.series.push_back(PlotSeries{tr(L, Str::tr_loss), kTrainColorMain, train_loss_points(s.reports)});
   loss.x_max = x_min_range;
   loss.y_max = 0;  // from the data
-  loss.thickness = train_line_width(app);
+  loss.thickness = train_line_width();
   loss.size = ImVec2(size.x, (size.y - gap) * 0.5f);
   train_plot(loss);
   const bool coref = tv.run_demo == DemoKind::coreference;

@@ -9,6 +9,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "shell/fonts.h"
 #include "shell/panels.h"
 #include "shell/shell.h"
 #include "shell/view_registry.h"
@@ -151,7 +152,7 @@ std::vector<ImVec2> train_accuracy_points(const std::vector<TrainProgress>& repo
   return out;
 }
 
-float train_line_width(const AppState& app) { return 2.0f * (app.presentation ? kPresentationScale : 1.0f); }
+float train_line_width() { return 2.0f * ui_scale(); }
 
 void train_flow(float w) {
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
