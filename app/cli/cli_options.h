@@ -15,7 +15,7 @@
 
 namespace attnviz {
 
-enum class CliCommand { help, attention, train_coref, train_induction, predict, heads, generate };
+enum class CliCommand { help, version, attention, train_coref, train_induction, predict, heads, generate };
 
 struct CliOptions {
   CliCommand command = CliCommand::help;
@@ -48,6 +48,7 @@ struct CliOptions {
   WordViewOptions word_view;      // --words, --hide-special: words instead of pieces, no special tokens
   int tokens = 20;                // generate: --tokens, how many new tokens
   float sample_temperature = 0;   // generate: --temperature, 0 greedy (attention: config.temperature)
+  bool verbose = false;           // --version --verbose: also where the shipped demos were found
   std::set<std::string> given;  // flags the user set explicitly (without the leading dashes)
 };
 
