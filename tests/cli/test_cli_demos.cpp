@@ -20,7 +20,7 @@ const std::string kTired = "The animal didn't cross the street because it was to
 
 }  // namespace
 
-TEST_CASE("asset paths: from the build tree, the source tree's assets; every demo by name, the grid in numeric order") {
+TEST_CASE("asset paths: from the build tree, the source tree's assets, every demo by name, the grid in numeric order") {
   const AssetPaths assets = asset_paths_find();
   REQUIRE_FALSE(assets.dir.empty());
   CHECK_FALSE(assets.installed);
@@ -47,7 +47,7 @@ TEST_CASE("asset paths: from the build tree, the source tree's assets; every dem
   CHECK(induction->grid_key.empty());
 }
 
-TEST_CASE("asset paths: an unknown demo lists the known ones; a name cannot leave the assets folder") {
+TEST_CASE("asset paths: an unknown demo lists the known ones, and a name cannot leave the assets folder") {
   const AssetPaths assets = asset_paths_find();
   for (const char* name : {"demo:corf", "demo:", "demo:coref/", "demo:coref/heads3_dmodel32", "demo:coref/../demo_coref",
                            "demo:coref_grid", "demo:induction/heads2_dmodel32"}) {
@@ -67,7 +67,7 @@ TEST_CASE("asset paths: an unknown demo lists the known ones; a name cannot leav
   CHECK_FALSE(demo_name_given("demo"));
 }
 
-TEST_CASE("cli --version: 'attnviz X.Y.Z'; --verbose adds where the demos are and their names") {
+TEST_CASE("cli --version: 'attnviz X.Y.Z', and --verbose adds where the demos are and their names") {
   CliRun v = cli_in_process({"--version"});
   REQUIRE(v.status == 0);
   CHECK(std::regex_match(v.out, std::regex("attnviz [0-9]+\\.[0-9]+\\.[0-9]+\n")));

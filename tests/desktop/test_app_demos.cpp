@@ -57,7 +57,7 @@ TEST_CASE("app demos: an unknown name is an error listing the known ones, and th
   CHECK(app.model == shown);
 }
 
-TEST_CASE("app options: --version, --version --verbose; --verbose alone is a usage error") {
+TEST_CASE("app options: --version, --version --verbose, and --verbose alone is a usage error") {
   auto v = app_options_parse({"--version"});
   REQUIRE(v.ok());
   CHECK(v->version);

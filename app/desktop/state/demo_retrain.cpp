@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "asset_paths.h"
 #include "io/model_file.h"
 #include "io/model_open.h"
 #include "state/app_state.h"
@@ -55,7 +56,7 @@ std::shared_ptr<const Model> finished_model(const TrainSnapshot& snap, const Cor
 float last_accuracy(const TrainSnapshot& snap) { return snap.reports.empty() ? 0.0f : snap.reports.back().heldout_accuracy; }
 
 std::shared_ptr<const Model> open_shared(const std::string& dir, const std::string& label) {
-  if (dir.empty() || !fs::exists(fs::path(dir) / "model.safetensors")) return nullptr;
+  if (!fs::exists(fs::path(dir) / "model.safetensors")) return nullptr;
   auto m = model_open(dir);
   if (!m) return nullptr;
   m->source = label;
