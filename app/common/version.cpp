@@ -1,4 +1,5 @@
-// Kept apart from the programs' main() so that a version bump recompiles this file alone.
+// The version line and, for --version --verbose, the asset lookup's answer. Kept apart from the
+// programs' main() so that a version bump recompiles this file and asset_paths.cpp alone.
 #include "version.h"
 
 #include "asset_paths.h"

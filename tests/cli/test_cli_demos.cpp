@@ -49,8 +49,8 @@ TEST_CASE("asset paths: from the build tree, the source tree's assets, every dem
 
 TEST_CASE("asset paths: an unknown demo lists the known ones, and a name cannot leave the assets folder") {
   const AssetPaths assets = asset_paths_find();
-  for (const char* name : {"demo:corf", "demo:", "demo:coref/", "demo:coref/heads3_dmodel32", "demo:coref/../demo_coref",
-                           "demo:coref_grid", "demo:induction/heads2_dmodel32"}) {
+  for (const char* name : {"demo:corf", "demo:", "demo:coref/", "demo:coref/heads3_dmodel32",
+                           "demo:coref/../demo_coref", "demo:coref_grid", "demo:induction/heads2_dmodel32"}) {
     auto d = demo_model_find(assets, name);
     REQUIRE_FALSE(d.ok());
     CHECK(has(d.error(), "unknown demo '" + std::string(name) + "'"));
@@ -60,7 +60,8 @@ TEST_CASE("asset paths: an unknown demo lists the known ones, and a name cannot 
   none.tried = {"/nowhere/share/attnviz/assets", "/nowhere/src/assets"};
   auto d = demo_model_find(none, "demo:coref");
   REQUIRE_FALSE(d.ok());
-  CHECK(d.error() == "cannot open demo:coref: no assets folder (looked in /nowhere/share/attnviz/assets and /nowhere/src/assets)");
+  CHECK(d.error() ==
+        "cannot open demo:coref: no assets folder (looked in /nowhere/share/attnviz/assets and /nowhere/src/assets)");
   CHECK(demo_names(none).empty());
   CHECK(demo_name_given("demo:coref"));
   CHECK_FALSE(demo_name_given("assets/demo_coref"));

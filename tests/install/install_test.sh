@@ -1,10 +1,8 @@
 #!/bin/sh
-# Installs the build into a temporary prefix (cmake --install) and runs the installed programs from
-# a folder outside the source and build trees: --version; --version --verbose must name the
-# installed assets (an installed program never reads the source tree); predict on demo:coref and a
-# grid model; an unknown demo name; and, with the app, a screenshot under Xvfb. Also checks that the
-# installed man pages name every flag of the programs' --help and no other, and validates the
-# .desktop file when desktop-file-validate is there.
+# Installs the build into a temporary prefix and runs the installed programs from outside the source
+# and build trees: --version --verbose must name the installed assets (never the source tree's),
+# predict on the demos by name, an unknown name, the app's screenshot under Xvfb. The man pages must
+# name every flag of --help and no other; the .desktop file is validated when the validator is there.
 # usage: install_test.sh CMAKE BUILD_DIR VERSION [ATTNVIZ_CHECK_PNG]   (no CHECK_PNG: no app was built)
 set -eu
 cmake=$1 build=$2 version=$3 check_png=${4:-}
