@@ -38,7 +38,8 @@ Result<std::string> save_in(const std::string& dir, const Model& model) {
 // "step   100  loss 2.1234  held-out accuracy 45.00%  0.3 s", the start of every progress line.
 void progress_line(std::ostream& out, const TrainProgress& p) {
   out << "step " << std::setw(5) << p.step << "  loss " << std::fixed << std::setprecision(4) << p.loss
-      << "  held-out accuracy " << std::setprecision(2) << 100.0 * p.heldout_accuracy << "%  " << std::setprecision(1)
+      << "  held-out accuracy " << (p.heldout_partial ? "~" : "") << std::setprecision(2) << 100.0 * p.heldout_accuracy
+      << (p.heldout_partial ? "% (a sample: below target)  " : "%  ") << std::setprecision(1)
       << p.seconds << " s";
   out.unsetf(std::ios::floatfield);
 }

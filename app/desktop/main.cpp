@@ -19,6 +19,7 @@
 #include "render/image.h"
 #include "shell/fonts.h"
 #include "shell/shell.h"
+#include "state/app_memory.h"
 #include "state/app_state.h"
 #include "state/attention_source.h"
 #include "state/model_source.h"
@@ -93,8 +94,19 @@ void on_drop(GLFWwindow* window, int count, const char** paths) {
   for (int i = 0; i < count; ++i) drops->paths.emplace_back(paths[i]);
 }
 
+WindowSize window_size(GLFWwindow* window) {
+  WindowSize w;
+  glfwGetWindowSize(window, &w.width, &w.height);
+  return w;
+}
+
+double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// memory: where the state is remembered, or null (sessions, scripts and screenshots start afresh).
 int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiResources& gui, ShellState& shell, const Fonts& fonts,
-               const std::vector<ScriptLine>& script) {
+               const std::vector<ScriptLine>& script, AppMemory* memory) {
   const bool headless = !opt.screenshot.empty() || !opt.script.empty() || opt.bench_frames > 0;
   const ImGuiStyle base_style = ImGui::GetStyle();
   bool styled_for_presentation = false;
@@ -171,6 +183,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
       break;
     }
     glfwSwapBuffers(window);
+    if (memory) app_memory_tick(*memory, app, window_size(window), seconds_now(), false);
     if (opt.report_results && app.trace && app.trace_version != reported_version) {
       reported_version = app.trace_version;
       const double frame = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count();
@@ -186,6 +199,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
       if (static_cast<int>(frame_ms.size()) >= opt.bench_frames) break;
     }
   }
+  if (memory) app_memory_tick(*memory, app, window_size(window), seconds_now(), true);
   print_frame_stats(frame_ms);
   if (!training_ms.empty()) {  // what retraining on a toggle costs the UI: it must never block a frame
     std::sort(training_ms.begin(), training_ms.end());
@@ -260,6 +274,14 @@ int run(const AppOptions& opt) {
     // with "it" highlighted. Sessions, scripts and --model say where to start themselves (scripts
     // start from the sandbox, so that their actions replay the same everywhere).
     if (opt.session.empty() && opt.script.empty() && opt.model.empty() && opt.attention.empty()) app_open_on_meaning(app);
+    // ...or where the person left off. Explicit starts and headless runs begin afresh unless told.
+    const bool remember = opt.remember || (opt.session.empty() && opt.script.empty() && opt.model.empty() &&
+                                           opt.attention.empty() && opt.screenshot.empty() && opt.bench_frames == 0);
+    AppMemory memory;
+    if (remember) {
+      const WindowSize size = app_memory_restore(app);
+      if (size.width > 0 && !opt.size_given) glfwSetWindowSize(window, size.width, size.height);
+    }
     if (!opt.session.empty()) {
       auto session = session_load(opt.session);
       Status s = session ? app_apply_session(app, *session) : Status(make_error(session.error()));
@@ -286,7 +308,7 @@ int run(const AppOptions& opt) {
       std::fprintf(stderr, "attnviz: unknown view '%s'\n%s", opt.view.c_str(), app_usage());
       exit_code = 2;
     }
-    if (exit_code == 0) exit_code = run_frames(window, opt, app, gui, shell, fonts, script);
+    if (exit_code == 0) exit_code = run_frames(window, opt, app, gui, shell, fonts, script, remember ? &memory : nullptr);
     if (!opt.model.empty() && app.model_path != opt.model && !app.model_error.empty()) {
       std::fprintf(stderr, "attnviz: %s\n", app.model_error.c_str());  // also shown in the Model panel
       if (exit_code == 0 && (!opt.screenshot.empty() || !opt.script.empty())) exit_code = 1;

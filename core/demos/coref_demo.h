@@ -62,6 +62,16 @@ Result<TrainExample> coref_train_example(const Model& model, const CorefExample&
 
 // Share of examples whose prediction at the pronoun is the referent's word.
 float coref_evaluate(const Model& model, const std::vector<CorefExample>& examples);
+// The held-out check a training run makes: stops early, exactly, once so many examples are wrong
+// that the target cannot be reached any more. `accuracy` is then over the examples seen so far (a
+// prefix of the shuffled held-out set), and `complete` is false.
+struct CorefEvaluation {
+  float accuracy = 0;
+  int examples = 0;       // how many examples were scored
+  bool complete = true;   // every example was scored
+  bool reached = false;   // complete and accuracy >= target
+};
+CorefEvaluation coref_evaluate_for_target(const Model& model, const std::vector<CorefExample>& examples, float target);
 
 // on_progress is called every report_every steps and after every evaluation (see TrainCallback).
 Result<TrainRun> coref_train(const CorefTrainOptions& options, const TrainCallback& on_progress = {});

@@ -213,7 +213,7 @@ Result<TrainRun> induction_train(const InductionTrainOptions& o, const TrainCall
     }
     return out;
   };
-  auto evaluate = [&](const Model& m) -> Result<Evaluation> {
+  auto evaluate = [&](const Model& m, bool) -> Result<Evaluation> {
     Evaluation e;
     e.accuracy = induction_evaluate(m, *heldout);
     // The detector pass costs a few forward passes; only worth it once the answers are right.

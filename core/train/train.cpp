@@ -279,6 +279,7 @@ Result<TrainRun> train_loop(Model model, const TrainLoopOptions& o, const BatchS
   AdamState state = adam_init(run.model.weights);
   const int report_every = o.report_every > 0 ? o.report_every : o.eval_every;
   const auto start = std::chrono::steady_clock::now();
+  bool heldout_partial = false;  // of the latest evaluation
   for (int step = 1; step <= o.max_steps; ++step) {
     auto batch = next_batch(step);
     if (!batch) return make_error(batch.error());
@@ -291,12 +292,14 @@ Result<TrainRun> train_loop(Model model, const TrainLoopOptions& o, const BatchS
     p.evaluated = step % o.eval_every == 0 || step == o.max_steps;
     bool done = false;
     if (p.evaluated) {
-      auto e = evaluate(run.model);
+      auto e = evaluate(run.model, step == o.max_steps);
       if (!e) return make_error(e.error());
       run.heldout_accuracy = e->accuracy;
+      heldout_partial = e->partial;
       done = e->done;
     }
     p.heldout_accuracy = run.heldout_accuracy;
+    p.heldout_partial = heldout_partial;
     p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (p.evaluated) run.history.push_back(p);
     if (on_progress && (p.evaluated || step % report_every == 0) && !on_progress(p, run.model)) {

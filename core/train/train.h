@@ -79,6 +79,7 @@ struct TrainProgress {
   float heldout_accuracy = 0;  // of the latest held-out evaluation
   double seconds = 0;          // since training started
   bool evaluated = false;      // heldout_accuracy was measured at this step
+  bool heldout_partial = false;  // ...on part of the held-out set, already too far below target to reach it
 };
 
 // Called with the progress and the current weights; returning false stops training there. It runs
@@ -104,9 +105,11 @@ struct TrainLoopOptions {
 struct Evaluation {
   float accuracy = 0;  // becomes TrainProgress::heldout_accuracy
   bool done = false;   // the target is reached: stop here
+  bool partial = false;  // accuracy is over part of the examples (the target was out of reach)
 };
 using BatchSource = std::function<Result<std::vector<TrainExample>>(int step)>;
-using Evaluator = std::function<Result<Evaluation>(const Model& model)>;
+// `last`: the run's final step, whose accuracy is reported as the run's: it must cover every example.
+using Evaluator = std::function<Result<Evaluation>(const Model& model, bool last)>;
 Result<TrainRun> train_loop(Model model, const TrainLoopOptions& options, const BatchSource& next_batch,
                             const Evaluator& evaluate, const TrainCallback& on_progress);
 

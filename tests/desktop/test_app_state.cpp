@@ -4,13 +4,18 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <thread>
 
 #include "analysis/coref_readout.h"
+#include "analysis/export.h"
+#include "analysis/word_view.h"
+#include "base/file_io.h"
 #include "analysis/generate.h"
 #include "io/session.h"
+#include "state/app_memory.h"
 #include "state/app_state.h"
 #include "state/attention_source.h"
 #include "state/file_actions.h"
@@ -73,6 +78,41 @@ TEST_CASE("app state: a refused edit keeps the previous trace and says why") {
   settle(app);
   CHECK(app.trace->config.d_model == 16);
   CHECK(app.error.find("not divisible") != std::string::npos);
+}
+
+TEST_CASE("app state: after a refused edit, opening Compare or Coreference says why instead of computing forever") {
+  // Found by driving the app with random actions: every frame asked for B again, the worker
+  // refused it again, and the views showed "computing…" at ~150% CPU until the next edit.
+  for (const View view : {View::compare, View::coref}) {
+    CAPTURE(static_cast<int>(view));
+    AppState app;
+    small_sandbox(app);
+    settle(app);
+    REQUIRE(app.trace);
+    app.config.d_model = 7;  // refused: not divisible by 4 heads
+    app.dirty = true;
+    settle(app);
+    REQUIRE(!app.error.empty());
+    app.view = view;
+    app.compare.mode = CompareMode::sentence_b;
+    const uint64_t posted = app.posted_id;
+    for (int frame = 0; frame < 50; ++frame) {
+      app_update(app);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    CHECK(app.posted_id <= posted + 1);  // at most one more request, not one per frame
+    settle(app);
+    CHECK_FALSE(app_computing(app));
+    CHECK(app.error_b.find("not divisible") != std::string::npos);  // the view shows why B is missing
+    CHECK(app.trace->config.d_model == 16);                          // the previous result stays
+    // A setting the engine accepts brings B back.
+    app.config.d_model = 16;
+    app.dirty = true;
+    settle(app);
+    CHECK(app.error.empty());
+    CHECK(app.error_b.empty());
+    CHECK(app.trace_b);
+  }
 }
 
 TEST_CASE("app state: the Compare view's B and difference maps are derived without drawing") {
@@ -488,4 +528,220 @@ TEST_CASE("app state: Generate appends the greedy tokens one trace at a time, as
   CHECK_FALSE(app_generate(app, 3));
 }
 
+}  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+TEST_CASE("app state: the word toggles show words in the weights views, keep the query a piece row, and export words") {
+  AppState app;
+  REQUIRE(app_use_source(app, ModelSource::file, test::fixture_path("hf/bert_tiny")).ok());
+  app.sentence = "The animal didn't cross the street because it was too tired.";
+  app.dirty = true;
+  settle(app);
+  REQUIRE(app.trace);
+  const Trace pieces = *app.trace;  // a copy: the next settle() may replace the trace
+  REQUIRE(&app_shown_trace(app) == app.trace.get());
+  CHECK_FALSE(app_words_shown(app));
+
+  // Merged and without [CLS]/[SEP]: the engine's own word view, and the views' maps follow it.
+  app.word_view.merge_pieces = true;
+  app.word_view.hide_special = true;
+  const uint64_t before = app.shown_version;
+  app_update(app);
+  REQUIRE(app_words_shown(app));
+  CHECK(app.shown_version > before);
+  auto want = trace_word_view(pieces, app.word_view);
+  REQUIRE(want.ok());
+  const Trace& shown = app_shown_trace(app);
+  REQUIRE(shown.n_queries() == want->n_queries());
+  CHECK(shown.n_queries() < pieces.n_queries());
+  for (int l = 0; l < static_cast<int>(shown.layers.size()); ++l)
+    for (int h = 0; h < shown.config.n_heads; ++h) {
+      CHECK((app_head_map(app, l, h) - want->head(l, h).weights).cwiseAbs().maxCoeff() == 0.0f);
+      // Special tokens hidden: every row sums to 1 again.
+      CHECK((shown.head(l, h).weights.rowwise().sum().array() - 1.0f).abs().maxCoeff() < 1e-5f);
+    }
+
+  // The chosen query stays a piece row: a shown word row picks its first piece, and back.
+  int street = -1;
+  for (int i = 0; i < shown.n_queries(); ++i)
+    if (shown.queries[static_cast<size_t>(i)].text == "street") street = i;
+  REQUIRE(street >= 0);
+  app_set_shown_query(app, street);
+  REQUIRE(app.query >= 0);
+  CHECK(pieces.queries[static_cast<size_t>(app.query)].text == "street");
+  CHECK(app_shown_query(app) == street);
+  app.query = 0;  // [CLS]: hidden in words
+  CHECK(app_shown_query(app) == -1);
+
+  // Another measure shows pieces again (words are for the weights); the toggles come back with it.
+  app.measure = AttentionMeasure::rollout;
+  app_update(app);
+  CHECK_FALSE(app_words_shown(app));
+  CHECK(app_shown_trace(app).n_queries() == pieces.n_queries());
+  app.measure = AttentionMeasure::weights;
+  app_update(app);
+  CHECK(app_words_shown(app));
+
+  // Exports write what is shown.
+  test::TempFile csv("words.csv");
+  REQUIRE(app_export_csv(app, csv.path()).ok());
+  auto want_csv = trace_head_csv(*want, app.layer, app.head);
+  REQUIRE(want_csv.ok());
+  auto written = file_read_bytes(csv.path());
+  REQUIRE(written.ok());
+  CHECK(std::string(written->begin(), written->end()) == *want_csv);
+
+  // A new sentence is shown in words too; off again, the pieces.
+  app.sentence = "The animal didn't cross the street because it was too wide.";
+  app.dirty = true;
+  settle(app);
+  CHECK(app_words_shown(app));
+  CHECK(app_shown_trace(app).keys.back().text == ".");
+  app.word_view = {};
+  app_update(app);
+  CHECK_FALSE(app_words_shown(app));
+  CHECK(&app_shown_trace(app) == app.trace.get());
+}
+
+TEST_CASE("app state: an attention file cannot be shown in words, and says why") {
+  AppState app;
+  REQUIRE(app_open_attention(app, test::fixture_path("attention/encoder_f16.safetensors")).ok());
+  app_update(app);
+  REQUIRE(app.trace);
+  app.word_view.merge_pieces = true;
+  app_update(app);
+  CHECK_FALSE(app_words_shown(app));
+  CHECK(app.words.error.find("pieces form a word") != std::string::npos);
+  CHECK(&app_shown_trace(app) == app.trace.get());
+}
+
+}  // namespace
+}  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+TEST_CASE("app state: undo and redo take back sentence edits and toggles; typing joins one step") {
+  AppState app;
+  small_sandbox(app);
+  history_track(app, 0.0);  // the starting point
+  const std::string start = app.sentence;
+  // Typing "!" and "?" within a second: one step.
+  app.sentence += "!";
+  history_track(app, 10.0);
+  app.sentence += "?";
+  history_track(app, 10.5);
+  // A toggle, then more typing much later: two more steps.
+  app.mask.causal = true;
+  history_track(app, 11.0);
+  ablation_toggle(app.ablation, HeadRef{1, 2});
+  history_track(app, 11.2);
+  app.word_view.merge_pieces = true;
+  history_track(app, 11.4);
+  app.sentence += " Then";
+  history_track(app, 20.0);
+  REQUIRE(app.history.undo.size() == 5);
+
+  REQUIRE(history_undo(app));  // the typing of " Then"
+  CHECK(app.sentence == start + "!?");
+  CHECK(app.word_view.merge_pieces);
+  CHECK(app.dirty);
+  REQUIRE(history_undo(app));  // the word toggle
+  CHECK_FALSE(app.word_view.merge_pieces);
+  CHECK(app.ablation.has(1, 2));
+  REQUIRE(history_undo(app));  // the head switched off
+  CHECK_FALSE(app.ablation.has(1, 2));
+  CHECK(app.mask.causal);
+  REQUIRE(history_undo(app));  // the mask
+  CHECK_FALSE(app.mask.causal);
+  CHECK(app.sentence == start + "!?");
+  REQUIRE(history_undo(app));  // both keystrokes at once
+  CHECK(app.sentence == start);
+  CHECK_FALSE(history_undo(app));
+
+  // Redo walks forward again; a new edit clears what could be redone.
+  REQUIRE(history_redo(app));
+  CHECK(app.sentence == start + "!?");
+  REQUIRE(history_redo(app));
+  CHECK(app.mask.causal);
+  history_track(app, 30.0);  // the frame after a redo records nothing new
+  CHECK(app.history.redo.size() == 3);
+  app.config.n_heads = 2;
+  history_track(app, 31.0);
+  CHECK(app.history.redo.empty());
+  CHECK_FALSE(history_redo(app));
+  REQUIRE(history_undo(app));
+  CHECK(app.config.n_heads == 4);
+
+  // The restored state reaches the engine like any edit.
+  settle(app);
+  REQUIRE(app.trace);
+  CHECK(app.trace->config.n_heads == 4);
+  CHECK(app.trace->causal);
+}
+
+}  // namespace
+}  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+TEST_CASE("app state: the remembered state round-trips, is strict, and a bad file is set aside with a message") {
+  test::TempFile dir("attnviz_state_home");
+  std::filesystem::create_directories(dir.path());
+  REQUIRE(::setenv("XDG_STATE_HOME", dir.path().c_str(), 1) == 0);
+  CHECK(app_memory_file() == dir.path() + "/attnviz/state.json");
+
+  AppState app;
+  small_sandbox(app);
+  app.sentence = "고양이가 매트 위에 앉았다";
+  app.mask.causal = true;
+  app.view = View::lines;
+  app.lang = Lang::ko;
+  app.layer = 1;
+  app.word_view.hide_special = true;
+  ablation_toggle(app.ablation, HeadRef{1, 3});
+  AppMemory memory;
+  app_memory_tick(memory, app, WindowSize{1400, 900}, 100.0, false);  // changed: waits until still
+  CHECK_FALSE(path_is_file(app_memory_file()));
+  app_memory_tick(memory, app, WindowSize{1400, 900}, 103.0, false);
+  REQUIRE(path_is_file(app_memory_file()));
+
+  AppState back;
+  const WindowSize size = app_memory_restore(back);
+  CHECK(back.status.empty());
+  CHECK(size.width == 1400);
+  CHECK(size.height == 900);
+  CHECK(back.sentence == app.sentence);
+  CHECK(back.mask.causal);
+  CHECK(back.view == View::lines);
+  CHECK(back.lang == Lang::ko);
+  CHECK(back.layer == 1);
+  CHECK(back.config.d_model == 16);
+  CHECK(back.word_view.hide_special);
+  CHECK(back.ablation.has(1, 3));
+  CHECK(app_memory_to_json(back, size) == app_memory_to_json(app, size));
+
+  // Unknown keys are named with the known ones; nothing changes.
+  auto bad = app_memory_apply(back, R"({"format": "attnviz.state", "version": 1, "session": {}, "windw": {}})");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error() == "state: unknown key 'windw' (known: format, version, session, words, window)");
+  CHECK(back.sentence == app.sentence);
+
+  // A damaged file: set aside, said in the status bar, and the app starts as it would without it.
+  REQUIRE(file_write_atomic(app_memory_file(), std::string_view("{\"format\": \"attnviz.state\", trunc")).ok());
+  AppState fresh;
+  const std::string before = fresh.sentence;
+  CHECK(app_memory_restore(fresh).width == 0);
+  CHECK(fresh.sentence == before);
+  CHECK(fresh.status_is_error);
+  CHECK(fresh.status.find("set aside") != std::string::npos);
+  CHECK_FALSE(path_is_file(app_memory_file()));
+  CHECK(path_is_file(app_memory_file() + ".corrupt"));
+  ::unsetenv("XDG_STATE_HOME");
+}
+
+}  // namespace
 }  // namespace attnviz

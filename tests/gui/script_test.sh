@@ -34,4 +34,28 @@ head -2 "$out/head0.csv" | tail -1 | grep -q '^The,1,0,0,0,0,0,0,0,0,0,0$' || { 
 grep -q '"n_heads": 1' "$out/session.json"
 grep -q '"causal": true' "$out/session.json"
 grep -q '"n_heads":1' "$out/trace.json"
-echo "script test: app and CLI agree; PNG, JSON and session written"
+# Undo and redo: the mask toggle and the sentence edit come back off and on, as the CLI computes them.
+cat > "$out/undo.txt" <<ACTIONS
+d_model 64
+heads 2
+sentence The cat sat.
+mask causal on
+undo
+export csv $out/undone.csv
+redo
+export csv $out/redone.csv
+undo
+undo
+expect sentence The animal didn't cross the street because it was too tired.
+try redo
+try redo
+try redo
+expect status nothing to redo
+quit
+ACTIONS
+xvfb-run -a -s '-screen 0 1280x800x24' "$app" --script "$out/undo.txt"
+"$cli" attention --text "The cat sat." --d-model 64 --heads 2 --csv "$out/cli_open.csv" --layer 0 --head 0
+"$cli" attention --text "The cat sat." --d-model 64 --heads 2 --mask causal --csv "$out/cli_causal.csv" --layer 0 --head 0
+cmp "$out/undone.csv" "$out/cli_open.csv"
+cmp "$out/redone.csv" "$out/cli_causal.csv"
+echo "script test: app and CLI agree; PNG, JSON and session written; undo and redo"

@@ -53,6 +53,11 @@ void menu_bar(AppState& app, ShellState& shell) {
     if (ImGui::MenuItem(tr(L, Str::quit))) shell.quit = true;
     ImGui::EndMenu();
   }
+  if (ImGui::BeginMenu(tr(L, Str::menu_edit))) {
+    if (ImGui::MenuItem(tr(L, Str::undo), "Ctrl+Z", false, !app.history.undo.empty())) (void)history_undo(app);
+    if (ImGui::MenuItem(tr(L, Str::redo), "Ctrl+Shift+Z", false, !app.history.redo.empty())) (void)history_redo(app);
+    ImGui::EndMenu();
+  }
   if (ImGui::BeginMenu(tr(L, Str::menu_view))) {
     for (const ViewEntry& e : view_registry())
       if (ImGui::MenuItem(tr(L, e.title), nullptr, app.view == e.view)) app.view = e.view;
@@ -192,7 +197,11 @@ void shortcuts(AppState& app, ShellState& shell) {
   if (pressed(GLFW_KEY_F11)) shell.toggle_fullscreen = true;
   if (io.KeyCtrl && pressed(GLFW_KEY_S)) open_dialog(shell, ShellState::Dialog::save_session, "attnviz-session.json");
   if (io.KeyCtrl && pressed(GLFW_KEY_O)) open_dialog(shell, ShellState::Dialog::open_session, "attnviz-session.json");
-  if (io.WantTextInput || !app.trace) return;  // arrows and space belong to the text field
+  if (io.WantTextInput) return;  // arrows, space and Ctrl+Z belong to the text field (it has its own undo)
+  // GLFW reports physical keys: Ctrl+Z is GLFW_KEY_Z on QWERTY and on the Korean 2-set layout alike.
+  if (io.KeyCtrl && pressed_repeat(GLFW_KEY_Z)) (void)(io.KeyShift ? history_redo(app) : history_undo(app));
+  if (io.KeyCtrl && pressed_repeat(GLFW_KEY_Y)) (void)history_redo(app);
+  if (!app.trace) return;  // arrows and space belong to the text field
   const int NH = app.trace->config.n_heads, L = static_cast<int>(app.trace->layers.size());
   if (pressed_repeat(GLFW_KEY_RIGHT)) app.head = (app.head + 1) % NH;
   if (pressed_repeat(GLFW_KEY_LEFT)) app.head = (app.head + NH - 1) % NH;

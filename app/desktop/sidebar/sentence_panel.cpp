@@ -120,6 +120,20 @@ void generate_controls(AppState& app) {
 
 }  // namespace
 
+// "merge pieces into words" and "hide special tokens": only where the tokens are a checkpoint
+// tokenizer's pieces (the sandbox's words are already words, and have no special tokens).
+void word_toggles(AppState& app) {
+  const auto& q = app.trace->queries;
+  if (app.trace->weights_only || std::none_of(q.begin(), q.end(), [](const TraceToken& t) { return t.id >= 0; })) return;
+  const Lang L = app.lang;
+  ImGui::Checkbox(tr(L, Str::words_merge), &app.word_view.merge_pieces);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(L, Str::words_merge_tip));
+  ImGui::Checkbox(tr(L, Str::words_hide_special), &app.word_view.hide_special);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(L, Str::words_hide_special_tip));
+  if (app.word_view.any() && app.measure != AttentionMeasure::weights) ImGui::TextDisabled("%s", tr(L, Str::words_measure_note));
+  if (!app.words.error.empty()) ImGui::TextWrapped(tr(L, Str::words_cannot), app.words.error.c_str());
+}
+
 void panel_sentence(AppState& app) {
   // "###" keeps the window's id (and its scroll) when the language changes the title.
   const std::string title = std::string(tr(app.lang, Str::panel_sentence)) + "###panel_sentence";
@@ -162,6 +176,7 @@ void panel_sentence(AppState& app) {
   if (app.trace) {
     ImGui::Separator();
     ImGui::Text("%s (%d)%s", tr(app.lang, Str::tokens), app.trace->n_queries(), app_computing(app) ? "  …" : "");
+    word_toggles(app);  // above the chips: a long sentence's chips would push them out of sight
     token_chips(app, app.trace->queries, true);
     unknown_words_note(app, app.trace->queries);
     if (!app.trace->queries.empty() && app.trace->queries.back().segment == 1)

@@ -3,6 +3,7 @@
 #include "state/app_state.h"
 
 #include <algorithm>
+#include <chrono>
 #include <tuple>
 
 #include "state/attention_source.h"
@@ -51,6 +52,7 @@ void ablation_fit_model(AppState& app) {
 }  // namespace
 
 void app_update(AppState& app) {
+  history_track(app, std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
   if (app.source == ModelSource::attention) {
     attention_update(app);  // no model runs: the file's trace is the result
   } else if (app.dirty) {
@@ -99,6 +101,9 @@ void app_update(AppState& app) {
       app.lines.hidden.resize(static_cast<size_t>(app.trace->config.n_heads), 0);
     } else {
       app.error = result->error;
+      // B was asked for together with this refused edit: say why it is missing rather than
+      // asking again (an edit the engine refuses would otherwise be resent every frame).
+      if (!app.trace_b) app.error_b = result->error;
     }
   }
   // Selections may point past a smaller model or sentence (after an edit, a session, a script).
@@ -111,7 +116,7 @@ void app_update(AppState& app) {
     app.steps.step = std::max(app.steps.step, 0);
   }
   // The Compare view needs B: ask for it when the view opens or its mode changed.
-  if (app_needs_b(app) && app.trace && !app.trace_b && !app_computing(app) && app.error_b.empty()) {
+  if (app_needs_b(app) && app.trace && !app.trace_b && !app_computing(app) && app.error_b.empty() && app.error.empty()) {
     if (app.source == ModelSource::demo_coref && app.compare.mode == CompareMode::single_vs_multi) {
       if (demo_single_head(app)) app.dirty = true;  // else it trains; the view says so until it is ready
     } else if (app.source != ModelSource::sandbox && app.source != ModelSource::demo_coref &&
@@ -127,6 +132,7 @@ void app_update(AppState& app) {
   app_poll_model_loader(app);
   if (auto grid = app.importance.poll()) app.importance_result = std::move(grid);
   measure_maps_refresh(app.maps, app.measure, app.trace_model.get(), app.trace.get(), app.trace_version);
+  shown_words_refresh(app);
   compare_maps_update(app.compare, app.trace.get(), app.trace_b.get(), app.layer, app.trace_version);
 }
 
@@ -166,6 +172,7 @@ const ImportanceGrid* app_importance(const AppState& app) {
 }
 
 const Mat& app_head_map(const AppState& app, int layer, int head) {
+  if (app_words_shown(app)) return app.words.trace->head(layer, head).weights;
   return measure_map_of(app.maps, *app.trace, layer, head);
 }
 

@@ -17,12 +17,14 @@
 #include "render/colormap.h"
 #include "shell/strings.h"
 #include "state/generation.h"
+#include "state/history.h"
 #include "state/compute_worker.h"
 #include "state/demo_retrain.h"
 #include "state/importance_runner.h"
 #include "state/measure_maps.h"
 #include "state/model_loader.h"
 #include "state/model_source.h"
+#include "state/shown_words.h"
 #include "state/views.h"
 #include "views/compare/compare_state.h"
 #include "views/coref/coref_state.h"
@@ -54,6 +56,7 @@ struct AppState {
   std::string sentence_b;              // a checkpoint with sentence pairs (BERT): [CLS] A [SEP] B [SEP]
   bool vocab_open = false;             // the Model panel's vocabulary list is unfolded
   Ablation ablation;                   // heads switched off in every view (sessions keep it)
+  History history;                     // undo / redo of the fields above (state/history.h)
 
   // What the user is looking at.
   View view = View::heads;
@@ -65,6 +68,7 @@ struct AppState {
   Lang lang = Lang::en;
   bool presentation = false;  // larger fonts and lines for a projector
   AttentionMeasure measure = AttentionMeasure::weights;  // what Heads, Model view and Lines draw
+  WordViewOptions word_view;  // Heads, Model view, Lines, Statistics in words / without special tokens
 
   // What each view remembers (views/<view>/<view>_state.h), each with reset().
   HeadsState heads;
@@ -85,6 +89,8 @@ struct AppState {
   GenerationState generation;              // Generate: tokens still to append, the generated positions
   std::optional<ModelAnswer> answer_b;     // B's answer (Compare), when its model gives one
   MeasureMaps maps;                        // the measure's maps of A (app_update keeps them current)
+  ShownWords words;                        // A in words, when the word toggles are on (state/shown_words.h)
+  uint64_t shown_version = 0;              // bumped whenever what the weights views draw changes
   ImportanceRunner importance;             // "which heads matter", off the UI thread
   std::optional<ImportanceResult> importance_result;  // the newest grid (its trace_version says for what)
   uint64_t trace_version = 0;            // bumped whenever A or B is replaced
@@ -125,7 +131,7 @@ void app_start_importance(AppState& app);
 // The importance grid of the current trace, when one has been computed for it.
 const ImportanceGrid* app_importance(const AppState& app);
 
-// The map the heatmap views draw for a head of A: its weights or the chosen measure's.
+// The map the heatmap views draw for a head of A: its weights (in words when shown) or the chosen measure's.
 const Mat& app_head_map(const AppState& app, int layer, int head);
 
 // Every view back to how it first opens (each view's reset()).

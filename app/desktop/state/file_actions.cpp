@@ -32,7 +32,7 @@ Status app_open_session(AppState& app, const std::string& path) {
 
 Status app_export_png(const AppState& app, const std::string& path, float scale) {
   if (!app.trace) return make_error("nothing to export yet");
-  auto spec = trace_layer_grid(*app.trace, app.layer);
+  auto spec = trace_layer_grid(app_shown_trace(app), app.layer);
   if (!spec) return make_error(spec.error());
   spec->scale = scale;
   spec->cmap = app.cmap;
@@ -45,14 +45,14 @@ Status app_export_png(const AppState& app, const std::string& path, float scale)
 
 Status app_export_csv(const AppState& app, const std::string& path) {
   if (!app.trace) return make_error("nothing to export yet");
-  auto csv = trace_head_csv(*app.trace, app.layer, app.head);
+  auto csv = trace_head_csv(app_shown_trace(app), app.layer, app.head);
   if (!csv) return make_error(csv.error());
   return file_write_atomic(path, std::string_view(*csv));
 }
 
 Status app_export_json(const AppState& app, const std::string& path) {
   if (!app.trace) return make_error("nothing to export yet");
-  return file_write_atomic(path, std::string_view(trace_to_json(*app.trace, app.mask)));
+  return file_write_atomic(path, std::string_view(trace_to_json(app_shown_trace(app), app.mask)));
 }
 
 }  // namespace attnviz

@@ -13,6 +13,7 @@ void app_report(AppState& app, const Status& s, const std::string& done);
 
 Status app_save_session(AppState& app, const std::string& path);
 Status app_open_session(AppState& app, const std::string& path);
+// Exports show what the weights views show: in words while the word toggles are on.
 Status app_export_png(const AppState& app, const std::string& path, float scale);  // layer's heads, CPU-drawn
 Status app_export_csv(const AppState& app, const std::string& path);               // the chosen head
 Status app_export_json(const AppState& app, const std::string& path);              // the whole trace

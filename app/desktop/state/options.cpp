@@ -10,10 +10,13 @@ const char* app_usage() {
          "               [--view heads|model|lines|compare|steps|stats|coref|train]\n"
          "               [--lang en|ko] [--presentation] [--size WxH]\n"
          "               [--screenshot OUT.png [--frames N] [--layout-report OUT.json]] [--script ACTIONS.txt]\n"
-         "               [--bench-frames N] [--report-results]\n"
+         "               [--bench-frames N] [--report-results] [--remember]\n"
          "       attnviz --version [--verbose]\n"
          "DEMO: demo:coref, demo:induction or demo:coref/heads{NH}_dmodel{C} (--version --verbose lists them)\n"
-         "keys: ←/→ head, ↑/↓ layer, space next step, F5 presentation mode, F11 full screen, Ctrl+S / Ctrl+O sessions\n";
+         "A plain launch reopens where you left off ($XDG_STATE_HOME/attnviz/state.json); --session, --model,\n"
+         "--attention, --script and --screenshot start without it unless --remember is given.\n"
+         "keys: ←/→ head, ↑/↓ layer, space next step, F5 presentation mode, F11 full screen, Ctrl+S / Ctrl+O sessions,\n"
+         "      Ctrl+Z / Ctrl+Shift+Z undo / redo\n";
 }
 
 Result<AppOptions> app_options_parse(const std::vector<std::string>& args) {
@@ -40,6 +43,10 @@ Result<AppOptions> app_options_parse(const std::vector<std::string>& args) {
       o.report_results = true;
       continue;
     }
+    if (a == "--remember") {
+      o.remember = true;
+      continue;
+    }
     if (i + 1 >= args.size()) return make_error("unknown option or missing value: " + a);
     const std::string& v = args[++i];
     if (a == "--session") o.session = v;
@@ -64,6 +71,7 @@ Result<AppOptions> app_options_parse(const std::vector<std::string>& args) {
       if (x == std::string::npos || !parse_int_in(v.substr(0, x), 320, 8192, o.width) ||
           !parse_int_in(v.substr(x + 1), 240, 8192, o.height))
         return make_error("--size must look like 1280x800");
+      o.size_given = true;
     } else {
       return make_error("unknown option " + a);
     }

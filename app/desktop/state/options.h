@@ -25,6 +25,8 @@ struct AppOptions {
   bool report_results = false;  // --report-results: print each new result's compute time (the status
                                 // bar's figure) and the time of the frame that first shows it
   int width = 1280, height = 800;
+  bool size_given = false;  // --size: wins over the remembered window size
+  bool remember = false;    // --remember: restore and save the remembered state even with --script/--screenshot
   Lang lang = Lang::en;
   bool lang_given = false;
   bool presentation = false;

@@ -73,7 +73,7 @@ std::string script_expect(const AppState& app, const std::string& what) {
     double want = 0;
     if (!(in >> l >> h >> q >> k >> want)) return "expected weight L H Q K VALUE";
     if (!app.trace) return "expected a trace";
-    const Trace& t = *app.trace;
+    const Trace& t = app_shown_trace(app);
     if (l < 0 || l >= static_cast<int>(t.layers.size()) || h < 0 || h >= t.config.n_heads || q < 0 ||
         q >= t.n_queries() || k < 0 || k >= t.n_keys())
       return "the shown trace has no cell " + text;
@@ -85,7 +85,7 @@ std::string script_expect(const AppState& app, const std::string& what) {
   if (kind == "tokens") {
     int n = 0;
     if (!parse_int_in(text, 0, kMaxTokens, n)) return "expected tokens N";
-    const int got = app.trace ? app.trace->n_queries() : -1;
+    const int got = app.trace ? app_shown_trace(app).n_queries() : -1;
     return got == n ? std::string() : "expected " + text + " tokens, the trace has " + std::to_string(got);
   }
   return "unknown expectation '" + kind +
@@ -258,6 +258,12 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     }
   } else if (v == "train") {
     if (Status s = script_train(app, a); !s) return fail(s.error());
+  } else if (v == "undo" || v == "redo") {  // Ctrl+Z / Ctrl+Shift+Z
+    if (!(v == "undo" ? history_undo(app) : history_redo(app))) return fail("nothing to " + v);
+  } else if (v == "words") {  // the Sentence panel's "merge pieces into words"
+    if (!need(1) || !to_on(a[0], app.word_view.merge_pieces)) return fail("expected on or off");
+  } else if (v == "hide_special") {  // ...and "hide special tokens"
+    if (!need(1) || !to_on(a[0], app.word_view.hide_special)) return fail("expected on or off");
   } else if (v == "vocabulary") {
     if (!need(1) || !to_on(a[0], app.vocab_open)) return fail("expected on or off");
   } else if (v == "view") {

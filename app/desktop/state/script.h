@@ -12,6 +12,8 @@
 //   view heads|model|lines|compare|steps|stats|coref|train | compare MODE | layer L | head H | query Q | step S
 //   zoom_head H [ZOOM ROW COL] (Heads view: zoom head H, -1: none; a long input's window, ZOOM >= 1)
 //   lang en|ko | presentation on|off | annotate on|off | colormap NAME
+//   undo | redo (Ctrl+Z / Ctrl+Shift+Z: sentence edits and toggles, state/history.h)
+//   words on|off (merge pieces into words) | hide_special on|off (Heads, Model view, Lines, Statistics)
 //   export png PATH [SCALE] | export csv PATH | export json PATH | save PATH | open PATH
 //   train start|pause|resume|stop|reset|wait|compare|use | train save PATH | train demo coref|induction
 //   train seed N | train heads N | train d_model N | train steps N | train report N   (see script_train)
@@ -20,7 +22,8 @@
 //   screenshot PATH | quit          (# starts a comment)
 //   try LINE | paste PATH | expect error|no_error|model_error|status|tokens|sentence|model [TEXT]   (tests)
 //   expect answer TEXT | expect answer_full TEXT | expect importance [L:H]  (the answer in English; the best head)
-//   expect weight L H Q K VALUE  (the shown trace's weight of query Q on key K in layer L head H, within 1e-6)
+//   expect weight L H Q K VALUE  (the shown trace's weight of query Q on key K in layer L head H, within 1e-6;
+//                                 in words while the word toggles are on)
 #pragma once
 #include <string>
 #include <vector>

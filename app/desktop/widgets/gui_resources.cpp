@@ -16,7 +16,7 @@ std::vector<const Mat*> all_heads(const Trace& t) {
 }  // namespace
 
 void GuiResources::release() {
-  for (HeatmapTextures* t : {&heads_a, &heads_b, &heads_measure, &compare, &zoom_window, &train_run, &train_pair})
+  for (HeatmapTextures* t : {&heads_a, &heads_b, &heads_measure, &heads_words, &compare, &zoom_window, &train_run, &train_pair})
     t->release();
 }
 
@@ -29,6 +29,7 @@ void gui_resources_refresh(const AppState& app, GuiResources& gui) {
     for (const Mat& m : app.maps.maps) maps.push_back(&m);
     gui.heads_measure.update(app.maps.version, maps, app.cmap, 0.0f, app.maps.vmax, side);
   }
+  if (app_words_shown(app)) gui.heads_words.update(app.shown_version, all_heads(*app.words.trace), app.cmap, 0.0f, 1.0f, side);
   std::vector<const Mat*> diffs;
   for (const Mat& m : app.compare.maps.diff) diffs.push_back(&m);
   // Differences of weights lie in [-1, 1]: white is "no change".
@@ -41,6 +42,7 @@ unsigned gui_head_texture(const AppState& app, const GuiResources& gui, int laye
 }
 
 unsigned gui_shown_texture(const AppState& app, const GuiResources& gui, int layer, int head) {
+  if (app_words_shown(app)) return gui.heads_words.texture(layer * app.trace->config.n_heads + head);
   if (!app.trace || app.maps.maps.empty()) return gui_head_texture(app, gui, layer, head);
   return gui.heads_measure.texture(layer * app.trace->config.n_heads + head);
 }

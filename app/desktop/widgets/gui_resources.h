@@ -21,6 +21,7 @@ struct GuiResources {
   HeatmapTextures heads_a;     // every layer x head of trace A, index layer * NH + head
   HeatmapTextures heads_b;     // every layer x head of trace B
   HeatmapTextures heads_measure;  // every layer x head of A under the chosen measure (not the weights)
+  HeatmapTextures heads_words;    // every layer x head of A in words (the Sentence panel's word toggles)
   HeatmapTextures compare;     // the Compare view's difference maps (diverging colour map)
   HeatmapTextures zoom_window; // Heads view: a zoomed long input's window at full resolution
   HeatmapTextures train_run;   // Train view: the run's probe, every head of one layer

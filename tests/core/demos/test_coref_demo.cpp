@@ -70,3 +70,39 @@ TEST_CASE("coref demo: the learning rate follows the architecture; --lr override
   CHECK(coref_learning_rate(o) == doctest::Approx(1e-2f));
   CHECK(coref_arch_key(CorefTrainOptions{}) == "heads4_dmodel32");
 }
+
+TEST_CASE("coref demo: the held-out check stops early only when the target is out of reach") {
+  // Models at several stages of training: the early-stopping check must make the full
+  // evaluation's decision every time, and agree with it exactly whenever it scores every example.
+  CorefTrainOptions o;
+  const CorefSplit data = coref_generate(o.seed);
+  const int n = static_cast<int>(data.heldout.size());
+  int stopped_early = 0, complete = 0;
+  for (const int steps : {1, 60, 150, 500}) {
+    CAPTURE(steps);
+    CorefTrainOptions run = o;
+    run.max_steps = steps;
+    run.eval_every = steps;
+    auto r = coref_train(run);
+    REQUIRE(r.ok());
+    const float full = coref_evaluate(r->model, data.heldout);
+    CHECK(r->heldout_accuracy == full);  // the last step always scores every example
+    for (const float target : {0.5f, 0.9f, 0.99f, 0.999f}) {
+      CAPTURE(target);
+      const CorefEvaluation e = coref_evaluate_for_target(r->model, data.heldout, target);
+      CHECK(e.reached == (full >= target));
+      if (e.complete) {
+        ++complete;
+        CHECK(e.examples == n);
+        CHECK(e.accuracy == full);
+      } else {
+        ++stopped_early;
+        CHECK(full < target);
+        CHECK(e.examples < n);
+        CHECK(e.examples >= n / 8);
+      }
+    }
+  }
+  CHECK(stopped_early > 0);  // both paths were taken
+  CHECK(complete > 0);
+}

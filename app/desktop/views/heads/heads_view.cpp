@@ -78,7 +78,8 @@ void head_tooltip(const AppState& app, const Trace& t, int h, int q, int k) {
   ImGui::Text("%s: %.6f", tr(L, Str::weight), head.weights(q, k));
   if (app.measure != AttentionMeasure::weights && !app.maps.maps.empty())
     ImGui::Text("%s: %.6f", measure_label(L, app.measure), app_head_map(app, app.layer, h)(q, k));
-  if (!t.weights_only) {  // an attention file holds no scores (nor the Q and K to recompute them)
+  // An attention file holds no scores (nor the Q and K to recompute them); words have none of their own.
+  if (!t.weights_only && !app_words_shown(app)) {
     const HeadScoreCell cell = head_score_at(head, app.trace->config, q, k);
     ImGui::Text("%s: %.6f", tr(L, Str::raw_score), cell.raw);
     ImGui::Text("%s: %.6f", tr(L, Str::scaled_score), cell.scaled);
@@ -154,19 +155,19 @@ HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, co
   w.annotate = app.annotate;
   w.cmap = app.cmap;
   w.vmax = app.maps.maps.empty() ? 1.0f : app.maps.vmax;
-  w.highlight_row = app.query;
+  w.highlight_row = app_shown_query(app);
   const HeatmapHit hit = heatmap_widget(w);
   if (head.ablated)
     draw_hatch(ImGui::GetWindowDrawList(), w.origin, ImVec2(w.origin.x + g.cell * win.cols, w.origin.y + g.cell * win.rows),
                std::max(10.0f, g.cell * 1.5f));
   if (win.rows == t.n_queries() && win.cols == t.n_keys())  // the layout report covers whole maps only
     gui.drawn.push_back(DrawnHeatmap{app.layer, h, w.origin.x, w.origin.y, w.cell, t.n_queries(), t.n_keys()});
-  if (hit.label_row_clicked >= 0) app.query = app.query == hit.label_row_clicked ? -1 : hit.label_row_clicked;
+  if (hit.label_row_clicked >= 0) app_set_shown_query(app, app_shown_query(app) == hit.label_row_clicked ? -1 : hit.label_row_clicked);
   if (hit.hovered) {
     head_tooltip(app, t, h, hit.row, hit.col);
-    if (hit.ctrl_clicked) toggle_hidden_cell(app, hit.row, hit.col);
+    if (hit.ctrl_clicked && !app_words_shown(app)) toggle_hidden_cell(app, hit.row, hit.col);  // the mask is per piece
     else if (hit.clicked) {
-      app.query = hit.row;
+      app_set_shown_query(app, hit.row);
       app.head = h;
     }
     if (hit.double_clicked) app.heads.zoom_head = app.heads.zoom_head == h ? -1 : h;
@@ -204,7 +205,7 @@ unsigned window_texture(AppState& app, GuiResources& gui, const Trace& t, int h,
     gui.texture_side = side;
     return gui_shown_texture(app, gui, app.layer, h);
   }
-  uint64_t key = app.trace_version;
+  uint64_t key = app.shown_version;
   for (const int part : {app.layer, h, win.row0, win.col0, win.rows, win.cols}) key = key * 1000003u + static_cast<uint64_t>(part);
   key = key * 1000003u + app.maps.version;
   if (!gui.zoom_window.holds(key, app.cmap, side)) {
@@ -306,7 +307,7 @@ void toolbar(AppState& app, const Trace& t) {
 
 void heads_view_draw(AppState& app, GuiResources& gui) {
   if (!view_begin(app, View::heads)) return;
-  const Trace& t = *app.trace;
+  const Trace& t = app_shown_trace(app);
   toolbar(app, t);
   std::vector<int> heads;
   if (app.heads.zoom_head >= 0) heads.push_back(app.heads.zoom_head);

@@ -263,7 +263,7 @@ void focus_panel(const AppState& app, const Trace& t, const std::vector<int>& sh
 void lines_view_draw(AppState& app, GuiResources& /*gui: lines need no texture*/) {
   const Lang L = app.lang;
   if (!view_begin(app, View::lines)) return;
-  const Trace& t = *app.trace;
+  const Trace& t = app_shown_trace(app);
   const int NH = t.config.n_heads, Tq = t.n_queries(), Tk = t.n_keys();
   toolbar(app, t);
   if (app.layer < 0 || app.layer >= static_cast<int>(t.layers.size()) || Tq == 0 || Tk == 0) {
@@ -296,11 +296,11 @@ void lines_view_draw(AppState& app, GuiResources& /*gui: lines need no texture*/
     const char* qt = tr(L, Str::ln_queries);
     dl->AddText(ImVec2(lay.q_right() - font * 0.5f - ImGui::CalcTextSize(qt).x, p.y), dim, qt);
     dl->AddText(ImVec2(lay.k_left() + font * 0.5f, p.y), dim, tr(L, Str::ln_keys));
-    if (app.query >= 0 && app.query < Tq) {
+    if (const int query = app_shown_query(app); query >= 0 && query < Tq) {
       const char* clear = tr(L, Str::ln_clear_query);
       const float bw = ImGui::CalcTextSize(clear).x + ImGui::GetStyle().FramePadding.x * 2;
       ImGui::SetCursorScreenPos(ImVec2(lay.q_right() + (lay.lines_w - bw) * 0.5f, p.y - ImGui::GetStyle().FramePadding.y));
-      if (ImGui::SmallButton(clear)) app.query = -1;
+      if (ImGui::SmallButton(clear)) app_set_shown_query(app, -1);
     }
     ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + header_h));
   }
@@ -324,14 +324,14 @@ void lines_view_draw(AppState& app, GuiResources& /*gui: lines need no texture*/
     ImGui::SetCursorScreenPos(ImVec2(lay.x0, lay.q_top));
     if (ImGui::InvisibleButton("queries", ImVec2(lay.q_w, lay.row_h * static_cast<float>(Tq)))) {
       const int q = static_cast<int>((mouse_y - lay.q_top) / lay.row_h);
-      if (q >= 0 && q < Tq) app.query = app.query == q ? -1 : q;
+      if (q >= 0 && q < Tq) app_set_shown_query(app, app_shown_query(app) == q ? -1 : q);
     }
     if (ImGui::IsItemHovered()) focus.query = std::clamp(static_cast<int>((mouse_y - lay.q_top) / lay.row_h), 0, Tq - 1);
     ImGui::SetCursorScreenPos(ImVec2(lay.k_left(), lay.k_top));
     ImGui::InvisibleButton("keys", ImVec2(lay.k_w, lay.row_h * static_cast<float>(Tk)));
     if (ImGui::IsItemHovered()) focus.key = std::clamp(static_cast<int>((mouse_y - lay.k_top) / lay.row_h), 0, Tk - 1);
     focus.hovered = focus.query >= 0 || focus.key >= 0;
-    if (!focus.hovered && app.query >= 0 && app.query < Tq) focus.query = app.query;
+    if (const int query = app_shown_query(app); !focus.hovered && query >= 0 && query < Tq) focus.query = query;
 
     // Lines, under the labels. Several heads on one pair are fanned out a little so each colour
     // stays visible; only lines with an end in view are drawn.
@@ -387,7 +387,7 @@ void lines_view_draw(AppState& app, GuiResources& /*gui: lines need no texture*/
       if (y + lay.row_h < view0 || y - lay.row_h > view1) continue;
       const float share = focus.key >= 0 ? mean_weight(app, app.layer, shown, q, focus.key) : 0.0f;
       token_label(dl, t.queries[static_cast<size_t>(q)], ImVec2(lay.x0, y - box_h * 0.5f), ImVec2(lay.q_right(), y + box_h * 0.5f),
-                  true, share, q == app.query, focus.hovered && q == focus.query);
+                  true, share, q == app_shown_query(app), focus.hovered && q == focus.query);
     }
     for (int k = 0; k < Tk; ++k) {
       const float y = k_y(k);

@@ -83,8 +83,8 @@ void thumbnail_tooltip(const AppState& app, const GuiResources& gui, const Trace
   const ImVec2 size(px * static_cast<float>(t.n_keys()), px * static_cast<float>(t.n_queries()));
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(gui_shown_texture(app, gui, layer, h))), size);
-  if (app.query >= 0 && app.query < t.n_queries()) {
-    const float y = p0.y + px * static_cast<float>(app.query);
+  if (const int query = app_shown_query(app); query >= 0 && query < t.n_queries()) {
+    const float y = p0.y + px * static_cast<float>(query);
     ImGui::GetWindowDrawList()->AddRect(ImVec2(p0.x - 1, y - 1), ImVec2(p0.x + size.x + 1, y + px + 1), kAccent, 0, 0, 2.0f);
   }
   ImGui::SameLine(0, ImGui::GetFontSize());
@@ -111,10 +111,10 @@ void thumbnail_tooltip(const AppState& app, const GuiResources& gui, const Trace
     row(tr(L, Str::mv_punct), buf);
     ImGui::EndTable();
   }
-  if (app.query >= 0 && app.query < t.n_queries()) {
+  if (const int query = app_shown_query(app); query >= 0 && query < t.n_queries()) {
     ImGui::Spacing();
     ImGui::TextColored(ImVec4(1.0f, 0.63f, 0.12f, 1.0f), "%s: %s", tr(L, Str::query),
-                       t.queries[static_cast<size_t>(app.query)].text.c_str());
+                       t.queries[static_cast<size_t>(query)].text.c_str());
   }
   ImGui::EndGroup();
   ImGui::Separator();
@@ -134,12 +134,12 @@ void toolbar(AppState& app, const Trace& t) {
   }
   ImGui::SameLine();
   measure_combo(app);
-  if (app.query >= 0 && app.query < t.n_queries()) {
+  if (const int query = app_shown_query(app); query >= 0 && query < t.n_queries()) {
     ImGui::SameLine(0, ImGui::GetFontSize());
     ImGui::TextColored(ImVec4(1.0f, 0.63f, 0.12f, 1.0f), "%s: %s", tr(L, Str::query),
-                       t.queries[static_cast<size_t>(app.query)].text.c_str());
+                       t.queries[static_cast<size_t>(query)].text.c_str());
     ImGui::SameLine();
-    if (ImGui::SmallButton(tr(L, Str::clear_custom))) app.query = -1;
+    if (ImGui::SmallButton(tr(L, Str::clear_custom))) app_set_shown_query(app, -1);
   }
   const std::string summary = app_computing(app) ? std::string(tr(L, Str::computing))
                                                  : tr_format(L, Str::mv_summary, static_cast<int>(t.layers.size()),
@@ -158,7 +158,7 @@ void toolbar(AppState& app, const Trace& t) {
 void model_view_draw(AppState& app, GuiResources& gui) {
   const Lang L = app.lang;
   if (!view_begin(app, View::model)) return;
-  const Trace& t = *app.trace;
+  const Trace& t = app_shown_trace(app);
   toolbar(app, t);
   const int NL = static_cast<int>(t.layers.size()), NH = t.config.n_heads;
   if (NL == 0 || NH == 0 || t.n_queries() == 0 || t.n_keys() == 0) {
@@ -180,7 +180,8 @@ void model_view_draw(AppState& app, GuiResources& gui) {
   const bool over_headers = mouse.x < hdr_x + g.row_hdr_w || mouse.y < hdr_y + g.col_hdr_h;
   const ImU32 border = ImGui::GetColorU32(ImGuiCol_Border);
   const ImU32 hover_col = IM_COL32(255, 255, 255, 230);
-  const bool has_query = app.query >= 0 && app.query < t.n_queries();
+  const int query = app_shown_query(app);
+  const bool has_query = query >= 0 && query < t.n_queries();
 
   int hovered_l = -1, hovered_h = -1;
   for (int l = 0; l < NL; ++l) {
@@ -202,7 +203,7 @@ void model_view_draw(AppState& app, GuiResources& gui) {
       if (has_query) {
         // Ticks in the gaps beside the row keep the row itself visible in small thumbnails; an
         // outline is added once rows are tall enough not to be hidden by it.
-        const float qy = y + g.px * static_cast<float>(app.query), mid = qy + g.px * 0.5f;
+        const float qy = y + g.px * static_cast<float>(query), mid = qy + g.px * 0.5f;
         const float tick = std::max(2.0f, g.gap * 0.6f), thick = std::max(1.5f, std::min(g.px, 3.0f * s));
         dl->AddLine(ImVec2(x - tick - 1, mid), ImVec2(x - 1, mid), kAccent, thick);
         dl->AddLine(ImVec2(p1.x + 1, mid), ImVec2(p1.x + tick + 1, mid), kAccent, thick);

@@ -379,11 +379,11 @@ void draw_grid(AppState& app, const Trace& t, int index, const Layout& g, ImVec2
 
 void stats_detectors_refresh(AppState& app, const Trace& t) {
   StatsCache& c = app.stats.cache;
-  if (c.detectors_version == app.trace_version && !c.detectors.reports.empty()) return;
+  if (c.detectors_version == app.shown_version && !c.detectors.reports.empty()) return;
   const auto start = std::chrono::steady_clock::now();
   c.detectors = detector_reports(t);
   c.detectors_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  c.detectors_version = app.trace_version;
+  c.detectors_version = app.shown_version;
 }
 
 void stats_detectors_section(AppState& app, const Trace& t, float max_height) {

@@ -1,8 +1,8 @@
 // What the Statistics view remembers between frames: its sort order, and its rows (one per layer x
 // head) and head-detector reports, kept because head_stats and the detectors over 144 heads of 128
 // tokens are too much work to redo every frame. The view fills the cache; rows are rebuilt when the
-// trace (trace_version) or the query whose top keys are listed changes, the detectors when the
-// trace does. Headless: lives in AppState.
+// trace shown (AppState::shown_version: a new trace, or words toggled) or the query whose top
+// keys are listed changes, the detectors when the trace shown does. Headless: lives in AppState.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -21,10 +21,10 @@ struct StatsRow {
 };
 
 struct StatsCache {
-  uint64_t trace_version = 0;  // 0: never built (the first trace is version 1)
+  uint64_t shown_version = 0;  // AppState::shown_version the rows belong to; 0: never built
   int query = -1;              // the query the top keys belong to, -1: the whole head
   std::vector<StatsRow> rows;  // layer-major
-  uint64_t detectors_version = 0;  // the trace_version `detectors` belong to, 0: never built
+  uint64_t detectors_version = 0;  // the shown_version `detectors` belong to, 0: never built
   DetectorReports detectors;       // one report per kAllDetectors entry
   double detectors_ms = 0;         // how long building them took (shown in a tooltip)
 };

@@ -40,8 +40,9 @@ Str score_str(ScoreKind k) {
 // head_stats for every head only when the trace changed; the top keys also when the query did.
 void cache_refresh(AppState& app, const Trace& t) {
   StatsCache& c = app.stats.cache;
-  const bool stale = c.trace_version != app.trace_version || c.rows.empty();
-  if (!stale && c.query == app.query) return;
+  const bool stale = c.shown_version != app.shown_version || c.rows.empty();
+  const int query = app_shown_query(app);
+  if (!stale && c.query == query) return;
   if (stale) {
     std::vector<bool> punct(t.keys.size());
     for (size_t j = 0; j < t.keys.size(); ++j) punct[j] = t.keys[j].kind == TokenKind::punct;
@@ -58,10 +59,10 @@ void cache_refresh(AppState& app, const Trace& t) {
   }
   for (StatsRow& r : c.rows) {
     const Mat& w = t.head(r.layer, r.head).weights;
-    r.top = app.query >= 0 ? top_keys(w, app.query, kTopKeys) : top_keys_received(w, kTopKeys);
+    r.top = query >= 0 ? top_keys(w, query, kTopKeys) : top_keys_received(w, kTopKeys);
   }
-  c.trace_version = app.trace_version;
-  c.query = app.query;
+  c.shown_version = app.shown_version;
+  c.query = query;
 }
 
 float sort_value(const StatsRow& r, int column) {
@@ -130,8 +131,8 @@ void header_tooltip(const AppState& app, const Trace& t, int column) {
     case col_first: text = tr(L, Str::st_first_tip); break;
     case col_punct: text = tr(L, Str::st_punct_tip); break;
     case col_keys:
-      if (app.query >= 0) {
-        text = tr_format(L, Str::st_top_keys_tip_query, t.queries[static_cast<size_t>(app.query)].text.c_str());
+      if (const int query = app_shown_query(app); query >= 0) {
+        text = tr_format(L, Str::st_top_keys_tip_query, t.queries[static_cast<size_t>(query)].text.c_str());
       } else {
         text = tr(L, Str::st_top_keys_tip_all);
       }
@@ -160,14 +161,15 @@ void table_toolbar(AppState& app, const Trace& t) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(tr(L, Str::st_keys_for));
   ImGui::SameLine();
-  const std::string preview = app.query >= 0 ? std::string(tr(L, Str::query)) + " \"" + t.queries[static_cast<size_t>(app.query)].text + "\""
+  const int query = app_shown_query(app);
+  const std::string preview = query >= 0 ? std::string(tr(L, Str::query)) + " \"" + t.queries[static_cast<size_t>(query)].text + "\""
                                              : std::string(tr(L, Str::st_all_queries));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 13);
   if (ImGui::BeginCombo("##keys_for", preview.c_str())) {
-    if (ImGui::Selectable(tr(L, Str::st_all_queries), app.query < 0)) app.query = -1;
+    if (ImGui::Selectable(tr(L, Str::st_all_queries), query < 0)) app_set_shown_query(app, -1);
     for (int q = 0; q < t.n_queries(); ++q) {
       const std::string item = std::to_string(q) + "  " + t.queries[static_cast<size_t>(q)].text;
-      if (ImGui::Selectable(item.c_str(), app.query == q)) app.query = q;
+      if (ImGui::Selectable(item.c_str(), query == q)) app_set_shown_query(app, q);
     }
     ImGui::EndCombo();
   }
@@ -322,7 +324,7 @@ void stats_table(AppState& app, const Trace& t) {
 
 void stats_view_draw(AppState& app, GuiResources& /*gui: grids are drawn as rectangles*/) {
   if (!view_begin(app, View::stats)) return;
-  const Trace& t = *app.trace;
+  const Trace& t = app_shown_trace(app);
   cache_refresh(app, t);
   stats_detectors_refresh(app, t);
   summary_line(app, t);

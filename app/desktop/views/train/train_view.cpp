@@ -120,7 +120,8 @@ void status_row(AppState& app, const TrainSnapshot& s) {
         tr_format(L, Str::tr_speed, s.steps_per_second),
         tr_format(L, Str::tr_elapsed, p.seconds),
         tr_format(L, Str::tr_loss_value, static_cast<double>(p.loss)),
-        tr_format(L, Str::tr_heldout_value, 100.0 * static_cast<double>(p.heldout_accuracy)),
+        tr_format(L, p.heldout_partial ? Str::tr_heldout_sample : Str::tr_heldout_value,
+                  100.0 * static_cast<double>(p.heldout_accuracy)),
     };
     for (int i = 0; i < (evaluated ? 5 : 4); ++i) {
       const std::string item = "·  " + texts[i];
