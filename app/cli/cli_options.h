@@ -1,5 +1,6 @@
 // attnviz-cli's command line: what the user asked for, parsed and checked without touching a file.
-// A parse error is a usage error (exit 2) with a one-line message; files are read later (exit 1).
+// A parse error is a usage error (exit 2) with a one-line message; files are read later (exit 1),
+// where an architecture flag that disagrees with a model file is a usage error too (cli_run).
 #pragma once
 #include <cstdint>
 #include <set>

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <ostream>
+#include <sstream>
 
 #include "analysis/export.h"
 #include "analysis/measures.h"
@@ -25,28 +26,55 @@ namespace attnviz {
 
 namespace {
 
-// Shape flags must agree with a file that carries its own config; other settings may override it.
-Result<Model> load_model(const CliOptions& o) {
-  const std::string& path = o.model_path.empty() ? o.weights_path : o.model_path;
-  if (path.empty()) return model_init_random(o.config, o.seed);
-  auto model = model_open(path, o.config);
-  if (!model) return model;
-  ModelConfig& c = model->config;
-  auto conflict = [&](const char* flag, int file_value, int flag_value) -> Status {
-    if (o.given.count(flag) && file_value != flag_value)
-      return make_error("--" + std::string(flag) + " " + std::to_string(flag_value) + " disagrees with the file, which has " +
-                        std::to_string(file_value));
-    return Ok{};
+// The architecture flags must agree with a model that fixes its own architecture (a model file's
+// config, a checkpoint's config.json, a PyTorch state dict's shapes): a differing value cannot be
+// applied to the file's weights, and dropping it without a word would show another model than the
+// one asked for. The message names both values; a flag equal to the file's value is fine.
+Status flags_agree(const CliOptions& o, const ModelConfig& file) {
+  const ModelConfig& a = o.config;
+  auto number = [](float v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
   };
-  for (Status s : {conflict("d-model", c.d_model, o.config.d_model), conflict("heads", c.n_heads, o.config.n_heads),
-                   conflict("layers", c.n_layers, o.config.n_layers), conflict("ffn", c.d_ff, o.config.d_ff)})
-    if (!s) return make_error(s.error());
-  if (o.given.count("score")) c.score = o.config.score;
+  struct Field {
+    const char* flag;
+    const char* key;  // as config_to_json names it
+    bool same;
+    std::string asked, has;
+  };
+  const Field fields[] = {
+      {"d-model", "d_model", a.d_model == file.d_model, std::to_string(a.d_model), std::to_string(file.d_model)},
+      {"heads", "n_heads", a.n_heads == file.n_heads, std::to_string(a.n_heads), std::to_string(file.n_heads)},
+      {"layers", "n_layers", a.n_layers == file.n_layers, std::to_string(a.n_layers), std::to_string(file.n_layers)},
+      {"ffn", "d_ff", a.d_ff == file.d_ff, std::to_string(a.d_ff), std::to_string(file.d_ff)},
+      {"activation", "activation", a.activation == file.activation, std::string(name_of(a.activation)),
+       std::string(name_of(file.activation))},
+      {"norm", "norm", a.norm == file.norm, std::string(name_of(a.norm)), std::string(name_of(file.norm))},
+      {"positions", "positions", a.positions == file.positions, std::string(name_of(a.positions)),
+       std::string(name_of(file.positions))},
+      {"ln-eps", "ln_eps", a.ln_eps == file.ln_eps, number(a.ln_eps), number(file.ln_eps)},
+  };
+  for (const Field& f : fields)
+    if (o.given.count(f.flag) && !f.same)
+      return make_error("--" + std::string(f.flag) + " " + f.asked + " disagrees with the model file's " + f.key + " " +
+                        f.has);
+  return Ok{};
+}
+
+// The scoring function and temperature are not the file's to fix: they are what attnviz lets one try
+// on any weights, so given flags replace the file's (its per-head choices too, for --score).
+Status apply_experiments(const CliOptions& o, Model& model) {
+  ModelConfig& c = model.config;
+  if (o.given.count("score")) {
+    c.score = o.config.score;
+    c.head_scores.clear();
+  }
   if (o.given.count("head-scores")) c.head_scores = o.config.head_scores;
   if (o.given.count("temperature")) c.temperature = o.config.temperature;
-  if (Status s = config_validate(c); !s) return make_error(s.error());
-  model_ensure_score_parameters(*model, kMissingScoreSeed);  // for a scoring function the file lacks
-  return model;
+  if (Status s = config_validate(c); !s) return s;
+  model_ensure_score_parameters(model, kMissingScoreSeed);  // for a scoring function the file lacks
+  return Ok{};
 }
 
 Result<TraceInput> make_input(const CliOptions& o) {
@@ -232,8 +260,17 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
     err << "attnviz-cli: " << message << "\n";
     return 1;
   };
-  auto model = load_model(o);
+  const std::string& path = o.model_path.empty() ? o.weights_path : o.model_path;
+  auto model = path.empty() ? model_init_random(o.config, o.seed) : model_open(path, o.config);
   if (!model) return fail(model.error());
+  if (!path.empty()) {
+    // A flag at odds with the file is a usage error, as one at odds with another flag is.
+    if (Status s = flags_agree(o, model->config); !s) {
+      fail(s.error());
+      return 2;
+    }
+    if (Status s = apply_experiments(o, *model); !s) return fail(s.error());
+  }
   auto input = make_input(o);
   if (!input) return fail(input.error());
   auto trace = trace_run(*model, *input);

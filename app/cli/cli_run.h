@@ -1,5 +1,6 @@
 // Runs a parsed attnviz-cli command: builds or loads the model, computes the Trace once, and writes
-// the outputs the user asked for. Returns the process exit status (0, or 1 with a message on err).
+// the outputs the user asked for. Returns the process exit status: 0, 1 with a message on err, or 2
+// (a usage error) when an architecture flag disagrees with the model file's config.
 #pragma once
 #include <iosfwd>
 

@@ -3,6 +3,8 @@
 // through a callback rather than an exception, so nothing needs catching on the normal path.
 #include "io/json.h"
 
+#include <algorithm>
+
 #include "text/utf8.h"
 
 namespace attnviz {
@@ -180,6 +182,20 @@ std::string json_quote(std::string_view s) {
   }
   if (s.size() > 200) out += "...";
   return out + "'";
+}
+
+std::string json_unknown_key(std::string_view key, JsonKeys known) {
+  std::string list;
+  for (const std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+  return "unknown key " + json_quote(key) + " (known: " + list + ")";
+}
+
+Status json_keys_known(const nlohmann::json& obj, JsonKeys known) {
+  if (!obj.is_object()) return Ok{};
+  for (const auto& item : obj.items())
+    if (std::find(known.begin(), known.end(), item.key()) == known.end())
+      return make_error(json_unknown_key(item.key(), known));
+  return Ok{};
 }
 
 }  // namespace attnviz

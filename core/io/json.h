@@ -1,8 +1,10 @@
 // The one strict reader for JSON from files and strangers: UTF-8 checked, nesting bounded, duplicate
 // keys refused (nlohmann would silently keep the last), syntax errors caught. It answers with a value
-// or a one-line message and never lets an nlohmann exception out. What the keys mean is the caller's.
+// or a one-line message and never lets an nlohmann exception out. What the keys mean is the caller's;
+// json_keys_known refuses the ones a caller does not read, naming those it does.
 #pragma once
 #include <cstddef>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -48,5 +50,17 @@ Result<nlohmann::json> json_parse_strict(std::string_view text, std::string_view
 // A string read from a file, in single quotes for a message: control bytes shown as \xNN and at
 // most 200 bytes kept, so a hostile name cannot break the message's single line.
 std::string json_quote(std::string_view s);
+
+// The keys a reader knows, in the order its messages list them.
+using JsonKeys = std::initializer_list<std::string_view>;
+
+// "unknown key 'k' (known: a, b, c)": every file format we own refuses a key it does not read
+// rather than let a typo fall back to a default, and says what it would have read instead.
+std::string json_unknown_key(std::string_view key, JsonKeys known);
+
+// Ok when every member of `obj` is one of `known`; otherwise json_unknown_key's message for the
+// first one that is not (in nlohmann's key order). A value that is not an object is Ok here: what
+// it must be is the caller's to say.
+Status json_keys_known(const nlohmann::json& obj, JsonKeys known);
 
 }  // namespace attnviz

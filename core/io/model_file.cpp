@@ -111,16 +111,16 @@ Result<ModelConfig> config_for_file(const TensorFile& file, const std::optional<
   if (auto it = file.metadata.find(kConfigKey); it != file.metadata.end()) {
     auto j = json_parse_strict(it->second, metadata_label(kConfigKey));
     if (!j) return make_error(j.error());
-    return config_from_json(*j);
+    return config_from_json(*j, kConfigKey);
   }
   if (!fallback)
     return make_error("the file has no attnviz config in its metadata; give the number of heads (and norm placement, "
                       "activation) on the command line");
   ModelConfig c = *fallback;
   // What the shapes reveal overrides the fallback.
-  const Tensor* in = file.find("layers.0.self_attn.in_proj_weight");
+  const Tensor* in = file.find(kRawEncoderProbe);
   const Tensor* ff = file.find("layers.0.linear1.weight");
-  if (!in || in->shape.size() != 2) return make_error("the file has no tensor 'layers.0.self_attn.in_proj_weight'");
+  if (!in || in->shape.size() != 2) return make_error("the file has no tensor '" + std::string(kRawEncoderProbe) + "'");
   c.d_model = static_cast<int>(in->shape[1]);
   // No linear1 at all: an attention-only model (nn.TransformerEncoderLayer always has one).
   c.d_ff = ff && ff->shape.size() == 2 ? static_cast<int>(ff->shape[0]) : 0;
@@ -137,6 +137,11 @@ Result<ModelConfig> config_for_file(const TensorFile& file, const std::optional<
 }  // namespace
 
 Result<Model> model_from_tensors(const TensorFile& file, const std::optional<ModelConfig>& fallback) {
+  // Other tools' metadata ("format": "pt", ...) is theirs; a key in our namespace that we do not
+  // read is a typo whose meaning would be lost.
+  for (const auto& [key, value] : file.metadata)
+    if (key.rfind("attnviz.", 0) == 0 && key != kConfigKey && key != kVocabKey && key != kSeedKey)
+      return make_error("the file's metadata: " + json_unknown_key(key, {kConfigKey, kVocabKey, kSeedKey}));
   auto config = config_for_file(file, fallback);
   if (!config) return make_error(config.error());
   // Every weight comes from the file; none is drawn only to be overwritten. The scoring functions'

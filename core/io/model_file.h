@@ -18,6 +18,8 @@ inline constexpr const char* kVocabKey = "attnviz.vocab";    // metadata: JSON l
 // without it (e.g. a raw PyTorch state dict) uses kDefaultSeed.
 inline constexpr const char* kSeedKey = "attnviz.seed";
 inline constexpr uint64_t kDefaultSeed = 1;
+// The tensor that makes a file without our config a PyTorch encoder's state dict.
+inline constexpr const char* kRawEncoderProbe = "layers.0.self_attn.in_proj_weight";
 // Parameters of the general/additive scoring functions that a plain PyTorch file lacks are drawn
 // from this seed, so every scoring function can still be tried on a loaded model.
 inline constexpr uint64_t kMissingScoreSeed = 0x5C0E;
@@ -26,8 +28,9 @@ inline constexpr uint64_t kMissingScoreSeed = 0x5C0E;
 // PyTorch state dict) takes d_model, layers and FFN width from the shapes and the rest — above all
 // the number of heads, which no shape reveals — from `fallback`; a file without layers.0.linear1 is
 // attention-only (d_ff 0). A missing tensor, a wrong shape or a non-finite value is an error naming
-// the tensor. Tensors with other names are ignored. An attention-only model is saved without FFN
-// and norm2 tensors.
+// the tensor. Tensors with other names are ignored, and so is metadata outside "attnviz."; an
+// unknown key in the config or an unknown "attnviz." metadata key is an error naming it and the
+// known ones. An attention-only model is saved without FFN and norm2 tensors.
 Result<Model> model_from_tensors(const TensorFile& file, const std::optional<ModelConfig>& fallback);
 TensorFile model_to_tensors(const Model& model);
 

@@ -28,6 +28,27 @@ bool ends_with(const std::string& s, std::string_view tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+// hf_config_parse's messages name the file "config.json" ("config.json is not valid JSON",
+// "config.json: 'n_head' must be ..."); here it has a path, which takes that name's place.
+std::string config_json_error(const fs::path& dir, const std::string& message) {
+  constexpr std::string_view kName = "config.json";
+  const std::string path = "'" + (dir / kName).string() + "'";
+  if (message.rfind(kName, 0) == 0) return path + message.substr(kName.size());
+  return path + ": " + message;
+}
+
+// A .safetensors that is none of what open_file reads, said with what it looked for; `folder` is
+// the folder the user gave, when the file is that folder's model.safetensors.
+std::string neither_model_error(const fs::path& path, const fs::path& dir, bool folder) {
+  const std::string not_ours = "neither an attnviz model file (no '" + std::string(kConfigKey) +
+                               "' metadata) nor a PyTorch nn.TransformerEncoder state dict (no tensor '" +
+                               std::string(kRawEncoderProbe) + "')";
+  if (folder)
+    return "'" + dir.string() + "' has no config.json (a Hugging Face checkpoint), and its " +
+           path.filename().string() + " is " + not_ours;
+  return "'" + path.string() + "' is " + not_ours + ", and its folder has no config.json (a Hugging Face checkpoint)";
+}
+
 // The weights of a checkpoint folder: one file, or the sharded index.
 Result<fs::path> weights_in(const fs::path& dir) {
   if (is_file(dir / "model.safetensors")) return dir / "model.safetensors";
@@ -50,7 +71,7 @@ Result<Model> open_checkpoint(const fs::path& dir, const fs::path& weights, std:
   auto config_text = file_read_bytes((dir / "config.json").string(), uint64_t{1} << 24);
   if (!config_text) return make_error(config_text.error());
   auto hf = hf_config_parse(std::string(config_text->begin(), config_text->end()));
-  if (!hf) return make_error("'" + (dir / "config.json").string() + "': " + hf.error().substr(hf.error().find(':') + 2));
+  if (!hf) return make_error(config_json_error(dir, hf.error()));
   // The tokenizer first: it is small, and a folder without one should fail before reading 500 MB.
   auto tokenizer = hf_tokenizer_load(dir.string(), hf->family);
   if (!tokenizer) return make_error(tokenizer.error());
@@ -72,8 +93,10 @@ Result<Model> open_checkpoint(const fs::path& dir, const fs::path& weights, std:
 }
 
 // A .safetensors file: ours when its metadata carries our config, a checkpoint when config.json
-// sits beside it, otherwise a raw PyTorch encoder.
-Result<Model> open_file(const fs::path& path, const std::optional<ModelConfig>& fallback, const OpenProgress& progress) {
+// sits beside it, a raw PyTorch encoder when it has an encoder's tensors, otherwise an error.
+// `folder`: the user gave the folder holding it.
+Result<Model> open_file(const fs::path& path, const std::optional<ModelConfig>& fallback, const OpenProgress& progress,
+                        bool folder = false) {
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   if (ends_with(path.filename().string(), ".index.json")) {
     if (!is_file(dir / "config.json"))
@@ -82,8 +105,12 @@ Result<Model> open_file(const fs::path& path, const std::optional<ModelConfig>& 
   }
   auto file = safetensors_map(path.string());
   if (!file) return make_error(file.error());
-  if (!file->metadata.contains(kConfigKey) && is_file(dir / "config.json"))
-    return open_checkpoint(dir, path, std::move(*file), progress);
+  if (!file->metadata.contains(kConfigKey)) {
+    if (is_file(dir / "config.json")) return open_checkpoint(dir, path, std::move(*file), progress);
+    // A checkpoint's weights without their config.json would otherwise be read as an encoder and
+    // fail on its first missing tensor, which says nothing about what is really missing.
+    if (!file->find(kRawEncoderProbe)) return make_error(neither_model_error(path, dir, folder));
+  }
   auto model = model_from_tensors(*file, fallback);
   if (!model) return make_error("'" + path.string() + "': " + model.error());
   report(progress, 1.0f);
@@ -102,9 +129,11 @@ Result<Model> model_open(const std::string& path, const std::optional<ModelConfi
       if (!weights) return make_error(weights.error());
       model = open_checkpoint(p, *weights, std::nullopt, progress);
     } else if (is_file(p / "model.safetensors")) {
-      model = open_file(p / "model.safetensors", fallback, progress);
+      model = open_file(p / "model.safetensors", fallback, progress, /*folder=*/true);
     } else {
-      return make_error("'" + path + "' has neither config.json (a Hugging Face checkpoint) nor model.safetensors");
+      return make_error(
+          "'" + path +
+          "' has neither config.json (a Hugging Face checkpoint) nor model.safetensors (an attnviz model)");
     }
   } else if (is_file(p)) {
     model = open_file(p, fallback, progress);

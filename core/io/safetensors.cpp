@@ -136,7 +136,8 @@ Result<Entry> entry_parse(const std::string& name, const json& j) {
   const std::string who = tensor_label(name);
   if (!j.is_object()) return fail(who + " entry is not an object (it is " + std::string(j.type_name()) + ")");
   for (const auto& [k, v] : j.items())
-    if (k != "dtype" && k != "shape" && k != "data_offsets") return fail(who + " has unexpected field " + json_quote(k));
+    if (k != "dtype" && k != "shape" && k != "data_offsets")
+      return fail(who + " has unexpected field " + json_quote(k) + " (known: dtype, shape, data_offsets)");
   for (const char* k : {"dtype", "shape", "data_offsets"})
     if (!j.contains(k)) return fail(who + " is missing field '" + k + "'");
 

@@ -68,6 +68,10 @@ Result<Session> session_from_json(std::string_view text) {
   if (version->get<int64_t>() != kSessionVersion)
     return fail("version " + std::to_string(version->get<int64_t>()) + " is not supported (this attnviz reads version " +
                 std::to_string(kSessionVersion) + ")");
+  if (Status st = json_keys_known(j, {"format", "version", "sentence", "source_sentence", "cross", "config", "seed",
+                                      "mask", "selection", "ui"});
+      !st)
+    return fail(st.error());
   Session s;
   for (Status st : {read_string(j, "sentence", s.sentence), read_string(j, "source_sentence", s.source_sentence)})
     if (!st) return fail(st.error());
@@ -91,6 +95,7 @@ Result<Session> session_from_json(std::string_view text) {
   }
   if (auto it = j.find("selection"); it != j.end()) {
     if (!it->is_object()) return fail("'selection' must be an object");
+    if (Status st = json_keys_known(*it, {"layer", "head", "query"}); !st) return fail("selection: " + st.error());
     for (Status st : {read_int(*it, "layer", 0, kMaxLayers, s.layer), read_int(*it, "head", 0, kMaxDModel, s.head),
                       read_int(*it, "query", -1, kMaxTokens, s.query)})
       if (!st) return fail(st.error());

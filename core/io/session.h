@@ -1,7 +1,8 @@
 // A saved session: the sentence(s), model config, seed, masks and what was selected, as JSON.
 // Core knows the engine part; the app's own view settings travel as plain strings in `ui`, so
-// core stays free of UI types. Reading is strict: wrong types, unknown versions, absurd nesting
-// and invalid configs are errors, and nothing partial is returned.
+// core stays free of UI types. Reading is strict: unknown keys (but in `ui`, whose keys are the
+// app's), wrong types, unknown versions, absurd nesting and invalid configs are errors, and nothing
+// partial is returned.
 #pragma once
 #include <cstdint>
 #include <map>

@@ -9,6 +9,7 @@
 
 #include "base/enum_names.h"
 #include "base/parse_number.h"
+#include "io/json.h"
 
 namespace attnviz {
 
@@ -195,8 +196,34 @@ Status read_enum(const nlohmann::json& j, const char* key, E& out, std::optional
 
 }  // namespace
 
-Result<ModelConfig> config_from_json(const nlohmann::json& j) {
-  if (!j.is_object()) return make_error("the model config must be a JSON object");
+Result<ModelConfig> config_from_json(const nlohmann::json& j, std::string_view what) {
+  const std::string where = std::string(what) + ": ";
+  if (!j.is_object()) return make_error("the " + std::string(what) + " must be a JSON object");
+  // Every key config_to_json writes; a misspelt one would otherwise leave its default in place.
+  const JsonKeys keys = {"d_model",
+                         "n_heads",
+                         "n_layers",
+                         "d_ff",
+                         "activation",
+                         "norm",
+                         "positions",
+                         "ln_eps",
+                         "score",
+                         "temperature",
+                         "max_positions",
+                         "final_norm",
+                         "causal",
+                         "embed_norm",
+                         "type_vocab",
+                         "n_kv_heads",
+                         "norm_kind",
+                         "gated_ffn",
+                         "parallel_residual",
+                         "sliding_window",
+                         "position_padding_idx",
+                         "rope",
+                         "head_scores"};
+  if (Status s = json_keys_known(j, keys); !s) return make_error(where + s.error());
   ModelConfig c;
   for (Status s : {read_member(j, "d_model", c.d_model), read_member(j, "n_heads", c.n_heads),
                    read_member(j, "n_layers", c.n_layers), read_member(j, "d_ff", c.d_ff),
@@ -213,26 +240,29 @@ Result<ModelConfig> config_from_json(const nlohmann::json& j) {
                    read_member(j, "sliding_window", c.sliding_window),
                    read_member(j, "position_padding_idx", c.position_padding_idx),
                    read_enum(j, "norm_kind", c.norm_kind, norm_kind_from_name)})
-    if (!s) return make_error("model config: " + s.error());
+    if (!s) return make_error(where + s.error());
   if (auto it = j.find("rope"); it != j.end()) {
-    if (!it->is_object()) return make_error("model config: 'rope' must be an object");
+    if (!it->is_object()) return make_error(where + "'rope' must be an object");
+    const JsonKeys rope_keys = {
+        "theta", "fraction", "scaling", "factor", "low_freq_factor", "high_freq_factor", "original_max_positions"};
+    if (Status s = json_keys_known(*it, rope_keys); !s) return make_error(where + "rope: " + s.error());
     RopeConfig& r = c.rope;
     for (Status s : {read_member(*it, "theta", r.theta), read_member(*it, "fraction", r.fraction),
                      read_member(*it, "factor", r.factor), read_member(*it, "low_freq_factor", r.low_freq_factor),
                      read_member(*it, "high_freq_factor", r.high_freq_factor),
                      read_member(*it, "original_max_positions", r.original_max_positions),
                      read_enum(*it, "scaling", r.scaling, rope_scaling_from_name)})
-      if (!s) return make_error("model config: rope: " + s.error());
+      if (!s) return make_error(where + "rope: " + s.error());
   }
   if (auto it = j.find("head_scores"); it != j.end()) {
-    if (!it->is_array()) return make_error("model config: 'head_scores' must be a list of names");
+    if (!it->is_array()) return make_error(where + "'head_scores' must be a list of names");
     for (const auto& e : *it) {
       auto v = e.is_string() ? score_from_name(e.get_ref<const std::string&>()) : std::nullopt;
-      if (!v) return make_error("model config: unknown scoring function in 'head_scores'");
+      if (!v) return make_error(where + "unknown scoring function in 'head_scores'");
       c.head_scores.push_back(*v);
     }
   }
-  if (Status s = config_validate(c); !s) return make_error("model config: " + s.error());
+  if (Status s = config_validate(c); !s) return make_error(where + s.error());
   return c;
 }
 
@@ -245,6 +275,8 @@ nlohmann::json mask_to_json(const MaskSpec& m) {
 
 Result<MaskSpec> mask_from_json(const nlohmann::json& j) {
   if (!j.is_object()) return make_error("the mask must be a JSON object");
+  if (Status s = json_keys_known(j, {"causal", "pad_to", "window", "stride", "hidden_cells"}); !s)
+    return make_error("mask: " + s.error());
   MaskSpec m;
   for (Status s : {read_member(j, "causal", m.causal), read_member(j, "pad_to", m.pad_to),
                    read_member(j, "window", m.window), read_member(j, "stride", m.stride)})

@@ -124,9 +124,10 @@ std::optional<RopeScaling> rope_scaling_from_name(std::string_view s);
 Status mask_spec_add(MaskSpec& spec, std::string_view text);
 
 nlohmann::json config_to_json(const ModelConfig& config);
-// Missing keys keep their defaults; unknown names, wrong types or an invalid result are errors.
-Result<ModelConfig> config_from_json(const nlohmann::json& j);
+// Missing keys keep their defaults; unknown keys or names, wrong types or an invalid result are
+// errors, each message starting with `what` (the model file's metadata key, say).
+Result<ModelConfig> config_from_json(const nlohmann::json& j, std::string_view what = "model config");
 nlohmann::json mask_to_json(const MaskSpec& spec);
-Result<MaskSpec> mask_from_json(const nlohmann::json& j);
+Result<MaskSpec> mask_from_json(const nlohmann::json& j);  // unknown keys are errors too
 
 }  // namespace attnviz

@@ -19,9 +19,7 @@ std::string at_index(const std::string& where, const char* key, size_t i) {
 
 // Every key of `obj` must be one of `known`: a key we do not read could change the ids.
 Status keys_known(const Json& obj, const std::string& where, Keys known) {
-  for (const auto& item : obj.items())
-    if (std::find(known.begin(), known.end(), item.key()) == known.end())
-      return fail(where, "unknown key " + json_quote(item.key()));
+  if (Status s = json_keys_known(obj, known); !s) return fail(where, s.error());
   return Ok{};
 }
 

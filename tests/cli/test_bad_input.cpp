@@ -115,7 +115,7 @@ void write_bytes(const std::string& path, const Bytes& b) {
 
 }  // namespace
 
-TEST_CASE("bad input: an empty or whitespace-only sentence is refused by name; the CLI writes nothing") {
+TEST_CASE("bad input: an empty or whitespace-only sentence is refused by name, the CLI writes nothing") {
   const Model m = model_init_random(small_config(), 1);
   CHECK(error_of_trace(m, "") == "the sentence has no tokens: type some words");
   CHECK(error_of_trace(m, " \t\r\n  \n\t ") == "the sentence has no tokens: type some words");
@@ -151,7 +151,7 @@ TEST_CASE("bad input: an empty or whitespace-only sentence is refused by name; t
   }
 }
 
-TEST_CASE("bad input: a 1 MB single word is one token in bounded time; a 10 MB paste is refused before any work") {
+TEST_CASE("bad input: a 1 MB single word is one token in bounded time, a 10 MB paste is refused before any work") {
   const Model m = model_init_random(small_config(), 1);
   const std::string word(1'000'000, 'a');
   auto t0 = std::chrono::steady_clock::now();
@@ -214,7 +214,7 @@ TEST_CASE("bad input: a 1 MB single word is one token in bounded time; a 10 MB p
   CHECK(has(trace_run(m, in).error(), "4096"));
 }
 
-TEST_CASE("bad input: invalid UTF-8 becomes U+FFFD tokens; NUL bytes separate words") {
+TEST_CASE("bad input: invalid UTF-8 becomes U+FFFD tokens, NUL bytes separate words") {
   const Model m = model_init_random(small_config(), 1);
   TraceInput in;
   in.text = "caf\xC3 ok \xFF\xFE end \xED\xA0\x80";  // a cut sequence, stray bytes, an encoded surrogate
@@ -383,7 +383,7 @@ TEST_CASE("bad input: temperature 0, negative or NaN is refused wherever it can 
   CHECK(trace_all_finite(*t));
 }
 
-TEST_CASE("bad input: damaged checkpoints are refused naming the problem; the CLI exits 1 and writes nothing") {
+TEST_CASE("bad input: damaged checkpoints are refused naming the problem, the CLI exits 1 and writes nothing") {
   const std::string good = temp("good.safetensors");
   REQUIRE(model_save(good, model_init_random(small_config(), 1)).ok());
   auto bytes = file_read_bytes(good);

@@ -55,7 +55,7 @@ TEST_CASE("cli: usage errors are one line and name the problem") {
   check({"attention", "--text", "hi", "--no-weights=1"}, "takes no value");
 }
 
-TEST_CASE("cli: flags set the config and combine masks; --flag=value works") {
+TEST_CASE("cli: flags set the config and combine masks, --flag=value works") {
   auto o = cli_parse({"attention", "--text=it was tired", "--d-model", "96", "--heads=12", "--layers", "3", "--norm", "pre",
                       "--activation", "gelu", "--score", "additive", "--temperature", "0.5", "--mask", "causal",
                       "--mask", "window:2", "--seed", "99"});
@@ -107,7 +107,7 @@ TEST_CASE("cli: --weights + --input-npy + --json reproduce PyTorch's numbers (en
   CHECK(worst < 1e-5f);
 }
 
-TEST_CASE("cli: --csv, --png and --save-weights write files; the summary names tokens and heads") {
+TEST_CASE("cli: --csv, --png and --save-weights write files, the summary names tokens and heads") {
   const std::string csv = temp("head.csv"), png = temp("layer.png"), weights = temp("model.safetensors");
   Run r = run({"attention", "--text", "The cat, the mat", "--d-model", "32", "--heads", "2", "--ffn", "32", "--csv", csv,
                "--layer", "0", "--head", "1", "--png", png, "--save-weights", weights});
@@ -135,7 +135,7 @@ TEST_CASE("cli: --csv, --png and --save-weights write files; the summary names t
   CHECK(summary.out.find("scaled_dot") != std::string::npos);
 }
 
-TEST_CASE("cli: unreadable or invalid files exit 1 naming the problem; layer/head out of range too") {
+TEST_CASE("cli: unreadable or invalid files exit 1 naming the problem, as does a layer or head out of range") {
   Run missing = run({"attention", "--text", "hi", "--weights", "/nonexistent/model.safetensors"});
   CHECK(missing.status == 1);
   CHECK(missing.err.find("/nonexistent/model.safetensors") != std::string::npos);
@@ -147,10 +147,6 @@ TEST_CASE("cli: unreadable or invalid files exit 1 naming the problem; layer/hea
   Run layer = run({"attention", "--text", "hi", "--d-model", "16", "--heads", "2", "--png", temp("x.png"), "--layer", "4"});
   CHECK(layer.status == 1);
   CHECK(layer.err.find("layer 4 does not exist") != std::string::npos);
-  Run conflict = run({"attention", "--text", "hi", "--weights", fixture_path("torch/encoder_c64_h4_post_relu_causal.safetensors"),
-                      "--heads", "8"});
-  CHECK(conflict.status == 1);
-  CHECK(conflict.err.find("--heads 8 disagrees with the file") != std::string::npos);
   Run unwritable = run({"attention", "--text", "hi", "--d-model", "16", "--heads", "2", "--json", "/nonexistent/dir/out.json"});
   CHECK(unwritable.status == 1);
   CHECK(unwritable.err.find("--json") != std::string::npos);
@@ -161,9 +157,89 @@ TEST_CASE("cli: the real binary exits 0, 1 and 2 as documented") {
   CHECK(run_binary("attention --text 'hi there' --d-model 16 --heads 2 --ffn 8") == 0);
   CHECK(run_binary("attention --heads 3 --text hi") == 2);
   CHECK(run_binary("attention --text hi --weights /nonexistent.safetensors") == 1);
+  CHECK(run_binary("attention --text hi --heads 8 --weights " +
+                   fixture_path("torch/encoder_c64_h4_post_relu_causal.safetensors")) == 2);
 }
 
-TEST_CASE("cli: train coref writes a model that predict reads; JSON lists every head's attention to the candidates") {
+TEST_CASE("cli: every architecture flag that disagrees with the model file is a usage error naming both values") {
+  // d_model 64, 4 heads, 2 layers, d_ff 48, relu, post-norm, no positions, eps 1e-5.
+  const std::string file = fixture_path("torch/encoder_c64_h4_post_relu_causal.safetensors");
+  auto refused = [&](const std::string& flag, const std::string& value, const std::string& message) {
+    Run r = run({"attention", "--text", "hi", "--weights", file, "--" + flag, value});
+    CHECK(r.status == 2);
+    CHECK(r.err == "attnviz-cli: " + message + "\n");
+    CHECK(r.out.empty());
+  };
+  refused("d-model", "32", "--d-model 32 disagrees with the model file's d_model 64");
+  refused("heads", "2", "--heads 2 disagrees with the model file's n_heads 4");
+  refused("layers", "1", "--layers 1 disagrees with the model file's n_layers 2");
+  refused("ffn", "128", "--ffn 128 disagrees with the model file's d_ff 48");
+  refused("activation", "gelu", "--activation gelu disagrees with the model file's activation relu");
+  refused("norm", "pre", "--norm pre disagrees with the model file's norm post");
+  refused("positions", "sinusoidal", "--positions sinusoidal disagrees with the model file's positions none");
+  refused("ln-eps", "1e-6", "--ln-eps 1e-06 disagrees with the model file's ln_eps 1e-05");
+  // A flag equal to the file's value is fine, and so is the same model named by --model.
+  for (const char* source : {"--weights", "--model"}) {
+    Run same = run({"attention", "--text", "hi",       source,        file,    "--d-model", "64",
+                    "--heads",   "4",      "--layers", "2",           "--ffn", "48",        "--activation",
+                    "relu",      "--norm", "post",     "--positions", "none",  "--ln-eps",  "1e-5"});
+    CHECK_MESSAGE(same.status == 0, same.err);
+  }
+
+  // A PyTorch state dict without our config: what its shapes fix is checked the same way.
+  ModelConfig learned;
+  learned.d_model = 16;
+  learned.n_heads = 2;
+  learned.d_ff = 16;
+  learned.positions = PositionEncoding::learned;
+  learned.max_positions = 8;
+  TensorFile raw = model_to_tensors(model_init_random(learned, 1));
+  raw.metadata.clear();
+  const std::string raw_path = temp("raw_state_dict.safetensors");
+  REQUIRE(safetensors_write(raw_path, raw).ok());
+  Run shapes = run({"attention", "--text", "hi", "--weights", raw_path, "--heads", "2", "--positions", "sinusoidal"});
+  CHECK(shapes.status == 2);
+  CHECK(shapes.err == "attnviz-cli: --positions sinusoidal disagrees with the model file's positions learned\n");
+  std::filesystem::remove(raw_path);
+}
+
+TEST_CASE("cli: a model file whose config has an unknown key is refused, not opened with a default") {
+  // "heads" for "n_heads", as a hand-written PyTorch export might spell it: once 8 heads and exit 0.
+  ModelConfig c;
+  c.d_model = 64;
+  c.n_heads = 4;
+  c.d_ff = 32;
+  TensorFile f = model_to_tensors(model_init_random(c, 1));
+  f.metadata[kConfigKey] = R"({"d_model": 64, "heads": 4, "d_ff": 32})";
+  const std::string path = temp("typo.safetensors");
+  REQUIRE(safetensors_write(path, f).ok());
+  Run r = run({"attention", "--text", "hi", "--weights", path});
+  CHECK(r.status == 1);
+  CHECK(r.err.rfind("attnviz-cli: '" + path + "': attnviz.config: unknown key 'heads' (known: d_model, n_heads, ", 0) ==
+        0);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("cli: --score replaces the file's scoring function on every head, its per-head choices too") {
+  ModelConfig c;
+  c.d_model = 16;
+  c.n_heads = 2;
+  c.d_ff = 16;
+  c.head_scores = {ScoreKind::general, ScoreKind::additive};
+  const std::string path = temp("head_scores.safetensors");
+  REQUIRE(model_save(path, model_init_random(c, 1)).ok());
+  Run kept = run({"attention", "--text", "hi there", "--weights", path});
+  REQUIRE_MESSAGE(kept.status == 0, kept.err);
+  CHECK(kept.out.find("general") != std::string::npos);
+  Run dot = run({"attention", "--text", "hi there", "--weights", path, "--score", "dot"});
+  REQUIRE_MESSAGE(dot.status == 0, dot.err);
+  CHECK(dot.out.find("general") == std::string::npos);
+  CHECK(dot.out.find("additive") == std::string::npos);
+  CHECK(dot.out.find("    0    1  dot") != std::string::npos);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("cli: train coref writes a model that predict reads, JSON lists every head's attention to the candidates") {
   const std::string dir = temp("coref_model");
   Run train = run({"train", "coref", "--seed", "3", "--steps", "40", "--out", dir});
   REQUIRE_MESSAGE(train.status == 0, train.err);
@@ -245,7 +321,7 @@ TEST_CASE("cli: --ffn 0 runs attention-only layers") {
   CHECK(has(bad.err, "from 0 to"));
 }
 
-TEST_CASE("cli: attention --model opens a BERT checkpoint folder; --text-b makes a sentence pair; JSON has ids") {
+TEST_CASE("cli: attention --model opens a BERT checkpoint folder, --text-b makes a sentence pair, JSON has ids") {
   const std::string json = temp("bert_pair.json");
   const Run r = run({"attention", "--model", fixture_path("hf/bert_tiny"), "--text", "The animal didn't cross the street.",
                      "--text-b", "It was too tired.", "--json", json});
@@ -266,7 +342,7 @@ TEST_CASE("cli: attention --model opens a BERT checkpoint folder; --text-b makes
   std::filesystem::remove(json);
 }
 
-TEST_CASE("cli: --model with a GPT-2 checkpoint; predict gives its next tokens; --model and --weights exclude each other") {
+TEST_CASE("cli: --model with a GPT-2 checkpoint, predict gives its next tokens, --model and --weights exclude each other") {
   Run r = run({"attention", "--model", fixture_path("hf/gpt2_tiny"), "--text", "It was tired.<|endoftext|>It"});
   REQUIRE_MESSAGE(r.status == 0, r.err);
   CHECK(has(r.out, "pre-norm"));

@@ -365,7 +365,7 @@ TEST_CASE("app state: which heads matter runs off the UI thread and belongs to i
 
 namespace attnviz {
 
-TEST_CASE("app state: the coreference demo retrains on a toggle; a newer change cancels the older run") {
+TEST_CASE("app state: the coreference demo retrains on a toggle, a newer change cancels the older run") {
   test::TempFile cache("attnviz_retrain_cache");
   setenv("XDG_CACHE_HOME", cache.path().c_str(), 1);
   AppState app;
@@ -403,7 +403,7 @@ TEST_CASE("app state: the coreference demo retrains on a toggle; a newer change 
   unsetenv("XDG_CACHE_HOME");
 }
 
-TEST_CASE("app state: an attention file is shown without a model; a failed open keeps what is shown") {
+TEST_CASE("app state: an attention file is shown without a model, a failed open keeps what is shown") {
   AppState app;
   small_sandbox(app);
   settle(app);
@@ -464,7 +464,7 @@ TEST_CASE("app state: an attention file is shown without a model; a failed open 
   CHECK_FALSE(app.attention);
 }
 
-TEST_CASE("app state: a dropped path opens by what it is; an unknown one only says so") {
+TEST_CASE("app state: a dropped path opens by what it is, an unknown one only says so") {
   CHECK(path_kind(test::fixture_path("attention/encoder_f16.safetensors")) == PathKind::attention);
   CHECK(path_kind(test::fixture_path("tiny.safetensors")) == PathKind::model);
   CHECK(path_kind(test::fixture_path("hf/gpt2_tiny")) == PathKind::model);
@@ -623,7 +623,7 @@ TEST_CASE("app state: an attention file cannot be shown in words, and says why")
 namespace attnviz {
 namespace {
 
-TEST_CASE("app state: undo and redo take back sentence edits and toggles; typing joins one step") {
+TEST_CASE("app state: undo and redo take back sentence edits and toggles, typing joins one step") {
   AppState app;
   small_sandbox(app);
   history_track(app, 0.0);  // the starting point

@@ -6,6 +6,7 @@
 #include <imgui_stdlib.h>
 
 #include "shell/panels.h"
+#include "widgets/sentence_box.h"
 
 namespace attnviz {
 
@@ -155,17 +156,17 @@ void panel_sentence(AppState& app) {
   }
   if (!from_file && app.cross) {
     ImGui::TextUnformatted(tr(app.lang, Str::source_sentence));
-    if (ImGui::InputTextMultiline("##source", &app.source_sentence, ImVec2(-1, ImGui::GetTextLineHeight() * 3)))
+    if (sentence_box("##source", app.source_sentence, ImVec2(-1, ImGui::GetTextLineHeight() * 3)))
       app.dirty = true;
   }
   if (!from_file) {
     ImGui::TextUnformatted(tr(app.lang, Str::sentence));
-    if (ImGui::InputTextMultiline("##sentence", &app.sentence, ImVec2(-1, ImGui::GetTextLineHeight() * 3.5f)))
+    if (sentence_box("##sentence", app.sentence, ImVec2(-1, ImGui::GetTextLineHeight() * 3.5f)))
       app.dirty = true;
   }
   if (app_reads_pairs(app)) {
     ImGui::TextWrapped("%s", tr(app.lang, Str::ck_sentence_b));
-    if (ImGui::InputTextMultiline("##sentence_b", &app.sentence_b, ImVec2(-1, ImGui::GetTextLineHeight() * 2.2f)))
+    if (sentence_box("##sentence_b", app.sentence_b, ImVec2(-1, ImGui::GetTextLineHeight() * 2.2f)))
       app.dirty = true;
   }
   if (!app.error.empty()) {

@@ -128,7 +128,7 @@ TEST_CASE("detector report: why a grid is empty") {
   CHECK(coref_target_find(*tc).pronoun == -1);
 }
 
-TEST_CASE("detector report: the coreference target comes from the trace's tokens; a masked pronoun has no score") {
+TEST_CASE("detector report: the coreference target comes from the trace's tokens, a masked pronoun has no score") {
   const Model m = sandbox(1, 2);
   const std::string tired = "The animal didn't cross the street because it was too tired.";
   const Trace t = run(m, tired);

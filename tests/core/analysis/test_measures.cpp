@@ -63,7 +63,7 @@ Mat mat2(float a, float b, float c, float d) {
 
 }  // namespace
 
-TEST_CASE("measures: names round trip; unknown names are nullopt") {
+TEST_CASE("measures: names round trip, unknown names are nullopt") {
   CHECK(name_of(AttentionMeasure::weights) == "weights");
   CHECK(name_of(AttentionMeasure::value_norm) == "value-norm");
   CHECK(name_of(AttentionMeasure::rollout) == "rollout");
@@ -101,7 +101,7 @@ TEST_CASE("measures: rollout of a hand-made two-layer trace is Ã_1 · Ã_0") {
   CHECK(max_abs_diff((*r)[1], mat2(0.75f, 0.25f, 0.375f, 0.625f)) > 0.05f);
 }
 
-TEST_CASE("measures: rollout rows sum to 1 when attention rows do; a causal model's rollout stays causal") {
+TEST_CASE("measures: rollout rows sum to 1 when attention rows do, a causal model's rollout stays causal") {
   const Model m = model_init_random(config_of(32, 4, 3), 7);
   MaskSpec causal;
   causal.causal = true;

@@ -17,7 +17,7 @@ TEST_CASE("stats: a one-hot diagonal head — zero entropy, zero distance, max w
   CHECK(s.punct_share == doctest::Approx(0.25));
 }
 
-TEST_CASE("stats: a uniform head — entropy ln T, known mean distance; masked rows left out") {
+TEST_CASE("stats: a uniform head — entropy ln T, known mean distance, masked rows left out") {
   Mat w = Mat::Constant(3, 3, 1.0f / 3.0f);
   HeadStats s = head_stats(w, {});
   CHECK(s.entropy == doctest::Approx(std::log(3.0)));

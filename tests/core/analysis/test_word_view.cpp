@@ -66,7 +66,7 @@ TEST_CASE("word view: BERT's pair without [CLS]/[SEP], rows renormalised") {
   CHECK(w->layers[0].attn.heads[0].q.size() == 0);  // weights only
 }
 
-TEST_CASE("word view: GPT-2's pieces join their words; columns sum, rows average") {
+TEST_CASE("word view: GPT-2's pieces join their words, columns sum, rows average") {
   const Trace t = trace_of("hf/gpt2_tiny", "Attention heads attend unbelievably.");
   const WordViewOptions o{.merge_pieces = true};
   int continued = 0;

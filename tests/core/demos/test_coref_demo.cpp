@@ -55,7 +55,7 @@ TEST_CASE("coref demo: the callback can stop training, and bad input is an error
   CHECK_FALSE(coref_model_init(o).ok());                                   // 64 % 5 != 0
 }
 
-TEST_CASE("coref demo: the learning rate follows the architecture; --lr overrides it") {
+TEST_CASE("coref demo: the learning rate follows the architecture, --lr overrides it") {
   CorefTrainOptions o;  // the shipped demo
   CHECK(coref_learning_rate(o) == doctest::Approx(3e-3f));
   o.d_model = 128;

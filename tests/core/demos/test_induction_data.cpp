@@ -9,7 +9,7 @@
 
 using namespace attnviz;
 
-TEST_CASE("induction data: one seed gives one sequence; another seed another") {
+TEST_CASE("induction data: one seed gives one sequence, another seed another") {
   Rng a(7), b(7), c(8);
   auto x = induction_sequence(a, 64, 32, 8);
   auto y = induction_sequence(b, 64, 32, 8);
@@ -47,7 +47,7 @@ TEST_CASE("induction data: the segment repeats at the end, distinct, and the fil
   }
 }
 
-TEST_CASE("induction data: no filler when the length is exactly two segments; the whole vocabulary fits") {
+TEST_CASE("induction data: no filler when the length is exactly two segments, the whole vocabulary fits") {
   Rng rng(3);
   auto s = induction_sequence(rng, 5, 10, 5);
   REQUIRE(s.ok());

@@ -71,7 +71,7 @@ TEST_CASE("induction demo: every head of an untrained model scores low") {
   CHECK(induction_evaluate(*m, *heldout) < 0.2f);
 }
 
-TEST_CASE("induction demo: deterministic for a seed; a new seed gives other weights") {
+TEST_CASE("induction demo: deterministic for a seed, a new seed gives other weights") {
   InductionTrainOptions o;
   o.max_steps = 30;
   o.eval_every = 30;

@@ -107,7 +107,7 @@ TEST_CASE("attention file: rows summing to 0 or drifting past 1e-3 are flagged, 
   CHECK(r->trace.head(0, 0).weights(0, 0) == 0.0f);  // shown as it is, not renormalised
 }
 
-TEST_CASE("attention file: a batch of one (1, H, T, T) is read; a larger batch is refused") {
+TEST_CASE("attention file: a batch of one (1, H, T, T) is read, a larger batch is refused") {
   TensorFile f = valid_file();
   f.tensors[0].shape = {1, 2, 3, 3};
   auto r = parse(f);
@@ -245,7 +245,7 @@ TEST_CASE("attention file: not a safetensors file at all") {
   CHECK(has(missing.error(), "attention file"));
 }
 
-TEST_CASE("attention file: written and read back, every weight the same; sniffed apart from a model") {
+TEST_CASE("attention file: written and read back, every weight the same, sniffed apart from a model") {
   TensorFile f = valid_file();
   Rng rng(5);
   for (Tensor& t : f.tensors)

@@ -196,6 +196,27 @@ TEST_CASE("hf checkpoint: folder problems are explained") {
   CHECK(m.error() == "'/nonexistent/attnviz/model' does not exist");
 }
 
+TEST_CASE("hf checkpoint: a damaged config.json is named by its path, and weights without one say what is missing") {
+  {
+    FolderCopy bad("bert_tiny");
+    bad.write("config.json", "{\"model_type\": \"bert\",");
+    auto m = model_open(bad.path());
+    REQUIRE_FALSE(m.ok());
+    CHECK(m.error() == "'" + bad.path() + "/config.json' is not valid JSON");
+  }
+  FolderCopy bare("gpt2_tiny");
+  std::filesystem::remove(bare.dir / "config.json");
+  const std::string not_ours =
+      "neither an attnviz model file (no 'attnviz.config' metadata) nor a PyTorch nn.TransformerEncoder state dict "
+      "(no tensor 'layers.0.self_attn.in_proj_weight')";
+  const std::string no_config = "no config.json (a Hugging Face checkpoint)";
+  const std::string folder = "'" + bare.path() + "' has " + no_config + ", and its model.safetensors is " + not_ours;
+  CHECK(model_open(bare.path()).error() == folder);
+  CHECK(model_open(bare.path(), ModelConfig{}).error() == folder);  // the CLI's fallback changes nothing
+  const std::string file = bare.path() + "/model.safetensors";
+  CHECK(model_open(file).error() == "'" + file + "' is " + not_ours + ", and its folder has " + no_config);
+}
+
 TEST_CASE("hf config: published defaults, unsupported variants and bad values") {
   auto gpt2 = hf_config_parse(R"({"model_type": "gpt2"})");
   REQUIRE(gpt2.ok());
@@ -247,7 +268,7 @@ TEST_CASE("hf checkpoint: BERT's masked-LM head is read from cls.predictions, ou
   CHECK(model_output_head(open_fixture("gpt2_tiny")) == OutputHead::tied);
 }
 
-TEST_CASE("hf checkpoint: a BERT without its masked-LM head is still a model; half a head is an error") {
+TEST_CASE("hf checkpoint: a BERT without its masked-LM head is still a model, half a head is an error") {
   const Model encoder = open_fixture("bert_tiny_cased");  // BertModel: pooler.dense, no cls.*
   CHECK(model_output_head(encoder) == OutputHead::none);
   CHECK(encoder.weights.mlm_dense_w.size() == 0);

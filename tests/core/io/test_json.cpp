@@ -126,3 +126,12 @@ TEST_CASE("json: json_quote keeps a hostile name to one bounded line") {
   CHECK(quoted == "'" + std::string(200, 'n') + "...'");
   CHECK_FALSE(has(quoted, "\n"));
 }
+
+TEST_CASE("json: json_keys_known names the first unknown key and every known one") {
+  const auto j = nlohmann::json::parse(R"({"alpha": 1, "gamma": 2, "beta": 3})");
+  CHECK(json_keys_known(j, {"alpha", "beta", "gamma"}).ok());
+  CHECK(json_keys_known(j, {"alpha", "beta"}).error() == "unknown key 'gamma' (known: alpha, beta)");
+  CHECK(json_keys_known(nlohmann::json::array({1, 2}), {"alpha"}).ok());  // not an object: the caller's to refuse
+  CHECK(json_keys_known(nlohmann::json::object(), {}).ok());
+  CHECK(json_unknown_key("bad\nkey", {"a"}) == "unknown key 'bad\\x0akey' (known: a)");
+}

@@ -103,6 +103,34 @@ TEST_CASE("model io: missing tensors, wrong shapes and NaN weights name the tens
   CHECK(model_from_tensors(bad_meta, std::nullopt).error() == "the file's 'attnviz.config' metadata is not valid JSON");
 }
 
+TEST_CASE("model io: an unknown config key or attnviz metadata key is an error naming it and the known ones") {
+  // As PyTorch's save_file writes it: our config by hand, "heads" for "n_heads", beside its own "format".
+  const Model m = model_init_random(small(), 3);
+  TensorFile f = model_to_tensors(m);
+  f.metadata["format"] = "pt";
+  f.metadata[kConfigKey] = R"({"d_model": 32, "heads": 4, "n_layers": 2, "d_ff": 40, "norm": "pre"})";
+  const TempFile path("attnviz_model_io_typo.safetensors");
+  REQUIRE(safetensors_write(path, f).ok());
+  const std::string known =
+      "d_model, n_heads, n_layers, d_ff, activation, norm, positions, ln_eps, score, temperature, max_positions, "
+      "final_norm, causal, embed_norm, type_vocab, n_kv_heads, norm_kind, gated_ffn, parallel_residual, sliding_window, "
+      "position_padding_idx, rope, head_scores";
+  CHECK(model_load(path, std::nullopt).error() ==
+        "'" + path.path() + "': attnviz.config: unknown key 'heads' (known: " + known + ")");
+  // The CLI's fallback config does not fill in for the typo either.
+  CHECK_FALSE(model_load(path, ModelConfig{}).ok());
+
+  TensorFile seed = model_to_tensors(m);
+  seed.metadata["attnviz.sed"] = "5";
+  CHECK(model_from_tensors(seed, std::nullopt).error() ==
+        "the file's metadata: unknown key 'attnviz.sed' (known: attnviz.config, attnviz.vocab, attnviz.seed)");
+  // Other tools' metadata is theirs to define.
+  TensorFile other = model_to_tensors(m);
+  other.metadata["format"] = "pt";
+  other.metadata["fixture.case"] = "anything";
+  CHECK(model_from_tensors(other, std::nullopt).ok());
+}
+
 TEST_CASE("model io: an attention-only model (d_ff 0) round-trips without FFN or norm2 tensors") {
   ModelConfig c = small();
   c.d_ff = 0;

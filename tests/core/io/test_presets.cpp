@@ -40,3 +40,13 @@ TEST_CASE("presets: malformed files are refused with a message") {
   CHECK(presets_parse("{\"presets\": [], \"presets\": []}").error() == "presets: the file has duplicate key 'presets'");
   CHECK(presets_parse("{\"presets\": [").error() == "presets: the file is not valid JSON");
 }
+
+TEST_CASE("presets: an unknown key or another format is an error naming it") {
+  CHECK(presets_parse(R"({"format": "attnviz.presets/1", "presets": [], "preset": []})").error() ==
+        "presets: unknown key 'preset' (known: format, presets)");
+  CHECK(presets_parse(R"({"presets": [{"id": "x", "name_en": "X", "name_ko": "X", "txt": "hi"}]})").error() ==
+        "presets: entry 0: unknown key 'txt' (known: id, name_en, name_ko, text, source)");
+  CHECK(presets_parse(R"({"format": "attnviz.presets/2", "presets": []})").error() ==
+        "presets: 'format' must be 'attnviz.presets/1'");
+  CHECK(presets_parse(R"({"format": "attnviz.presets/1", "presets": []})").ok());
+}

@@ -81,6 +81,29 @@ TEST_CASE("session: bad files are refused with a message that says why") {
   CHECK(error_of("{\"sentence\": \"caf\xE9\"}") == "session: the file is not valid UTF-8 (bad byte at offset 17)");
 }
 
+TEST_CASE("session: an unknown key, at any level but the app's own 'ui', is an error naming the known ones") {
+  auto error_of = [](const std::string& body) {
+    auto r = session_from_json(R"({"format": "attnviz.session", "version": 1, )" + body + "}");
+    return r.ok() ? std::string("(accepted)") : r.error();
+  };
+  CHECK(
+      error_of(R"("sentense": "hi")") ==
+      "session: unknown key 'sentense' (known: format, version, sentence, source_sentence, cross, config, seed, mask, "
+      "selection, ui)");
+  CHECK(error_of(R"("selection": {"layer": 1, "heads": 2})") ==
+        "session: selection: unknown key 'heads' (known: layer, head, query)");
+  CHECK(error_of(R"("config": {"d_model": 64, "heads": 4})") ==
+        "session: model config: unknown key 'heads' (known: d_model, n_heads, n_layers, d_ff, activation, norm, "
+        "positions, ln_eps, score, temperature, max_positions, final_norm, causal, embed_norm, type_vocab, n_kv_heads, "
+        "norm_kind, gated_ffn, parallel_residual, sliding_window, position_padding_idx, rope, head_scores)");
+  CHECK(error_of(R"("mask": {"casual": true})") ==
+        "session: mask: unknown key 'casual' (known: causal, pad_to, window, stride, hidden_cells)");
+  // The ui map holds the app's settings; which keys it reads is the app's business.
+  CHECK(error_of(R"("ui": {"anything": "1"})") == "(accepted)");
+  // What session_to_json writes reads back, every key known.
+  CHECK(session_from_json(session_to_json(sample())).ok());
+}
+
 TEST_CASE("session: a failed save leaves the existing file intact") {
   const TempFile path("attnviz-session-keep.json");
   REQUIRE(session_save(path, sample()).ok());

@@ -87,7 +87,7 @@ TEST_CASE("ablation: items that are not LAYER:HEAD are errors naming the item") 
   CHECK(has(parse_error("-1:0"), "'-1:0'"));
 }
 
-TEST_CASE("ablation: set and toggle keep the heads sorted and unique; mode names round trip") {
+TEST_CASE("ablation: set and toggle keep the heads sorted and unique, mode names round trip") {
   Ablation a;
   CHECK_FALSE(a.any());
   ablation_set(a, {1, 3}, true);
@@ -184,7 +184,7 @@ TEST_CASE("ablation: fast and naive attention agree under zero and mean ablation
   }
 }
 
-TEST_CASE("ablation: a switched-off head keeps its weights and output; its concat block is zeros or one repeated row") {
+TEST_CASE("ablation: a switched-off head keeps its weights and output, its concat block is zeros or one repeated row") {
   const ModelConfig c = config_of(32, 4, 1);
   const Model m = model_init_random(c, 21);
   const AttentionWeights& w = m.weights.layers[0].attn;

@@ -108,7 +108,7 @@ TEST_CASE("attention: a query whose every key is hidden gets zero weights and a 
   }
 }
 
-TEST_CASE("softmax: logits of ±1e4 give finite weights; overflowed +inf logits share the row") {
+TEST_CASE("softmax: logits of ±1e4 give finite weights, overflowed +inf logits share the row") {
   Mat s(3, 4);
   s << 1e4f, -1e4f, 0.0f, 1e4f - 1.0f,  //
       -1e4f, -1e4f, -1e4f, -1e4f,       //

@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <set>
+
 #include "model/config.h"
 #include "support/model_util.h"
 
@@ -66,6 +68,50 @@ TEST_CASE("config: JSON of the wrong type or with unknown names is an error") {
   CHECK(r.error().find("divisible") != std::string::npos);
 }
 
+TEST_CASE("config: an unknown key is an error naming it and every known one, never a default") {
+  const std::string known =
+      "d_model, n_heads, n_layers, d_ff, activation, norm, positions, ln_eps, score, temperature, max_positions, "
+      "final_norm, causal, embed_norm, type_vocab, n_kv_heads, norm_kind, gated_ffn, parallel_residual, sliding_window, "
+      "position_padding_idx, rope, head_scores";
+  // "heads" for "n_heads": read leniently, this was 8 heads.
+  const nlohmann::json typo{{"d_model", 64}, {"heads", 4}};
+  CHECK(config_from_json(typo).error() == "model config: unknown key 'heads' (known: " + known + ")");
+  CHECK(config_from_json(typo, "attnviz.config").error() ==
+        "attnviz.config: unknown key 'heads' (known: " + known + ")");
+  const nlohmann::json rope{{"d_model", 64}, {"n_heads", 4}, {"positions", "rotary"}, {"rope", {{"base", 500000}}}};
+  CHECK(config_from_json(rope).error() ==
+        "model config: rope: unknown key 'base' (known: theta, fraction, scaling, factor, low_freq_factor, "
+        "high_freq_factor, original_max_positions)");
+  CHECK(mask_from_json(nlohmann::json{{"causal", true}, {"windows", 2}}).error() ==
+        "mask: unknown key 'windows' (known: causal, pad_to, window, stride, hidden_cells)");
+
+  // Every key config_to_json writes is known: between them these two configs write all of them.
+  ModelConfig rotary;
+  rotary.d_model = 64;
+  rotary.n_heads = 8;
+  rotary.n_kv_heads = 2;
+  rotary.norm_kind = NormKind::rms_norm;
+  rotary.gated_ffn = true;
+  rotary.parallel_residual = true;
+  rotary.sliding_window = 16;
+  rotary.positions = PositionEncoding::rotary;
+  ModelConfig learned;
+  learned.d_model = 64;
+  learned.n_heads = 2;
+  learned.positions = PositionEncoding::learned;
+  learned.position_padding_idx = 1;
+  learned.head_scores = {ScoreKind::dot, ScoreKind::general};
+  learned.type_vocab = 2;
+  std::set<std::string> written;
+  for (const ModelConfig& c : {rotary, learned}) {
+    const nlohmann::json j = config_to_json(c);
+    for (const auto& item : j.items()) written.insert(item.key());
+    auto back = config_from_json(j);
+    CHECK_MESSAGE(back.ok(), back.error());
+  }
+  CHECK(written.size() == 23);  // the known list above
+}
+
 TEST_CASE("mask: --mask values parse and combine") {
   MaskSpec m;
   CHECK(mask_spec_add(m, "causal").ok());
@@ -85,7 +131,7 @@ TEST_CASE("mask: --mask values parse and combine") {
   CHECK(back->pad_to == 12);
 }
 
-TEST_CASE("config: d_ff 0 means attention-only layers; a negative width is refused") {
+TEST_CASE("config: d_ff 0 means attention-only layers, a negative width is refused") {
   ModelConfig c;
   c.d_ff = 0;
   CHECK(config_validate(c).ok());

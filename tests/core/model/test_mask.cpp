@@ -11,7 +11,7 @@ namespace {
 int visible_count(const Mat& m) { return static_cast<int>((m.array() == 0.0f).count()); }
 }  // namespace
 
-TEST_CASE("mask: none shows everything; causal hides the future") {
+TEST_CASE("mask: none shows everything, causal hides the future") {
   CHECK(visible_count(mask_build(MaskSpec{}, 5, 5, 5)) == 25);
   MaskSpec causal;
   causal.causal = true;

@@ -51,7 +51,7 @@ TEST_CASE("trace: the paper's configuration on the animal sentence keeps every i
   CHECK(max_abs_diff(t->head(0, 0).weights, t->head(0, 1).weights) > 0.01f);
 }
 
-TEST_CASE("trace: the same seed gives the same trace; a different seed a different one") {
+TEST_CASE("trace: the same seed gives the same trace, a different seed a different one") {
   TraceInput in;
   in.text = kAnimal;
   auto a = trace_run(model_init_random(paper_config(1), 5), in);

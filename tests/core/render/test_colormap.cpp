@@ -25,7 +25,7 @@ TEST_CASE("colormap: linear interpolation between anchors") {
   CHECK(colormap_sample(Colormap::viridis, 0.5f) == Rgba{0x21, 0x91, 0x8C, 255});
 }
 
-TEST_CASE("colormap: out-of-range values clamp; NaN is mid grey") {
+TEST_CASE("colormap: out-of-range values clamp, NaN is mid grey") {
   for (Colormap m : {Colormap::viridis, Colormap::magma, Colormap::high_contrast}) {
     CHECK(colormap_sample(m, -3.0f) == colormap_sample(m, 0.0f));
     CHECK(colormap_sample(m, 7.0f) == colormap_sample(m, 1.0f));

@@ -7,7 +7,7 @@
 namespace attnviz {
 namespace {
 
-TEST_CASE("downsample: every output cell is the max of the block it covers; a single peak survives") {
+TEST_CASE("downsample: every output cell is the max of the block it covers, a single peak survives") {
   Mat m = Mat::Constant(4096, 4096, 0.001f);
   m(2777, 1234) = 0.93f;  // one sharp peak
   const Mat d = downsample_max(m, 1024, 1024);
@@ -34,7 +34,7 @@ TEST_CASE("downsample: blocks of uneven size tile the matrix exactly") {
   CHECK(downsample_block_start(300, 1000, 300) == 1000);
 }
 
-TEST_CASE("downsample: a map within the limits comes back unchanged; one long side shrinks alone") {
+TEST_CASE("downsample: a map within the limits comes back unchanged, one long side shrinks alone") {
   const Mat m = attnviz::test::random_mat(12, 12, 5);
   CHECK(downsample_max(m, 1024, 1024) == m);
   const Mat wide = attnviz::test::random_mat(8, 5000, 6);

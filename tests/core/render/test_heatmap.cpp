@@ -77,7 +77,7 @@ TEST_CASE("heatmap: every cell's corner pixel is exactly the colour of its value
   }
 }
 
-TEST_CASE("heatmap: vmin/vmax map the range; scale multiplies cell size") {
+TEST_CASE("heatmap: vmin/vmax map the range, scale multiplies cell size") {
   Mat m(1, 2);
   m << -1.0f, 3.0f;
   HeatmapGridSpec spec;
@@ -165,7 +165,7 @@ TEST_CASE("heatmap: labels, titles, caption and legend put ink outside the cells
   CHECK(heatmap_grid_cell(spec, nanum(), 0, 0, 0).y < first.y);
 }
 
-TEST_CASE("heatmap: columns arranges panels; default is about square") {
+TEST_CASE("heatmap: columns arranges panels, default is about square") {
   const Mat a = known_3x3();
   HeatmapGridSpec spec = spec_3x3(&a, &a);
   spec.panels.assign(5, HeatmapPanel{"h", &a});

@@ -79,7 +79,7 @@ TEST_CASE("image: PNG encode -> stb_image decode is exact") {
   stbi_image_free(pixels);
 }
 
-TEST_CASE("image: empty image is an error; png_write writes what png_encode returns") {
+TEST_CASE("image: empty image is an error, png_write writes what png_encode returns") {
   CHECK_FALSE(png_encode(Image{}).ok());
   Image broken(2, 2, Rgba{});
   broken.rgba.pop_back();

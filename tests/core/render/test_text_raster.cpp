@@ -88,7 +88,7 @@ TEST_CASE("text: fallback font draws ASCII and shows other characters as '?'") {
   CHECK(text_width(nullptr, "\xff\xfe", 11.0f) == text_width(nullptr, "??", 11.0f));  // malformed UTF-8
 }
 
-TEST_CASE("text: vertical text is tall and narrow; stacked Hangul is one line per syllable") {
+TEST_CASE("text: vertical text is tall and narrow, stacked Hangul is one line per syllable") {
   TextPainter painter(&nanum(), 14.0f);
   Image img(60, 120, kWhite);
   const int w = painter.draw_vertical(img, 10, 100, "animal", kBlack);

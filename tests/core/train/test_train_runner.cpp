@@ -62,7 +62,7 @@ TEST_CASE("train runner: every report arrives, with the weights of that step") {
   CHECK(s.model->weights.layers[0].ff1_b(0) == 20.0f);
 }
 
-TEST_CASE("train runner: pause holds the training thread; resume goes on from the same step") {
+TEST_CASE("train runner: pause holds the training thread, resume goes on from the same step") {
   TrainRunner r;
   r.start(counting_job(400, std::chrono::milliseconds(1)));
   REQUIRE(wait_until(r, [](const TrainSnapshot& s) { return s.reports.size() >= 3; }));
@@ -80,7 +80,7 @@ TEST_CASE("train runner: pause holds the training thread; resume goes on from th
   for (size_t i = 0; i < s.reports.size(); ++i) CHECK(s.reports[i].step == static_cast<int>(i) + 1);
 }
 
-TEST_CASE("train runner: stop keeps the results so far; reset forgets them; a new start replaces the old job") {
+TEST_CASE("train runner: stop keeps the results so far, reset forgets them, a new start replaces the old job") {
   TrainRunner r;
   r.start(counting_job(100000, std::chrono::milliseconds(1)));
   REQUIRE(wait_until(r, [](const TrainSnapshot& s) { return s.reports.size() >= 2; }));

@@ -1,0 +1,13 @@
+// A multiline text field that wraps at word boundaries as you type (state/soft_wrap.h): the
+// Sentence panel's boxes, so that a long sentence is seen whole instead of cut at the edge.
+#pragma once
+#include <string>
+
+#include <imgui.h>
+
+namespace attnviz {
+
+// As ImGui::InputTextMultiline on `text`; returns true when the text changed.
+bool sentence_box(const char* id, std::string& text, ImVec2 size);
+
+}  // namespace attnviz
