@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Installs the Debian packages attnviz needs that are missing, and nothing else.
-# usage: scripts/deps.sh [build|test|app|fuzz]
-#   test adds Xvfb + Mesa for the GUI tests; fuzz adds clang, its libFuzzer and sanitizer runtimes and
-#   LLVM's OpenMP (clang's -fopenmp links libomp, not GCC's libgomp) for bench/fuzz.sh.
+# usage: scripts/deps.sh [build|test|app|fuzz|package]
+#   test adds Xvfb + Mesa for the GUI tests and desktop-file-validate for the install test; fuzz adds
+#   clang, its libFuzzer and sanitizer runtimes and LLVM's OpenMP (clang's -fopenmp links libomp, not
+#   GCC's libgomp) for bench/fuzz.sh; package adds dpkg-shlibdeps and file, which cpack's DEB
+#   generator runs to find the package's Depends (scripts/package.sh).
 set -euo pipefail
 packages=(cmake g++ make pkg-config libeigen3-dev nlohmann-json3-dev doctest-dev libstb-dev
           libopenblas-openmp-dev libfontconfig-dev fonts-nanum libimgui-dev libglfw3-dev libgl-dev)
 case "${1:-build}" in
-  test) packages+=(xvfb xauth libgl1-mesa-dri x11-xserver-utils) ;;  # xrdb: the HiDPI test's Xft.dpi
+  # xrdb (x11-xserver-utils): the HiDPI test's Xft.dpi; desktop-file-validate: the install test
+  test) packages+=(xvfb xauth libgl1-mesa-dri x11-xserver-utils desktop-file-utils) ;;
   fuzz) packages+=(clang libclang-rt-dev libomp-dev) ;;
+  package) packages+=(dpkg-dev file) ;;
   app|build) ;;
-  *) echo "usage: $0 [build|test|app|fuzz]" >&2; exit 2 ;;
+  *) echo "usage: $0 [build|test|app|fuzz|package]" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${packages[@]}"; do

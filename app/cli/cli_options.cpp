@@ -89,7 +89,7 @@ const std::vector<Flag>& flags() {
          return Ok{};
        }},
       {"save-weights", "FILE", "write the model that was used as .safetensors", string_flag(&CliOptions::save_weights)},
-      {"d-model", "C", "model width d_model (default 512; train coref: 64, induction: 32)", config_int(&ModelConfig::d_model, 1, kMaxDModel, "d-model"),
+      {"d-model", "C", "model width d_model (default 512; train coref and induction: 32)", config_int(&ModelConfig::d_model, 1, kMaxDModel, "d-model"),
        kAttention | kTrain},
       {"heads", "NH", "number of heads; must divide d_model (default 8; train coref: 4, induction: 2)",
        config_int(&ModelConfig::n_heads, 1, kMaxDModel, "heads"), kAttention | kTrain},
@@ -111,7 +111,7 @@ const std::vector<Flag>& flags() {
          o.config.ln_eps = f;
          return Ok{};
        }},
-      {"seed", "N", "seed of the random weights (train: of weights, data order and split) (default 1; train coref: 3, the shipped demo)",
+      {"seed", "N", "seed of the random weights (train: of weights, data order and split) (default 1; train coref: 26, the shipped demo)",
        [](CliOptions& o, const std::string& v) -> Status {
          if (!parse_number(v, o.seed)) return bad_value("seed", v, "a non-negative whole number");
          return Ok{};
@@ -215,8 +215,9 @@ const std::vector<Flag>& flags() {
        },
        kTrain},
       {"model", "PATH",
-       "a Hugging Face checkpoint folder (GPT-2, BERT, RoBERTa, DistilBERT, Llama, Mistral, Qwen2, GPT-NeoX: config.json, weights, tokenizer files), or an "
-       "attnviz model (folder with model.safetensors, or the file)",
+       "a Hugging Face checkpoint folder (GPT-2, BERT, RoBERTa, DistilBERT, Llama, Mistral, Qwen2, GPT-NeoX: config.json, weights, tokenizer files), an "
+       "attnviz model (folder with model.safetensors, or the file), or a shipped demo: demo:coref, demo:induction, "
+       "demo:coref/heads{NH}_dmodel{C} (attnviz-cli --version --verbose lists them)",
        string_flag(&CliOptions::model_path), kAttention | kPredict | kHeads | kGenerate},
       {"no-weights", nullptr, "leave the (T, T) weight matrices out of --json",
        [](CliOptions& o, const std::string&) -> Status {
@@ -325,6 +326,12 @@ Result<CliOptions> parse_args(const std::vector<std::string>& args) {
   CliOptions o;
   if (args.empty()) return make_error("no command given (try 'attnviz-cli --help')");
   if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") return o;
+  if (args[0] == "--version") {
+    o.command = CliCommand::version;
+    o.verbose = args.size() == 2 && args[1] == "--verbose";
+    if (args.size() > (o.verbose ? 2u : 1u)) return make_error("--version takes only --verbose after it");
+    return o;
+  }
   size_t first_flag = 1;
   unsigned allowed = kAttention;
   if (args[0] == "attention") {
@@ -418,7 +425,8 @@ std::string cli_help() {
          "                           [--json FILE]\n"
          "       attnviz-cli heads --model PATH --text TEXT --importance [--ablation zero|mean] [--json FILE]\n"
          "       attnviz-cli generate --model PATH --text PROMPT [--tokens N] [--temperature TAU] [--top-k K] [--seed S]\n"
-         "                            [--json FILE]\n\n"
+         "                            [--json FILE]\n"
+         "       attnviz-cli --version [--verbose]\n\n"
          "Without an output flag it prints the tokens and each head's statistics. Layers and heads count from 0.\n"
          "Exit status: 0 done, 1 a file could not be read or written or the input was rejected, 2 usage error.\n\n"
          "options:\n";
@@ -431,10 +439,12 @@ std::string cli_help() {
     if (flag.size() >= 34) out << "\n" << std::setw(34) << "";
     out << f.help << "\n";
   }
-  out << "  --help                          this text\n\n"
+  out << "  --help                          this text\n"
+         "  --version [--verbose]           print the version (verbose: where the shipped demos are, and their names)\n\n"
          "examples:\n"
          "  attnviz-cli attention --text \"The animal didn't cross the street because it was too tired.\"\n"
          "  attnviz-cli attention --text \"The cat sat on the mat\" --heads 4 --d-model 64 --mask causal --png heads.png --layer 0\n"
+         "  attnviz-cli predict --model demo:coref --text \"The animal didn't cross the street because it was too tired.\"\n"
          "  attnviz-cli attention --weights model.safetensors --text \"...\" --json trace.json\n"
          "  attnviz-cli attention --attention attention.safetensors --png layer0.png --layer 0\n";
   return out.str();

@@ -16,7 +16,7 @@
 
 namespace attnviz {
 
-enum class CliCommand { help, attention, train_coref, train_induction, predict, heads, generate };
+enum class CliCommand { help, version, attention, train_coref, train_induction, predict, heads, generate };
 
 struct CliOptions {
   CliCommand command = CliCommand::help;
@@ -42,13 +42,14 @@ struct CliOptions {
   std::string out_dir;        // train coref / induction: --out DIR (model.safetensors is written there)
   int steps = 3000;           // train: --steps, the most optimiser steps
   float lr = 0;               // train: --lr, AdamW's learning rate (0: the demo's own)
-  std::string model_path;     // --model: a checkpoint folder, a model folder or a .safetensors file
+  std::string model_path;     // --model: a checkpoint folder, a model folder, a .safetensors file or a demo (demo:coref)
   Ablation ablation;          // --ablate L:H,... and --ablation zero|mean: heads switched off
   bool importance = false;    // heads --importance: the drop of the answer's log-probability per head
   AttentionMeasure measure = AttentionMeasure::weights;  // --measure: what --json/--csv/--png show
   WordViewOptions word_view;      // --words, --hide-special: words instead of pieces, no special tokens
   int tokens = 20;                // generate: --tokens, how many new tokens
   float sample_temperature = 0;   // generate: --temperature, 0 greedy (attention: config.temperature)
+  bool verbose = false;           // --version --verbose: also where the shipped demos were found
   std::set<std::string> given;  // flags the user set explicitly (without the leading dashes)
 };
 

@@ -11,6 +11,7 @@
 #include "analysis/measures.h"
 #include "analysis/word_view.h"
 #include "analysis/stats.h"
+#include "asset_paths.h"
 #include "base/file_io.h"
 #include "font_find.h"
 #include "io/attention_file.h"
@@ -19,6 +20,7 @@
 #include "io/npy.h"
 #include "model/mask.h"
 #include "model/trace.h"
+#include "version.h"
 
 namespace attnviz {
 
@@ -246,13 +248,8 @@ int attention_file_run(const CliOptions& o, std::ostream& out, std::ostream& err
   return write_outputs(o, nullptr, o.cross ? *file->cross_trace : file->trace, out, err);
 }
 
-}  // namespace
-
-int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
-  if (o.command == CliCommand::help) {
-    out << cli_help();
-    return 0;
-  }
+// Every command but help and version, with --model naming a folder or file (not a demo).
+int run_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.command == CliCommand::train_coref) return cli_train_coref(o, out, err);
   if (o.command == CliCommand::train_induction) return cli_train_induction(o, out, err);
   if (o.command == CliCommand::predict) return cli_predict(o, out, err);
@@ -291,6 +288,29 @@ int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (!o.save_weights.empty())
     if (Status s = model_save(o.save_weights, *model); !s) status = fail("--save-weights: " + s.error());
   return status;
+}
+
+}  // namespace
+
+int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.command == CliCommand::help) {
+    out << cli_help();
+    return 0;
+  }
+  if (o.command == CliCommand::version) {
+    out << version_text(o.verbose);
+    return 0;
+  }
+  if (!demo_name_given(o.model_path)) return run_command(o, out, err);
+  // A shipped demo's name becomes its folder here, once, for every command that takes --model.
+  auto demo = demo_model_find(asset_paths_find(), o.model_path);
+  if (!demo) {
+    err << "attnviz-cli: " << demo.error() << "\n";
+    return 1;
+  }
+  CliOptions resolved = o;
+  resolved.model_path = demo->dir;
+  return run_command(resolved, out, err);
 }
 
 }  // namespace attnviz

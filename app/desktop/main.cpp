@@ -26,6 +26,7 @@
 #include "state/options.h"
 #include "state/recent_models.h"
 #include "state/script.h"
+#include "version.h"
 
 namespace attnviz {
 namespace {
@@ -294,9 +295,13 @@ int run(const AppOptions& opt) {
     GuiResources gui;  // scoped so its GL textures are released before the context goes away
     ShellState shell;
     app.presentation = opt.presentation;
-    auto presets = presets_load(ATTNVIZ_ASSETS_DIR "/presets.json");
-    if (presets) app.presets = std::move(*presets);
-    else app.presets_error = presets.error();
+    if (app.assets.dir.empty()) {
+      app.presets_error = "presets.json: " + asset_paths_describe(app.assets);
+    } else if (auto presets = presets_load(app.assets.dir + "/presets.json"); presets) {
+      app.presets = std::move(*presets);
+    } else {
+      app.presets_error = presets.error();
+    }
     // A plain launch opens on meaning: the trained coreference demo, the famous sentence, layer 2
     // with "it" highlighted. Sessions, scripts and --model say where to start themselves (scripts
     // start from the sandbox, so that their actions replay the same everywhere).
@@ -364,6 +369,10 @@ int main(int argc, char** argv) {
   }
   if (opt->help) {
     std::printf("%s", attnviz::app_usage());
+    return 0;
+  }
+  if (opt->version) {
+    std::printf("%s", attnviz::version_text(opt->verbose).c_str());
     return 0;
   }
   return attnviz::run(*opt);

@@ -16,7 +16,7 @@ gui='#[[:space:]]*include[[:space:]]*[<"](imgui|GLFW/|GL/|backends/)'
 ui="$gui|fontconfig/"
 desktop='#[[:space:]]*include[[:space:]]*"(state|shell|widgets|sidebar|views)/'
 gui_side='#[[:space:]]*include[[:space:]]*"(shell|widgets|sidebar|views)/'
-app='#[[:space:]]*include[[:space:]]*"([^"]*\.\./|app/|cli_|font_find)'
+app='#[[:space:]]*include[[:space:]]*"([^"]*\.\./|app/|cli_|font_find|asset_paths|version\.h)'
 failed=0
 report() {  # report RULE MATCHES: print the rule and each offending line when there are any
   if [ -n "$2" ]; then

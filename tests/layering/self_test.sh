@@ -24,6 +24,7 @@ expect_caught() {  # expect_caught FILE LINE: adding LINE to FILE must make the 
 }
 expect_caught core/model/trace.cpp '#include <imgui.h>'
 expect_caught core/model/trace.cpp '#include "state/app_state.h"'
+expect_caught core/io/model_open.cpp '#include "asset_paths.h"'
 expect_caught core/base/file_io.cpp '#include <GL/gl.h>'
 expect_caught app/cli/cli_run.cpp '#include <GLFW/glfw3.h>'
 expect_caught app/cli/cli_run.cpp '#include "views/heads/heads_state.h"'

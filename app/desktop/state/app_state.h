@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "asset_paths.h"
 #include "io/attention_file.h"
 #include "io/presets.h"
 #include "io/session.h"
@@ -99,6 +100,7 @@ struct AppState {
   bool dirty = true;                     // an edit is waiting to be computed
   uint64_t posted_id = 0;                // newest request sent to the worker
   uint64_t shown_id = 0;                 // request the current trace answers
+  AssetPaths assets = asset_paths_find();  // where the shipped demos and presets.json are, looked up once
   std::vector<Preset> presets;
   std::string presets_error;
   std::string status;                    // last file action's result, shown in the status bar

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "asset_paths.h"
 #include "io/model_file.h"
 #include "io/model_open.h"
 #include "state/app_state.h"
@@ -18,10 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string memory_key(const CorefTrainOptions& a) { return coref_arch_key(a) + "_seed" + std::to_string(a.seed); }
-
-std::string grid_dir(const CorefTrainOptions& a) {
-  return std::string(ATTNVIZ_ASSETS_DIR) + "/demo_coref_grid/" + coref_arch_key(a);
-}
 
 void install(AppState& app, std::shared_ptr<const Model> model, const CorefTrainOptions& arch, std::string message,
              bool warning) {
@@ -82,8 +79,10 @@ std::shared_ptr<const Model> demo_retrain_find(AppState& app, const CorefTrainOp
   if (coref_arch_in_grid(arch)) {
     const CorefTrainOptions shipped;
     const bool the_demo = arch.n_heads == shipped.n_heads && arch.d_model == shipped.d_model && arch.seed == shipped.seed;
-    found = the_demo ? open_shared(std::string(ATTNVIZ_ASSETS_DIR) + "/demo_coref", "assets/demo_coref")
-                     : open_shared(grid_dir(arch), "assets/demo_coref_grid/" + coref_arch_key(arch));
+    const std::string name = the_demo ? "demo:coref" : "demo:coref/" + coref_arch_key(arch);
+    auto shipped_dir = demo_model_find(app.assets, name);  // an error only when the assets lack it: then train
+    if (shipped_dir)
+      found = open_shared(shipped_dir->dir, the_demo ? "assets/demo_coref" : "assets/demo_coref_grid/" + coref_arch_key(arch));
   }
   if (!found) found = open_shared(demo_cache_dir(arch), "cache: " + coref_arch_key(arch));
   if (found) r.memory[memory_key(arch)] = found;

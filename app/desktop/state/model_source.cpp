@@ -1,4 +1,4 @@
-// Demo models are read from the assets folder the build points at (ATTNVIZ_ASSETS_DIR), the same
+// Demo models are read from the assets folder AppState found (app/common/asset_paths.h), the same
 // place presets.json comes from. Loading a small demo takes milliseconds, so it happens here, on
 // the UI thread; the previous model is replaced only once the new one has loaded.
 #include "state/app_state.h"
@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "asset_paths.h"
 #include "base/enum_names.h"
 #include "base/rng.h"
 #include "demos/coref_data.h"
@@ -13,6 +14,7 @@
 #include "demos/induction_demo.h"
 #include "io/model_open.h"
 #include "state/attention_source.h"
+#include "state/demo_retrain.h"
 #include "state/recent_models.h"
 #include "text/word_tokenizer.h"
 
@@ -25,9 +27,6 @@ constexpr EnumNames<ModelSource, 6> kSourceIds{{
     {ModelSource::file, "file"}, {ModelSource::trained, "trained"}, {ModelSource::attention, "attention"}}};
 static_assert(std::size(kSourceIds) == std::size(kAllModelSources));
 
-std::string demo_path(ModelSource s) {
-  return std::string(ATTNVIZ_ASSETS_DIR) + (s == ModelSource::demo_coref ? "/demo_coref" : "/demo_induction");
-}
 
 // True when every word of text is in the vocabulary (so the demo sees no [UNK]).
 bool text_in_vocab(const std::string& text, const std::vector<std::string>& vocab) {
@@ -66,7 +65,15 @@ Status app_use_source(AppState& app, ModelSource source, const std::string& path
     app_use_trained(app, snap.model);
     return Ok{};
   }
-  const std::string from = source == ModelSource::file ? path : demo_path(source);
+  std::string from = path;
+  if (source != ModelSource::file) {
+    auto demo = demo_model_find(app.assets, source == ModelSource::demo_coref ? "demo:coref" : "demo:induction");
+    if (!demo) {
+      app.model_error = demo.error();
+      return make_error(demo.error());
+    }
+    from = demo->dir;
+  }
   auto m = model_open(from);
   if (!m) {
     app.model_error = m.error();
@@ -82,9 +89,39 @@ Status app_use_source(AppState& app, ModelSource source, const std::string& path
   return Ok{};
 }
 
+Status app_use_demo(AppState& app, const std::string& name) {
+  auto demo = demo_model_find(app.assets, name);
+  if (!demo) {
+    app.model_error = demo.error();
+    return make_error(demo.error());
+  }
+  const ModelSource source = demo->demo == "induction" ? ModelSource::demo_induction : ModelSource::demo_coref;
+  if (Status s = app_use_source(app, source); !s) return s;
+  if (demo->grid_key.empty()) return Ok{};
+  // One of the grid's models: the coreference demo with that architecture, as the Model panel
+  // would pick it (and shows it), found in the grid without training.
+  CorefTrainOptions arch = app.retrain.arch;
+  char rest = 0;
+  if (std::sscanf(demo->grid_key.c_str(), "heads%d_dmodel%d%c", &arch.n_heads, &arch.d_model, &rest) != 2 ||
+      coref_arch_key(arch) != demo->grid_key || !coref_arch_in_grid(arch))
+    return make_error(name + ": not an architecture of the coreference grid");
+  demo_retrain_request(app, arch);
+  if (app.retrain.training) {  // the grid's folder is there, yet its model did not open
+    app.retrain.runner.reset();
+    app.retrain.training = false;
+    app.model_error = name + ": " + demo->dir + "/model.safetensors did not open";
+    return make_error(app.model_error);
+  }
+  return Ok{};
+}
+
 void app_open_model(AppState& app, const std::string& path) {
   if (path.empty()) {
     app.model_error = "type the path of a checkpoint folder or a model file first";
+    return;
+  }
+  if (demo_name_given(path)) {  // a shipped demo opens at once, as if chosen in the Model panel
+    (void)app_use_demo(app, path);  // a failure is in model_error
     return;
   }
   if (!app.model_loader.start(path)) {

@@ -27,10 +27,16 @@ inline constexpr ModelSource kAllModelSources[] = {ModelSource::sandbox, ModelSo
 // attention file (app_open_attention).
 Status app_use_source(AppState& app, ModelSource source, const std::string& path = {});
 
+// A shipped demo by the name --model gives it (demo:coref, demo:induction, or a model of the
+// coreference grid, demo:coref/heads2_dmodel32: the coreference demo with that architecture).
+// An unknown name is an error listing the known ones, also left in model_error.
+Status app_use_demo(AppState& app, const std::string& name);
+
 // Starts opening `path` (a Hugging Face checkpoint folder, an attnviz model file or folder) on the
 // loader thread; app_poll_model_loader installs it as ModelSource::file when it is done, adds it to
 // the recent models and says so in the status bar. A failure lands in model_error and the previous
-// model stays. Scripts and sessions use app_use_source(file), which loads synchronously.
+// model stays. A demo name (demo:coref, ...) opens at once through app_use_demo. Scripts and
+// sessions use app_use_source(file), which loads synchronously.
 void app_open_model(AppState& app, const std::string& path);
 void app_poll_model_loader(AppState& app);  // once per frame, from app_update
 

@@ -6,11 +6,13 @@
 namespace attnviz {
 
 const char* app_usage() {
-  return "usage: attnviz [--model DIR|FILE | --attention FILE] [--session FILE] [--text SENTENCE] [--text-b SENTENCE]\n"
+  return "usage: attnviz [--model DIR|FILE|DEMO | --attention FILE] [--session FILE] [--text SENTENCE] [--text-b SENTENCE]\n"
          "               [--view heads|model|lines|compare|steps|stats|coref|train]\n"
          "               [--lang en|ko] [--presentation] [--size WxH] [--scale S]\n"
          "               [--screenshot OUT.png [--frames N] [--layout-report OUT.json]] [--script ACTIONS.txt]\n"
          "               [--bench-frames N] [--report-results] [--remember]\n"
+         "       attnviz --version [--verbose]\n"
+         "DEMO: demo:coref, demo:induction or demo:coref/heads{NH}_dmodel{C} (--version --verbose lists them)\n"
          "A plain launch reopens where you left off ($XDG_STATE_HOME/attnviz/state.json); --session, --model,\n"
          "--attention, --script and --screenshot start without it unless --remember is given.\n"
          "keys: ←/→ head, ↑/↓ layer, space next step, F5 presentation mode, F11 full screen, Ctrl+S / Ctrl+O sessions,\n"
@@ -27,6 +29,14 @@ Result<AppOptions> app_options_parse(const std::vector<std::string>& args) {
     }
     if (a == "--presentation") {
       o.presentation = true;
+      continue;
+    }
+    if (a == "--version") {
+      o.version = true;
+      continue;
+    }
+    if (a == "--verbose") {
+      o.verbose = true;
       continue;
     }
     if (a == "--report-results") {
@@ -69,6 +79,7 @@ Result<AppOptions> app_options_parse(const std::vector<std::string>& args) {
       return make_error("unknown option " + a);
     }
   }
+  if (o.verbose && !o.version) return make_error("--verbose goes with --version");
   if (!o.model.empty() && !o.attention.empty())
     return make_error("--model and --attention cannot be combined: an attention file is shown instead of a model");
   return o;

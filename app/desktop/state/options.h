@@ -1,5 +1,6 @@
-// The desktop app's command line: the initial sentence, session and view, the language, window
-// size, and the headless modes used by tests and benchmarks (--screenshot, --script, --bench-frames).
+// The desktop app's command line: the initial sentence, model, session and view, the language,
+// window size, the headless modes used by tests and benchmarks (--screenshot, --script,
+// --bench-frames), and --version.
 #pragma once
 #include <string>
 #include <vector>
@@ -13,7 +14,7 @@ struct AppOptions {
   std::string session;     // --session FILE: start from a saved session
   std::string text;        // --text: initial sentence
   std::string text_b;      // --text-b: sentence B of a pair (BERT checkpoints)
-  std::string model;       // --model PATH: open a checkpoint folder or model file at launch
+  std::string model;       // --model PATH: open a checkpoint folder, a model file or a demo (demo:coref) at launch
   std::string attention;   // --attention FILE: open an attention file at launch (no model)
   std::string view;        // --view heads|model|lines|compare|steps|stats
   std::string screenshot;  // --screenshot FILE: save the framebuffer after `frames` frames, then quit
@@ -31,6 +32,8 @@ struct AppOptions {
   bool lang_given = false;
   bool presentation = false;
   bool help = false;
+  bool version = false;    // --version: print "attnviz X.Y.Z" and quit (no window)
+  bool verbose = false;    // --version --verbose: also where the shipped demos were found
 };
 
 Result<AppOptions> app_options_parse(const std::vector<std::string>& args);
