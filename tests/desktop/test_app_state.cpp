@@ -191,6 +191,11 @@ TEST_CASE("app state: a bad session changes nothing and names what is wrong") {
   s.ui["compare_mode"] = "sentence_b";
   s.ui["view"] = "gallery";
   CHECK(app_apply_session(app, s).error() == "session: unknown view 'gallery'");
+  s.ui["view"] = "heads";
+  s.ui["langauge"] = "ko";  // a typo must not fall back to the default silently
+  CHECK(app_apply_session(app, s).error() ==
+        "session: ui: unknown key 'langauge' (known: view, language, colormap, compare_sentence, compare_mode, annotate, "
+        "measure, ablated, ablation, model_source, model_path, sentence_b)");
   CHECK(app.heads.zoom_head == 2);  // nothing was touched
   CHECK(app.compare.mode == CompareMode::single_vs_multi);
 }

@@ -19,15 +19,8 @@ constexpr const char* kFormat = "attnviz.state";
 constexpr int kVersion = 1;
 
 // An object's keys must all be known: the first unknown one is named, with the known ones.
-Status keys_known(const nlohmann::json& j, const std::string& where, std::initializer_list<const char*> known) {
-  for (const auto& item : j.items()) {
-    bool ok = false;
-    for (const char* k : known) ok = ok || item.key() == k;
-    if (ok) continue;
-    std::string list;
-    for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-    return make_error(where + ": unknown key '" + item.key() + "' (known: " + list + ")");
-  }
+Status keys_known(const nlohmann::json& j, const std::string& where, JsonKeys known) {
+  if (Status s = json_keys_known(j, known); !s) return make_error(where + ": " + s.error());
   return Ok{};
 }
 

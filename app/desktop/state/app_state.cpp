@@ -6,6 +6,7 @@
 #include <chrono>
 #include <tuple>
 
+#include "io/json.h"
 #include "state/attention_source.h"
 #include "state/model_source.h"
 
@@ -208,6 +209,11 @@ Session app_capture_session(const AppState& app) {
 
 Status app_apply_session(AppState& app, const Session& s) {
   // Validate the UI part completely before touching the state: a bad file changes nothing.
+  const JsonKeys ui_keys = {"view",    "language", "colormap", "compare_sentence", "compare_mode", "annotate",
+                            "measure", "ablated",  "ablation", "model_source",     "model_path",   "sentence_b"};
+  for (const auto& entry : s.ui)
+    if (std::find(ui_keys.begin(), ui_keys.end(), entry.first) == ui_keys.end())
+      return make_error("session: ui: " + json_unknown_key(entry.first, ui_keys));
   View view = app.view;
   if (auto it = s.ui.find("view"); it != s.ui.end() && !view_from_id(it->second, view))
     return make_error("session: unknown view '" + it->second + "'");
