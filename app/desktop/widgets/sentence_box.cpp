@@ -36,7 +36,8 @@ bool sentence_box(const char* id, std::string& text, ImVec2 size) {
   // Inside the frame padding, and clear of the vertical scroll bar a long text brings.
   WrapContext ctx{box_w - style.FramePadding.x * 2 - style.ScrollbarSize - 2};
   std::string shown = soft_wrap(text, ctx.width, text_width);
-  // Enter would add a newline of the sentence's own: Ctrl+Enter is still there for that.
+  // A wrapped box holds no newline of the sentence's own: every '\n' in it is a break (a pasted
+  // line break becomes a space), and Enter leaves the field instead of adding one.
   const ImGuiInputTextFlags flags =
       ImGuiInputTextFlags_CallbackEdit | ImGuiInputTextFlags_NoHorizontalScroll | ImGuiInputTextFlags_CtrlEnterForNewLine;
   if (!ImGui::InputTextMultiline(id, &shown, size, flags, rewrap, &ctx)) return false;
