@@ -78,7 +78,7 @@ TEST_CASE("coref demo: the held-out check stops early only when the target is ou
   const CorefSplit data = coref_generate(o.seed);
   const int n = static_cast<int>(data.heldout.size());
   int stopped_early = 0, complete = 0;
-  for (const int steps : {1, 60, 150, 500}) {
+  for (const int steps : {1, 60, 200}) {  // short runs: this test also runs under the sanitizers
     CAPTURE(steps);
     CorefTrainOptions run = o;
     run.max_steps = steps;
