@@ -44,6 +44,7 @@ struct FigureLine {
   Rgba color;
   float width = 1.0f;
   float opacity = 1.0f;
+  std::optional<FigureCellTag> tag;  // a line that stands for one weight (query row -> key col)
 };
 
 struct FigureCircle {

@@ -79,7 +79,11 @@ void color_bar_svg(std::string& out, const FigureColorBar& b, int id) {
 
 void line_svg(std::string& out, const FigureLine& l) {
   if (l.points.size() < 2) return;
-  out += "<polyline fill=\"none\" stroke=\"" + colour(l.color) + "\" stroke-width=\"" + num(l.width) +
+  out += l.tag ? "<polyline class=\"link\"" : "<polyline";
+  if (l.tag)
+    out += " data-panel=\"" + xml_escape(l.tag->panel) + "\" data-row=\"" + std::to_string(l.tag->row) + "\" data-col=\"" +
+           std::to_string(l.tag->col) + "\" data-value=\"" + exact(l.tag->value) + "\"";
+  out += " fill=\"none\" stroke=\"" + colour(l.color) + "\" stroke-width=\"" + num(l.width) +
          "\" stroke-linejoin=\"round\" stroke-linecap=\"round\"" + opacity_attr("stroke-opacity", l.opacity * alpha_of(l.color)) +
          " points=\"";
   for (size_t i = 0; i < l.points.size(); ++i) out += (i ? " " : "") + num(l.points[i].x) + "," + num(l.points[i].y);
@@ -202,6 +206,7 @@ void figure_append(Figure& dst, const Figure& src, float dx, float dy, const std
               p.x += dx;
               p.y += dy;
             }
+            if (it.tag) it.tag->panel = panel_prefix + it.tag->panel;
           } else if constexpr (std::is_same_v<T, FigureCircle>) {
             it.cx += dx;
             it.cy += dy;

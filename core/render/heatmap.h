@@ -16,8 +16,8 @@ namespace attnviz {
 
 struct HeatmapPanel {
   std::string title;
-  std::string id;                // the cells' panel tag in an SVG; empty: the panel's index
   const Mat* weights = nullptr;  // (T_q, T_k): rows = queries, columns = keys; not owned
+  std::string id;                // the cells' panel tag in an SVG; empty: the panel's index
 };
 
 struct HeatmapGridSpec {
