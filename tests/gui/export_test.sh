@@ -7,31 +7,13 @@ set -eu
 app=$1 cli=$2 check_png=$3 check_cell=$4
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-cat > "$out/actions.txt" <<ACTIONS
-d_model 64
-heads 4
-layers 2
-layer 1
-query 7
-view heads
-export view png $out/heads.png 2
-export view svg $out/heads.svg
-view model
-export view png $out/model.png 2
-export view svg $out/model.svg
-view lines
-export view png $out/lines.png 2
-export view svg $out/lines.svg
-view compare
-export view png $out/compare.png 2
-export view svg $out/compare.svg
-view steps
-step 6
-export view png $out/steps.png 2
-export view svg $out/steps.svg
-view stats
-export view png $out/stats.png 2
-export view svg $out/stats.svg
+# The views a sandbox trace fills, each exported both ways (Step by step at its softmax step).
+{
+  printf 'd_model 64\nheads 4\nlayers 2\nlayer 1\nquery 7\nstep 6\n'
+  for v in heads model lines compare steps stats; do
+    printf 'view %s\nexport view png %s 2\nexport view svg %s\n' "$v" "$out/$v.png" "$out/$v.svg"
+  done
+  cat <<ACTIONS
 lang ko
 view heads
 export view svg $out/heads_ko.svg
@@ -51,6 +33,7 @@ export view png $out/coref.png 2
 export view svg $out/coref.svg
 quit
 ACTIONS
+} > "$out/actions.txt"
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --script "$out/actions.txt"
 
 for v in heads model lines compare steps stats train coref; do

@@ -83,6 +83,16 @@ HeatmapGridSpec page_grid_spec(const AppState& app, const Trace& t) {
   return spec;
 }
 
+HeatmapGridSpec page_layer_head_spec(const AppState& app, int layers, int heads) {
+  HeatmapGridSpec spec;
+  for (int l = 0; l < layers; ++l) spec.row_labels.push_back("L" + std::to_string(l + 1));
+  for (int h = 0; h < heads; ++h) spec.col_labels.push_back("H" + std::to_string(h + 1));
+  spec.cmap = app.cmap;
+  spec.annotate = app.annotate;
+  spec.cell_px = 32;
+  return spec;
+}
+
 float maps_top(const std::vector<const Mat*>& maps) {
   float top = 0;
   for (const Mat* m : maps)

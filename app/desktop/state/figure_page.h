@@ -42,6 +42,10 @@ std::vector<std::string> text_wrap(const FontRaster* font, const std::string& te
 // the caller adds the panels.
 HeatmapGridSpec page_grid_spec(const AppState& app, const Trace& t);
 
+// A grid of layers (rows "L1", ...) by heads (columns "H1", ...) in the app's colour map: the
+// Statistics and Coreference figures' per-head grids. The caller adds the panels.
+HeatmapGridSpec page_layer_head_spec(const AppState& app, int layers, int heads);
+
 // The largest value over the maps (at least a tiny positive number), for a measure's colour range.
 float maps_top(const std::vector<const Mat*>& maps);
 

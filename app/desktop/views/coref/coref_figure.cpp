@@ -61,12 +61,7 @@ Result<Figure> coref_figure(AppState& app, const FontRaster* font) {
   }
   page_line(page, tr_format(L, Str::co_heads_title, token_of(e, e.pronoun).c_str()), 15, kPageInk, true);
   if (e.referent >= 0) page_line(page, tr_format(L, Str::co_resolves_count, resolving, NL * NH), 13, kPageDim);
-  HeatmapGridSpec heads;
-  for (int l = 0; l < NL; ++l) heads.row_labels.push_back("L" + std::to_string(l + 1));
-  for (int h = 0; h < NH; ++h) heads.col_labels.push_back("H" + std::to_string(h + 1));
-  heads.cmap = app.cmap;
-  heads.annotate = app.annotate;
-  heads.cell_px = 34;
+  HeatmapGridSpec heads = page_layer_head_spec(app, NL, NH);
   heads.panels.push_back(HeatmapPanel{token_of(e, e.pronoun) + " → " + token_of(e, e.candidate_a), &to_a, "to_a"});
   heads.panels.push_back(HeatmapPanel{token_of(e, e.pronoun) + " → " + token_of(e, e.candidate_b), &to_b, "to_b"});
   heads.columns = 2;

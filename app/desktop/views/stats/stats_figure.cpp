@@ -24,16 +24,6 @@ std::string one_line(const char* text) {
   return s;
 }
 
-HeatmapGridSpec layer_head_spec(const AppState& app, int layers, int heads) {
-  HeatmapGridSpec spec;
-  for (int l = 0; l < layers; ++l) spec.row_labels.push_back("L" + std::to_string(l + 1));
-  for (int h = 0; h < heads; ++h) spec.col_labels.push_back("H" + std::to_string(h + 1));
-  spec.cmap = app.cmap;
-  spec.annotate = app.annotate;
-  spec.cell_px = 30;
-  return spec;
-}
-
 }  // namespace
 
 Result<Figure> stats_figure(const AppState& app, const FontRaster* font) {
@@ -49,7 +39,7 @@ Result<Figure> stats_figure(const AppState& app, const FontRaster* font) {
   page_line(page, tr(L, Str::dt_section), 15, kPageInk, true);
   const DetectorReports reports = detector_reports(t);
   std::vector<Mat> det(reports.reports.size());
-  HeatmapGridSpec dspec = layer_head_spec(app, NL, NH);
+  HeatmapGridSpec dspec = page_layer_head_spec(app, NL, NH);
   for (size_t d = 0; d < reports.reports.size(); ++d) {
     det[d] = Mat::Constant(NL, NH, std::numeric_limits<float>::quiet_NaN());
     const auto& grid = reports.reports[d].grid.by_layer_head;
@@ -90,7 +80,7 @@ Result<Figure> stats_figure(const AppState& app, const FontRaster* font) {
   const float top = page.y;
   float x = 0, bottom = top;
   for (const Stat& st : stats) {
-    HeatmapGridSpec spec = layer_head_spec(app, NL, NH);
+    HeatmapGridSpec spec = page_layer_head_spec(app, NL, NH);
     spec.panels.push_back(HeatmapPanel{one_line(tr(L, st.title)), st.m, st.id});
     spec.vmax = st.vmax;
     auto fig = heatmap_grid_figure(spec, font);

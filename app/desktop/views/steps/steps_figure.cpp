@@ -7,18 +7,11 @@
 #include "analysis/lecture.h"
 #include "state/figure_page.h"
 #include "state/view_figure.h"
+#include "views/steps/steps_text.h"
 
 namespace attnviz {
 
 namespace {
-
-constexpr Str kTitle[kLectureStepCount] = {
-    Str::steps_title_input, Str::steps_title_split,   Str::steps_title_qkv,    Str::steps_title_scores, Str::steps_title_scale,
-    Str::steps_title_mask,  Str::steps_title_softmax, Str::steps_title_values, Str::steps_title_concat, Str::steps_title_out};
-constexpr Str kExplain[kLectureStepCount] = {
-    Str::steps_explain_input, Str::steps_explain_split,   Str::steps_explain_qkv,    Str::steps_explain_scores,
-    Str::steps_explain_scale, Str::steps_explain_mask,    Str::steps_explain_softmax, Str::steps_explain_values,
-    Str::steps_explain_concat, Str::steps_explain_out};
 
 struct StepMatrix {
   std::string name;  // title and panel id
@@ -80,13 +73,13 @@ Result<Figure> steps_figure(const AppState& app, const FontRaster* font) {
   const LectureFocus f = lecture_focus(t, app.layer, app.head, app.query);
   FigurePage page = page_make(font);
   page_line(page, std::string(tr(L, Str::view_steps)) + " — " + std::to_string(step + 1) + " / " + std::to_string(kLectureStepCount) +
-                      " · " + tr(L, kTitle[step]),
+                      " · " + tr(L, kStepsTitle[step]),
             18, kPageInk, true);
   page_line(page, std::string(tr(L, Str::layer)) + " " + std::to_string(f.layer + 1) + " · " + tr(L, Str::head) + " " +
                       std::to_string(f.head + 1) + " · " + tr(L, Str::query) + " " + t.queries[static_cast<size_t>(f.query)].text + " #" +
                       std::to_string(f.query),
             14, kPageDim);
-  page_paragraph(page, tr(L, kExplain[step]), 14, kPageInk);
+  page_paragraph(page, tr(L, kStepsExplain[step]), 14, kPageInk);
   page_gap(page, 8);
   for (const StepMatrix& sm : step_matrices(t, f, lecture_step_at(step)))
     if (Status s = add_matrix(page, app, t, f, sm); !s) return make_error("steps: " + s.error());
