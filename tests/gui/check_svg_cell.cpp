@@ -1,5 +1,6 @@
 // GUI test helper: one heatmap cell of an exported SVG, found by its tags, has its fill colour in
-// a PNG that rsvg-convert rendered from that SVG (at any scale). Usage:
+// a PNG that rsvg-convert rendered from that SVG (at any scale), sampled in its top middle (clear
+// of the printed value). Usage:
 //   check_svg_cell SVG PNG PANEL ROW COL
 // The SVG is read with the tests' strict XML reader, so a malformed file fails here too.
 #include <cmath>
@@ -57,7 +58,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const double s = pw / svg_w;
-  const int cx = static_cast<int>((x + w / 2) * s), cy = static_cast<int>((y + h / 2) * s);
+  // Above the printed value, below any outline: the cell's own colour.
+  const int cx = static_cast<int>((x + w / 2) * s), cy = static_cast<int>((y + h * 0.18) * s);
   const unsigned char* p = px + (static_cast<size_t>(cy) * static_cast<size_t>(pw) + static_cast<size_t>(cx)) * 4;
   const int got[3] = {p[0], p[1], p[2]};
   const int exp[3] = {static_cast<int>(want >> 16 & 255), static_cast<int>(want >> 8 & 255), static_cast<int>(want & 255)};

@@ -32,7 +32,7 @@ Result<Figure> lines_figure(const AppState& app, const FontRaster* font) {
   for (int h = 0; h < NH; ++h)
     if (h >= static_cast<int>(app.lines.hidden.size()) || app.lines.hidden[static_cast<size_t>(h)] == 0) shown.push_back(h);
 
-  FigurePage page = page_make(font);
+  FigurePage page = page_make(font, 420);  // the diagram widens the page as it needs
   page_line(page, std::string(tr(L, Str::view_lines)) + " — " + tr(L, Str::layer) + " " + std::to_string(app.layer + 1) + " / " +
                       std::to_string(t.layers.size()) + " — " + measure_label(L, app.measure),
             17, kPageInk);
@@ -118,7 +118,7 @@ Result<Figure> lines_figure(const AppState& app, const FontRaster* font) {
     page.fig.items.push_back(FigureText{xb + pad, k_y(k) - lh * 0.5f, measure.fit(tok.text, static_cast<int>(k_w - 2 * pad)), px,
                                         tok.pad ? kPageDim : kPageInk});
   }
-  page_gap(page, static_cast<float>(rows) * row_h);
+  page_gap(page, static_cast<float>(rows) * row_h + 6);
   if (shown.empty()) page_paragraph(page, tr(L, Str::ln_all_hidden), px);
   page.fig.width = std::max(page.fig.width, xb + k_w + page.margin);
   return page_finish(std::move(page));

@@ -17,10 +17,13 @@ namespace {
 constexpr Str kDetectorStr[] = {Str::dt_name_previous, Str::dt_name_first, Str::dt_name_duplicate, Str::dt_name_induction,
                                 Str::dt_name_coref};  // kAllDetectors order
 
+// A column header on one line: "Punctu-\nation" -> "Punctuation", "Max\nweight" -> "Max weight".
 std::string one_line(const char* text) {
-  std::string s = text;
-  for (char& c : s)
-    if (c == '\n') c = ' ';
+  std::string s;
+  for (const char* c = text; *c; ++c) {
+    if (*c == '-' && c[1] == '\n') ++c;
+    else s += *c == '\n' ? ' ' : *c;
+  }
   return s;
 }
 

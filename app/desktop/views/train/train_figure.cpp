@@ -36,8 +36,17 @@ std::string tick_label(float v, bool percent) {
   char buf[32];
   if (percent) std::snprintf(buf, sizeof buf, "%.0f%%", static_cast<double>(v) * 100.0);
   else if (v >= 100.0f) std::snprintf(buf, sizeof buf, "%.0f", static_cast<double>(v));
-  else std::snprintf(buf, sizeof buf, "%.2g", static_cast<double>(v));
+  else std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
   return buf;
+}
+
+// A round top for an axis from 0: four intervals of 1, 2, 2.5 or 5 times a power of ten.
+float nice_top(float v) {
+  if (!(v > 0) || !std::isfinite(v)) return 1.0f;
+  const float raw = v * 1.05f / 4.0f, magnitude = std::pow(10.0f, std::floor(std::log10(raw)));
+  for (float f : {1.0f, 2.0f, 2.5f, 5.0f, 10.0f})
+    if (f * magnitude >= raw) return 4.0f * f * magnitude;
+  return 40.0f * magnitude;
 }
 
 FigureLine segment(float x0, float y0, float x1, float y1, Rgba c, float w) {
@@ -121,6 +130,7 @@ Result<Figure> train_figure(const AppState& app, const FontRaster* font) {
     loss.points.push_back({static_cast<float>(r.step), r.loss});
     loss.y_max = std::max(loss.y_max, r.loss);
   }
+  loss.y_max = nice_top(loss.y_max);
   loss.color = kLossColor;
   loss.x_max = x_max;
   plot_add(page, loss);
