@@ -96,7 +96,7 @@ int check_panel(const SvgRead& svg, const std::string& panel, const Mat& m, Colo
     REQUIRE(c.row < m.rows());
     REQUIRE(c.col < m.cols());
     CHECK(std::abs(c.value - m(c.row, c.col)) <= 1e-6f);
-    CHECK(c.fill == hex(colormap_sample(cmap, (m(c.row, c.col) - vmin) / (vmax - vmin))));
+    CHECK(c.fill == hex(colormap_sample(cmap, (m(c.row, c.col) - vmin) * (1.0f / (vmax - vmin)))));  // as the grid maps it
   }
   CHECK(n == m.size());
   return n;
