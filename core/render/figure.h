@@ -77,7 +77,7 @@ struct Figure {
   std::vector<FigureItem> items;  // painted in order
 };
 
-inline constexpr int64_t kFigureMaxItems = 4'000'000;  // past this an SVG is no longer useful
+inline constexpr int64_t kFigureMaxItems = 1'500'000;  // past this an SVG (~150 bytes an item) is no longer useful
 
 // Copies src's items into dst moved by (dx, dy), prefixing every cell tag's panel id with `panel_prefix`.
 void figure_append(Figure& dst, const Figure& src, float dx, float dy, const std::string& panel_prefix = {});

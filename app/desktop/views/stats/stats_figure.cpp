@@ -16,6 +16,8 @@ namespace {
 
 constexpr Str kDetectorStr[] = {Str::dt_name_previous, Str::dt_name_first, Str::dt_name_duplicate, Str::dt_name_induction,
                                 Str::dt_name_coref};  // kAllDetectors order
+constexpr Str kGapStr[] = {Str::dt_not_defined, Str::dt_why_cross,           Str::dt_why_short, Str::dt_why_no_repeat,
+                           Str::dt_why_no_spaced_repeat, Str::dt_why_coref, Str::dt_why_masked};  // DetectorGap order
 
 // A column header on one line: "Punctu-\nation" -> "Punctuation", "Max\nweight" -> "Max weight".
 std::string one_line(const char* text) {
@@ -53,6 +55,10 @@ Result<Figure> stats_figure(const AppState& app, const FontRaster* font) {
   }
   dspec.columns = static_cast<int>(std::min<size_t>(det.size(), 5));
   if (Status s = page_grid(page, dspec, "det."); !s) return make_error("stats: " + s.error());
+  for (size_t d = 0; d < reports.reports.size(); ++d)  // why a grid is grey
+    if (reports.reports[d].gap != DetectorGap::none)
+      page_paragraph(page, std::string(tr(L, kDetectorStr[d])) + ": " + tr(L, kGapStr[static_cast<int>(reports.reports[d].gap)]), 13);
+  page_gap(page, 8);
 
   // Per-head statistics, each on its own range.
   page_line(page, tr(L, Str::dt_table_section), 15, kPageInk, true);
