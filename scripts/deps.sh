@@ -10,7 +10,7 @@ packages=(cmake g++ make pkg-config libeigen3-dev nlohmann-json3-dev doctest-dev
           libopenblas-openmp-dev libfontconfig-dev fonts-nanum libimgui-dev libglfw3-dev libgl-dev)
 case "${1:-build}" in
   # xrdb (x11-xserver-utils): the HiDPI test's Xft.dpi; desktop-file-validate: the install test
-  test) packages+=(xvfb xauth libgl1-mesa-dri x11-xserver-utils desktop-file-utils) ;;
+  test) packages+=(xvfb xauth libgl1-mesa-dri x11-xserver-utils desktop-file-utils libxml2-utils librsvg2-bin) ;;
   fuzz) packages+=(clang libclang-rt-dev libomp-dev) ;;
   package) packages+=(dpkg-dev file) ;;
   app|build) ;;

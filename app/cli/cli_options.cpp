@@ -229,6 +229,7 @@ const std::vector<Flag>& flags() {
        int_flag(&CliOptions::top_k, 0, kMaxTokens, "top-k"), kAttention | kPredict | kGenerate},
       {"csv", "FILE", "write one head's weights as CSV (needs --layer and --head)", string_flag(&CliOptions::csv_path)},
       {"png", "FILE", "draw a labelled grid of one layer's heads (needs --layer)", string_flag(&CliOptions::png_path)},
+      {"svg", "FILE", "the same grid as an SVG: vector cells, text as text (needs --layer)", string_flag(&CliOptions::svg_path)},
       {"layer", "L", "layer number, from 0", int_flag(&CliOptions::layer, 0, kMaxLayers, "layer")},
       {"head", "H", "head number, from 0", int_flag(&CliOptions::head, 0, kMaxDModel, "head")},
       {"png-scale", "S", "scale of the PNG (default 1)",
@@ -287,8 +288,9 @@ Status check_combination(const CliOptions& o) {
     return make_error(std::string(o.word_view.merge_pieces ? "--words" : "--hide-special") +
                       " shows the softmax weights only: it cannot be combined with --measure " + std::string(name_of(o.measure)));
   if (o.word_view.any() && !o.save_weights.empty()) return make_error("--words and --hide-special change what is shown, not the model: --save-weights does not apply");
-  if (o.measure != AttentionMeasure::weights && o.json_path.empty() && o.csv_path.empty() && o.png_path.empty())
-    return make_error("--measure needs --json, --csv or --png to show it in");
+  if (o.measure != AttentionMeasure::weights && o.json_path.empty() && o.csv_path.empty() && o.png_path.empty() &&
+      o.svg_path.empty())
+    return make_error("--measure needs --json, --csv, --png or --svg to show it in");
   if (o.cross && o.attention_path.empty()) return make_error("--cross needs --attention FILE");
   if (!o.attention_path.empty()) {
     // A saved attention file holds weights only: anything that needs a model to run is refused by name.
@@ -304,6 +306,7 @@ Status check_combination(const CliOptions& o) {
                         "values and W_O, and an attention file holds only the weights");
     if (!o.csv_path.empty() && (o.layer < 0 || o.head < 0)) return make_error("--csv needs --layer and --head");
     if (!o.png_path.empty() && o.layer < 0) return make_error("--png needs --layer");
+    if (!o.svg_path.empty() && o.layer < 0) return make_error("--svg needs --layer");
     return Ok{};
   }
   const bool has_text = o.given.count("text") > 0, has_npy = !o.input_npy.empty();
@@ -311,6 +314,7 @@ Status check_combination(const CliOptions& o) {
   if (!o.source_text.empty() && has_npy) return make_error("--source needs --text, not --input-npy");
   if (!o.csv_path.empty() && (o.layer < 0 || o.head < 0)) return make_error("--csv needs --layer and --head");
   if (!o.png_path.empty() && o.layer < 0) return make_error("--png needs --layer");
+  if (!o.svg_path.empty() && o.layer < 0) return make_error("--svg needs --layer");
   if (!o.model_path.empty() && !o.weights_path.empty()) return make_error("give one of --model or --weights");
   if (!o.text_b.empty() && has_npy) return make_error("--text-b needs --text, not --input-npy");
   if (o.weights_path.empty() && o.model_path.empty())
@@ -417,7 +421,7 @@ std::string cli_help() {
   out << "attnviz-cli — every intermediate of multi-head attention, for one sentence, from the command line\n\n"
          "usage: attnviz-cli attention (--text TEXT | --input-npy FILE) [options]\n"
          "       attnviz-cli attention --attention FILE [--cross] [--json FILE] [--csv FILE --layer L --head H]\n"
-         "                             [--png FILE --layer L] [--measure weights|rollout]\n"
+         "                             [--png|--svg FILE --layer L] [--measure weights|rollout]\n"
          "       attnviz-cli train coref --out DIR [--seed S] [--heads NH] [--d-model C] [--layers L] [--ffn F] [--score K]\n"
          "                               [--norm post|pre] [--positions P] [--steps N]\n"
          "       attnviz-cli train induction --out DIR [--seed S] [--heads NH] [--d-model C] [--steps N]\n"

@@ -34,6 +34,7 @@ struct CliOptions {
   std::string json_path;      // --json FILE ('-' = standard output)
   std::string csv_path;       // --csv FILE with --layer and --head
   std::string png_path;       // --png FILE with --layer
+  std::string svg_path;       // --svg FILE with --layer: the same grid as vector graphics
   int layer = -1, head = -1;  // 0-based
   float png_scale = 1.0f;     // --png-scale
   Colormap colormap = Colormap::viridis;  // --colormap

@@ -177,13 +177,19 @@ std::optional<std::vector<Mat>> layer_maps(const CliOptions& o, const MeasureMap
   return std::nullopt;
 }
 
-Status write_png(const CliOptions& o, const Trace& t, const std::optional<std::vector<Mat>>& maps) {
+// The layer's grid as a PNG (at --png-scale) or an SVG (in pixels at scale 1): one layout for both.
+Status write_grid(const CliOptions& o, const Trace& t, const std::optional<std::vector<Mat>>& maps, bool svg) {
   auto spec = trace_layer_grid(t, o.layer, maps ? &*maps : nullptr, name_of(o.measure));
   if (!spec) return make_error(spec.error());
-  spec->scale = o.png_scale;
+  spec->scale = svg ? 1.0f : o.png_scale;
   spec->cmap = o.colormap;
   const std::optional<FontRaster> font = font_find_and_load();  // no font: ASCII fallback labels
-  auto image = heatmap_grid_render(*spec, font ? &*font : nullptr);
+  const FontRaster* f = font ? &*font : nullptr;
+  if (svg) {
+    auto fig = heatmap_grid_figure(*spec, f);
+    return fig ? figure_svg_write(o.svg_path, *fig, f) : Status(make_error(fig.error()));
+  }
+  auto image = heatmap_grid_render(*spec, f);
   if (!image) return make_error(image.error());
   return png_write(o.png_path, *image);
 }
@@ -218,7 +224,8 @@ int write_outputs(const CliOptions& o, const Model* model, const Trace& trace, s
     auto csv = trace_head_csv(trace, o.layer, o.head, map);
     report(csv ? file_write_atomic(o.csv_path, *csv) : Status(make_error(csv.error())), "--csv");
   }
-  if (!o.png_path.empty()) report(write_png(o, trace, maps), "--png");
+  if (!o.png_path.empty()) report(write_grid(o, trace, maps, false), "--png");
+  if (!o.svg_path.empty()) report(write_grid(o, trace, maps, true), "--svg");
   return status;
 }
 
@@ -237,7 +244,7 @@ int attention_file_run(const CliOptions& o, std::ostream& out, std::ostream& err
   if (!file->off_rows.empty())
     err << "attnviz-cli: note: " << file->off_rows.size() << " attention row(s) do not sum to 1 (within "
         << kRowSumTolerance << "), shown as saved: " << off_rows_summary(file->off_rows) << "\n";
-  const bool any_output = !o.json_path.empty() || !o.csv_path.empty() || !o.png_path.empty();
+  const bool any_output = !o.json_path.empty() || !o.csv_path.empty() || !o.png_path.empty() || !o.svg_path.empty();
   if (!any_output) {
     print_summary(file->trace, out);
     if (file->cross_trace) {
@@ -282,7 +289,8 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
   }
 
   print_fully_masked(*trace, err);
-  const bool any_output = !o.json_path.empty() || !o.csv_path.empty() || !o.png_path.empty() || !o.save_weights.empty();
+  const bool any_output = !o.json_path.empty() || !o.csv_path.empty() || !o.png_path.empty() || !o.svg_path.empty() ||
+                          !o.save_weights.empty();
   if (!any_output) print_summary(*trace, out);
   int status = write_outputs(o, &*model, *trace, out, err);
   if (!o.save_weights.empty())

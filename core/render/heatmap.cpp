@@ -1,6 +1,6 @@
-// Layout and drawing for heatmap_grid_render. One layout function computes every position (in
-// 64-bit, so the size limits are checked before anything is allocated); the renderer and
-// heatmap_grid_cell both use it, so a test that samples a cell sees exactly what was drawn.
+// Layout and figure for heatmap_grid_render / heatmap_grid_figure. One layout function computes
+// every position (in 64-bit, so the size limits are checked before anything is allocated); the
+// figure and heatmap_grid_cell both use it, so a test that samples a cell sees exactly what was drawn.
 #include "render/heatmap.h"
 
 #include <algorithm>
@@ -20,6 +20,7 @@ constexpr Rgba kLabelInk{52, 52, 52, 255};   // token labels, ticks
 constexpr Rgba kFrame{150, 150, 150, 255};
 constexpr Rgba kWhite{255, 255, 255, 255};
 constexpr Rgba kBlack{0, 0, 0, 255};
+constexpr Rgba kHighlight{255, 160, 30, 255};  // the chosen query's row
 constexpr float kMinLegiblePx = 6.0f;        // below this, labels are noise: leave them out
 constexpr float kMinAnnotationPx = 8.0f;    // smaller digits blur into the cell colour
 
@@ -217,37 +218,69 @@ TextSizes text_sizes(const HeatmapGridSpec& spec, const Metrics& m) {
   return TextSizes{std::min(m.label_px * spec.scale, cell * 0.8f), std::min(m.annotation_px * spec.scale, cell * 0.5f)};
 }
 
-void draw_panel(Image& img, const HeatmapGridSpec& spec, const Layout& L, Painters& pt, size_t p) {
+FigureText text_at(float x, float y, std::string text, float px, Rgba color, TextAnchor anchor = TextAnchor::start,
+                   TextOrient orient = TextOrient::horizontal) {
+  FigureText t;
+  t.x = x;
+  t.y = y;
+  t.text = std::move(text);
+  t.px = px;
+  t.color = color;
+  t.anchor = anchor;
+  t.orient = orient;
+  return t;
+}
+
+FigureRect rect_at(int x, int y, int w, int h, Rgba fill) {
+  FigureRect r;
+  r.x = static_cast<float>(x);
+  r.y = static_cast<float>(y);
+  r.w = static_cast<float>(w);
+  r.h = static_cast<float>(h);
+  r.fill = fill;
+  return r;
+}
+
+// A hairline frame just outside [x, x + w) x [y, y + h), so pale panels do not dissolve into the page.
+void add_frame(Figure& fig, int x, int y, int w, int h) {
+  fig.items.push_back(rect_at(x - 1, y - 1, w + 2, 1, kFrame));
+  fig.items.push_back(rect_at(x - 1, y + h, w + 2, 1, kFrame));
+  fig.items.push_back(rect_at(x - 1, y, 1, h, kFrame));
+  fig.items.push_back(rect_at(x + w, y, 1, h, kFrame));
+}
+
+void add_panel(Figure& fig, const HeatmapGridSpec& spec, const Layout& L, Painters& pt, size_t p) {
   const HeatmapPanel& panel = spec.panels[p];
   const Mat& w = *panel.weights;
   const int gx = static_cast<int>(L.grid_x(static_cast<int64_t>(p)));
   const int gy = static_cast<int>(L.grid_y(static_cast<int64_t>(p)));
   const int cell = static_cast<int>(L.cell);
   const int pw = static_cast<int>(L.panel_w), ph = static_cast<int>(L.panel_h);
+  const float label_px = L.label_px, s = spec.scale;
+  const Metrics m;
 
   if (!panel.title.empty()) {
     const std::string title = pt.title.fit(panel.title, static_cast<int>(L.slot_w - L.gap_x / 3));
     const int tw = pt.title.width(title);
     const int tx = tw <= pw ? gx + (pw - tw) / 2 : gx;
-    pt.title.draw(img, tx, gy - static_cast<int>(L.col_label_h + L.title_h), title, kInk);
+    fig.items.push_back(text_at(static_cast<float>(tx), static_cast<float>(gy - static_cast<int>(L.col_label_h + L.title_h)), title,
+                                m.title_px * s, kInk));
   }
   if (L.labels) {
     const int lh = pt.label.line_height();
     for (size_t c = 0; c < L.col_text.size(); ++c) {
       const int lx = gx + static_cast<int>(c) * cell + (cell - lh) / 2, bottom = gy - static_cast<int>(L.label_pad);
-      if (L.col_stacked[c])
-        pt.label.draw_stacked(img, lx, bottom, L.col_text[c], kLabelInk);
-      else
-        pt.label.draw_vertical(img, lx, bottom, L.col_text[c], kLabelInk);
+      fig.items.push_back(text_at(static_cast<float>(lx), static_cast<float>(bottom), L.col_text[c], label_px, kLabelInk,
+                                  TextAnchor::start, L.col_stacked[c] ? TextOrient::stacked : TextOrient::rotated));
     }
     if (L.grid_x(static_cast<int64_t>(p)) == L.origin_x)  // query labels once per row of panels
-      for (size_t r = 0; r < L.row_text.size(); ++r) {
-        const int tw = pt.label.width(L.row_text[r]);
-        pt.label.draw(img, gx - static_cast<int>(L.label_pad) - tw, gy + static_cast<int>(r) * cell + (cell - lh) / 2,
-                      L.row_text[r], kLabelInk);
-      }
+      for (size_t r = 0; r < L.row_text.size(); ++r)
+        fig.items.push_back(text_at(static_cast<float>(gx - static_cast<int>(L.label_pad)),
+                                    static_cast<float>(gy + static_cast<int>(r) * cell + (cell - lh) / 2), L.row_text[r], label_px,
+                                    kLabelInk, TextAnchor::end));
   }
 
+  const std::string id = panel.id.empty() ? std::to_string(p) : panel.id;
   const float inv_range = 1.0f / (spec.vmax - spec.vmin);
   const bool annotate = spec.annotate && L.annotation_px >= kMinAnnotationPx;
   const int ah = pt.annotation.line_height();
@@ -256,7 +289,9 @@ void draw_panel(Image& img, const HeatmapGridSpec& spec, const Layout& L, Painte
       const float v = w(r, c);
       const Rgba colour = colormap_sample(spec.cmap, (v - spec.vmin) * inv_range);
       const int x = gx + c * cell, y = gy + r * cell;
-      img.fill_rect(x, y, cell, cell, colour);
+      FigureRect rect = rect_at(x, y, cell, cell, colour);
+      rect.cell = FigureCellTag{id, r, c, v};
+      fig.items.push_back(std::move(rect));
       // Exact zeros (masked positions) stay blank, so a mask's shape reads at a glance.
       if (!annotate || !std::isfinite(v) || v == 0.0f) continue;
       // Neighbouring numbers must not run together: the long form needs a fifth of the cell free.
@@ -268,34 +303,34 @@ void draw_panel(Image& img, const HeatmapGridSpec& spec, const Layout& L, Painte
       }
       if (tw > cell - std::max(2, cell / 8)) continue;
       const Rgba ink = rgba_luminance(colour) < 0.5f ? kWhite : kBlack;
-      pt.annotation.draw(img, x + (cell - tw) / 2, y + (cell - ah) / 2, text, ink);
+      // Anchored at the middle (the same pixels here; an SVG viewer's own text widths stay centred).
+      fig.items.push_back(text_at(static_cast<float>(x + (cell - tw) / 2) + static_cast<float>(tw) * 0.5f,
+                                  static_cast<float>(y + (cell - ah) / 2), text, L.annotation_px, ink, TextAnchor::middle));
     }
-  // A hairline frame just outside the cells, so pale panels do not dissolve into the page.
-  img.fill_rect(gx - 1, gy - 1, pw + 2, 1, kFrame);
-  img.fill_rect(gx - 1, gy + ph, pw + 2, 1, kFrame);
-  img.fill_rect(gx - 1, gy, 1, ph, kFrame);
-  img.fill_rect(gx + pw, gy, 1, ph, kFrame);
+  add_frame(fig, gx, gy, pw, ph);
+  if (spec.highlight_row >= 0 && spec.highlight_row < w.rows()) {
+    FigureRect row = rect_at(gx, gy + spec.highlight_row * cell, pw, cell, kWhite);
+    row.fill.reset();
+    row.stroke = kHighlight;
+    row.stroke_width = std::max(1.0f, std::round(2.0f * s));
+    fig.items.push_back(std::move(row));
+  }
 }
 
-void draw_legend(Image& img, const HeatmapGridSpec& spec, const Layout& L, Painters& pt) {
+void add_legend(Figure& fig, const HeatmapGridSpec& spec, const Layout& L, Painters& pt) {
   const int x = static_cast<int>(L.legend_x), y = static_cast<int>(L.legend_y);
   const int w = static_cast<int>(L.legend_w), h = static_cast<int>(L.legend_h);
-  for (int j = 0; j < h; ++j) {
-    const float t = h > 1 ? 1.0f - static_cast<float>(j) / static_cast<float>(h - 1) : 1.0f;  // high values on top
-    img.fill_rect(x, y + j, w, 1, colormap_sample(spec.cmap, t));
-  }
-  img.fill_rect(x - 1, y - 1, w + 2, 1, kFrame);
-  img.fill_rect(x - 1, y + h, w + 2, 1, kFrame);
-  img.fill_rect(x - 1, y, 1, h, kFrame);
-  img.fill_rect(x + w, y, 1, h, kFrame);
+  fig.items.push_back(FigureColorBar{static_cast<float>(x), static_cast<float>(y), static_cast<float>(w), static_cast<float>(h), spec.cmap});
+  add_frame(fig, x, y, w, h);
   const float range = spec.vmax - spec.vmin;
   const int lh = pt.tick.line_height();
+  const Metrics m;
   for (int k = 0; k < L.ticks; ++k) {
     const float f = static_cast<float>(k) / static_cast<float>(L.ticks - 1);
     const int ty = y + (h - 1) - static_cast<int>(std::lround(f * static_cast<float>(h - 1)));
-    img.fill_rect(x + w, ty, static_cast<int>(L.tick_len), 1, kFrame);
-    pt.tick.draw(img, x + w + static_cast<int>(L.tick_len + L.label_pad), ty - lh / 2,
-                 tick_text(spec.vmin + range * f, range), kLabelInk);
+    fig.items.push_back(rect_at(x + w, ty, static_cast<int>(L.tick_len), 1, kFrame));
+    fig.items.push_back(text_at(static_cast<float>(x + w + static_cast<int>(L.tick_len + L.label_pad)), static_cast<float>(ty - lh / 2),
+                                tick_text(spec.vmin + range * f, range), m.tick_px * spec.scale, kLabelInk));
   }
 }
 
@@ -319,7 +354,7 @@ std::string heatmap_value_text(float value, bool short_form) {
   return out;
 }
 
-Result<Image> heatmap_grid_render(const HeatmapGridSpec& spec, const FontRaster* font) {
+Result<Figure> heatmap_grid_figure(const HeatmapGridSpec& spec, const FontRaster* font) {
   if (Status s = spec_validate(spec); !s) return make_error(s.error());
   const Metrics m;
   const TextSizes ts = text_sizes(spec, m);
@@ -328,11 +363,21 @@ Result<Image> heatmap_grid_render(const HeatmapGridSpec& spec, const FontRaster*
   if (!layout) return make_error(layout.error());
   const Layout& L = *layout;
 
-  Image img(static_cast<int>(L.width), static_cast<int>(L.height), kBackground);
-  if (!L.caption.empty()) pt.caption.draw(img, static_cast<int>(L.margin), static_cast<int>(L.margin), L.caption, kInk);
-  for (size_t p = 0; p < spec.panels.size(); ++p) draw_panel(img, spec, L, pt, p);
-  if (L.legend) draw_legend(img, spec, L, pt);
-  return img;
+  Figure fig;
+  fig.width = static_cast<float>(L.width);
+  fig.height = static_cast<float>(L.height);
+  fig.background = kBackground;
+  if (!L.caption.empty())
+    fig.items.push_back(text_at(static_cast<float>(L.margin), static_cast<float>(L.margin), L.caption, m.caption_px * spec.scale, kInk));
+  for (size_t p = 0; p < spec.panels.size(); ++p) add_panel(fig, spec, L, pt, p);
+  if (L.legend) add_legend(fig, spec, L, pt);
+  return fig;
+}
+
+Result<Image> heatmap_grid_render(const HeatmapGridSpec& spec, const FontRaster* font) {
+  auto fig = heatmap_grid_figure(spec, font);
+  if (!fig) return make_error(fig.error());
+  return figure_raster(*fig, font, 1.0f);
 }
 
 CellRect heatmap_grid_cell(const HeatmapGridSpec& spec, const FontRaster* font, int panel, int row, int col) {

@@ -1,6 +1,6 @@
-// Draws a labelled grid of attention heatmaps (one panel per head) into an Image on the CPU: the
-// figure behind the CLI's --png and the app's export. Values are mapped through a colour map;
-// nothing here reads a Trace or computes attention, the caller passes the matrices.
+// Lays out a labelled grid of attention heatmaps (one panel per head) as a Figure and draws it into
+// an Image on the CPU: the figure behind the CLI's --png / --svg and the app's exports. Values are
+// mapped through a colour map; nothing here reads a Trace or computes attention.
 #pragma once
 #include <string>
 #include <vector>
@@ -8,6 +8,7 @@
 #include "base/result.h"
 #include "base/tensor.h"
 #include "render/colormap.h"
+#include "render/figure.h"
 #include "render/image.h"
 #include "render/text_raster.h"
 
@@ -16,6 +17,7 @@ namespace attnviz {
 struct HeatmapPanel {
   std::string title;
   const Mat* weights = nullptr;  // (T_q, T_k): rows = queries, columns = keys; not owned
+  std::string id;                // the cells' panel tag in an SVG; empty: the panel's index
 };
 
 struct HeatmapGridSpec {
@@ -29,6 +31,7 @@ struct HeatmapGridSpec {
   float vmin = 0.0f, vmax = 1.0f;   // value range mapped to the colour map
   bool annotate = true;             // print the value in a cell when the cell is big enough to hold it
   bool legend = true;               // colour bar with tick labels
+  int highlight_row = -1;           // a query row outlined in every panel (-1: none)
 };
 
 inline constexpr int kHeatmapMaxSide = 16384;                      // pixels per side
@@ -39,6 +42,9 @@ inline constexpr int64_t kHeatmapMaxBytes = int64_t{256} << 20;    // RGBA bytes
 // image beyond kHeatmapMaxSide per side or kHeatmapMaxBytes. font == nullptr draws ASCII labels
 // with the built-in fallback font (non-ASCII shows as '?').
 Result<Image> heatmap_grid_render(const HeatmapGridSpec& spec, const FontRaster* font);
+// The same figure as vector items, in pixels at spec.scale (heatmap_grid_render rasterises it at 1),
+// with every cell tagged (panel id, row, col, value). The font measures the text.
+Result<Figure> heatmap_grid_figure(const HeatmapGridSpec& spec, const FontRaster* font);
 
 // Where panel `panel`'s cell (row, col) lands in the image heatmap_grid_render would draw with the
 // same arguments: top-left corner and size (its centre is x + w/2, y + h/2). All zero when the spec

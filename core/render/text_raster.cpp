@@ -262,6 +262,14 @@ int TextPainter::width(std::string_view utf8) {
 
 int TextPainter::line_height() const { return impl_->line_h; }
 
+float TextPainter::ascent() const { return impl_->font ? static_cast<float>(impl_->baseline) : impl_->px * 0.8f; }
+
+float TextPainter::em() const {
+  if (!impl_->font || impl_->px <= 0.0f) return impl_->px;
+  const float per_unit = stbtt_ScaleForMappingEmToPixels(&impl_->font->info, 1.0f);  // 1 / units per em
+  return per_unit > 0.0f ? impl_->scale / per_unit : impl_->px;
+}
+
 TextPainter::Shortening TextPainter::shortening(std::string_view utf8, char32_t glyph, std::string_view glyph_utf8,
                                                 std::string_view fallback) const {
   Shortening s;

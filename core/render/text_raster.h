@@ -55,6 +55,10 @@ class TextPainter {
   int stacked_height(std::string_view utf8);
   int width(std::string_view utf8);
   int line_height() const;
+  // The baseline's distance below the line box's top, and the font's em size, in pixels (for SVG
+  // text, whose font-size is the em and whose y is the baseline). Estimates without a TrueType font.
+  float ascent() const;
+  float em() const;
   // The longest prefix that fits in max_width, with an ellipsis ("…", or "..." when the font
   // lacks it) when something was cut. Empty when not even the ellipsis fits.
   std::string fit(std::string_view utf8, int max_width);

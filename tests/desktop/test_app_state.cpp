@@ -21,25 +21,12 @@
 #include "state/file_actions.h"
 #include "state/model_source.h"
 #include "state/views.h"
+#include "support/app_settle.h"
 #include "support/check_util.h"
 #include "support/fixture_util.h"
 
 namespace attnviz {
 namespace {
-
-// Runs app_update as the frame loop would until the newest edit is answered (or 60 s pass).
-void settle(AppState& app) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  do {
-    app_update(app);
-    if (!app.dirty && !app_computing(app)) {
-      app_update(app);  // B is asked for once A is in; one more round installs it
-      if (!app.dirty && !app_computing(app)) return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  } while (std::chrono::steady_clock::now() < deadline);
-  FAIL("the worker did not answer within 60 s");
-}
 
 // A small sandbox so each forward takes milliseconds.
 void small_sandbox(AppState& app) {

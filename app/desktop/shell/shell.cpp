@@ -45,6 +45,13 @@ void menu_bar(AppState& app, ShellState& shell) {
     const bool has_trace = app.trace != nullptr;
     if (ImGui::MenuItem(tr(L, Str::export_png), nullptr, false, has_trace))
       open_dialog(shell, ShellState::Dialog::export_png, "attnviz-layer" + std::to_string(app.layer + 1) + ".png");
+    // The shown view as a figure (Train draws its run, which needs no trace).
+    const bool view_has_figure = has_trace || app.view == View::train;
+    const std::string view_file = std::string("attnviz-") + view_id(app.view);
+    if (ImGui::MenuItem(tr(L, Str::export_view_png), nullptr, false, view_has_figure))
+      open_dialog(shell, ShellState::Dialog::export_view_png, view_file + ".png");
+    if (ImGui::MenuItem(tr(L, Str::export_view_svg), nullptr, false, view_has_figure))
+      open_dialog(shell, ShellState::Dialog::export_view_svg, view_file + ".svg");
     if (ImGui::MenuItem(tr(L, Str::export_csv), nullptr, false, has_trace))
       open_dialog(shell, ShellState::Dialog::export_csv,
                   "attnviz-layer" + std::to_string(app.layer + 1) + "-head" + std::to_string(app.head + 1) + ".csv");
@@ -139,6 +146,8 @@ void file_dialog(AppState& app, ShellState& shell) {
                       : shell.dialog == D::open_attention   ? tr(L, Str::open_attention)
                       : shell.dialog == D::open_attention_b ? tr(L, Str::open_attention_b)
                       : shell.dialog == D::export_png   ? tr(L, Str::export_png)
+                      : shell.dialog == D::export_view_png ? tr(L, Str::export_view_png)
+                      : shell.dialog == D::export_view_svg ? tr(L, Str::export_view_svg)
                       : shell.dialog == D::export_csv   ? tr(L, Str::export_csv)
                                                         : tr(L, Str::export_json);
   if (shell.dialog_just_opened) {
@@ -151,7 +160,7 @@ void file_dialog(AppState& app, ShellState& shell) {
     ImGui::SetNextItemWidth(480);
     if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
     const bool enter = ImGui::InputText("##path", &shell.path, ImGuiInputTextFlags_EnterReturnsTrue);
-    if (shell.dialog == D::export_png) ImGui::SliderFloat(tr(L, Str::scale), &shell.png_scale, 0.5f, 4.0f, "%.1f×");
+    if (shell.dialog == D::export_png || shell.dialog == D::export_view_png) ImGui::SliderFloat(tr(L, Str::scale), &shell.png_scale, 0.5f, 4.0f, "%.1f×");
     if (ImGui::Button(tr(L, Str::ok)) || enter) {
       switch (shell.dialog) {
         case D::open_session: app_open_session(app, shell.path); break;
@@ -159,6 +168,12 @@ void file_dialog(AppState& app, ShellState& shell) {
         case D::open_attention: (void)app_open_attention(app, shell.path); break;  // reports in the status bar
         case D::open_attention_b: (void)app_open_attention_b(app, shell.path); break;
         case D::export_png: app_report(app, app_export_png(app, shell.path, shell.png_scale), std::string(tr(L, Str::saved)) + " " + shell.path); break;
+        case D::export_view_png:
+          app_report(app, app_export_view(app, shell.path, FigureFormat::png, shell.png_scale), std::string(tr(L, Str::saved)) + " " + shell.path);
+          break;
+        case D::export_view_svg:
+          app_report(app, app_export_view(app, shell.path, FigureFormat::svg), std::string(tr(L, Str::saved)) + " " + shell.path);
+          break;
         case D::export_csv: app_report(app, app_export_csv(app, shell.path), std::string(tr(L, Str::saved)) + " " + shell.path); break;
         case D::export_json: app_report(app, app_export_json(app, shell.path), std::string(tr(L, Str::saved)) + " " + shell.path); break;
         case D::none: break;

@@ -1,5 +1,5 @@
 // The File menu's actions, shared by the shell's dialogs and --script: sessions and the exports
-// (PNG drawn on the CPU, CSV, JSON). Each reports into app.status; none changes what is shown when
+// (PNG drawn on the CPU, SVG, CSV, JSON). Each reports into app.status; none changes what is shown when
 // it fails. No GUI: they run in the headless tests too.
 #include "state/file_actions.h"
 
@@ -9,6 +9,7 @@
 #include "base/file_io.h"
 #include "font_find.h"
 #include "render/heatmap.h"
+#include "state/view_figure.h"
 
 namespace attnviz {
 
@@ -39,6 +40,17 @@ Status app_export_png(const AppState& app, const std::string& path, float scale)
   spec->annotate = app.annotate;
   const std::optional<FontRaster> font = font_find_and_load();
   auto image = heatmap_grid_render(*spec, font ? &*font : nullptr);
+  if (!image) return make_error(image.error());
+  return png_write(path, *image);
+}
+
+Status app_export_view(AppState& app, const std::string& path, FigureFormat format, float scale) {
+  const std::optional<FontRaster> font = font_find_and_load();  // no font: ASCII fallback labels in the PNG
+  const FontRaster* f = font ? &*font : nullptr;
+  auto fig = view_figure(app, app.view, f);
+  if (!fig) return make_error(fig.error());
+  if (format == FigureFormat::svg) return figure_svg_write(path, *fig, f);
+  auto image = figure_raster(*fig, f, scale);
   if (!image) return make_error(image.error());
   return png_write(path, *image);
 }

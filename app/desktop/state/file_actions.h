@@ -17,5 +17,9 @@ Status app_open_session(AppState& app, const std::string& path);
 Status app_export_png(const AppState& app, const std::string& path, float scale);  // layer's heads, CPU-drawn
 Status app_export_csv(const AppState& app, const std::string& path);               // the chosen head
 Status app_export_json(const AppState& app, const std::string& path);              // the whole trace
+// The shown view (app.view) as a figure (state/view_figure.h): a PNG at `scale`, or an SVG (vector,
+// text as text). Not const: the Coreference view may refresh its cache first.
+enum class FigureFormat { png, svg };
+Status app_export_view(AppState& app, const std::string& path, FigureFormat format, float scale = 1.0f);
 
 }  // namespace attnviz

@@ -51,4 +51,13 @@ const Mat& measure_map_of(const MeasureMaps& m, const Trace& trace, int layer, i
   return i < m.maps.size() ? m.maps[i] : trace.head(layer, head).weights;
 }
 
+const char* measure_label(Lang lang, AttentionMeasure m) {
+  switch (m) {
+    case AttentionMeasure::weights: return tr(lang, Str::measure_weights);
+    case AttentionMeasure::value_norm: return tr(lang, Str::measure_value_norm);
+    case AttentionMeasure::rollout: return tr(lang, Str::measure_rollout);
+  }
+  return "?";
+}
+
 }  // namespace attnviz

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/measures.h"
+#include "shell/strings.h"
 
 namespace attnviz {
 
@@ -22,6 +23,9 @@ struct MeasureMaps {
 // Rebuilds `maps` when the trace, its version or the measure changed.
 void measure_maps_refresh(MeasureMaps& maps, AttentionMeasure measure, const Model* model, const Trace* trace,
                           uint64_t trace_version);
+
+// The measure's name in the UI's language (the Heads view's combo, the exported figures).
+const char* measure_label(Lang lang, AttentionMeasure measure);
 
 // The map a view shows for one head: the measure's, or the weights when the measure is the
 // weights or could not be built.

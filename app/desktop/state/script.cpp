@@ -305,6 +305,12 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
       float scale = 1.0f;
       if (a.size() == 3 && (!parse_number(a[2], scale) || !(scale > 0))) return fail("expected a positive scale");
       s = app_export_png(app, a[1], scale);
+    } else if (a[0] == "view") {  // export view png|svg PATH [SCALE]: the shown view as a figure
+      float scale = 1.0f;
+      if (a.size() < 3 || a.size() > 4 || (a[1] != "png" && a[1] != "svg")) return fail("expected export view png|svg PATH [SCALE]");
+      if (a.size() == 4 && (a[1] != "png" || !parse_number(a[3], scale) || !(scale > 0)))
+        return fail("expected a positive scale (PNG only)");
+      s = app_export_view(app, a[2], a[1] == "svg" ? FigureFormat::svg : FigureFormat::png, scale);
     } else if (a[0] == "csv") s = app_export_csv(app, a[1]);
     else if (a[0] == "json") s = app_export_json(app, a[1]);
     if (!s) return fail(s.error());

@@ -14,7 +14,8 @@
 //   lang en|ko | presentation on|off | annotate on|off | colormap NAME
 //   undo | redo (Ctrl+Z / Ctrl+Shift+Z: sentence edits and toggles, state/history.h)
 //   words on|off (merge pieces into words) | hide_special on|off (Heads, Model view, Lines, Statistics)
-//   export png PATH [SCALE] | export csv PATH | export json PATH | save PATH | open PATH
+//   export png PATH [SCALE] (the layer's heads grid) | export csv PATH | export json PATH | save PATH | open PATH
+//   export view png|svg PATH [SCALE] (the shown view as a figure: PNG at SCALE, or SVG; state/view_figure.h)
 //   train start|pause|resume|stop|reset|wait|compare|use | train save PATH | train demo coref|induction
 //   train seed N | train heads N | train d_model N | train steps N | train report N   (see script_train)
 //   coref_arch heads=N d_model=C layers=L ffn=F score=S norm=N positions=P (any of them; trains if not cached)

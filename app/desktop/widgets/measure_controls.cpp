@@ -41,15 +41,6 @@ void ablation_mode_combo(AppState& app) {
     wrapped_tooltip((std::string(tr(L, Str::ablation_mode)) + ": " + tr(L, Str::ablation_mode_tip)).c_str());
 }
 
-const char* measure_label(Lang lang, AttentionMeasure m) {
-  switch (m) {
-    case AttentionMeasure::weights: return tr(lang, Str::measure_weights);
-    case AttentionMeasure::value_norm: return tr(lang, Str::measure_value_norm);
-    case AttentionMeasure::rollout: return tr(lang, Str::measure_rollout);
-  }
-  return "?";
-}
-
 void measure_combo(AppState& app) {
   const Lang L = app.lang;
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.5f);

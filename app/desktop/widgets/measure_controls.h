@@ -5,8 +5,6 @@
 
 namespace attnviz {
 
-const char* measure_label(Lang lang, AttentionMeasure measure);
-
 // A combo of the three measures, with their definitions as tooltips.
 void measure_combo(AppState& app);
 // Why the chosen measure cannot be drawn (rollout of cross-attention), wrapped on a line of its

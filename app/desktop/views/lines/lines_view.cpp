@@ -14,6 +14,7 @@
 #include "shell/panels.h"
 #include "shell/shell.h"
 #include "shell/view_registry.h"
+#include "views/lines/lines_palette.h"
 #include "widgets/measure_controls.h"
 
 namespace attnviz {
@@ -24,19 +25,10 @@ constexpr float kMinWeight = 0.01f;  // lighter lines are not drawn: invisible a
 constexpr int kLineBudget = 1500;    // most lines drawn when no token is in focus
 const ImU32 kAccent = IM_COL32(255, 160, 30, 255);
 
-// A qualitative palette for the heads, bright enough to read on the dark background; heads past
-// the twelfth get hues spread by the golden angle.
-constexpr unsigned char kPalette[12][3] = {
-    {70, 140, 255}, {255, 135, 30},  {50, 190, 80},  {235, 60, 75},  {165, 105, 245}, {240, 205, 45},
-    {30, 205, 215}, {250, 115, 195}, {160, 210, 60}, {205, 145, 95}, {205, 205, 215}, {190, 50, 160},
-};
-
 ImU32 head_color(int h, float alpha) {
   const int a = static_cast<int>(std::clamp(alpha, 0.0f, 1.0f) * 255.0f + 0.5f);
-  if (h >= 0 && h < 12) return IM_COL32(kPalette[h][0], kPalette[h][1], kPalette[h][2], a);
-  float r = 0, g = 0, b = 0;
-  ImGui::ColorConvertHSVtoRGB(std::fmod(static_cast<float>(h) * 0.381966f, 1.0f), 0.65f, 0.95f, r, g, b);
-  return IM_COL32(static_cast<int>(r * 255), static_cast<int>(g * 255), static_cast<int>(b * 255), a);
+  const Rgba c = lines_head_color(h);
+  return IM_COL32(c.r, c.g, c.b, a);
 }
 
 bool head_shown(const AppState& app, int h) {

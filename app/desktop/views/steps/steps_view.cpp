@@ -11,21 +11,11 @@
 #include "views/steps/steps_body.h"
 #include "views/steps/steps_draw.h"
 #include "views/steps/steps_format.h"
+#include "views/steps/steps_text.h"
 
 namespace attnviz {
 
 namespace {
-
-constexpr Str kShort[kLectureStepCount] = {
-    Str::steps_short_input, Str::steps_short_split,   Str::steps_short_qkv,    Str::steps_short_scores, Str::steps_short_scale,
-    Str::steps_short_mask,  Str::steps_short_softmax, Str::steps_short_values, Str::steps_short_concat, Str::steps_short_out};
-constexpr Str kTitle[kLectureStepCount] = {
-    Str::steps_title_input, Str::steps_title_split,   Str::steps_title_qkv,    Str::steps_title_scores, Str::steps_title_scale,
-    Str::steps_title_mask,  Str::steps_title_softmax, Str::steps_title_values, Str::steps_title_concat, Str::steps_title_out};
-constexpr Str kExplain[kLectureStepCount] = {
-    Str::steps_explain_input, Str::steps_explain_split,   Str::steps_explain_qkv,    Str::steps_explain_scores,
-    Str::steps_explain_scale, Str::steps_explain_mask,    Str::steps_explain_softmax, Str::steps_explain_values,
-    Str::steps_explain_concat, Str::steps_explain_out};
 
 // A combo exactly as wide as its preview: the label is inside the preview, so none follows it.
 float combo_width(const std::string& preview) {
@@ -82,7 +72,7 @@ void nav_row(AppState& app, const Trace& t, const LectureFocus& f) {
 }
 
 std::string chip_label(Lang L, int s, bool compact, int current) {
-  return compact && s != current ? std::to_string(s + 1) : std::to_string(s + 1) + " " + tr(L, kShort[s]);
+  return compact && s != current ? std::to_string(s + 1) : std::to_string(s + 1) + " " + tr(L, kStepsShort[s]);
 }
 
 // The ten steps as chips: done ones plain, the current one in the accent colour, later ones dim.
@@ -113,7 +103,7 @@ void step_list(AppState& app) {
     if (ImGui::Button(label.c_str())) app.steps.step = s;
     ImGui::PopID();
     ImGui::PopStyleColor(pushed);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(L, kTitle[s]));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(L, kStepsTitle[s]));
   }
 }
 
@@ -157,9 +147,9 @@ void steps_view_draw(AppState& app, GuiResources& gui) {
   ImGui::PushFont(steps_large_font());
   ImGui::TextColored(ImColor(kStepsAccent), "%d / %d", app.steps.step + 1, kLectureStepCount);
   ImGui::SameLine();
-  ImGui::TextWrapped("· %s", tr(L, kTitle[app.steps.step]));
+  ImGui::TextWrapped("· %s", tr(L, kStepsTitle[app.steps.step]));
   ImGui::PopFont();
-  ImGui::TextWrapped("%s", tr(L, kExplain[app.steps.step]));
+  ImGui::TextWrapped("%s", tr(L, kStepsExplain[app.steps.step]));
   ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(140, 200, 255, 255));
   ImGui::TextWrapped("%s: %s", tr(L, Str::steps_shape), steps_shape_text(v, step).c_str());
   ImGui::PopStyleColor();

@@ -9,6 +9,9 @@
 
 namespace attnviz {
 
+inline constexpr float kCorefTarget = 0.99f;      // CorefTrainOptions::target_accuracy
+inline constexpr float kInductionTarget = 0.95f;  // InductionTrainOptions::target_accuracy
+
 // The shipped demos' settings (coreference: seed 26, 4 heads, d_model 32; induction: seed 1,
 // 2 heads, d_model 32), both 3000 steps at most, reporting every 10 / 5 steps.
 TrainSettings train_defaults(DemoKind demo);

@@ -8,12 +8,11 @@
 
 #include "state/app_state.h"
 #include "train/train.h"
+#include "views/train/train_actions.h"
 #include "widgets/gui_resources.h"
 
 namespace attnviz {
 
-inline constexpr float kCorefTarget = 0.99f;      // CorefTrainOptions::target_accuracy
-inline constexpr float kInductionTarget = 0.95f;  // InductionTrainOptions::target_accuracy
 
 // Curve colours: the run (and the N-head model) and the 1-head model.
 inline constexpr ImU32 kTrainColorMain = IM_COL32(90, 170, 255, 255);

@@ -1,0 +1,103 @@
+// The page the views' figure builders stack their parts on, and the grid spec they start from.
+// Text is measured with the figure's font so the SVG and the PNG wrap the same way.
+#include "state/figure_page.h"
+
+#include <algorithm>
+
+namespace attnviz {
+
+FigurePage page_make(const FontRaster* font, float text_width) {
+  FigurePage page;
+  page.font = font;
+  page.width = text_width;
+  page.fig.width = text_width + 2 * page.margin;
+  return page;
+}
+
+void page_line(FigurePage& page, const std::string& text, float px, Rgba color, bool bold) {
+  FigureText t;
+  t.x = page.margin;
+  t.y = page.y;
+  t.text = text_fit(page.font, text, px, static_cast<int>(page.width));
+  t.px = px;
+  t.color = color;
+  t.bold = bold;
+  page.fig.items.push_back(std::move(t));
+  page.y += px * 1.3f;
+}
+
+std::vector<std::string> text_wrap(const FontRaster* font, const std::string& text, float px, float max_width) {
+  TextPainter p(font, px);
+  std::vector<std::string> lines;
+  std::string line;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t end = std::min(text.find(' ', pos), text.size());
+    const std::string word = text.substr(pos, end - pos);
+    const std::string joined = line.empty() ? word : line + " " + word;
+    if (!line.empty() && static_cast<float>(p.width(joined)) > max_width) {
+      lines.push_back(line);
+      line = p.fit(word, static_cast<int>(max_width));
+    } else {
+      line = static_cast<float>(p.width(joined)) > max_width ? p.fit(joined, static_cast<int>(max_width)) : joined;
+    }
+    pos = end + 1;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+void page_paragraph(FigurePage& page, const std::string& text, float px, Rgba color) {
+  for (const std::string& line : text_wrap(page.font, text, px, page.width)) page_line(page, line, px, color);
+}
+
+void page_gap(FigurePage& page, float px) { page.y += px; }
+
+void page_block(FigurePage& page, const Figure& block, const std::string& prefix, float x) {
+  // Grids keep a margin of their own: let it overlap the page's.
+  const float top = page.y - page.margin;
+  figure_append(page.fig, block, x, top, prefix);
+  page.y = top + block.height;
+  page.fig.width = std::max(page.fig.width, x + block.width);
+}
+
+Status page_grid(FigurePage& page, const HeatmapGridSpec& spec, const std::string& prefix) {
+  auto fig = heatmap_grid_figure(spec, page.font);
+  if (!fig) return make_error(fig.error());
+  page_block(page, *fig, prefix);
+  return Ok{};
+}
+
+Figure page_finish(FigurePage&& page) {
+  page.fig.height = page.y + page.margin;
+  page.fig.width = std::max(page.fig.width, page.width + 2 * page.margin);
+  return std::move(page.fig);
+}
+
+HeatmapGridSpec page_grid_spec(const AppState& app, const Trace& t) {
+  HeatmapGridSpec spec;
+  for (const TraceToken& tok : t.queries) spec.row_labels.push_back(tok.text);
+  for (const TraceToken& tok : t.keys) spec.col_labels.push_back(tok.text);
+  spec.cmap = app.cmap;
+  spec.annotate = app.annotate;
+  return spec;
+}
+
+HeatmapGridSpec page_layer_head_spec(const AppState& app, int layers, int heads) {
+  HeatmapGridSpec spec;
+  for (int l = 0; l < layers; ++l) spec.row_labels.push_back("L" + std::to_string(l + 1));
+  for (int h = 0; h < heads; ++h) spec.col_labels.push_back("H" + std::to_string(h + 1));
+  spec.cmap = app.cmap;
+  spec.annotate = app.annotate;
+  spec.cell_px = 32;
+  return spec;
+}
+
+float maps_top(const std::vector<const Mat*>& maps) {
+  float top = 0;
+  for (const Mat* m : maps)
+    if (m && m->size() > 0) top = std::max(top, m->maxCoeff());
+  return top > 0 ? top : 1.0f;
+}
+
+}  // namespace attnviz

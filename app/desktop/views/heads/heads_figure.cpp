@@ -1,0 +1,39 @@
+// The Heads view as a figure: the chosen layer's heads (or the zoomed one) in the shown measure,
+// titled as the view titles them, with the chosen query's row outlined. Headless.
+#include <string>
+
+#include "state/figure_page.h"
+#include "state/view_figure.h"
+
+namespace attnviz {
+
+// "Head 3 · K/V 1 · off", as the Heads view writes a head's title (numbers from 1).
+std::string heads_panel_title(const AppState& app, const Trace& t, int layer, int h) {
+  const HeadTrace& head = t.head(layer, h);
+  std::string title = std::string(tr(app.lang, Str::head)) + " " + std::to_string(h + 1);
+  if (t.config.kv_heads() != t.config.n_heads) title += " · " + tr_format(app.lang, Str::kv_head_short, t.config.kv_group(h) + 1);
+  if (head.score != ScoreKind::scaled_dot && !t.weights_only) title += " · " + std::string(name_of(head.score));
+  if (head.ablated) title += " · " + std::string(tr(app.lang, Str::head_off_short));
+  return title;
+}
+
+Result<Figure> heads_figure(const AppState& app, const FontRaster* font) {
+  const Trace& t = app_shown_trace(app);
+  if (app.layer < 0 || app.layer >= static_cast<int>(t.layers.size())) return make_error("heads: no such layer");
+  const int NH = t.config.n_heads;
+  HeatmapGridSpec spec = page_grid_spec(app, t);
+  const bool zoomed = app.heads.zoom_head >= 0 && app.heads.zoom_head < NH;
+  std::vector<const Mat*> maps;
+  for (int h = zoomed ? app.heads.zoom_head : 0; h < (zoomed ? app.heads.zoom_head + 1 : NH); ++h) {
+    maps.push_back(&app_head_map(app, app.layer, h));
+    spec.panels.push_back(HeatmapPanel{heads_panel_title(app, t, app.layer, h), maps.back(), "h" + std::to_string(h)});
+  }
+  if (app.measure != AttentionMeasure::weights) spec.vmax = maps_top(maps);
+  spec.highlight_row = app_shown_query(app);
+  if (zoomed) spec.cell_px = 36;
+  spec.caption = std::string(tr(app.lang, Str::view_heads)) + " — " + tr(app.lang, Str::layer) + " " + std::to_string(app.layer + 1) +
+                 " / " + std::to_string(t.layers.size()) + " — " + measure_label(app.lang, app.measure);
+  return heatmap_grid_figure(spec, font);
+}
+
+}  // namespace attnviz

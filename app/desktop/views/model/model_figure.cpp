@@ -1,0 +1,33 @@
+// The Model view as a figure: every layer x head of the shown trace as a small map, rows = layers
+// and columns = heads, each titled "L1 H1". Cells shrink with the text so the page stays a page.
+#include <algorithm>
+#include <string>
+
+#include "state/figure_page.h"
+#include "state/view_figure.h"
+
+namespace attnviz {
+
+Result<Figure> model_figure(const AppState& app, const FontRaster* font) {
+  const Trace& t = app_shown_trace(app);
+  const int NL = static_cast<int>(t.layers.size()), NH = t.config.n_heads;
+  HeatmapGridSpec spec = page_grid_spec(app, t);
+  std::vector<const Mat*> maps;
+  for (int l = 0; l < NL; ++l)
+    for (int h = 0; h < NH; ++h) {
+      maps.push_back(&app_head_map(app, l, h));
+      spec.panels.push_back(HeatmapPanel{"L" + std::to_string(l + 1) + " H" + std::to_string(h + 1), maps.back(),
+                                         "l" + std::to_string(l) + ".h" + std::to_string(h)});
+    }
+  if (app.measure != AttentionMeasure::weights) spec.vmax = maps_top(maps);
+  spec.columns = NH;
+  const int longest = std::max(t.n_queries(), t.n_keys());
+  spec.cell_px = std::clamp(120 / std::max(1, longest), 1, 12);
+  spec.annotate = false;  // thumbnails: the numbers are in the Heads view
+  spec.highlight_row = app_shown_query(app);
+  spec.caption = std::string(tr(app.lang, Str::view_model)) + " — " + tr_format(app.lang, Str::fig_layers_heads, NL, NH) + " — " +
+                 measure_label(app.lang, app.measure);
+  return heatmap_grid_figure(spec, font);
+}
+
+}  // namespace attnviz

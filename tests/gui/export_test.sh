@@ -1,0 +1,63 @@
+#!/bin/sh
+# Export GUI test: one launch of the real app (under Xvfb) drives every view by --script and exports
+# each as PNG (at scale 2) and SVG; every SVG must be well-formed (xmllint), one is rendered back
+# with rsvg-convert and a cell's pixel must have the cell's colour; attnviz-cli's --svg likewise.
+# usage: export_test.sh ATTNVIZ ATTNVIZ_CLI CHECK_PNG CHECK_SVG_CELL
+set -eu
+app=$1 cli=$2 check_png=$3 check_cell=$4
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+[ -z "${ATTNVIZ_KEEP_EXPORTS:-}" ] || { trap - EXIT; echo "exports kept in $out"; }
+# The views a sandbox trace fills, each exported both ways (Step by step at its softmax step).
+{
+  printf 'd_model 64\nheads 4\nlayers 2\nlayer 1\nquery 7\nstep 6\n'
+  for v in heads model lines compare steps stats; do
+    printf 'view %s\nexport view png %s 2\nexport view svg %s\n' "$v" "$out/$v.png" "$out/$v.svg"
+  done
+  cat <<ACTIONS
+lang ko
+view heads
+export view svg $out/heads_ko.svg
+lang en
+view train
+try export view svg $out/train_none.svg
+expect status train: nothing to export yet
+train steps 20
+train report 10
+train start
+train wait
+export view png $out/train.png 2
+export view svg $out/train.svg
+model coref
+view coref
+export view png $out/coref.png 2
+export view svg $out/coref.svg
+quit
+ACTIONS
+} > "$out/actions.txt"
+xvfb-run -a -s '-screen 0 1280x800x24' "$app" --script "$out/actions.txt"
+
+for v in heads model lines compare steps stats train coref; do
+  "$check_png" "$out/$v.png" 0 0
+  xmllint --noout "$out/$v.svg"
+done
+xmllint --noout "$out/heads_ko.svg"
+[ ! -e "$out/train_none.svg" ] || { echo "an export with nothing to show wrote a file"; exit 1; }
+grep -q '헤드 1' "$out/heads_ko.svg" || { echo "the Korean SVG has no Hangul title"; exit 1; }
+# Every head of layer 1 (4 heads x T x T cells) is in the heads SVG, tagged.
+[ "$(grep -c 'class="cell" .*data-panel="h3"' "$out/heads.svg")" -gt 0 ]
+# Rendered back by another program, a cell shows its colour.
+rsvg-convert -z 2 "$out/heads.svg" -o "$out/heads_svg.png"
+"$check_cell" "$out/heads.svg" "$out/heads_svg.png" h2 3 1
+rsvg-convert "$out/coref.svg" -o "$out/coref_svg.png"
+"$check_cell" "$out/coref.svg" "$out/coref_svg.png" to_a 0 0
+
+# The CLI: --svg beside --png, with the same checks.
+"$cli" attention --text "The cat sat on the mat because it was tired." --d-model 64 --heads 2 --svg "$out/cli.svg" --png "$out/cli.png" --layer 0
+xmllint --noout "$out/cli.svg"
+"$check_png" "$out/cli.png" 0 0
+rsvg-convert "$out/cli.svg" -o "$out/cli_svg.png"
+"$check_cell" "$out/cli.svg" "$out/cli_svg.png" 1 3 3
+if "$cli" attention --text "x" --svg "$out/nolayer.svg" 2> "$out/err.txt"; then echo "--svg without --layer was accepted"; exit 1; fi
+grep -q -- "--svg needs --layer" "$out/err.txt"
+echo "export test: 8 views as PNG and SVG in one launch, SVGs well-formed and rendered back; CLI --svg"
