@@ -3,7 +3,8 @@
 # roots enforce most of them too; this names the file and the line when one is broken):
 #   core/                      no UI library (ImGui, GLFW, GL, fontconfig) and no app header
 #   app/cli/, app/common/      no GUI library (fontconfig is allowed: font discovery) and no desktop header
-#   app/desktop's headless part: state/, and each view's *_state, *_actions and *_script files
+#   app/desktop's headless part: state/, and each view's *_state, *_actions, *_script, *_figure,
+#                              *_palette and *_text files
 #                              no UI library (ImGui, GLFW, GL); state/ reaches a view only through its
 #                              *_state.h, the shell only through its string table (shell/strings.h),
 #                              and never widgets/ or sidebar/
@@ -31,8 +32,8 @@ report "core/ must not include a UI library" "$(sources core | xargs -r grep -nE
 report "core/ must not include app headers" "$(sources core | xargs -r grep -nE "$desktop|$app")"
 report "app/cli and app/common must not include a GUI library" "$(sources app/cli app/common | xargs -r grep -nE "$gui")"
 report "app/cli and app/common must not include desktop headers" "$(sources app/cli app/common | xargs -r grep -nE "$desktop")"
-headless="$(sources app/desktop/state; find app/desktop/views -type f \( -name '*_state.*' -o -name '*_actions.*' -o -name '*_script.cpp' \) 2>/dev/null)"
-report "app/desktop's headless part (state/, views' *_state, *_actions, *_script) must not include a UI library" \
+headless="$(sources app/desktop/state; find app/desktop/views -type f \( -name '*_state.*' -o -name '*_actions.*' -o -name '*_script.cpp' -o -name '*_figure.cpp' -o -name '*_palette.*' -o -name '*_text.h' \) 2>/dev/null)"
+report "app/desktop's headless part (state/, views' *_state, *_actions, *_script, *_figure, *_palette, *_text) must not include a UI library" \
   "$(echo "$headless" | xargs -r grep -nE "$gui")"
 report "app/desktop/state must not include widgets/, sidebar/, the shell (but its strings) or a view's drawing code" \
   "$(sources app/desktop/state | xargs -r grep -nE "$gui_side" | grep -vE '"(views/[a-z_]+/[a-z_]+_state\.h|shell/strings\.h)"')"

@@ -30,5 +30,6 @@ expect_caught app/cli/cli_run.cpp '#include <GLFW/glfw3.h>'
 expect_caught app/cli/cli_run.cpp '#include "views/heads/heads_state.h"'
 expect_caught app/desktop/state/app_state.cpp '#include <imgui.h>'
 expect_caught app/desktop/state/app_state.cpp '#include "widgets/heatmap_textures.h"'
+expect_caught app/desktop/views/heads/heads_figure.cpp '#include <imgui.h>'
 expect_caught app/CMakeLists.txt 'file(GLOB X *.cpp)'
 exit $status
