@@ -19,6 +19,7 @@
 #include "render/image.h"
 #include "shell/fonts.h"
 #include "shell/shell.h"
+#include "state/app_busy.h"
 #include "state/app_memory.h"
 #include "state/app_state.h"
 #include "state/attention_source.h"
@@ -136,6 +137,8 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
   float styled_scale = 0.0f;  // the content scale the style was sized for (0: not yet)
   int frames_after_result = 0, exit_code = 0;
   size_t script_pos = 0;
+  double waiting_since = seconds_now();  // when the script's current line began to wait (or retry)
+  double wait_limit = 0;                 // `wait_limit`: seconds a line may wait for the engine (0: for ever)
   std::string pending_screenshot;
   bool screenshot_now = false;  // the script asked for the next frame even if the app is busy
   std::vector<double> frame_ms, training_ms;
@@ -188,17 +191,37 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
       pending_screenshot.clear();
       screenshot_now = false;
     }
-    if (!opt.script.empty() && idle && pending_screenshot.empty() && script_train_ready(app)) {
-      if (script_pos == script.size()) break;
-      const ScriptStep step = script_apply(app, script[script_pos++]);
-      if (!step.error.empty()) {
-        std::fprintf(stderr, "attnviz: %s\n", step.error.c_str());
+    if (!opt.script.empty()) {
+      const bool at_end = script_pos == script.size();
+      const ScriptPacing pace = at_end ? ScriptPacing{} : script_pacing(script[script_pos]);
+      const double now = seconds_now();
+      if (pending_screenshot.empty() && (!pace.wait_for_engine || (idle && script_train_ready(app)))) {
+        if (at_end) break;
+        const ScriptStep step = script_apply(app, script[script_pos]);
+        if (!step.error.empty() && pace.retry_seconds > 0 && now - waiting_since < pace.retry_seconds) {
+          // `expect idle`: not yet; the next frame asks again
+        } else {
+          ++script_pos;
+          waiting_since = now;
+          if (!step.error.empty()) {
+            std::fprintf(stderr, "attnviz: %s\n", step.error.c_str());
+            exit_code = 1;
+            break;
+          }
+          if (!step.report.empty()) std::printf("attnviz: %s\n", step.report.c_str()), std::fflush(stdout);
+          if (step.wait_limit >= 0) wait_limit = step.wait_limit;
+          if (step.quit) break;
+          pending_screenshot = step.screenshot;
+          screenshot_now = step.screenshot_now;
+        }
+      } else if (wait_limit > 0 && now - waiting_since > wait_limit) {
+        const ScriptLine& line = script[std::min(script_pos, script.size() - 1)];
+        std::fprintf(stderr, "attnviz: script line %d (%s): waited %.0f s for the line before to settle; still busy: %s%s\n",
+                     line.number, line.verb.c_str(), now - waiting_since, app_busy_text(app).c_str(),
+                     pending_screenshot.empty() ? "" : ", a screenshot");
         exit_code = 1;
         break;
       }
-      if (step.quit) break;
-      pending_screenshot = step.screenshot;
-      screenshot_now = step.screenshot_now;
     }
     if (!opt.screenshot.empty() && opt.script.empty() && idle && ++frames_after_result >= opt.frames) {
       Status s = save_framebuffer(opt.screenshot, width, height);
