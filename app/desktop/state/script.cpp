@@ -376,6 +376,9 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     double seconds = 0;
     if (!need(1) || !parse_number(a[0], seconds) || !(seconds >= 0)) return fail("expected a number of seconds");
     step.wait_limit = seconds;
+  } else if (v == "echo_lines") {
+    if (!need(1) || !to_on(a[0], on)) return fail("expected on or off");
+    step.echo_lines = on ? 1 : 0;
   } else if (v == "report") {
     if (!need(1) || a[0] != "memory") return fail("expected report memory");
     step.report = memory_report();

@@ -31,6 +31,7 @@
 //                        fails naming what is still busy after SECONDS
 //   wait_limit SECONDS   from here on, a line that waits longer for the engine fails, naming what is busy (0: never)
 //   report memory        prints the peak resident memory so far (VmHWM) on stdout
+//   echo_lines on|off    prints each line's number on stdout as it starts (a crash's last line, for a replay)
 #pragma once
 #include <string>
 #include <vector>
@@ -55,6 +56,7 @@ struct ScriptStep {
   std::string error;       // "script line N: ..." — the run stops
   std::string report;      // main() prints it on stdout (`report memory`)
   double wait_limit = -1;  // >= 0: main() applies it to the lines after (`wait_limit`)
+  int echo_lines = -1;     // 0 or 1: main() stops or starts printing each line's number (`echo_lines`)
 };
 
 // How main() runs a line: by default once the engine has answered the previous one; `nowait` at
