@@ -154,6 +154,8 @@ bool script_frame(ScriptRun& run, const std::vector<ScriptLine>& script, AppStat
     const ScriptStep step = script_apply(app, line);
     if (!step.error.empty() && pace.retry_seconds > 0 && now - run.waiting_since < pace.retry_seconds)
       return true;  // `expect idle`: not yet; the next frame asks again
+    if (pace.retry_seconds > 0 && step.error.empty())  // how long the app took to settle (the soak test reports it)
+      std::printf("attnviz: script line %d: passed after %.2f s\n", line.number, now - run.waiting_since), std::fflush(stdout);
     ++run.pos;
     run.waiting_since = now;
     if (!step.error.empty()) {

@@ -372,6 +372,7 @@ int main(int argc, char** argv) {
   Generator g{Rng{seed}, dir, fixtures, {}};
   g.emit("# soak_actions --seed " + std::to_string(seed) + " --count " + std::to_string(count));
   g.emit("wait_limit 60");
+  g.emit("echo_lines on");
   g.emit("d_model 64");
   g.emit("layers 2");
   g.emit("ffn 64");
