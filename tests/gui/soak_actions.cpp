@@ -117,6 +117,7 @@ struct Generator {
   int pastes = 0, sessions = 0, bad_sessions = 0;  // files written so far (each its own: a replay reads the same)
   bool paused = false;            // the Train view's run was paused (a `train wait` would wait for ever)
   bool coref_shown = false;       // the coreference demo is shown (coref_arch is refused otherwise)
+  bool train_coref = true;        // the Train view's demo is coreference (its settings, steps included, hold)
 
   void emit(const std::string& line) { out.push_back(line); }
   // A line the app may refuse (a value out of range, nothing to undo, ...): the script goes on.
@@ -264,14 +265,17 @@ struct Generator {
       emit("try model coref");
       coref_shown = true;
     }
-    if (r.chance(75)) {
+    if (r.chance(60)) {
       maybe("coref_arch heads=" + r.pick({"1", "2", "4", "8"}) + " d_model=" + r.pick({"32", "64", "128"}));
     } else {
       maybe("coref_arch heads=" + r.pick({"1", "2", "3", "5"}) + " d_model=" + r.pick({"8", "12", "16", "30"}) +
             " layers=" + r.pick({"1", "2", "5"}) + " ffn=" + r.pick({"0", "8"}) + " score=" + r.pick({"dot", "scaled_dot", "x"}));
-      if (r.chance(70)) {
+      // The script would wait for the run (up to 3,000 steps): the next line does not, and replaces it.
+      if (r.chance(50)) {
         emit("nowait try model " + r.pick({"sandbox", "induction"}));
         coref_shown = false;
+      } else {
+        emit("nowait try coref_arch heads=" + r.pick({"1", "2", "4", "8"}) + " d_model=" + r.pick({"32", "64", "128"}));
       }
     }
     if (r.chance(20)) maybe(r.chance(50) ? "coref_swap" : "coref_swap ab");
@@ -280,17 +284,22 @@ struct Generator {
   // The Train view: runs kept short (a demo choice puts back 3,000 steps, so the steps follow it).
   void train() {
     switch (r.below(12)) {
-      case 0:
-        maybe("train demo " + r.pick({"coref", "induction", "copy"}));
+      case 0: {
+        const std::string demo = r.pick({"coref", "induction", "copy"});
+        maybe("train demo " + demo);
+        if (demo != "copy") train_coref = demo == "coref";
         maybe("train steps " + r.pick({"10", "20", "40"}));
         break;
+      }
       case 1: maybe("train " + r.pick({"seed 4", "heads 2", "heads 1", "d_model 16", "d_model 32", "heads 0", "d_model 2000", "report 5", "report 0", "steps 0"})); break;
       case 2: case 3: maybe_now("train start"); paused = false; break;
       case 4: maybe("train pause"); paused = true; break;
       case 5: maybe("train resume"); paused = false; break;
       case 6: maybe("train stop"); paused = false; break;
       case 7: maybe("train reset"); paused = false; break;
-      case 8: maybe_now("train compare"); paused = false; break;
+      case 8:  // with the induction demo chosen, the pair trains the coreference defaults: 3,000 steps
+        if (train_coref) maybe_now("train compare");
+        break;
       case 9: maybe("train use"); break;
       case 10: maybe("train save " + file(r.pick({"trained", "trained.safetensors"}))); break;
       default:
