@@ -6,9 +6,16 @@
 # of the last action (`expect idle 5`: nothing in flight, no view left "computing…"), and its peak
 # resident memory (`report memory`: VmHWM) stays under LIMIT_MB. A failure names the seed and the
 # script line; `soak_actions --seed SEED --count COUNT --dir D --fixtures F` writes the same script.
-# usage: soak_test.sh ATTNVIZ SOAK_ACTIONS FIXTURES SEED COUNT LIMIT_MB
+# With KEEP_LOADED (the sanitizer build's keep_libraries_loaded.so) LeakSanitizer runs too: the GL
+# driver stays mapped, so tests/sanitizer.supp can name its allocations, and a leak of ours fails.
+# usage: soak_test.sh ATTNVIZ SOAK_ACTIONS FIXTURES SEED COUNT LIMIT_MB [KEEP_LOADED]
 set -eu
-app=$1 gen=$2 fixtures=$3 seed=$4 count=$5 limit_mb=$6
+app=$1 gen=$2 fixtures=$3 seed=$4 count=$5 limit_mb=$6 keep=${7:-}
+preload=
+if [ -n "$keep" ]; then  # the ASan runtime must come first among preloaded libraries
+  asan=$(ldd "$app" | sed -n 's/^[[:space:]]*libasan[^ ]* => \([^ ]*\).*/\1/p')
+  preload="$asan:$keep"
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export XDG_CONFIG_HOME="$out/config" XDG_STATE_HOME="$out/state" XDG_CACHE_HOME="$out/cache"
@@ -16,7 +23,7 @@ export XDG_CONFIG_HOME="$out/config" XDG_STATE_HOME="$out/state" XDG_CACHE_HOME=
 replay="soak_actions --seed $seed --count $count --dir DIR --fixtures $fixtures > actions.txt"
 start=$(date +%s)
 # A small window: the frame between two actions costs less, the actions are the same.
-if ! xvfb-run -a -s '-screen 0 1280x800x24' "$app" --size 640x400 --script "$out/actions.txt" > "$out/stdout" 2> "$out/stderr"; then
+if ! xvfb-run -a -s '-screen 0 1280x800x24' env ${preload:+LD_PRELOAD=$preload} "$app" --size 640x400 --script "$out/actions.txt" > "$out/stdout" 2> "$out/stderr"; then
   tail -n 60 "$out/stderr"
   echo "soak test: seed $seed failed after $(($(date +%s) - start)) s; the last lines started:"
   grep 'script line' "$out/stdout" | tail -n 5
