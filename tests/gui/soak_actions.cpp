@@ -346,24 +346,28 @@ struct Generator {
     maybe("open " + path);
   }
 
+  // An edit while the engine still computes the previous one.
+  void edit_mid_compute() {
+    emit("nowait " + std::string(r.chance(50) ? "sentence " + random_text(r, r.in(1, 12), true) : "try d_model 64"));
+  }
+
+  // One random action: each kind with its share of 100.
   void action() {
-    const int k = r.below(100);
-    if (k < 14) sentence();
-    else if (k < 17) paste();
-    else if (k < 31) config();
-    else if (k < 37) mask();
-    else if (k < 46) toggles();
-    else if (k < 54) selection();
-    else if (k < 64) view();
-    else if (k < 68) look();
-    else if (k < 76) model();
-    else if (k < 77) coref_arch();
-    else if (k < 81) train();
-    else if (k < 86) history();
-    else if (k < 90) exports();
-    else if (k < 93) session();
-    else if (k < 96) emit("nowait " + std::string(r.chance(50) ? "sentence " + random_text(r, r.in(1, 12), true) : "try d_model 64"));
-    else toggles();
+    using Kind = void (Generator::*)();
+    static constexpr struct {
+      int share;
+      Kind act;
+    } kKinds[] = {{14, &Generator::sentence}, {3, &Generator::paste},       {14, &Generator::config},
+                  {6, &Generator::mask},      {9, &Generator::toggles},     {8, &Generator::selection},
+                  {10, &Generator::view},     {4, &Generator::look},        {8, &Generator::model},
+                  {1, &Generator::coref_arch}, {4, &Generator::train},      {5, &Generator::history},
+                  {4, &Generator::exports},   {3, &Generator::session},     {3, &Generator::edit_mid_compute},
+                  {4, &Generator::toggles}};
+    int k = r.below(100);
+    for (const auto& kind : kKinds) {
+      if (k < kind.share) return (this->*kind.act)();
+      k -= kind.share;
+    }
   }
 };
 
