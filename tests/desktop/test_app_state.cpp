@@ -16,6 +16,7 @@
 #include "analysis/generate.h"
 #include "io/session.h"
 #include "state/app_memory.h"
+#include "state/app_busy.h"
 #include "state/app_state.h"
 #include "state/attention_source.h"
 #include "state/file_actions.h"
@@ -103,6 +104,7 @@ TEST_CASE("app state: after a refused edit, opening Compare or Coreference says 
     CHECK(app.posted_id <= posted + 1);  // at most one more request, not one per frame
     settle(app);
     CHECK_FALSE(app_computing(app));
+    CHECK(app_busy_text(app) == "idle");  // what the soak test's `expect idle` checks
     CHECK(app.error_b.find("not divisible") != std::string::npos);  // the view shows why B is missing
     CHECK(app.trace->config.d_model == 16);                          // the previous result stays
     // A setting the engine accepts brings B back.
@@ -113,6 +115,22 @@ TEST_CASE("app state: after a refused edit, opening Compare or Coreference says 
     CHECK(app.error_b.empty());
     CHECK(app.trace_b);
   }
+}
+
+TEST_CASE("app busy: names what is in flight or awaited, and nothing once the app has settled") {
+  AppState app;
+  small_sandbox(app);
+  const std::string fresh = app_busy_text(app);  // nothing sent yet, nothing shown
+  CHECK(fresh.find("an edit not yet sent to the engine") != std::string::npos);
+  CHECK(fresh.find("no trace and no error") != std::string::npos);
+  settle(app);
+  CHECK(app_busy(app).empty());
+  app.view = View::compare;  // B is needed and not asked for yet: the view would say computing…
+  app.compare.mode = CompareMode::sentence_b;
+  CHECK(app_busy_text(app).find("trace B for the compare view") != std::string::npos);
+  settle(app);
+  CHECK(app.trace_b);
+  CHECK(app_busy_text(app) == "idle");
 }
 
 TEST_CASE("app state: the Compare view's B and difference maps are derived without drawing") {

@@ -26,6 +26,13 @@ std::vector<std::string> app_busy(const AppState& app) {
   const bool attention_hint = app.source == ModelSource::attention && app.view == View::compare;  // the view explains
   if (app.trace && app_needs_b(app) && !app.trace_b && app.error_b.empty() && !attention_hint)
     busy.push_back(std::string("trace B for the ") + view_id(app.view) + " view (it says computing…)");
+  // The Coreference view: a sentence it can read whose trace it cannot (coref_explain_unfit).
+  const CorefState& co = app.coref;
+  const CorefExample& e = co.a.example;
+  if (app.view == View::coref && app.trace && !app.cross && app.error.empty() && co.cached &&
+      co.cache_version == app.trace_version && co.a.text == app.sentence && !co.a.fits && !e.tokens.empty() &&
+      e.pronoun >= 0 && e.candidate_a >= 0 && e.candidate_b >= 0)
+    busy.push_back("the Coreference view's sentence A (it says computing…; " + co.a.why + ")");
   return busy;
 }
 
