@@ -388,15 +388,24 @@ TEST_CASE("app state: which heads matter runs off the UI thread and belongs to i
 
 namespace attnviz {
 
-TEST_CASE("app state: the coreference demo retrains on a toggle, a newer change cancels the older run") {
-  test::TempFile cache("attnviz_retrain_cache");
-  setenv("XDG_CACHE_HOME", cache.path().c_str(), 1);
-  AppState app;
+namespace {
+// The coreference demo shown, then asked for an architecture that is neither shipped nor cached
+// (3 layers with an FFN), so it starts training; returns that architecture.
+CorefTrainOptions start_slow_retrain(AppState& app) {
   REQUIRE(app_use_source(app, ModelSource::demo_coref).ok());
   CorefTrainOptions slow = app.retrain.arch;
   slow.n_layers = 3;
   slow.d_ff = 64;
   demo_retrain_request(app, slow);
+  return slow;
+}
+}  // namespace
+
+TEST_CASE("app state: the coreference demo retrains on a toggle, a newer change cancels the older run") {
+  test::TempFile cache("attnviz_retrain_cache");
+  setenv("XDG_CACHE_HOME", cache.path().c_str(), 1);
+  AppState app;
+  const CorefTrainOptions slow = start_slow_retrain(app);
   CHECK(app.retrain.training);
   CHECK(app.model->source == "assets/demo_coref");  // the views keep the previous model meanwhile
   CorefTrainOptions quick;  // the shipped architecture with one layer
@@ -432,11 +441,7 @@ TEST_CASE("app state: leaving the coreference demo while it retrains lets the ru
   test::TempFile cache("attnviz_retrain_leave");
   setenv("XDG_CACHE_HOME", cache.path().c_str(), 1);
   AppState app;
-  REQUIRE(app_use_source(app, ModelSource::demo_coref).ok());
-  CorefTrainOptions slow = app.retrain.arch;
-  slow.n_layers = 3;
-  slow.d_ff = 64;
-  demo_retrain_request(app, slow);
+  start_slow_retrain(app);
   REQUIRE(app.retrain.training);
   REQUIRE(app_use_source(app, ModelSource::sandbox).ok());
   const auto start = std::chrono::steady_clock::now();
