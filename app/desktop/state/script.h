@@ -16,7 +16,8 @@
 //   undo | redo (Ctrl+Z / Ctrl+Shift+Z: sentence edits and toggles, state/history.h)
 //   words on|off (merge pieces into words) | hide_special on|off (Heads, Model view, Lines, Statistics)
 //   export png PATH [SCALE] | export csv PATH | export json PATH | save PATH | open PATH
-//   train start|pause|resume|stop|reset|wait|compare|pair_stop|pair_reset|use | train save PATH | train demo coref|induction
+//   train start|pause|resume|stop|reset|wait|compare|use | train save PATH | train demo coref|induction
+//   train pair_stop|pair_reset
 //   train seed N | train heads N | train d_model N | train steps N | train report N   (see script_train)
 //   coref_arch heads=N d_model=C layers=L ffn=F score=S norm=N positions=P (any of them; trains if not cached)
 //   head_off L H | head_on L H | ablation zero|mean | measure weights|value-norm|rollout | importance (waits)
