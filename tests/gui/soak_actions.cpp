@@ -27,7 +27,9 @@ struct Rng {
   int in(int lo, int hi) { return lo + below(hi - lo + 1); }
   bool chance(int percent) { return below(100) < percent; }
   template <class T>
-  const T& pick(const std::vector<T>& v) { return v[static_cast<size_t>(below(static_cast<int>(v.size())))]; }
+  const T& pick(const std::vector<T>& v) {
+    return v[static_cast<size_t>(below(static_cast<int>(v.size())))];
+  }
   std::string pick(std::initializer_list<const char*> v) { return *(v.begin() + below(static_cast<int>(v.size()))); }
 };
 
@@ -49,16 +51,22 @@ void append_utf8(std::string& s, uint32_t cp) {
   }
 }
 
-const std::vector<std::string> kWords = {"the", "animal", "didn't", "cross", "street", "because", "it", "was", "too",
-                                         "tired", "wide", "cat", "sat", "on", "mat", "trophy", "suitcase", "big",
-                                         "small", "The", "IT", "a", "dog", "and", "don't", "x", "42", "3.14", "—", "..."};
+const std::vector<std::string> kWords = {"the",      "animal", "didn't", "cross", "street", "because", "it",  "was",
+                                         "too",      "tired",  "wide",   "cat",   "sat",    "on",      "mat", "trophy",
+                                         "suitcase", "big",    "small",  "The",   "IT",     "a",       "dog", "and",
+                                         "don't",    "x",      "42",     "3.14",  "—",      "..."};
 
 // One piece of a sentence: a word, or text from a script or class of characters people paste.
 // `in_line`: no byte that would end or damage a script line (newline, carriage return, NUL).
 void append_piece(Rng& r, std::string& s, bool in_line) {
   switch (r.below(12)) {
-    case 0: case 1: case 2: case 3: s += r.pick(kWords); break;
-    case 4: for (int i = r.in(1, 4); i > 0; --i) append_utf8(s, static_cast<uint32_t>(0xAC00 + r.below(11172))); break;  // Hangul
+    case 0:
+    case 1:
+    case 2:
+    case 3: s += r.pick(kWords); break;
+    case 4:
+      for (int i = r.in(1, 4); i > 0; --i) append_utf8(s, static_cast<uint32_t>(0xAC00 + r.below(11172)));
+      break;   // Hangul
     case 5: {  // emoji: plain, with a skin tone, a ZWJ family, a flag
       const int k = r.below(4);
       append_utf8(s, static_cast<uint32_t>(0x1F600 + r.below(80)));
@@ -77,8 +85,9 @@ void append_piece(Rng& r, std::string& s, bool in_line) {
         append_utf8(s, static_cast<uint32_t>(r.chance(50) ? 0x05D0 + r.below(27) : 0x0627 + r.below(36)));
       break;
     case 8: {  // control and invisible characters
-      const uint32_t cps[] = {0x01, 0x07, 0x08, 0x09, 0x0B, 0x0C, 0x1B, 0x1F, 0x7F, 0x85, 0x9F, 0x200B, 0x200C, 0x2028,
-                              0x2029, 0xFEFF, 0xFFFD, 0xFFFE, 0xFFFF, 0xE000, 0x10FFFF, 0xAD, 0x34F};
+      const uint32_t cps[] = {0x01,   0x07,   0x08,   0x09,   0x0B,     0x0C,   0x1B,   0x1F,
+                              0x7F,   0x85,   0x9F,   0x200B, 0x200C,   0x2028, 0x2029, 0xFEFF,
+                              0xFFFD, 0xFFFE, 0xFFFF, 0xE000, 0x10FFFF, 0xAD,   0x34F};
       append_utf8(s, cps[r.below(static_cast<int>(std::size(cps)))]);
       if (!in_line && r.chance(40)) s += r.pick({"\n", "\r\n", "\r", "\n\n"});
       if (!in_line && r.chance(20)) s.push_back('\0');
@@ -90,7 +99,10 @@ void append_piece(Rng& r, std::string& s, bool in_line) {
         append_utf8(s, bases[r.below(6)] + static_cast<uint32_t>(r.below(30)));
       }
       break;
-    case 10: s += r.pick({"!", "?", ",", ".", "'", "\"", "(", ")", "#", "%s", "%n", "\\", "{", "}", "[CLS]", "[SEP]", "<|endoftext|>", "  "}); break;
+    case 10:
+      s += r.pick({"!", "?", ",", ".", "'", "\"", "(", ")", "#", "%s", "%n", "\\", "{", "}", "[CLS]", "[SEP]",
+                   "<|endoftext|>", "  "});
+      break;
     default:
       if (!in_line && r.chance(50)) {  // bytes that are not UTF-8
         const char* bad[] = {"\xff", "\xc3", "\xe2\x82", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\x80", "\xc0\xaf"};
@@ -113,11 +125,11 @@ std::string random_text(Rng& r, int pieces, bool in_line) {
 struct Generator {
   Rng r;
   std::string dir, fixtures;
-  std::vector<std::string> out;  // script lines
+  std::vector<std::string> out;                    // script lines
   int pastes = 0, sessions = 0, bad_sessions = 0;  // files written so far (each its own: a replay reads the same)
-  bool paused = false;            // the Train view's run was paused (a `train wait` would wait for ever)
-  bool coref_shown = false;       // the coreference demo is shown (coref_arch is refused otherwise)
-  bool train_coref = true;        // the Train view's demo is coreference (its settings, steps included, hold)
+  bool paused = false;       // the Train view's run was paused (a `train wait` would wait for ever)
+  bool coref_shown = false;  // the coreference demo is shown (coref_arch is refused otherwise)
+  bool train_coref = true;   // the Train view's demo is coreference (its settings, steps included, hold)
 
   void emit(const std::string& line) { out.push_back(line); }
   // A line the app may refuse (a value out of range, nothing to undo, ...): the script goes on.
@@ -135,9 +147,10 @@ struct Generator {
   void sentence() {
     const int k = r.below(10);
     if (k == 0) return emit("sentence");
-    if (k == 1) return emit(r.pick({"sentence The animal didn't cross the street because it was too tired.",
-                                    "sentence The trophy didn't fit in the suitcase because it was too big.",
-                                    "sentence 동물은 너무 피곤해서 길을 건너지 않았다 🤖"}));
+    if (k == 1)
+      return emit(r.pick({"sentence The animal didn't cross the street because it was too tired.",
+                          "sentence The trophy didn't fit in the suitcase because it was too big.",
+                          "sentence 동물은 너무 피곤해서 길을 건너지 않았다 🤖"}));
     const std::string verb = r.chance(85) ? "sentence" : r.pick({"sentence_b", "source", "compare_sentence"});
     emit(verb + " " + random_text(r, r.in(1, 16), true));
   }
@@ -146,13 +159,21 @@ struct Generator {
     const std::string path = file("paste" + std::to_string(pastes++) + ".txt");
     const int k = r.below(12);
     std::string text;
-    if (k == 0) text = "";
-    else if (k == 1) text = " \t\n\n ";
-    else if (k == 2) text = std::string(static_cast<size_t>(r.in(1000, 300000)), static_cast<char>('a' + r.below(26)));  // one long word
-    else if (k == 3) text = std::string((1 << 20) + r.in(1, 1000), 'x');  // over the 1 MB limit: refused
-    else if (k == 4) text = random_text(r, r.in(60, 300), false);          // long: hundreds of tokens
-    else if (k == 5) for (int i = 0; i < 4200; ++i) text += r.pick(kWords) + " ";  // over 4,096 tokens: refused
-    else text = random_text(r, r.in(1, 40), false);
+    if (k == 0)
+      text = "";
+    else if (k == 1)
+      text = " \t\n\n ";
+    else if (k == 2)
+      text =
+          std::string(static_cast<size_t>(r.in(1000, 300000)), static_cast<char>('a' + r.below(26)));  // one long word
+    else if (k == 3)
+      text = std::string((1 << 20) + r.in(1, 1000), 'x');  // over the 1 MB limit: refused
+    else if (k == 4)
+      text = random_text(r, r.in(60, 300), false);  // long: hundreds of tokens
+    else if (k == 5)
+      for (int i = 0; i < 4200; ++i) text += r.pick(kWords) + " ";  // over 4,096 tokens: refused
+    else
+      text = random_text(r, r.in(1, 40), false);
     write(path, text);
     emit("paste " + path);
   }
@@ -162,13 +183,19 @@ struct Generator {
   // kept small enough that any mix of them stays a few million parameters.
   void config() {
     switch (r.below(8)) {
-      case 0: maybe("d_model " + r.pick({"8", "16", "32", "32", "48", "64", "64", "128", "7", "2", "0", "-1", "8193", "abc", "12"})); break;
+      case 0:
+        maybe("d_model " +
+              r.pick({"8", "16", "32", "32", "48", "64", "64", "128", "7", "2", "0", "-1", "8193", "abc", "12"}));
+        break;
       case 1: maybe("heads " + r.pick({"1", "2", "2", "3", "4", "4", "8", "16", "0", "5", "7", "9000", "x"})); break;
       case 2: maybe("layers " + r.pick({"1", "1", "2", "2", "3", "4", "6", "0", "97", "-3", "1e2"})); break;
       case 3: maybe("ffn " + r.pick({"0", "16", "32", "64", "128", "512", "-1", "65537", ""})); break;
       case 4: maybe("seed " + r.pick({"0", "1", "2", "7", "12345", "1073741824", "-5", "big"})); break;
       case 5: maybe("score " + r.pick({"scaled_dot", "dot", "general", "additive", "cosine", ""})); break;
-      case 6: maybe("temperature " + r.pick({"1", "0.5", "2", "0.001", "1000", "0.01", "100", "0", "-1", "1001", "nan", "inf", "1e-9"})); break;
+      case 6:
+        maybe("temperature " +
+              r.pick({"1", "0.5", "2", "0.001", "1000", "0.01", "100", "0", "-1", "1001", "nan", "inf", "1e-9"}));
+        break;
       default: maybe("norm " + r.pick({"pre", "post", "none"}));
     }
   }
@@ -195,7 +222,8 @@ struct Generator {
       case 2: maybe("hide_special " + r.pick({"on", "off"})); break;
       case 3: maybe("measure " + r.pick({"weights", "value-norm", "rollout", "entropy"})); break;
       case 4: maybe("ablation " + r.pick({"zero", "mean", "random"})); break;
-      case 5: case 6: {
+      case 5:
+      case 6: {
         const std::string l = r.chance(80) ? std::to_string(r.in(0, 3)) : r.pick({"97", "-1", "8"});
         const std::string h = r.chance(80) ? std::to_string(r.in(0, 7)) : r.pick({"64", "-2", "8192"});
         maybe_now((r.chance(65) ? "head_off " : "head_on ") + l + " " + h);
@@ -218,7 +246,9 @@ struct Generator {
                                   std::to_string(r.in(0, 50))
                             : ""));
         break;
-      default: maybe("compare " + r.pick({"sentence_b", "single_vs_multi", "masked_vs_unmasked", "scaled_vs_unscaled", "other"}));
+      default:
+        maybe("compare " +
+              r.pick({"sentence_b", "single_vs_multi", "masked_vs_unmasked", "scaled_vs_unscaled", "other"}));
     }
   }
 
@@ -241,19 +271,23 @@ struct Generator {
   // Model switches, often while the previous line's computation (or a load, a retrain, a training
   // run) is still in flight.
   void model() {
-    const std::string fixture = fixtures + "/" +
-                                r.pick({"hf/gpt2_tiny", "hf/bert_tiny", "hf/gpt2_tiny_sharded", "families/llama_tiny",
-                                        "families/qwen2_tiny", "families/pythia_tiny", "families/roberta_tiny",
-                                        "families/mistral_tiny", "tiny.safetensors", "train/post_relu_sinusoidal_causal.safetensors",
-                                        "no_such_model", "hf/README.md"});
+    const std::string fixture =
+        fixtures + "/" +
+        r.pick({"hf/gpt2_tiny", "hf/bert_tiny", "hf/gpt2_tiny_sharded", "families/llama_tiny", "families/qwen2_tiny",
+                "families/pythia_tiny", "families/roberta_tiny", "families/mistral_tiny", "tiny.safetensors",
+                "train/post_relu_sinusoidal_causal.safetensors", "no_such_model", "hf/README.md"});
     const int k = r.below(10);
     std::string line;
-    if (k < 5) line = "model " + r.pick({"sandbox", "coref", "induction", "trained", "sandbox", "coref", "attention", "bogus"});
-    else if (k < 8) line = "model open " + fixture;
-    else if (k == 8) line = "model file " + fixture;
-    else line = r.pick({"open_attention ", "open_attention_b ", "drop "}) +
-                fixtures + "/" + r.pick({"attention/encoder_f16.safetensors", "attention/encdec_f32.safetensors",
-                                         "attention/encoder_bf16.safetensors", "hf/gpt2_tiny", "attention/reference.json"});
+    if (k < 5)
+      line = "model " + r.pick({"sandbox", "coref", "induction", "trained", "sandbox", "coref", "attention", "bogus"});
+    else if (k < 8)
+      line = "model open " + fixture;
+    else if (k == 8)
+      line = "model file " + fixture;
+    else
+      line = r.pick({"open_attention ", "open_attention_b ", "drop "}) + fixtures + "/" +
+             r.pick({"attention/encoder_f16.safetensors", "attention/encdec_f32.safetensors",
+                     "attention/encoder_bf16.safetensors", "hf/gpt2_tiny", "attention/reference.json"});
     coref_shown = line == "model coref" || (coref_shown && line.rfind("model ", 0) != 0 && line.rfind("open", 0) != 0);
     maybe_now(line);
   }
@@ -275,7 +309,8 @@ struct Generator {
       maybe(grid_arch());
     } else {
       maybe("coref_arch heads=" + r.pick({"1", "2", "3", "5"}) + " d_model=" + r.pick({"8", "12", "16", "30"}) +
-            " layers=" + r.pick({"1", "2", "5"}) + " ffn=" + r.pick({"0", "8"}) + " score=" + r.pick({"dot", "scaled_dot", "x"}));
+            " layers=" + r.pick({"1", "2", "5"}) + " ffn=" + r.pick({"0", "8"}) +
+            " score=" + r.pick({"dot", "scaled_dot", "x"}));
       // The script would wait for the run (up to 3,000 steps): the next line does not, and replaces it.
       if (r.chance(50)) {
         emit("nowait try model " + r.pick({"sandbox", "induction"}));
@@ -298,12 +333,31 @@ struct Generator {
         maybe("train steps " + r.pick({"4", "8", "16"}));
         break;
       }
-      case 1: maybe("train " + r.pick({"seed 4", "heads 2", "heads 1", "d_model 16", "d_model 32", "heads 0", "d_model 2000", "report 5", "report 0", "steps 0"})); break;
-      case 2: case 3: maybe_now("train start"); paused = false; break;
-      case 4: maybe("train pause"); paused = true; break;
-      case 5: maybe("train resume"); paused = false; break;
-      case 6: maybe("train stop"); paused = false; break;
-      case 7: maybe("train reset"); paused = false; break;
+      case 1:
+        maybe("train " + r.pick({"seed 4", "heads 2", "heads 1", "d_model 16", "d_model 32", "heads 0", "d_model 2000",
+                                 "report 5", "report 0", "steps 0"}));
+        break;
+      case 2:
+      case 3:
+        maybe_now("train start");
+        paused = false;
+        break;
+      case 4:
+        maybe("train pause");
+        paused = true;
+        break;
+      case 5:
+        maybe("train resume");
+        paused = false;
+        break;
+      case 6:
+        maybe("train stop");
+        paused = false;
+        break;
+      case 7:
+        maybe("train reset");
+        paused = false;
+        break;
       case 8:  // with the induction demo chosen, the pair trains the coreference defaults: 3,000 steps
         if (train_coref) maybe_now("train compare");
         break;
@@ -318,9 +372,13 @@ struct Generator {
 
   void exports() {
     switch (r.below(7)) {  // a PNG draws every head of the layer on the CPU: the costly one, less often
-      case 0: maybe("export png " + file("out.png") + (r.chance(50) ? "" : " " + r.pick({"0.5", "1", "2", "0", "-1", "x"}))); break;
-      case 1: case 2: maybe("export csv " + file("out.csv")); break;
-      case 3: case 4: maybe("export json " + file("out.json")); break;
+      case 0:
+        maybe("export png " + file("out.png") + (r.chance(50) ? "" : " " + r.pick({"0.5", "1", "2", "0", "-1", "x"})));
+        break;
+      case 1:
+      case 2: maybe("export csv " + file("out.csv")); break;
+      case 3:
+      case 4: maybe("export json " + file("out.json")); break;
       default: maybe("export " + r.pick({"svg ", "csv "}) + dir + "/no_such_dir/out");
     }
   }
@@ -331,7 +389,8 @@ struct Generator {
       emit("try save " + file("session" + std::to_string(sessions++ % 4) + ".json"));
       return;
     }
-    if (r.chance(60)) return maybe("open " + file("session" + std::to_string(r.below(std::min(sessions, 4))) + ".json"));
+    if (r.chance(60))
+      return maybe("open " + file("session" + std::to_string(r.below(std::min(sessions, 4))) + ".json"));
     const std::string path = file("bad" + std::to_string(bad_sessions++) + ".json");
     const std::string head = "{\"format\": \"attnviz.session\", \"version\": 1, ";
     std::string text;
@@ -339,8 +398,15 @@ struct Generator {
       case 0: text = head + "\"sentence\": \"cut"; break;
       case 1: text = head + "\"sentence\": \"x\", \"config\": {\"d_model\": 7, \"n_heads\": 8}}"; break;
       case 2: text = head + "\"sentence\": \"x\", \"ui\": {\"langauge\": \"en\"}}"; break;
-      case 3: text = head + "\"sentence\": \"x\", \"config\": {\"d_model\": 8192, \"n_heads\": 64, \"d_ff\": 65536, \"n_layers\": 20}}"; break;
-      case 4: text = head + "\"sentence\": \"x\", \"ui\": {\"model_source\": \"file\", \"model_path\": \"" + dir + "/none\"}}"; break;
+      case 3:
+        text =
+            head +
+            "\"sentence\": \"x\", \"config\": {\"d_model\": 8192, \"n_heads\": 64, \"d_ff\": 65536, \"n_layers\": 20}}";
+        break;
+      case 4:
+        text =
+            head + "\"sentence\": \"x\", \"ui\": {\"model_source\": \"file\", \"model_path\": \"" + dir + "/none\"}}";
+        break;
       default: text = random_text(r, 30, false);
     }
     write(path, text);
@@ -358,11 +424,11 @@ struct Generator {
     static constexpr struct {
       int share;
       Kind act;
-    } kKinds[] = {{14, &Generator::sentence}, {3, &Generator::paste},       {14, &Generator::config},
-                  {6, &Generator::mask},      {9, &Generator::toggles},     {8, &Generator::selection},
-                  {10, &Generator::view},     {4, &Generator::look},        {8, &Generator::model},
-                  {1, &Generator::coref_arch}, {4, &Generator::train},      {5, &Generator::history},
-                  {4, &Generator::exports},   {3, &Generator::session},     {3, &Generator::edit_mid_compute},
+    } kKinds[] = {{14, &Generator::sentence},  {3, &Generator::paste},   {14, &Generator::config},
+                  {6, &Generator::mask},       {9, &Generator::toggles}, {8, &Generator::selection},
+                  {10, &Generator::view},      {4, &Generator::look},    {8, &Generator::model},
+                  {1, &Generator::coref_arch}, {4, &Generator::train},   {5, &Generator::history},
+                  {4, &Generator::exports},    {3, &Generator::session}, {3, &Generator::edit_mid_compute},
                   {4, &Generator::toggles}};
     int k = r.below(100);
     for (const auto& kind : kKinds) {
@@ -380,10 +446,14 @@ int main(int argc, char** argv) {
   std::string dir = ".", fixtures;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i], value = argv[i + 1];
-    if (key == "--seed") seed = std::stoull(value);
-    else if (key == "--count") count = std::stoi(value);
-    else if (key == "--dir") dir = value;
-    else if (key == "--fixtures") fixtures = value;
+    if (key == "--seed")
+      seed = std::stoull(value);
+    else if (key == "--count")
+      count = std::stoi(value);
+    else if (key == "--dir")
+      dir = value;
+    else if (key == "--fixtures")
+      fixtures = value;
     else {
       std::fprintf(stderr, "usage: soak_actions --seed N --count N --dir DIR --fixtures DIR\n");
       return 2;

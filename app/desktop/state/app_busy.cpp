@@ -9,16 +9,20 @@ std::vector<std::string> app_busy(const AppState& app) {
   std::vector<std::string> busy;
   if (app.dirty) busy.push_back("an edit not yet sent to the engine");
   if (app.shown_id != app.posted_id || app.worker.busy())
-    busy.push_back("the compute worker (request " + std::to_string(app.posted_id) + ", shown " + std::to_string(app.shown_id) + ")");
-  if (app.model_loader.busy() || app.model_loader.has_result()) busy.push_back("a model load (" + app.model_loader.path() + ")");
+    busy.push_back("the compute worker (request " + std::to_string(app.posted_id) + ", shown " +
+                   std::to_string(app.shown_id) + ")");
+  if (app.model_loader.busy() || app.model_loader.has_result())
+    busy.push_back("a model load (" + app.model_loader.path() + ")");
   if (app.retrain.training) busy.push_back("the coreference demo retraining");
   if (app.retrain.twin_training) busy.push_back("the coreference demo's 1-head twin training");
   if (app.importance.busy()) busy.push_back("the importance grid");
-  if (app.generation.remaining > 0) busy.push_back("generation (" + std::to_string(app.generation.remaining) + " tokens due)");
+  if (app.generation.remaining > 0)
+    busy.push_back("generation (" + std::to_string(app.generation.remaining) + " tokens due)");
   const TrainState& tv = app.train;
   if (const TrainSnapshot s = tv.runner.snapshot(); s.running)
     busy.push_back(s.paused ? "the Train view's run (paused)" : "the Train view's run");
-  if (tv.single.snapshot().running || tv.multi.snapshot().running) busy.push_back("the Train view's 1-head / N-head pair");
+  if (tv.single.snapshot().running || tv.multi.snapshot().running)
+    busy.push_back("the Train view's 1-head / N-head pair");
   if (tv.probe.worker.busy() || tv.probe_single.worker.busy() || tv.probe_multi.worker.busy())
     busy.push_back("the Train view's probe traces");
   // What a view would show as "computing…" with nothing left to answer it.
