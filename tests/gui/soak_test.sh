@@ -20,7 +20,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export XDG_CONFIG_HOME="$out/config" XDG_STATE_HOME="$out/state" XDG_CACHE_HOME="$out/cache"
 "$gen" --seed "$seed" --count "$count" --dir "$out" --fixtures "$fixtures" > "$out/actions.txt"
-replay="soak_actions --seed $seed --count $count --dir DIR --fixtures $fixtures > actions.txt"
+replay="soak_actions --seed $seed --count $count --dir DIR --fixtures $fixtures > DIR/actions.txt; attnviz --size 400x250 --script DIR/actions.txt"
 start=$(date +%s)
 # A small window (near --size's least): the frames between actions cost less; the actions are the same.
 if ! xvfb-run -a -s '-screen 0 1280x800x24' env ${preload:+LD_PRELOAD=$preload} "$app" --size 400x250 --script "$out/actions.txt" > "$out/stdout" 2> "$out/stderr"; then
