@@ -4,6 +4,7 @@
 // --bench-frames (print frame-time statistics).
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "render/image.h"
 #include "shell/fonts.h"
 #include "shell/shell.h"
+#include "state/app_busy.h"
 #include "state/app_memory.h"
 #include "state/app_state.h"
 #include "state/attention_source.h"
@@ -127,6 +129,58 @@ double seconds_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// --script: the line to run next and what it has waited for.
+struct ScriptRun {
+  size_t pos = 0;
+  size_t echoed = SIZE_MAX;  // the last line whose number was printed
+  double waiting_since = 0;  // when the current line began to wait for the engine (or to retry)
+  double wait_limit = 0;     // `wait_limit`: seconds a line may wait (0: for ever)
+  bool echo_lines = false;   // `echo_lines on`: each line's number on stdout as it starts
+};
+
+// The script's turn in one frame: runs the next line when its pacing allows (script_pacing), and
+// fails a line that waited past the limit, naming what is still busy. False: the run ends
+// (quit, the end, or a failure, with exit_code 1).
+bool script_frame(ScriptRun& run, const std::vector<ScriptLine>& script, AppState& app, bool idle,
+                  std::string& pending_screenshot, bool& screenshot_now, int& exit_code) {
+  const bool at_end = run.pos == script.size();
+  const ScriptPacing pace = at_end ? ScriptPacing{} : script_pacing(script[run.pos]);
+  const double now = seconds_now();
+  if (pending_screenshot.empty() && (!pace.wait_for_engine || (idle && script_train_ready(app)))) {
+    if (at_end) return false;
+    const ScriptLine& line = script[run.pos];
+    if (run.echo_lines && run.echoed != run.pos) std::printf("attnviz: script line %d\n", line.number), std::fflush(stdout);
+    run.echoed = run.pos;
+    const ScriptStep step = script_apply(app, line);
+    if (!step.error.empty() && pace.retry_seconds > 0 && now - run.waiting_since < pace.retry_seconds)
+      return true;  // `expect idle`: not yet; the next frame asks again
+    if (pace.retry_seconds > 0 && step.error.empty())  // how long the app took to settle (the soak test reports it)
+      std::printf("attnviz: script line %d: passed after %.2f s\n", line.number, now - run.waiting_since), std::fflush(stdout);
+    ++run.pos;
+    run.waiting_since = now;
+    if (!step.error.empty()) {
+      std::fprintf(stderr, "attnviz: %s\n", step.error.c_str());
+      exit_code = 1;
+      return false;
+    }
+    if (!step.report.empty()) std::printf("attnviz: %s\n", step.report.c_str()), std::fflush(stdout);
+    if (step.wait_limit >= 0) run.wait_limit = step.wait_limit;
+    if (step.echo_lines >= 0) run.echo_lines = step.echo_lines == 1;
+    pending_screenshot = step.screenshot;
+    screenshot_now = step.screenshot_now;
+    return !step.quit;
+  }
+  if (run.wait_limit > 0 && now - run.waiting_since > run.wait_limit) {
+    const ScriptLine& line = script[std::min(run.pos, script.size() - 1)];
+    std::fprintf(stderr, "attnviz: script line %d (%s): waited %.0f s for the line before to settle; still busy: %s%s\n",
+                 line.number, line.verb.c_str(), now - run.waiting_since, app_busy_text(app).c_str(),
+                 pending_screenshot.empty() ? "" : ", a screenshot");
+    exit_code = 1;
+    return false;
+  }
+  return true;
+}
+
 // memory: where the state is remembered, or null (sessions, scripts and screenshots start afresh).
 int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiResources& gui, ShellState& shell, Fonts& fonts,
                const std::vector<ScriptLine>& script, AppMemory* memory) {
@@ -135,7 +189,8 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
   bool styled_for_presentation = false;
   float styled_scale = 0.0f;  // the content scale the style was sized for (0: not yet)
   int frames_after_result = 0, exit_code = 0;
-  size_t script_pos = 0;
+  ScriptRun run;
+  run.waiting_since = seconds_now();
   std::string pending_screenshot;
   bool screenshot_now = false;  // the script asked for the next frame even if the app is busy
   std::vector<double> frame_ms, training_ms;
@@ -188,18 +243,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
       pending_screenshot.clear();
       screenshot_now = false;
     }
-    if (!opt.script.empty() && idle && pending_screenshot.empty() && script_train_ready(app)) {
-      if (script_pos == script.size()) break;
-      const ScriptStep step = script_apply(app, script[script_pos++]);
-      if (!step.error.empty()) {
-        std::fprintf(stderr, "attnviz: %s\n", step.error.c_str());
-        exit_code = 1;
-        break;
-      }
-      if (step.quit) break;
-      pending_screenshot = step.screenshot;
-      screenshot_now = step.screenshot_now;
-    }
+    if (!opt.script.empty() && !script_frame(run, script, app, idle, pending_screenshot, screenshot_now, exit_code)) break;
     if (!opt.screenshot.empty() && opt.script.empty() && idle && ++frames_after_result >= opt.frames) {
       Status s = save_framebuffer(opt.screenshot, width, height);
       if (s && !opt.layout_report.empty()) s = save_layout_report(opt.layout_report, app, gui);

@@ -114,7 +114,7 @@ std::string trace_to_json(const Trace& trace, const MaskSpec& mask, const JsonEx
   }
   j["layers"] = std::move(layers);
   if (options.hidden && !trace.weights_only) j["final_hidden"] = matrix_json(trace.final);
-  return j.dump();
+  return j.dump(-1, ' ', false, JsonF::error_handler_t::replace);  // bytes that are not UTF-8 (a path, a piece): U+FFFD
 }
 
 Status trace_check_layer_head(const Trace& trace, int layer, int head) {

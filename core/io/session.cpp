@@ -44,7 +44,9 @@ std::string session_to_json(const Session& s) {
   j["mask"] = nlohmann::ordered_json::parse(mask_to_json(s.mask).dump());
   j["selection"] = {{"layer", s.layer}, {"head", s.head}, {"query", s.query}};
   j["ui"] = s.ui;
-  return j.dump(2);
+  // A pasted sentence may hold bytes that are not UTF-8, which JSON cannot carry: they are written as
+  // U+FFFD, as the tokenizer reads them, rather than failing the save (or the remembered state at exit).
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 Result<Session> session_from_json(std::string_view text) {

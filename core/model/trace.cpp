@@ -4,6 +4,7 @@
 #include "model/trace.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "model/embed.h"
 #include "model/kernels.h"
@@ -169,6 +170,37 @@ Result<MaskSpec> checked_mask(const Model& model, const TraceInput& input) {
   return mask;
 }
 
+// The most bytes of (Tq, Tk) attention matrices one trace may hold (weights, and scores where kept):
+// 2 GiB. GPT-2 medium (24 x 16 heads) at 1,024 tokens needs 1.6 GB; the default sandbox (6 x 8)
+// reaches it near 3,300 tokens. Without it, 4,096 tokens (padding alone gets there) in 8 layers of
+// 32 heads asked for 17 GB and the system killed the app (found by the soak test).
+constexpr int64_t kMaxTraceAttentionBytes = int64_t{1} << 31;
+
+// The bytes of attention matrices a forward of Tq queries over Tk keys keeps, in every layer.
+int64_t trace_attention_bytes(const ModelConfig& c, int64_t tq, int64_t tk) {
+  const int64_t cells = tq * tk;
+  const bool keep = cells * c.n_heads * c.n_layers <= kKeepScoresCells;
+  int64_t matrices = 0;  // per layer: weights, plus raw and scaled scores where kept (head_forward)
+  for (int h = 0; h < c.n_heads; ++h) {
+    const ScoreKind s = c.score_of_head(h);
+    matrices += keep || (s != ScoreKind::dot && s != ScoreKind::scaled_dot) ? 3 : 1;
+  }
+  return matrices * c.n_layers * cells * static_cast<int64_t>(sizeof(Mat::Scalar));
+}
+
+// Refuses a forward whose attention matrices would pass kMaxTraceAttentionBytes, before any is made.
+Status check_trace_size(const ModelConfig& c, int64_t tq, int64_t tk, int64_t extra_bytes = 0) {
+  const int64_t bytes = trace_attention_bytes(c, tq, tk) + extra_bytes;
+  if (bytes <= kMaxTraceAttentionBytes) return Ok{};
+  char line[240];
+  std::snprintf(line, sizeof line,
+                "the attention weights would take %.1f GB (%lld x %lld in each of %d heads x %d layers; the limit is "
+                "%.0f GB): use a shorter text or padding, or fewer heads or layers",
+                static_cast<double>(bytes) / 1e9, static_cast<long long>(tq), static_cast<long long>(tk), c.n_heads,
+                c.n_layers, static_cast<double>(kMaxTraceAttentionBytes) / 1e9);
+  return make_error(line);
+}
+
 // The fields that say how a trace was made.
 void describe(Trace& t, const Model& model, const TraceInput& input, const MaskSpec& mask) {
   t.config = model.config;
@@ -227,6 +259,10 @@ Result<Trace> trace_cross(const Model& model, const TraceInput& input, const Mas
   t.real_keys = source->real;
   const Mat& xs = source->x;
   // The encoder sees the whole source except its padding.
+  // The encoder's (Tk, Tk) matrices live until the target's layers have run.
+  if (Status s = check_trace_size(model.config, t.n_queries(), t.n_keys(), trace_attention_bytes(model.config, t.n_keys(), t.n_keys()));
+      !s)
+    return make_error(s.error());
   MaskSpec encoder_mask;
   encoder_mask.pad_to = input.mask.pad_to;
   encoder_mask.causal = model.config.causal;
@@ -256,7 +292,9 @@ Result<Trace> trace_prepare(const Model& model, const TraceInput& input) {
     return make_error(input.embeddings ? "cross-attention needs text input, not embeddings"
                                        : "cross-attention runs its encoder before the layers: use trace_run");
   auto t = input.embeddings ? prepare_embeddings(model, input, *mask) : prepare_tokens(model, input, *mask);
-  if (t) describe(*t, model, input, *mask);
+  if (!t) return t;
+  if (Status s = check_trace_size(model.config, t->n_queries(), t->n_keys()); !s) return make_error(s.error());
+  describe(*t, model, input, *mask);
   return t;
 }
 

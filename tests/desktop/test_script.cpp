@@ -60,3 +60,39 @@ TEST_CASE("script: a bad line names its number and verb and changes nothing") {
 
 }  // namespace
 }  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+ScriptLine parse_one(const std::string& text) {
+  auto lines = script_parse(text);
+  REQUIRE(lines.ok());
+  REQUIRE(lines->size() == 1);
+  return lines->front();
+}
+
+TEST_CASE("script: nowait, expect idle, wait_limit, echo_lines and report memory (the soak test's verbs)") {
+  CHECK(script_pacing(parse_one("view heads")).wait_for_engine);
+  CHECK_FALSE(script_pacing(parse_one("nowait view heads")).wait_for_engine);
+  const ScriptPacing idle = script_pacing(parse_one("expect idle 5"));
+  CHECK_FALSE(idle.wait_for_engine);
+  CHECK(idle.retry_seconds == 5);
+  CHECK(script_pacing(parse_one("expect tokens 5")).retry_seconds == 0);
+
+  AppState app;
+  app.dirty = false;
+  CHECK(script_apply(app, parse_one("nowait try heads 0")).error.empty());  // refused, and tried
+  CHECK(app.status.find("expected a head count") != std::string::npos);
+  CHECK(script_apply(app, parse_one("nowait sentence a  b")).error.empty());
+  CHECK(app.sentence == "a b");  // as `try` gives a TEXT verb its words
+  const ScriptStep busy = script_apply(app, parse_one("expect idle 5"));  // nothing computed yet
+  CHECK(busy.error.find("still busy: an edit not yet sent to the engine") != std::string::npos);
+  CHECK(script_apply(app, parse_one("wait_limit 30")).wait_limit == 30);
+  CHECK_FALSE(script_apply(app, parse_one("wait_limit -1")).error.empty());
+  CHECK(script_apply(app, parse_one("echo_lines on")).echo_lines == 1);
+  CHECK(script_apply(app, parse_one("report memory")).report.find("memory: peak ") == 0);
+  CHECK(script_apply(app, parse_one("train pair_stop")).error.empty());
+}
+
+}  // namespace
+}  // namespace attnviz

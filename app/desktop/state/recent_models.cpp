@@ -42,7 +42,8 @@ Status recent_models_add(std::vector<std::string>& recent, const std::string& pa
   std::error_code ec;
   std::filesystem::create_directories(file.parent_path(), ec);
   if (ec) return make_error("cannot create '" + file.parent_path().string() + "': " + ec.message());
-  return file_write_atomic(file.string(), nlohmann::json(recent).dump(1));
+  // A path that is not UTF-8 cannot be written as JSON text: stored with U+FFFD, it fails to open by name later.
+  return file_write_atomic(file.string(), nlohmann::json(recent).dump(1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace attnviz

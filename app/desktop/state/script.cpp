@@ -2,7 +2,9 @@
 // the state changes a click would make.
 #include "state/script.h"
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iterator>
 #include <sstream>
 
@@ -11,6 +13,7 @@
 #include "state/app_state.h"
 #include "state/file_actions.h"
 #include "state/answer_text.h"
+#include "state/app_busy.h"
 #include "state/attention_source.h"
 #include "state/model_source.h"
 
@@ -67,6 +70,7 @@ std::string script_expect(const AppState& app, const std::string& what) {
     return text.empty() || best == text ? std::string() : "expected the most important head " + text + ", it is " + best;
   }
   if (kind == "retrain") return contains(app.retrain.message, "retrain message");
+  if (kind == "idle") return app_busy(app).empty() ? std::string() : "still busy: " + app_busy_text(app);
   if (kind == "weight") {
     std::istringstream in(text);
     int l = 0, h = 0, q = 0, k = 0;
@@ -89,7 +93,33 @@ std::string script_expect(const AppState& app, const std::string& what) {
     return got == n ? std::string() : "expected " + text + " tokens, the trace has " + std::to_string(got);
   }
   return "unknown expectation '" + kind +
-         "' (error, no_error, model_error, status, tokens, sentence, model, answer, answer_full, importance, weight)";
+         "' (error, no_error, model_error, status, tokens, sentence, model, answer, answer_full, importance, weight, idle)";
+}
+
+// `try LINE`, `nowait LINE`: the line after the verb, with the rest as one argument for TEXT verbs,
+// as script_parse gives it.
+ScriptLine inner_line(const ScriptLine& line) {
+  const auto& a = line.args;
+  ScriptLine inner{line.number, a[0], std::vector<std::string>(a.begin() + 1, a.end())};
+  if (is_text_verb(inner.verb)) {
+    std::string rest;
+    for (size_t i = 1; i < a.size(); ++i) rest += (i > 1 ? " " : "") + a[i];
+    inner.args = {rest};
+  }
+  return inner;
+}
+
+// The peak and current resident memory of this process, from /proc/self/status (Linux).
+std::string memory_report() {
+  std::ifstream in("/proc/self/status");
+  std::string line, peak, now;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) peak = line.substr(6);
+    if (line.rfind("VmRSS:", 0) == 0) now = line.substr(6);
+  }
+  auto trim = [](std::string s) { return s.substr(std::min(s.size(), s.find_first_not_of(" \t"))); };
+  if (peak.empty()) return "memory: no /proc/self/status";
+  return "memory: peak " + trim(peak) + " (VmHWM), now " + trim(now) + " (VmRSS)";
 }
 
 }  // namespace
@@ -119,6 +149,18 @@ Result<std::vector<ScriptLine>> script_parse(std::string_view text) {
     lines.push_back(std::move(line));
   }
   return lines;
+}
+
+ScriptPacing script_pacing(const ScriptLine& line) {
+  ScriptPacing p;
+  if (line.verb == "nowait") p.wait_for_engine = false;
+  double seconds = 0;
+  if (line.verb == "expect" && !line.args.empty() && line.args[0].rfind("idle ", 0) == 0 &&
+      parse_number(line.args[0].substr(5), seconds) && seconds > 0) {
+    p.wait_for_engine = false;
+    p.retry_seconds = seconds;
+  }
+  return p;
 }
 
 ScriptStep script_apply(AppState& app, const ScriptLine& line) {
@@ -327,18 +369,25 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     step.quit = true;
   } else if (v == "try") {
     if (a.empty()) return fail("expected a line to try");
-    ScriptLine inner{line.number, a[0], std::vector<std::string>(a.begin() + 1, a.end())};
-    if (is_text_verb(inner.verb)) {  // the rest of the line as one argument, as script_parse gives it
-      std::string rest;
-      for (size_t i = 1; i < a.size(); ++i) rest += (i > 1 ? " " : "") + a[i];
-      inner.args = {rest};
-    }
-    step = script_apply(app, inner);
+    step = script_apply(app, inner_line(line));
     if (!step.error.empty()) {
       app.status = step.error;
       app.status_is_error = true;
       step.error.clear();
     }
+  } else if (v == "nowait") {  // main() ran it without waiting (script_pacing); applied as any line
+    if (a.empty()) return fail("expected a line to run");
+    step = script_apply(app, inner_line(line));
+  } else if (v == "wait_limit") {
+    double seconds = 0;
+    if (!need(1) || !parse_number(a[0], seconds) || !(seconds >= 0)) return fail("expected a number of seconds");
+    step.wait_limit = seconds;
+  } else if (v == "echo_lines") {
+    if (!need(1) || !to_on(a[0], on)) return fail("expected on or off");
+    step.echo_lines = on ? 1 : 0;
+  } else if (v == "report") {
+    if (!need(1) || a[0] != "memory") return fail("expected report memory");
+    step.report = memory_report();
   } else if (v == "generate") {  // as the Sentence panel's Generate button
     int n = 0;
     if (!need(1) || !parse_int_in(a[0], 1, 256, n)) return fail("expected a number of tokens from 1 to 256");

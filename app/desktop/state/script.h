@@ -1,6 +1,7 @@
 // --script FILE: drives the app through a list of actions, one per line, as a person would with
 // mouse and keyboard — used by the GUI tests. Each action runs once the engine has answered the
-// previous one, and a frame is drawn in between. Layers, heads and queries count from 0.
+// previous one, and a frame is drawn in between (`nowait` runs one at once: a person does not wait
+// either). Layers, heads and queries count from 0.
 //
 //   sentence TEXT | sentence_b TEXT (pair, BERT) | source TEXT | cross on|off | compare_sentence TEXT
 //   d_model N | heads N | layers N | ffn N (0: attention only) | seed N | score NAME | temperature T | norm post|pre
@@ -17,6 +18,7 @@
 //   export png PATH [SCALE] (the layer's heads grid) | export csv PATH | export json PATH | save PATH | open PATH
 //   export view png|svg PATH [SCALE] (the shown view as a figure: PNG at SCALE, or SVG; state/view_figure.h)
 //   train start|pause|resume|stop|reset|wait|compare|use | train save PATH | train demo coref|induction
+//   train pair_stop|pair_reset
 //   train seed N | train heads N | train d_model N | train steps N | train report N   (see script_train)
 //   coref_arch heads=N d_model=C layers=L ffn=F score=S norm=N positions=P (any of them; trains if not cached)
 //   head_off L H | head_on L H | ablation zero|mean | measure weights|value-norm|rollout | importance (waits)
@@ -25,6 +27,13 @@
 //   expect answer TEXT | expect answer_full TEXT | expect importance [L:H]  (the answer in English; the best head)
 //   expect weight L H Q K VALUE  (the shown trace's weight of query Q on key K in layer L head H, within 1e-6;
 //                                 in words while the word toggles are on)
+//   nowait LINE          runs LINE at the next frame, without waiting for the engine to answer the line
+//                        before (a model switch mid-computation, mid-load, mid-training)
+//   expect idle SECONDS  waits until nothing is in flight and no view says "computing…" (state/app_busy.h);
+//                        fails naming what is still busy after SECONDS
+//   wait_limit SECONDS   from here on, a line that waits longer for the engine fails, naming what is busy (0: never)
+//   report memory        prints the peak resident memory so far (VmHWM) on stdout
+//   echo_lines on|off    prints each line's number on stdout as it starts (a crash's last line, for a replay)
 #pragma once
 #include <string>
 #include <vector>
@@ -47,7 +56,18 @@ struct ScriptStep {
   std::string screenshot;  // main() saves the next frame here...
   bool screenshot_now = false;  // ...even if the app is still busy (otherwise once it is idle)
   std::string error;       // "script line N: ..." — the run stops
+  std::string report;      // main() prints it on stdout (`report memory`)
+  double wait_limit = -1;  // >= 0: main() applies it to the lines after (`wait_limit`)
+  int echo_lines = -1;     // 0 or 1: main() stops or starts printing each line's number (`echo_lines`)
 };
+
+// How main() runs a line: by default once the engine has answered the previous one; `nowait` at
+// once; `expect idle S` at once and again every frame while it fails, for S seconds.
+struct ScriptPacing {
+  bool wait_for_engine = true;
+  double retry_seconds = 0;
+};
+ScriptPacing script_pacing(const ScriptLine& line);
 
 // Applies one line to the app (the file actions report through the shell's functions).
 ScriptStep script_apply(AppState& app, const ScriptLine& line);
@@ -57,6 +77,7 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line);
 //   pause | resume   hold / continue the run at its next report
 //   stop | reset     stop at the next report keeping the model / stop and forget the run
 //   compare          train a 1-head and an N-head coreference model (N = heads) side by side
+//   pair_stop | pair_reset   stop that pair keeping its models / stop it and forget them
 //   use              show the run's model in every view
 //   wait             hold the script until every run has ended (and the view's heatmaps caught up)
 //   save PATH        write the run's model: a .safetensors file, or a folder getting model.safetensors

@@ -54,6 +54,19 @@ TEST_CASE("session: save and load give back every field") {
   CHECK(s->ui.at("view") == "steps");
 }
 
+TEST_CASE("session: a pasted sentence that is not UTF-8 saves with U+FFFD instead of throwing") {
+  // Found by the soak test: a paste of "ab\xff" then Save aborted the app (nlohmann's type_error 316).
+  const TempFile path("attnviz-session-bytes.json");
+  Session s = sample();
+  s.sentence = "ab\xff cd \xc3";
+  s.ui["compare_sentence"] = "\xed\xa0\x80";
+  REQUIRE(session_save(path, s).ok());
+  auto back = session_load(path);
+  REQUIRE_MESSAGE(back.ok(), back.error());
+  CHECK(back->sentence == "ab\xef\xbf\xbd cd \xef\xbf\xbd");
+  CHECK(back->ui.at("compare_sentence").find("\xef\xbf\xbd") != std::string::npos);
+}
+
 TEST_CASE("session: bad files are refused with a message that says why") {
   const std::string good = session_to_json(sample());
   auto error_of = [](std::string_view text) {

@@ -8,7 +8,7 @@ namespace attnviz {
 
 Status script_train(AppState& app, const std::vector<std::string>& a) {
   TrainState& tv = app.train;
-  if (a.empty()) return make_error("expected start, pause, resume, stop, reset, wait, compare, use, save PATH, demo NAME or a setting");
+  if (a.empty()) return make_error("expected start, pause, resume, stop, reset, wait, compare, pair_stop, pair_reset, use, save PATH, demo NAME or a setting");
   const std::string& what = a[0];
   if (a.size() == 1) {
     if (what == "start") return train_start(app);
@@ -18,6 +18,8 @@ Status script_train(AppState& app, const std::vector<std::string>& a) {
     else if (what == "reset") train_reset(app);
     else if (what == "wait") tv.script_wait = true;
     else if (what == "compare") return train_pair_start(app);
+    else if (what == "pair_stop") train_pair_stop(app);  // the compare tab's Stop and Reset
+    else if (what == "pair_reset") train_pair_reset(app);
     else if (what == "use") return train_use_in_views(app);
     else return make_error("unknown train action '" + what + "'");
     return Ok{};
