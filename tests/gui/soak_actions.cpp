@@ -371,7 +371,9 @@ struct Generator {
   void history() { maybe(r.chance(60) ? "undo" : "redo"); }
 
   void exports() {
-    switch (r.below(7)) {  // a PNG draws every head of the layer on the CPU: the costly one, less often
+    switch (r.below(9)) {  // a PNG draws every head of the layer on the CPU: the costly one, less often
+      case 7: maybe("export view svg " + file("view.svg")); break;  // whatever view is shown, Train's may refuse
+      case 8: maybe("export view png " + file("view.png") + " " + r.pick({"1", "0.5", "0", "x"})); break;
       case 0:
         maybe("export png " + file("out.png") + (r.chance(50) ? "" : " " + r.pick({"0.5", "1", "2", "0", "-1", "x"})));
         break;
