@@ -19,7 +19,7 @@ if [ "${1:-}" = "--no-sanitize" ]; then
 fi
 # Only what the Release-only checks need: core/ and the training tests. Building the app, the CLI
 # and the other tests a second time without sanitizers, and running them there too, was 40% of the
-# suite's time and checked nothing the sanitizer pass does not (bench/README.md, "Build and test time").
+# suite's time and checked nothing the sanitizer pass does not (bench/README.md, "Build and test time: 2026-11-25, later").
 cmake --build build -j "$jobs" --target attnviz_training_tests
 (cd build && ctest --output-on-failure -j "$jobs" -L training)
 
