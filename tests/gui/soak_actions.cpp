@@ -11,6 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "text/utf8.h"
+
+using attnviz::utf8_append;
+
 namespace {
 
 // splitmix64: fixed by its definition, unlike std::uniform_int_distribution, so a seed replays the
@@ -33,24 +37,6 @@ struct Rng {
   std::string pick(std::initializer_list<const char*> v) { return *(v.begin() + below(static_cast<int>(v.size()))); }
 };
 
-void append_utf8(std::string& s, uint32_t cp) {
-  if (cp < 0x80) {
-    s += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    s += static_cast<char>(0xC0 | (cp >> 6));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    s += static_cast<char>(0xE0 | (cp >> 12));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    s += static_cast<char>(0xF0 | (cp >> 18));
-    s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
 const std::vector<std::string> kWords = {"the",      "animal", "didn't", "cross", "street", "because", "it",  "was",
                                          "too",      "tired",  "wide",   "cat",   "sat",    "on",      "mat", "trophy",
                                          "suitcase", "big",    "small",  "The",   "IT",     "a",       "dog", "and",
@@ -65,30 +51,30 @@ void append_piece(Rng& r, std::string& s, bool in_line) {
     case 2:
     case 3: s += r.pick(kWords); break;
     case 4:
-      for (int i = r.in(1, 4); i > 0; --i) append_utf8(s, static_cast<uint32_t>(0xAC00 + r.below(11172)));
+      for (int i = r.in(1, 4); i > 0; --i) utf8_append(s, static_cast<uint32_t>(0xAC00 + r.below(11172)));
       break;   // Hangul
     case 5: {  // emoji: plain, with a skin tone, a ZWJ family, a flag
       const int k = r.below(4);
-      append_utf8(s, static_cast<uint32_t>(0x1F600 + r.below(80)));
-      if (k == 1) append_utf8(s, static_cast<uint32_t>(0x1F3FB + r.below(5)));
-      if (k == 2) append_utf8(s, 0x200D), append_utf8(s, 0x1F4BB);
-      if (k == 3) append_utf8(s, 0x1F1F0), append_utf8(s, 0x1F1F7);
+      utf8_append(s, static_cast<uint32_t>(0x1F600 + r.below(80)));
+      if (k == 1) utf8_append(s, static_cast<uint32_t>(0x1F3FB + r.below(5)));
+      if (k == 2) utf8_append(s, 0x200D), utf8_append(s, 0x1F4BB);
+      if (k == 3) utf8_append(s, 0x1F1F0), utf8_append(s, 0x1F1F7);
       break;
     }
     case 6:  // a letter under a stack of combining marks
       s += static_cast<char>('a' + r.below(26));
-      for (int i = r.in(1, 12); i > 0; --i) append_utf8(s, static_cast<uint32_t>(0x0300 + r.below(0x70)));
+      for (int i = r.in(1, 12); i > 0; --i) utf8_append(s, static_cast<uint32_t>(0x0300 + r.below(0x70)));
       break;
     case 7:  // right to left: Hebrew, Arabic, with direction overrides
-      if (r.chance(30)) append_utf8(s, r.chance(50) ? 0x202E : 0x200F);
+      if (r.chance(30)) utf8_append(s, r.chance(50) ? 0x202E : 0x200F);
       for (int i = r.in(1, 6); i > 0; --i)
-        append_utf8(s, static_cast<uint32_t>(r.chance(50) ? 0x05D0 + r.below(27) : 0x0627 + r.below(36)));
+        utf8_append(s, static_cast<uint32_t>(r.chance(50) ? 0x05D0 + r.below(27) : 0x0627 + r.below(36)));
       break;
     case 8: {  // control and invisible characters
       const uint32_t cps[] = {0x01,   0x07,   0x08,   0x09,   0x0B,     0x0C,   0x1B,   0x1F,
                               0x7F,   0x85,   0x9F,   0x200B, 0x200C,   0x2028, 0x2029, 0xFEFF,
                               0xFFFD, 0xFFFE, 0xFFFF, 0xE000, 0x10FFFF, 0xAD,   0x34F};
-      append_utf8(s, cps[r.below(static_cast<int>(std::size(cps)))]);
+      utf8_append(s, cps[r.below(static_cast<int>(std::size(cps)))]);
       if (!in_line && r.chance(40)) s += r.pick({"\n", "\r\n", "\r", "\n\n"});
       if (!in_line && r.chance(20)) s.push_back('\0');
       break;
@@ -96,7 +82,7 @@ void append_piece(Rng& r, std::string& s, bool in_line) {
     case 9:  // other scripts: CJK, Devanagari, Thai, Cyrillic, Greek, mathematical letters
       for (int i = r.in(1, 5); i > 0; --i) {
         const uint32_t bases[] = {0x4E00, 0x0905, 0x0E01, 0x0410, 0x03B1, 0x1D400};
-        append_utf8(s, bases[r.below(6)] + static_cast<uint32_t>(r.below(30)));
+        utf8_append(s, bases[r.below(6)] + static_cast<uint32_t>(r.below(30)));
       }
       break;
     case 10:

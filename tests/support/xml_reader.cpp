@@ -73,24 +73,6 @@ class XmlParser {
     }
   }
 
-  static void append_utf8(std::string& out, unsigned cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
   // At '&': one reference, appended decoded.
   Status reference(std::string& out) {
     const size_t end = s_.find(';', pos_);
@@ -112,7 +94,7 @@ class XmlParser {
         cp = cp * (hex ? 16 : 10) + static_cast<unsigned>(d);
       }
       if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return fail("character reference out of range");
-      append_utf8(out, cp);
+      utf8_append(out, static_cast<char32_t>(cp));
     } else {
       return fail("unknown entity '&" + std::string(ref) + ";'");
     }
