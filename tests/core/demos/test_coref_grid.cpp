@@ -1,7 +1,7 @@
 // The grid of coreference models in assets/demo_coref_grid (1, 2, 4, 8 heads x d_model 32, 64, 128):
 // every cell grid.json lists is there, has its shape and resolves held-out sentences as well as the
-// manifest says; in the Release build one small cell retrained from its manifest seed is the
-// shipped file, tensor for tensor.
+// manifest says; where the build rounds like the one that trained them, one small cell retrained
+// from its manifest seed is the shipped file, tensor for tensor.
 #include <cmath>
 #include <cstdint>
 #include <set>
@@ -92,7 +92,7 @@ TEST_CASE("coref grid: every cell is there, has its shape and reaches its manife
 }
 
 #if ATTNVIZ_SHIPPED_NUMERICS
-// Only the Release build rounds like the build that trained the grid (see tests/CMakeLists.txt).
+// Only where the build rounds like the one that trained the grid (support/weights_util.h).
 TEST_CASE("coref grid: heads2_dmodel32 is exactly what `train coref` makes from its manifest seed") {
   GridCell cell;
   for (const GridCell& c : grid_manifest())

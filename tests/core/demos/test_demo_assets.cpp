@@ -28,11 +28,11 @@ Mat head_weights(const Model& m, const std::string& text, int layer, int head) {
   return t->head(layer, head).weights;
 }
 
-// Bit for bit in the build the assets were made with (Release); Debug and sanitizer builds round
-// some sums differently, so there the retrained model is only checked for what it learned.
+// Bit for bit where the build rounds like the one the assets were made with; elsewhere (another
+// vector width) the retrained model is only checked for what it learned.
 void check_retrain_equals(const Model& a, const Model& b) {
-#ifndef ATTNVIZ_SHIPPED_NUMERICS
-  MESSAGE("not the Release build: the bit-for-bit comparison runs in the Release build");
+#if !ATTNVIZ_SHIPPED_NUMERICS
+  MESSAGE("not a -march=native build on an AVX-512 CPU: no bit-for-bit comparison here");
   CHECK(a.config.d_model == b.config.d_model);
   return;
 #endif
@@ -69,7 +69,7 @@ TEST_CASE("demo assets: the coreference model resolves held-out sentences and ha
   CHECK(found >= 1);
 }
 
-TEST_CASE("demo assets: the coreference model is exactly what `train coref` makes from seed 3") {
+TEST_CASE("demo assets: the coreference model is exactly what `train coref` makes from seed 26") {
   auto run = coref_train(CorefTrainOptions{});
   REQUIRE_MESSAGE(run.ok(), run.error());
   CHECK(run->heldout_accuracy >= 0.99f);
