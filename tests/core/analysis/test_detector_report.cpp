@@ -11,6 +11,7 @@
 #include "demos/induction_data.h"
 #include "demos/induction_demo.h"
 #include "io/model_file.h"
+#include "support/weights_util.h"
 
 using namespace attnviz;
 
@@ -32,12 +33,6 @@ Trace run(const Model& m, const std::string& text, MaskSpec mask = {}) {
   auto t = trace_run(m, in);
   REQUIRE_MESSAGE(t.ok(), t.error());
   return std::move(*t);
-}
-
-Model load_asset(const std::string& name) {
-  auto m = model_load(std::string(ATTNVIZ_ASSETS) + "/" + name + "/model.safetensors", std::nullopt);
-  REQUIRE_MESSAGE(m.ok(), m.error());
-  return std::move(*m);
 }
 
 }  // namespace
@@ -160,7 +155,7 @@ TEST_CASE("detector report: the coreference target comes from the trace's tokens
 
 TEST_CASE("detector report: the shipped demos show their heads") {
   // Induction: a random sequence whose segment comes back, causal, as the app shows it.
-  const Model ind = load_asset("demo_induction");
+  const Model ind = test::load_asset("demo_induction");
   const InductionTrainOptions o;
   Rng rng(11);
   auto seq = induction_sequence(rng, o.vocab_size, kInductionLength, kInductionSegment);
@@ -179,7 +174,7 @@ TEST_CASE("detector report: the shipped demos show their heads") {
   CHECK(previous.best_score >= 0.5f);
 
   // Coreference: one head sends "it" to "animal" almost entirely.
-  const Model coref = load_asset("demo_coref");
+  const Model coref = test::load_asset("demo_coref");
   const DetectorReports c = detector_reports(run(coref, "The animal didn't cross the street because it was too tired."));
   const DetectorReport& co = c.reports[4];
   MESSAGE("coreference L" << co.best_layer << "H" << co.best_head << " " << co.best_score);

@@ -1,9 +1,11 @@
 // The induction demo trains from scratch, in about a second, into a model whose layer-1 head is
 // an induction head by our detector (>= 0.9) fed by a previous-token head in layer 0, and predicts
-// held-out repeats; random weights score low; a seed gives the same weights every time.
+// held-out repeats, the shipped assets/demo_induction bit for bit; random weights score low; a seed
+// gives the same weights every time.
 #include <doctest/doctest.h>
 
 #include "demos/induction_demo.h"
+#include "support/weights_util.h"
 
 using namespace attnviz;
 
@@ -50,6 +52,7 @@ TEST_CASE("induction demo: trains to an induction head in layer 1 and a previous
   const auto& grid = s->induction.by_layer_head;
   for (const DetectorScore& d : grid[0]) CHECK(d.score < 0.3f);
   CHECK(s->previous_token.by_layer_head[1][static_cast<size_t>(s->best_induction_head)].score < 0.3f);
+  test::check_shipped_retrain(r->model, test::load_asset("demo_induction"));
 }
 
 TEST_CASE("induction demo: every head of an untrained model scores low") {
