@@ -10,7 +10,6 @@
 #include "base/rng.h"
 #include "demos/induction_data.h"
 #include "demos/induction_demo.h"
-#include "io/model_file.h"
 #include "support/weights_util.h"
 
 using namespace attnviz;

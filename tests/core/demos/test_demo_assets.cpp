@@ -6,7 +6,6 @@
 
 #include "demos/coref_demo.h"
 #include "demos/induction_demo.h"
-#include "io/model_file.h"
 #include "model/trace.h"
 #include "support/weights_util.h"
 
