@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages attnviz needs that are missing, and nothing else.
 # usage: scripts/deps.sh [build|test|app|fuzz|package]
-#   test adds Xvfb + Mesa for the GUI tests and desktop-file-validate for the install test; fuzz adds
+#   test adds clang and its sanitizer runtimes (the suite's build), Xvfb + Mesa for the GUI tests and
+#   desktop-file-validate for the install test; fuzz adds
 #   clang, its libFuzzer and sanitizer runtimes and LLVM's OpenMP (clang's -fopenmp links libomp, not
 #   GCC's libgomp) for bench/fuzz.sh; package adds dpkg-shlibdeps and file, which cpack's DEB
 #   generator runs to find the package's Depends (scripts/package.sh).
@@ -10,7 +11,7 @@ packages=(cmake g++ make pkg-config libeigen3-dev nlohmann-json3-dev doctest-dev
           libopenblas-openmp-dev libfontconfig-dev fonts-nanum libimgui-dev libglfw3-dev libgl-dev)
 case "${1:-build}" in
   # xrdb (x11-xserver-utils): the HiDPI test's Xft.dpi; desktop-file-validate: the install test
-  test) packages+=(xvfb xauth libgl1-mesa-dri x11-xserver-utils desktop-file-utils libxml2-utils librsvg2-bin) ;;
+  test) packages+=(clang libclang-rt-dev xvfb xauth libgl1-mesa-dri x11-xserver-utils desktop-file-utils libxml2-utils librsvg2-bin) ;;
   fuzz) packages+=(clang libclang-rt-dev libomp-dev) ;;
   package) packages+=(dpkg-dev file) ;;
   app|build) ;;

@@ -157,9 +157,9 @@ Result<HeatmapGridSpec> trace_layer_grid(const Trace& trace, int layer, const st
   const auto& heads = trace.layers[static_cast<size_t>(layer)].attn.heads;
   if (maps && maps->size() != heads.size()) return make_error("one map per head is needed");
   for (size_t h = 0; h < heads.size(); ++h)
-    spec.panels.push_back(HeatmapPanel{"head " + std::to_string(h) + " · " + std::string(name_of(heads[h].score)) +
-                                           (heads[h].ablated ? " · off" : ""),
-                                       maps ? &(*maps)[h] : &heads[h].weights});
+    spec.panels.push_back(HeatmapPanel{.title = "head " + std::to_string(h) + " · " +
+                                                std::string(name_of(heads[h].score)) + (heads[h].ablated ? " · off" : ""),
+                                       .weights = maps ? &(*maps)[h] : &heads[h].weights});
   if (maps) {
     float top = 0;
     for (const Mat& m : *maps) top = std::max(top, m.size() > 0 ? m.maxCoeff() : 0.0f);

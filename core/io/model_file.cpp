@@ -157,7 +157,7 @@ Result<Model> model_from_tensors(const TensorFile& file, const std::optional<Mod
     if (ec != std::errc() || end != text.data() + text.size())
       return make_error(metadata_label(kSeedKey) + " is not a whole number");
   }
-  TensorReader r{file, {}};
+  TensorReader r{.file = file};
   for (int i = 0; i < config->n_layers; ++i) {
     const std::string p = layer_prefix(i);
     LayerWeights& L = model.weights.layers[static_cast<size_t>(i)];

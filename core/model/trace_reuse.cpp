@@ -61,9 +61,15 @@ Index closed_prefix(const Mat& a, const Mat& b, Index limit) {
   return best;
 }
 
+// Every row (T) only for the same input again; otherwise at most T - 1, so that at least the last
+// row is computed: the layers form blocks of the new rows, and a block of an empty matrix at a
+// non-zero offset is a null pointer plus an offset, undefined behaviour (clang's UBSan reports it).
+// A causal input cut short at the end therefore recomputes its last row.
 Index reusable_rows(const Model& model, const Trace& next, const Trace& previous) {
   if (!same_run(model, next, previous)) return 0;
-  return closed_prefix(next.mask, previous.mask, shared_input_rows(next, previous));
+  const Index T = next.n_queries(), shared = shared_input_rows(next, previous);
+  if (shared == T && T == previous.n_queries()) return T;
+  return closed_prefix(next.mask, previous.mask, std::min<Index>(shared, T - 1));
 }
 
 // Rows [0, p) of `old` above `fresh`: (p + fresh.rows(), cols). A field the layer does not have
@@ -196,7 +202,14 @@ Result<Trace> trace_run_reusing(const Model& model, const TraceInput& input, con
   auto t = trace_prepare(model, input);
   if (!t) return t;
   const Index p = reusable_rows(model, *t, previous);
-  const Status s = p > 0 ? finish_new_rows(model, *t, previous, p, control) : trace_finish(model, *t, control);
+  Status s = Ok{};
+  if (p == t->n_queries()) {  // the same input again: the same intermediates
+    t->layers = previous.layers;
+    t->final = previous.final;
+    if (control.layers_done) control.layers_done->fetch_add(model.config.n_layers, std::memory_order_relaxed);
+  } else {
+    s = p > 0 ? finish_new_rows(model, *t, previous, p, control) : trace_finish(model, *t, control);
+  }
   if (!s) return make_error(s.error());
   t->reused_rows = static_cast<int>(p);
   return t;

@@ -52,7 +52,9 @@ TEST_CASE("coref_data: the six Winograd example sentences are generated with the
       {"The trophy didn't fit in the suitcase because it was too big.", "trophy"},
       {"The trophy didn't fit in the suitcase because it was too small.", "suitcase"},
   };
-  for (const auto& [text, referent] : cases) {
+  for (const auto& entry : cases) {
+    const auto& text = entry.first;
+    const auto& referent = entry.second;
     CAPTURE(text);
     REQUIRE(by_text.count(text) == 1);
     const CorefExample& e = *by_text[text];
@@ -183,7 +185,9 @@ TEST_CASE("coref_data: labels are balanced and both orders occur for every prope
   std::map<std::string, std::set<bool>> positions;
   for (const auto& e : s.train) positions[word(e, e.pronoun + 3)].insert(e.referent == e.candidate_a);
   CHECK(positions.size() == 18);
-  for (const auto& [prop, seen] : positions) {
+  for (const auto& entry : positions) {
+    const std::string& prop = entry.first;
+    const std::set<bool>& seen = entry.second;
     CAPTURE(prop);
     CHECK(seen.size() == 2);
   }

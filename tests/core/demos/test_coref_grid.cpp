@@ -46,7 +46,10 @@ std::vector<GridCell> grid_manifest() {
   const std::set<std::string> known = {"heads", "d_model", "seed", "steps", "steps_trained", "heldout_accuracy",
                                        "train_seconds"};
   for (const auto& m : j->at("models")) {
-    for (const auto& [key, value] : m.items()) CHECK_MESSAGE(known.count(key) == 1, "grid.json: unknown key " << key);
+    for (const auto& item : m.items()) {
+      const std::string key = item.key();
+      CHECK_MESSAGE(known.count(key) == 1, "grid.json: unknown key " << key);
+    }
     GridCell c;
     c.heads = m.at("heads").get<int>();
     c.d_model = m.at("d_model").get<int>();

@@ -175,8 +175,10 @@ TEST_CASE("attention file: every layer must have the same number of heads") {
 
 TEST_CASE("attention file: NaN, infinite and negative weights are refused with their place") {
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-  for (const auto& [value, word] : std::vector<std::pair<float, std::string>>{{nan, "is NaN"}, {inf, "is inf"},
-                                                                              {-inf, "is -inf"}, {-0.25f, "is negative (-0.25)"}}) {
+  for (const auto& entry : std::vector<std::pair<float, std::string>>{{nan, "is NaN"}, {inf, "is inf"},
+                                                                      {-inf, "is -inf"}, {-0.25f, "is negative (-0.25)"}}) {
+    const float value = entry.first;
+    const std::string& word = entry.second;
     TensorFile f = valid_file();
     f.tensors[1].data[1 * 9 + 2 * 3 + 1] = value;  // layer 1, head 1, row 2, column 1
     CAPTURE(word);
@@ -269,9 +271,11 @@ TEST_CASE("attention file: the Python-written fixtures (F32 batch of one with cr
   auto ref_text = file_read_bytes(fixture_path("attention/reference.json"), 1 << 20);
   REQUIRE_MESSAGE(ref_text.ok(), ref_text.error());
   const auto ref = nlohmann::json::parse(std::string(ref_text->begin(), ref_text->end()));
-  for (const auto& [file, tol] : std::vector<std::pair<std::string, float>>{{"encdec_f32.safetensors", 1e-7f},
-                                                                           {"encoder_f16.safetensors", 1e-3f},
-                                                                           {"encoder_bf16.safetensors", 4e-3f}}) {
+  for (const auto& entry : std::vector<std::pair<std::string, float>>{{"encdec_f32.safetensors", 1e-7f},
+                                                                     {"encoder_f16.safetensors", 1e-3f},
+                                                                     {"encoder_bf16.safetensors", 4e-3f}}) {
+    const std::string& file = entry.first;
+    const float tol = entry.second;
     CAPTURE(file);
     const nlohmann::json& want = ref.at(file);
     auto r = attention_file_read(fixture_path("attention/" + file));

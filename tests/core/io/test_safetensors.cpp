@@ -460,7 +460,8 @@ TEST_CASE("safetensors: tensor_values_into copies or transposes bit for bit, wha
   REQUIRE(safetensors_write(path, f).ok());
   auto mapped = safetensors_map(path);
   REQUIRE(mapped.ok());
-  for (const auto& [rows, cols] : shapes) {
+  for (const auto& shape : shapes) {
+    const auto rows = shape.first, cols = shape.second;
     CAPTURE(rows);
     CAPTURE(cols);
     const Mat m = distinct_values(rows, cols);

@@ -172,9 +172,11 @@ TEST_CASE("tokenizer.json: the file picks the tokenizer, and the pipeline's prop
   REQUIRE(gpt2.ok());
   CHECK(load_text(std::string(gpt2->begin(), gpt2->end()))->kind_name() == "gpt2-bpe");
   // Models trained on framed pairs offer sentence B; Llama's BOS A BOS B template does not.
-  for (const auto& [name, pairs] : {std::pair{"roberta_bpe", true}, std::pair{"distilbert_wordpiece", true},
-                                    std::pair{"llama3_bpe", false}, std::pair{"llama2_spm", false},
-                                    std::pair{"qwen2_bpe", false}}) {
+  for (const auto& folder : {std::pair{"roberta_bpe", true}, std::pair{"distilbert_wordpiece", true},
+                             std::pair{"llama3_bpe", false}, std::pair{"llama2_spm", false},
+                             std::pair{"qwen2_bpe", false}}) {
+    const char* name = folder.first;
+    const bool pairs = folder.second;
     INFO(name);
     CHECK(load(name)->frames_pairs() == pairs);
   }
