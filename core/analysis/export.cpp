@@ -159,7 +159,8 @@ Result<HeatmapGridSpec> trace_layer_grid(const Trace& trace, int layer, const st
   for (size_t h = 0; h < heads.size(); ++h)
     spec.panels.push_back(HeatmapPanel{.title = "head " + std::to_string(h) + " · " +
                                                 std::string(name_of(heads[h].score)) + (heads[h].ablated ? " · off" : ""),
-                                       .weights = maps ? &(*maps)[h] : &heads[h].weights});
+                                       .weights = maps ? &(*maps)[h] : &heads[h].weights,
+                                       .id = ""});
   if (maps) {
     float top = 0;
     for (const Mat& m : *maps) top = std::max(top, m.size() > 0 ? m.maxCoeff() : 0.0f);

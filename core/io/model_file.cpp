@@ -20,6 +20,7 @@ std::string metadata_label(const char* key) { return "the file's '" + std::strin
 
 // Collects the first lookup error so the loader reads as a flat list of assignments.
 struct TensorReader {
+  explicit TensorReader(const TensorFile& f) : file(f) {}
   const TensorFile& file;
   std::string error;
 
@@ -157,7 +158,7 @@ Result<Model> model_from_tensors(const TensorFile& file, const std::optional<Mod
     if (ec != std::errc() || end != text.data() + text.size())
       return make_error(metadata_label(kSeedKey) + " is not a whole number");
   }
-  TensorReader r{.file = file};
+  TensorReader r(file);
   for (int i = 0; i < config->n_layers; ++i) {
     const std::string p = layer_prefix(i);
     LayerWeights& L = model.weights.layers[static_cast<size_t>(i)];

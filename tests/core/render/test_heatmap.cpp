@@ -33,7 +33,7 @@ HeatmapGridSpec spec_3x3(const Mat* a, const Mat* b) {
   HeatmapGridSpec spec;
   spec.row_labels = {"The", "animal", "tired"};
   spec.col_labels = {"동물", "it", "was"};
-  spec.panels = {{.title = "head 1", .weights = a}, {.title = "head 2", .weights = b}};
+  spec.panels = {{.title = "head 1", .weights = a, .id = ""}, {.title = "head 2", .weights = b, .id = ""}};
   spec.caption = "layer 1 — 2 heads — scaled_dot";
   return spec;
 }
@@ -83,7 +83,7 @@ TEST_CASE("heatmap: vmin/vmax map the range, scale multiplies cell size") {
   HeatmapGridSpec spec;
   spec.row_labels = {"q"};
   spec.col_labels = {"k1", "k2"};
-  spec.panels = {{.title = "", .weights = &m}};
+  spec.panels = {{.title = "", .weights = &m, .id = ""}};
   spec.vmin = -1.0f;
   spec.vmax = 3.0f;
   spec.scale = 2.0f;
@@ -168,7 +168,7 @@ TEST_CASE("heatmap: labels, titles, caption and legend put ink outside the cells
 TEST_CASE("heatmap: columns arranges panels, default is about square") {
   const Mat a = known_3x3();
   HeatmapGridSpec spec = spec_3x3(&a, &a);
-  spec.panels.assign(5, HeatmapPanel{.title = "h", .weights = &a});
+  spec.panels.assign(5, HeatmapPanel{.title = "h", .weights = &a, .id = ""});
   // 5 panels, about square: 3 per row -> panel 3 starts the second row.
   CHECK(heatmap_grid_cell(spec, nanum(), 3, 0, 0).x == heatmap_grid_cell(spec, nanum(), 0, 0, 0).x);
   CHECK(heatmap_grid_cell(spec, nanum(), 3, 0, 0).y > heatmap_grid_cell(spec, nanum(), 2, 0, 0).y);
@@ -224,7 +224,7 @@ TEST_CASE("heatmap: images beyond 16384 px per side or 256 MB are refused before
   HeatmapGridSpec spec;
   spec.row_labels.assign(40, "t");
   spec.col_labels.assign(40, "t");
-  spec.panels = {{.title = "", .weights = &big}};
+  spec.panels = {{.title = "", .weights = &big, .id = ""}};
   spec.cell_px = 500;  // 20000 px wide
   auto r = heatmap_grid_render(spec, nullptr);
   REQUIRE_FALSE(r.ok());
