@@ -4,8 +4,11 @@
 
 #include <cblas.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
+#include <string>
 
 namespace attnviz {
 
@@ -23,9 +26,32 @@ constexpr Eigen::Index kBlasMinRows = 16;
 
 }  // namespace
 
+// Debian's OpenBLAS chooses its kernel when it loads, from the CPU's model number. On a CPU it does
+// not know (a recent Xeon in a virtual machine, "Intel(R) Xeon(R) Processor", with AVX-512) it falls
+// back to its Prescott kernel (SSE3): 33 GFLOP/s at GPT-2 small's FFN where Eigen's AVX-512 code
+// reaches 155 (bench/README.md, "Forward on an Intel Xeon: 2026-11-26"). A build without AVX2 (the
+// Debian package) trusts any OpenBLAS kernel: Eigen has no wider one there.
+bool blas_kernel_fits(std::string_view corename) {
+#if defined(__AVX2__)
+  std::string core(corename);
+  std::transform(core.begin(), core.end(), core.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* wide : {"haswell", "zen", "skylakex", "cooperlake", "sapphirerapids"})
+    if (core.rfind(wide, 0) == 0) return true;
+  return false;
+#else
+  (void)corename;
+  return true;
+#endif
+}
+
+bool linear_uses_blas() {
+  static const bool fits = blas_kernel_fits(openblas_get_corename());
+  return fits;
+}
+
 Mat linear(const Mat& x, const Mat& w, const Vec& b) {
   Mat y(x.rows(), w.rows());
-  if (w.size() >= kBlasMinWeights && x.rows() >= kBlasMinRows) {
+  if (w.size() >= kBlasMinWeights && x.rows() >= kBlasMinRows && linear_uses_blas()) {
     // Row-major y (T, out) = x (T, in) · wᵀ, w stored (out, in). OpenBLAS's OpenMP build shares
     // libgomp's threads and runs on one inside a parallel region (the head loop, training shards).
     const auto T = static_cast<blasint>(x.rows()), out = static_cast<blasint>(w.rows()), in = static_cast<blasint>(w.cols());

@@ -1,13 +1,21 @@
 // The numeric building blocks of the forward pass. Each optimised kernel has a plain-loop `_naive`
 // twin (as llm.c does); tests compare the two. Shapes: T rows (tokens), C/F columns (features).
 #pragma once
+#include <string_view>
+
 #include "base/tensor.h"
 #include "model/config.h"
 
 namespace attnviz {
 
-// y = x · wᵀ + b, PyTorch's nn.Linear: x (T, in), w (out, in), b (out) -> (T, out).
+// y = x · wᵀ + b, PyTorch's nn.Linear: x (T, in), w (out, in), b (out) -> (T, out). Large products
+// (weights of 2^18 values and more, 16 rows and more) go to OpenBLAS when linear_uses_blas().
 Mat linear(const Mat& x, const Mat& w, const Vec& b);
+// Whether this machine's OpenBLAS has a kernel for its CPU's vector unit (not the SSE3 fallback it
+// takes on a CPU it does not know); when not, every product stays in Eigen.
+bool linear_uses_blas();
+// The rule behind it, for OpenBLAS's name of its kernel ("Haswell", "SkylakeX", "Zen", "Prescott").
+bool blas_kernel_fits(std::string_view corename);
 Mat linear_naive(const Mat& x, const Mat& w, const Vec& b);
 
 // Row-wise softmax of scores + mask (mask: 0 or -inf). Subtracts the row maximum so logits of

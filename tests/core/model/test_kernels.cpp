@@ -16,11 +16,30 @@ using attnviz::test::random_mat;
 using attnviz::test::max_abs_diff;
 
 TEST_CASE("kernels: linear equals linear_naive (1e-5) at sizes that exercise GEMM blocking") {
-  for (auto [T, in, out] : {std::tuple{1, 3, 2}, std::tuple{17, 64, 33}, std::tuple{130, 300, 260}}) {
+  // The last shape is large enough for OpenBLAS (2^18 weights, 16 rows) where linear_uses_blas().
+  for (auto [T, in, out] : {std::tuple{1, 3, 2}, std::tuple{17, 64, 33}, std::tuple{130, 300, 260},
+                            std::tuple{20, 512, 512}}) {
     const Mat x = random_mat(T, in, 1), w = random_mat(out, in, 2, 1.0 / std::sqrt(in));
     const Vec b = random_mat(out, 1, 3);
     CHECK(max_abs_diff(linear(x, w, b), linear_naive(x, w, b)) < 1e-5f);
   }
+}
+
+TEST_CASE("kernels: OpenBLAS is used only with a kernel for this CPU's vector unit") {
+#if defined(__AVX2__)
+  // Debian's OpenBLAS names its kernel; on a CPU it does not know it runs the SSE3 "Prescott" one,
+  // 3-5x slower than Eigen's AVX code, and the products stay in Eigen.
+  for (const char* slow : {"Prescott", "Core2", "Nehalem", "Sandybridge", "Atom", ""}) {
+    CAPTURE(slow);
+    CHECK_FALSE(blas_kernel_fits(slow));
+  }
+  for (const char* fits : {"Haswell", "SkylakeX", "Zen", "COOPERLAKE", "SapphireRapids"}) {
+    CAPTURE(fits);
+    CHECK(blas_kernel_fits(fits));
+  }
+#else
+  CHECK(blas_kernel_fits("Prescott"));  // Eigen has nothing wider in a build without AVX2
+#endif
 }
 
 TEST_CASE("kernels: layer_norm equals its twin and normalises each row") {
