@@ -125,7 +125,7 @@ Result<RowVec> output_logits(const Model& model, const RowVec& h) {
   switch (model_output_head(model)) {
     case OutputHead::none:
       // Short enough for the app's answer line at 1280 pixels, in either language.
-      return make_error("the model has no output head (a random sandbox has none; BERT needs cls.predictions.*)");
+      return make_error(std::string(kNoAnswerNoOutputHead));
     case OutputHead::linear: {
       RowVec out = h * w.output_w.transpose();
       if (w.output_b.size() == out.size()) out += w.output_b.transpose();
@@ -149,7 +149,7 @@ Result<ModelAnswer> model_answer(const Model& model, const Trace& trace, std::st
   const OutputHead head = model_output_head(model);
   if (trace.final.rows() != trace.n_queries() || trace.final.cols() != model.config.d_model)
     return make_error("the trace was not made by this model");
-  if (trace.cross) return make_error("the model's answer is read from self-attention, not cross-attention");
+  if (trace.cross) return make_error(std::string(kNoAnswerCrossAttention));
   ModelAnswer a;
   if (head == OutputHead::none) return make_error(output_logits(model, RowVec::Zero(model.config.d_model)).error());
   if (trace.causal && head != OutputHead::bert_mlm) {
@@ -158,17 +158,16 @@ Result<ModelAnswer> model_answer(const Model& model, const Trace& trace, std::st
     a.kind = AnswerKind::coref;
     a.example = coref_make(text);
     if (a.example.pronoun < 0)
-      return make_error("the sentence has no pronoun \"it\" for the model to resolve (a model that predicts the next "
-                        "token answers under the causal mask)");
+      return make_error(std::string(kNoAnswerNoPronoun));
     if (a.example.candidate_a < 0 || a.example.candidate_b < 0)
-      return make_error("the sentence needs two candidate nouns the model knows (see its vocabulary)");
+      return make_error(std::string(kNoAnswerNoCandidates));
     if (Status s = coref_check(trace, a.example); !s) return make_error(s.error());
   } else if (head == OutputHead::bert_mlm) {
     a.kind = AnswerKind::masked;
     if (mask_positions(model, trace).empty())
-      return make_error("type [MASK] where the model should fill in a word: its masked-LM head answers there");
+      return make_error(std::string(kNoAnswerNoMask));
   } else {
-    return make_error("this model predicts the next token only under the causal mask: switch it on");
+    return make_error(std::string(kNoAnswerNeedsCausal));
   }
   return answer_at(model, trace, trace.final, std::move(a), top_k);
 }

@@ -38,6 +38,22 @@ struct ModelAnswer {
                        // positions of log p(top token)
 };
 
+// Why model_answer has no answer, for the cases a person meets: its error texts, named so that the
+// app can say them in its own language (app/desktop/state/answer_text.h).
+inline constexpr std::string_view kNoAnswerNoOutputHead =
+    "the model has no output head (a random sandbox has none; BERT needs cls.predictions.*)";
+inline constexpr std::string_view kNoAnswerCrossAttention =
+    "the model's answer is read from self-attention, not cross-attention";
+inline constexpr std::string_view kNoAnswerNoPronoun =
+    "the sentence has no pronoun \"it\" for the model to resolve (a model that predicts the next token answers "
+    "under the causal mask)";
+inline constexpr std::string_view kNoAnswerNoCandidates =
+    "the sentence needs two candidate nouns the model knows (see its vocabulary)";
+inline constexpr std::string_view kNoAnswerNoMask =
+    "type [MASK] where the model should fill in a word: its masked-LM head answers there";
+inline constexpr std::string_view kNoAnswerNeedsCausal =
+    "this model predicts the next token only under the causal mask: switch it on";
+
 // Picks the kind from the model and the trace: a causal trace with an output head -> next_token;
 // a word-level model with its own output layer and a sentence with "it" and two candidates ->
 // coref; a BERT masked-LM head -> masked (the sentence must hold [MASK]). `text` is the trace's

@@ -2,6 +2,8 @@
 #include "state/answer_text.h"
 
 #include <cstdio>
+#include <string_view>
+#include <utility>
 
 namespace attnviz {
 
@@ -30,6 +32,16 @@ std::string answer_text(const ModelAnswer& a, const Trace& t, Lang lang, int top
                                             : tr_format(lang, Str::answer_masked, pa.position, top_list(pa, top).c_str());
   }
   return out;
+}
+
+std::string no_answer_text(const std::string& error, Lang lang) {
+  static constexpr std::pair<std::string_view, Str> kReasons[] = {
+      {kNoAnswerNoOutputHead, Str::why_no_output_head}, {kNoAnswerCrossAttention, Str::why_cross_attention},
+      {kNoAnswerNoPronoun, Str::why_no_pronoun},       {kNoAnswerNoCandidates, Str::why_no_candidates},
+      {kNoAnswerNoMask, Str::why_no_mask},             {kNoAnswerNeedsCausal, Str::why_needs_causal}};
+  for (const auto& [reason, id] : kReasons)
+    if (error == reason) return tr(lang, id);
+  return error;
 }
 
 }  // namespace attnviz

@@ -10,4 +10,8 @@ namespace attnviz {
 
 std::string answer_text(const ModelAnswer& answer, const Trace& trace, Lang lang, int top = 3);
 
+// Why there is no answer (model_answer's error), in the UI's language: core's named reasons
+// (kNoAnswer... in analysis/answer.h) are translated, any other error is shown as it is.
+std::string no_answer_text(const std::string& error, Lang lang);
+
 }  // namespace attnviz

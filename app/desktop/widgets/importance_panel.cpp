@@ -86,7 +86,7 @@ void importance_panel(AppState& app) {
   }
   const auto& r = app.importance_result;
   if (r && r->trace_version == app.trace_version && !r->error.empty()) {
-    ImGui::TextColored(ImVec4(1, 0.6f, 0.5f, 1), "%s", tr_format(L, Str::answer_none, r->error.c_str()).c_str());
+    ImGui::TextColored(ImVec4(1, 0.6f, 0.5f, 1), "%s", tr_format(L, Str::answer_none, no_answer_text(r->error, L).c_str()).c_str());
     return;
   }
   if (!g) return;

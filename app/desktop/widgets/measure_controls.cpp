@@ -75,7 +75,7 @@ void answer_line(AppState& app) {
     const ImVec4 colour = app.ablation.any() ? ImVec4(1.0f, 0.7f, 0.35f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1);
     ImGui::TextColored(colour, "%s", answer_text(*app.answer, *app.trace, L).c_str());
   } else {
-    ImGui::TextDisabled("%s", tr_format(L, Str::answer_none, app.answer_error.c_str()).c_str());
+    ImGui::TextDisabled("%s", tr_format(L, Str::answer_none, no_answer_text(app.answer_error, L).c_str()).c_str());
   }
   if (!app.ablation.any()) return;  // the status bar lists the heads that are off
   // The controls first, so that a long answer never pushes them off the edge; the full model's

@@ -9,6 +9,7 @@
 
 #include "shell/fonts.h"
 #include "shell/shell.h"
+#include "state/answer_text.h"
 #include "state/app_state.h"
 #include "state/model_source.h"
 #include "views/coref/coref_parts.h"
@@ -137,7 +138,7 @@ void answer_group(AppState& app, const CorefSide& a) {
   }
   if (!a.answer) {
     fact_group(tr(L, Str::co_answer), ImGui::GetContentRegionAvail().x * 0.6f, false);
-    ImGui::TextWrapped(tr(L, Str::co_no_answer), a.answer_error.c_str());
+    ImGui::TextWrapped("%s", tr_format(L, Str::co_no_answer, no_answer_text(a.answer_error, L).c_str()).c_str());
     return;
   }
   const CorefPrediction& p = *a.answer;

@@ -3,6 +3,7 @@
 // head's) heatmaps for A and, when shown, its minimal pair B ("pair.a", "pair.b"). Headless.
 #include <string>
 
+#include "state/answer_text.h"
 #include "state/figure_page.h"
 #include "state/view_figure.h"
 
@@ -46,7 +47,7 @@ Result<Figure> coref_figure(AppState& app, const FontRaster* font) {
     if (e.referent >= 0) answer += std::string(" · ") + tr(L, a.answer->referent == e.referent ? Str::co_correct : Str::co_wrong);
     page_line(page, answer, 15, kPageInk, true);
   } else if (!a.answer_error.empty()) {
-    page_paragraph(page, tr_format(L, Str::co_no_answer, a.answer_error.c_str()), 14);
+    page_paragraph(page, tr_format(L, Str::co_no_answer, no_answer_text(a.answer_error, L).c_str()), 14);
   }
   page_gap(page, 6);
 
