@@ -28,6 +28,7 @@
 #include "state/options.h"
 #include "state/recent_models.h"
 #include "state/script.h"
+#include "state/ui_wake.h"
 #include "version.h"
 
 namespace attnviz {
@@ -181,6 +182,24 @@ bool script_frame(ScriptRun& run, const std::vector<ScriptLine>& script, AppStat
   return true;
 }
 
+// While the engine works (a forward pass, a load, training), frames only show its progress: at most
+// one every kBusyFrameSeconds. Drawing in software, as on machines without a GPU, costs about as
+// much CPU as a forward pass, and at full rate it took half the two cores from the work (a 12 x 768
+// sandbox toggle ran 1.6x slower). Input and a finished result (ui_wake) end the wait at once.
+constexpr double kBusyFrameSeconds = 0.05;
+
+void wait_for_frame(bool computing, bool headless, std::chrono::steady_clock::time_point last_frame_start) {
+  if (computing) {
+    const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_frame_start).count();
+    if (since < kBusyFrameSeconds) {
+      glfwWaitEventsTimeout(kBusyFrameSeconds - since);
+      return;
+    }
+  }
+  if (computing || headless) glfwPollEvents();  // headless runs go as fast as they can
+  else glfwWaitEventsTimeout(0.1);              // idle: sleep until input
+}
+
 // memory: where the state is remembered, or null (sessions, scripts and screenshots start afresh).
 int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiResources& gui, ShellState& shell, Fonts& fonts,
                const std::vector<ScriptLine>& script, AppMemory* memory) {
@@ -196,11 +215,12 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
   std::vector<double> frame_ms, training_ms;
   uint64_t reported_version = 0;  // --report-results: the last result printed
   int saved[4] = {100, 100, opt.width, opt.height};
+  auto last_frame_start = std::chrono::steady_clock::now();
   while (!glfwWindowShouldClose(window) && !shell.quit) {
-    const auto frame_start = std::chrono::steady_clock::now();
+    wait_for_frame(app_computing(app), headless, last_frame_start);
+    const auto frame_start = std::chrono::steady_clock::now();  // after the wait: a frame's time is its own work
+    last_frame_start = frame_start;
     const bool training_frame = app.retrain.training;  // the coreference demo retrains off the UI thread
-    if (app_computing(app) || headless) glfwPollEvents();
-    else glfwWaitEventsTimeout(0.1);
     // The window moved to a monitor of another scale: fonts rebuilt at its size.
     if (const float scale = content_scale(window, opt); scale != fonts.scale) fonts_build(fonts, scale, true);
     if (app.presentation != styled_for_presentation || fonts.scale != styled_scale) {  // sizes follow the font
@@ -257,10 +277,14 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
     if (memory) app_memory_tick(*memory, app, window_size(window), seconds_now(), false);
     if (opt.report_results && app.trace && app.trace_version != reported_version) {
       reported_version = app.trace_version;
-      const double frame = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count();
-      std::printf("result %llu: compute %.1f ms (status bar), d_model %d, %d heads, %d layers; shown in a frame of %.1f ms\n",
+      const auto shown = std::chrono::steady_clock::now();
+      const double frame = std::chrono::duration<double, std::milli>(shown - frame_start).count();
+      // From the worker's hand-over to the end of the frame that shows it: the wait for that frame too.
+      const double after = std::chrono::duration<double, std::milli>(shown - app.compute_finished).count();
+      std::printf("result %llu: compute %.1f ms (status bar), d_model %d, %d heads, %d layers; shown in a frame of %.1f ms, "
+                  "%.1f ms after it was ready\n",
                   static_cast<unsigned long long>(reported_version), app.compute_seconds * 1000.0, app.trace->config.d_model,
-                  app.trace->config.n_heads, app.trace->config.n_layers, frame);
+                  app.trace->config.n_heads, app.trace->config.n_layers, frame, after);
       std::fflush(stdout);
     }
     if (training_frame)
@@ -332,6 +356,7 @@ int run(const AppOptions& opt) {
   ImGui_ImplOpenGL3_Init("#version 330");
 
   int exit_code = 0;
+  ui_wake_install(glfwPostEmptyEvent);  // workers wake the loop when their results are ready
   {
     Fonts fonts;
     fonts_build(fonts, content_scale(window, opt), false);
@@ -391,6 +416,7 @@ int run(const AppOptions& opt) {
     }
     gui.release();
   }
+  ui_wake_install(nullptr);
   glfwSetDropCallback(window, nullptr);
   glfwSetWindowUserPointer(window, nullptr);
   ImGui_ImplOpenGL3_Shutdown();

@@ -1,16 +1,19 @@
 // Compiled with -ffp-contract=off (see core/CMakeLists.txt) so no fused multiply-add can change
 // a rounding between machines.
 //
-// Speed without changing a bit: log_portable's series stops once no term can change the sum any
-// more. Every later term is smaller and of the same sign (z^k / k with |z| < 0.18), and rounding is
-// monotonic, so none of them could: the stop gives exactly the bits of all 20 terms (series_terms
-// says where it is safe). fill_normal draws its uniforms 8 attempts at a time, accepting exactly
-// the pairs normal() would, and takes the logarithms of a whole batch of accepted pairs together,
-// 8 lanes at a time, which the compiler turns into vector divisions.
+// Speed without changing a bit:
+// - log_portable's series stops once no term can change the sum any more. Every later term is
+//   smaller and of the same sign (z^k / k with |z| < 0.18), and rounding is monotonic, so none of
+//   them could: the stop gives exactly the bits of all 20 terms (series_terms says where it is safe).
+// - fill_normal draws the polar method's attempts in vector lanes (SplitMix64 is a counter), keeps
+//   exactly the pairs normal() would accept, and computes their factors a faster way whose error is
+//   bounded (approximate_factors): a float value is the exact one's whenever the double it comes
+//   from is far enough from a rounding midpoint, and the few that are not are redone exactly.
 #include "base/rng.h"
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cmath>
 
 namespace attnviz {
@@ -100,62 +103,141 @@ namespace {
 // Accepted (u, v, s) triples of the polar method, in the order normal() would accept them.
 struct PolarPairs {
   static constexpr size_t kCapacity = 512;
-  double u[kCapacity + kLanes], v[kCapacity + kLanes], s[kCapacity + kLanes];  // kLanes of slack: see take
+  double u[kCapacity], v[kCapacity], s[kCapacity];
 };
 
-// Draws attempts kLanes at a time from the generator at `state` until `want` (<= kCapacity) are
-// accepted, and returns the state just after the last attempt that was needed, as normal() would
-// leave it. Each lane's uniforms come from its own counter value (SplitMix64 is a counter), so
-// the lanes are independent; acceptances are appended without branches, into the slack.
+// Draws attempts from the generator at `state` until `want` (<= kCapacity) are accepted, and
+// returns the state just after the last attempt that was needed, as normal() would leave it.
+// SplitMix64 is a counter, so attempt a's uniforms are outputs 2a + 1 and 2a + 2 from `state`, and
+// a block of attempts is drawn in vector lanes, kLanes at a time; then the accepted ones are
+// appended in order without a branch: each attempt is written at the count, which moves past it
+// only if it was accepted (the count is below `want` at every write).
 uint64_t take_polar_pairs(uint64_t state, size_t want, PolarPairs& out) {
+  assert(want >= 1 && want <= PolarPairs::kCapacity);
+  constexpr int kBlock = 8 * kLanes;  // attempts per block
   Lanes64 step_u, step_v;
   for (int l = 0; l < kLanes; ++l) {
     step_u[l] = kGolden * static_cast<uint64_t>(2 * l + 1);
     step_v[l] = kGolden * static_cast<uint64_t>(2 * l + 2);
   }
+  alignas(64) double block_u[kBlock], block_v[kBlock], block_s[kBlock];
   size_t taken = 0;
   for (;;) {
-    const Lanes64 bits_u = splitmix_output(state + step_u), bits_v = splitmix_output(state + step_v);
-    const Lanes u = 2.0 * (__builtin_convertvector(bits_u >> 11, Lanes) * 0x1.0p-53) - 1.0;
-    const Lanes v = 2.0 * (__builtin_convertvector(bits_v >> 11, Lanes) * 0x1.0p-53) - 1.0;
-    const Lanes s = u * u + v * v;
-    for (int l = 0; l < kLanes; ++l) {
-      out.u[taken] = u[l];
-      out.v[taken] = v[l];
-      out.s[taken] = s[l];
-      taken += s[l] < 1.0 && s[l] != 0.0;
-      if (taken == want) return state + kGolden * static_cast<uint64_t>(2 * l + 2);
+    for (int b = 0; b < kBlock; b += kLanes) {
+      const uint64_t at = state + kGolden * static_cast<uint64_t>(2 * b);
+      const Lanes64 bits_u = splitmix_output(at + step_u), bits_v = splitmix_output(at + step_v);
+      const Lanes u = 2.0 * (__builtin_convertvector(bits_u >> 11, Lanes) * 0x1.0p-53) - 1.0;
+      const Lanes v = 2.0 * (__builtin_convertvector(bits_v >> 11, Lanes) * 0x1.0p-53) - 1.0;
+      const Lanes s = u * u + v * v;
+      __builtin_memcpy(block_u + b, &u, sizeof u);
+      __builtin_memcpy(block_v + b, &v, sizeof v);
+      __builtin_memcpy(block_s + b, &s, sizeof s);
     }
-    state += kGolden * static_cast<uint64_t>(2 * kLanes);
+    for (int a = 0; a < kBlock; ++a) {
+      out.u[taken] = block_u[a];
+      out.v[taken] = block_v[a];
+      out.s[taken] = block_s[a];
+      taken += block_s[a] < 1.0 && block_s[a] != 0.0;
+      if (taken == want) return state + kGolden * static_cast<uint64_t>(2 * a + 2);
+    }
+    state += kGolden * static_cast<uint64_t>(2 * kBlock);
   }
+}
+
+// The exact factor sqrt(-2 ln s / s) of the polar method, as normal() computes it.
+double exact_factor(double s) { return std::sqrt(-2.0 * log_portable(s) / s); }
+
+// 1/k for the series' odd divisors k = 1, 3, ..., 21, each correctly rounded (compile-time division).
+constexpr int kFastTerms = 11;
+constexpr double kInverseOdd[kFastTerms] = {1.0,        1.0 / 3.0,  1.0 / 5.0,  1.0 / 7.0,  1.0 / 9.0, 1.0 / 11.0,
+                                            1.0 / 13.0, 1.0 / 15.0, 1.0 / 17.0, 1.0 / 19.0, 1.0 / 21.0};
+
+// The polar method's factor for n values of s, close to exact_factor's but not always its bits: the
+// same series with multiplications by rounded reciprocals instead of divisions, and always its
+// first 11 terms. Plain loops over independent values, which the compiler vectorises.
+//
+// How close (u = 2^-53, every operation rounded to nearest, no fused multiply-add): each quotient
+// term/k becomes term * RN(1/k), off by at most 3u of it; the terms from the 12th on are below
+// 2^-60 of the sum (|z| < 0.1716); the exact series sums 20 terms recursively and this one 11, all
+// of one sign, rounding by at most 19u and 10u of their totals. So the two sums differ by at most
+// 33u of theirs; the logarithms by 35u (|2 sum| is never more than |ln s|: adding e ln 2 cannot
+// cancel digits); -2 ln s / s by 37u; the square roots by 20u; a value u * factor * stddev by 24u,
+// which is less than 24 of its own ulps. kFastValueError rounds that up.
+void approximate_factors(const double* s, double* factor, size_t n) {
+  for (size_t p = 0; p < n; ++p) {
+    double m = 0.0;
+    int e = 0;
+    split_normal_double(s[p], m, e);
+    const double z = (m - 1.0) / (m + 1.0), z2 = z * z;
+    double term = z, sum = 0.0;
+    for (int j = 0; j < kFastTerms; ++j) {
+      sum += term * kInverseOdd[j];
+      term *= z2;
+    }
+    factor[p] = std::sqrt(-2.0 * (2.0 * sum + e * kLn2) / s[p]);
+  }
+}
+
+constexpr uint64_t kFastValueError = 32;  // ulps of the value, from the argument above
+// fill_normal's band around each midpoint: 32 times the proven need, at a cost of about one value in
+// 260,000 redone exactly.
+constexpr uint64_t kDefaultRecheckUlps = 1024;
+
+// Whether a double within `band` of its ulps of x could round to another float than x does: x lies
+// that close to a midpoint between two floats (the 29 bits a float drops are near 2^28), or it is
+// too small for a float's normal range. Far from every midpoint, all such doubles round alike.
+bool near_float_midpoint(double x, uint64_t band) {
+  const uint64_t bits = std::bit_cast<uint64_t>(x);
+  const uint64_t dropped = bits & ((uint64_t{1} << 29) - 1);
+  const uint64_t exponent = (bits >> 52) & 0x7FF;
+  return dropped - ((uint64_t{1} << 28) - band) <= 2 * band || exponent < 1023 - 120;
 }
 
 }  // namespace
 
 void Rng::fill_normal(float* out, size_t n, double stddev) {
-  size_t i = 0;
+  fill_normal_checked(out, n, stddev, kDefaultRecheckUlps);
+}
+
+size_t Rng::fill_normal_checked(float* out, size_t n, double stddev, uint64_t recheck_ulps) {
+  // Twice the largest difference the fast factor can make, and never less: the doubles the fast and
+  // the exact way give can then never lie on two sides of a midpoint.
+  const uint64_t band = std::min(std::max(recheck_ulps, 2 * kFastValueError), uint64_t{1} << 28);
+  size_t i = 0, redone = 0;
   if (n > 0 && has_spare_) out[i++] = static_cast<float>(normal() * stddev);
   PolarPairs pairs;
-  double logs[PolarPairs::kCapacity], factor[PolarPairs::kCapacity];
+  double factor[PolarPairs::kCapacity];
+  unsigned char recheck[PolarPairs::kCapacity];
   while (i < n) {
     // Exactly the pairs the next normal() calls would accept: ceil(remaining / 2), at most a batch.
     const size_t want = std::min(PolarPairs::kCapacity, (n - i + 1) / 2);
     state_ = take_polar_pairs(state_, want, pairs);
-    log_portable_batch(pairs.s, logs, want);
-    // Two plain loops, so that both vectorise (sqrt too: this file has -fno-math-errno).
-    for (size_t p = 0; p < want; ++p) factor[p] = std::sqrt(-2.0 * logs[p] / pairs.s[p]);
+    approximate_factors(pairs.s, factor, want);
     const size_t whole = std::min(want, (n - i) / 2);  // pairs whose both values are used
+    unsigned char any = 0;
     for (size_t p = 0; p < whole; ++p) {
-      out[i + 2 * p] = static_cast<float>(pairs.u[p] * factor[p] * stddev);
-      out[i + 2 * p + 1] = static_cast<float>(pairs.v[p] * factor[p] * stddev);
+      const double a = pairs.u[p] * factor[p] * stddev, b = pairs.v[p] * factor[p] * stddev;
+      out[i + 2 * p] = static_cast<float>(a);
+      out[i + 2 * p + 1] = static_cast<float>(b);
+      recheck[p] = near_float_midpoint(a, band) | near_float_midpoint(b, band);
+      any |= recheck[p];
+    }
+    for (size_t p = 0; any && p < whole; ++p) {
+      if (!recheck[p]) continue;
+      const double f = exact_factor(pairs.s[p]);
+      out[i + 2 * p] = static_cast<float>(pairs.u[p] * f * stddev);
+      out[i + 2 * p + 1] = static_cast<float>(pairs.v[p] * f * stddev);
+      redone += 2;
     }
     i += 2 * whole;
-    if (whole < want) {  // an odd count: the last pair's second value waits, as normal() keeps it
-      out[i++] = static_cast<float>(pairs.u[whole] * factor[whole] * stddev);
-      spare_ = pairs.v[whole] * factor[whole];
+    if (whole < want) {  // an odd count: the last pair's second value waits, exact, as normal() keeps it
+      const double f = exact_factor(pairs.s[whole]);
+      out[i++] = static_cast<float>(pairs.u[whole] * f * stddev);
+      spare_ = pairs.v[whole] * f;
       has_spare_ = true;
     }
   }
+  return redone;
 }
 
 uint64_t seed_for(uint64_t seed, std::string_view name) {

@@ -88,6 +88,7 @@ void app_update(AppState& app) {
   if (auto result = app.worker.poll(); result && app.source != ModelSource::attention) {
     app.shown_id = result->id;
     app.compute_seconds = result->seconds;
+    app.compute_finished = result->finished;
     if (result->trace) {
       app.trace = std::move(result->trace);
       app.trace_b = std::move(result->trace_b);

@@ -3,6 +3,7 @@
 // app_update() is the one place that sends work to the engine and installs results, including
 // the derived maps the Compare view shows. Panels only read Traces; they never compute attention.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -97,6 +98,7 @@ struct AppState {
   std::string error;                     // why the newest request failed (the previous trace stays)
   std::string error_b;
   double compute_seconds = 0;
+  std::chrono::steady_clock::time_point compute_finished;  // when the worker finished the shown result
   bool dirty = true;                     // an edit is waiting to be computed
   uint64_t posted_id = 0;                // newest request sent to the worker
   uint64_t shown_id = 0;                 // request the current trace answers

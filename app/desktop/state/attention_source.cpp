@@ -128,6 +128,7 @@ void attention_update(AppState& app) {
   app.answer_error = tr(app.lang, Str::attn_no_answer);
   app.error.clear();
   app.compute_seconds = 0;
+  app.compute_finished = std::chrono::steady_clock::now();  // read, not computed: ready now
   app.shown_id = app.posted_id;
   ++app.trace_version;
   app.lines.hidden.resize(static_cast<size_t>(app.trace->config.n_heads), 0);

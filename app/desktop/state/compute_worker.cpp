@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/trace_reuse.h"
+#include "state/ui_wake.h"
 
 namespace attnviz {
 
@@ -153,10 +154,14 @@ void ComputeWorker::run() {
       if (result.trace_b && !cancel_)
         if (auto a = model_answer(*model_b, *result.trace_b, req.b->input.text)) result.answer_b = std::move(*a);
     }
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::lock_guard lock(mutex_);
-    if (!cancel_) done_ = std::move(result);  // a newer request is pending: this result is stale
-    running_ = false;
+    result.finished = std::chrono::steady_clock::now();
+    result.seconds = std::chrono::duration<double>(result.finished - start).count();
+    {
+      std::lock_guard lock(mutex_);
+      if (!cancel_) done_ = std::move(result);  // a newer request is pending: this result is stale
+      running_ = false;
+    }
+    ui_wake();
   }
 }
 

@@ -4,6 +4,7 @@
 // Owns no UI state and draws nothing.
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -43,6 +44,7 @@ struct ComputeResult {
   std::optional<ModelAnswer> answer_b;  // B's answer (Compare: the 1-head model's), when it has one
   std::string error, error_b;
   double seconds = 0;  // A and B together
+  std::chrono::steady_clock::time_point finished;  // when the worker handed it over
 };
 
 class ComputeWorker : NoCopy {

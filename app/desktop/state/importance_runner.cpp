@@ -3,6 +3,8 @@
 
 #include <chrono>
 
+#include "state/ui_wake.h"
+
 namespace attnviz {
 
 ImportanceRunner::~ImportanceRunner() { cancel(); }
@@ -36,6 +38,7 @@ void ImportanceRunner::start(std::shared_ptr<const Model> model, std::shared_ptr
       done_ = std::move(r);
     }
     running_ = false;
+    ui_wake();
   });
 }
 

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "io/model_open.h"
+#include "state/ui_wake.h"
 
 namespace attnviz {
 
@@ -26,9 +27,12 @@ bool ModelLoader::start(const std::string& path) {
     auto model = model_open(path, std::nullopt, [this](float f) { progress_.store(f); });
     LoadedModel out{path, std::move(model),
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
-    std::lock_guard lock(mutex_);
-    done_ = std::move(out);
-    busy_ = false;
+    {
+      std::lock_guard lock(mutex_);
+      done_ = std::move(out);
+      busy_ = false;
+    }
+    ui_wake();
   });
   return true;
 }
