@@ -1,8 +1,14 @@
-// glibc-specific (mallopt); a no-op elsewhere.
+// glibc-specific (mallopt) and Linux-specific (madvise's populate advice); no-ops elsewhere.
 #include "base/memory_tuning.h"
+
+#include <cstdint>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
+#endif
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 namespace attnviz {
@@ -15,5 +21,33 @@ void memory_keep_freed_blocks() {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);  // and do not hand freed heap back to the kernel at once
 #endif
 }
+
+namespace {
+
+// The advice over the whole pages [p, p + bytes) lies on. Pages shared with neighbouring data are
+// included: populating never changes contents, only whether a page is mapped yet.
+[[maybe_unused]] bool populate(const void* p, size_t bytes, [[maybe_unused]] int advice) {
+#if defined(__linux__)
+  if (bytes == 0) return true;
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(p) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes + page - 1) / page * page;
+  return ::madvise(reinterpret_cast<void*>(begin), end - begin, advice) == 0;  // an old kernel: EINVAL
+#else
+  (void)p;
+  (void)bytes;
+  return false;
+#endif
+}
+
+}  // namespace
+
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+bool memory_populate_for_write(void* p, size_t bytes) { return populate(p, bytes, MADV_POPULATE_WRITE); }
+bool memory_populate_for_read(const void* p, size_t bytes) { return populate(p, bytes, MADV_POPULATE_READ); }
+#else
+bool memory_populate_for_write(void*, size_t) { return false; }
+bool memory_populate_for_read(const void*, size_t) { return false; }
+#endif
 
 }  // namespace attnviz

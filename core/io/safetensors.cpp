@@ -193,11 +193,6 @@ Result<Entry> entry_parse(const std::string& name, const json& j) {
   return e;
 }
 
-uint64_t dtype_size(DType d) {
-  for (const auto& info : kSupported)
-    if (info.dtype == d) return info.size;
-  return 4;
-}
 
 // Widens `n` stored values at p (any alignment) to float.
 void values_convert(DType dtype, const uint8_t* p, float* out, size_t n) {
@@ -264,6 +259,12 @@ Result<json> header_parse(std::string_view text) {
 }
 
 }  // namespace
+
+uint64_t dtype_size(DType d) {
+  for (const auto& info : kSupported)
+    if (info.dtype == d) return info.size;
+  return 4;
+}
 
 int64_t Tensor::numel() const {
   // The reader bounds every product by the bytes it was given, except when a dimension is 0: then

@@ -33,6 +33,9 @@ struct Tensor {
   int64_t numel() const;        // product of shape (1 for a scalar); unchecked, shapes from a file are
 };
 
+// Bytes per stored value of a dtype.
+uint64_t dtype_size(DType d);
+
 struct TensorFile {
   std::map<std::string, std::string> metadata;  // "__metadata__" (string -> string)
   std::vector<Tensor> tensors;                   // in the order of their data offsets

@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "base/memory_tuning.h"
 #include "base/rng.h"
 
 namespace attnviz {
@@ -106,11 +107,13 @@ void run_plan(const DrawPlan<Mat>& plan, uint64_t seed, const DrawPlan<const Mat
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::ptrdiff_t d = 0; d < n; ++d) {
     const Draw<Mat>& draw = plan.draws[static_cast<size_t>(d)];
+    draw.out->resize(draw.rows, draw.cols);
+    // Fresh memory, all of it about to be written: its pages mapped in one call, not one fault each.
+    memory_populate_for_write(draw.out->data(), static_cast<size_t>(draw.out->size()) * sizeof(float));
     if (const Mat* from = earlier ? same_tensor(draw, *earlier) : nullptr) {
       *draw.out = *from;
       continue;
     }
-    draw.out->resize(draw.rows, draw.cols);
     Rng rng(seed_for(seed, draw.name));
     rng.fill_normal(draw.out->data(), static_cast<size_t>(draw.out->size()), draw.stddev);
   }
