@@ -93,7 +93,7 @@ Result<Model> coref_model_init(const CorefTrainOptions& o) {
   if (Status s = config_validate(c); !s) return make_error(s.error());
   Model m = model_init_random(c, o.seed);
   m.vocab = coref_vocabulary();
-  m.source = "demo: coreference (seed " + std::to_string(o.seed) + ")";
+  m.source = made_source(kSourceCorefDemo, o.seed);
   weights_init_vocab(m, seed_for(o.seed, "coref.embeddings"), 0.5, 0.15, 0.05);
   return m;
 }

@@ -128,7 +128,7 @@ Result<Model> induction_model_init(const InductionTrainOptions& o) {
   if (Status s = config_validate(c); !s) return make_error(s.error());
   Model m = model_init_random(c, o.seed);
   m.vocab = induction_vocabulary(o.vocab_size);
-  m.source = "demo: induction heads (seed " + std::to_string(o.seed) + ")";
+  m.source = made_source(kSourceInductionDemo, o.seed);
   // Positions as strong as tokens: the previous-token head in layer 0 reads nothing else.
   weights_init_vocab(m, seed_for(o.seed, "induction.embeddings"), 1.0, 1.0, 0.05);
   return m;

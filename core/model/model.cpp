@@ -3,6 +3,7 @@
 #include "model/model.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -149,7 +150,7 @@ Model fresh_model(const ModelConfig& c, uint64_t seed) {
   Model model;
   model.config = c;
   model.seed = seed;
-  model.source = "sandbox (seed " + std::to_string(seed) + ")";
+  model.source = made_source(kSourceSandbox, seed);
   model.weights.layers.resize(static_cast<size_t>(c.n_layers));
   set_constant_weights(model);
   return model;
@@ -161,6 +162,21 @@ bool config_uses(const ModelConfig& c, ScoreKind kind) {
 }
 
 }  // namespace
+
+std::string made_source(std::string_view what, uint64_t seed) {
+  return std::string(what) + " (seed " + std::to_string(seed) + ")";
+}
+
+bool made_source_seed(std::string_view source, std::string_view what, uint64_t& seed) {
+  const std::string head = std::string(what) + " (seed ";
+  if (source.size() < head.size() + 2 || source.substr(0, head.size()) != head || source.back() != ')') return false;
+  const std::string_view digits = source.substr(head.size(), source.size() - head.size() - 1);
+  uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return false;
+  seed = value;
+  return true;
+}
 
 void model_init_score_parameters(Model& model, uint64_t seed) {
   DrawPlan<Mat> plan;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -64,6 +65,15 @@ struct Model {
   uint64_t seed = 0;                  // hashed embeddings of the sandbox depend on it
   std::string source = "sandbox";     // where it came from, for the UI and JSON output
 };
+
+// Model::source of a model made here rather than opened (a file's source is its path): what it is,
+// then its seed, "sandbox (seed 1)". Apps translate `what` by these names (the desktop's Korean).
+inline constexpr std::string_view kSourceSandbox = "sandbox";
+inline constexpr std::string_view kSourceCorefDemo = "demo: coreference";
+inline constexpr std::string_view kSourceInductionDemo = "demo: induction heads";
+std::string made_source(std::string_view what, uint64_t seed);
+// The seed of a made_source(what, seed) string; false for any other string.
+bool made_source_seed(std::string_view source, std::string_view what, uint64_t& seed);
 
 // How a model turns a final hidden state into scores over its vocabulary, if it can:
 // linear   output_w · h + output_b (the trained demos)

@@ -405,7 +405,10 @@ TEST_CASE("app state: the coreference demo retrains on a toggle, a newer change 
   }
   REQUIRE_FALSE(app.retrain.training);
   CHECK(app.model->config.n_layers == 1);
-  CHECK(app.retrain.message.find("held-out after") != std::string::npos);
+  REQUIRE(app.retrain.outcome);
+  CHECK(app.retrain.outcome->reached());
+  CHECK(app.retrain.outcome->arch == "heads4_dmodel32_layers1");
+  CHECK(retrain_outcome_text(*app.retrain.outcome, Lang::en).find("held-out after") != std::string::npos);
   CHECK(std::filesystem::exists(demo_cache_dir(quick) + "/model.safetensors"));
   CHECK_FALSE(std::filesystem::exists(demo_cache_dir(slow)));
   // Shipped grid cells and the cache answer at once; nothing trains.

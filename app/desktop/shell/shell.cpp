@@ -14,6 +14,7 @@
 #include "shell/view_registry.h"
 #include "state/attention_source.h"
 #include "state/file_actions.h"
+#include "state/source_text.h"
 #include "widgets/measure_controls.h"
 
 namespace attnviz {
@@ -131,9 +132,9 @@ void status_bar(const AppState& app) {
                                           t.config.n_layers, t.n_queries()).c_str());
   } else if (app.trace) {
     const ModelConfig& c = app.trace->config;
-    ImGui::TextDisabled("  %s · d_model %d · %d heads · %d layers · %s-norm · %d tokens · %.1f ms", app.trace->model_source.c_str(),
-                        c.d_model, c.n_heads, c.n_layers, std::string(name_of(c.norm)).c_str(), app.trace->n_queries(),
-                        app.compute_seconds * 1000.0);
+    ImGui::TextDisabled("  %s", tr_format(app.lang, Str::status_trace, model_source_text(app.trace->model_source, app.lang).c_str(),
+                                          c.d_model, c.n_heads, c.n_layers, (std::string(name_of(c.norm)) + "-norm").c_str(),
+                                          app.trace->n_queries(), app.compute_seconds * 1000.0).c_str());
   }
 }
 

@@ -12,6 +12,7 @@
 #include "shell/panels.h"
 #include "state/app_state.h"
 #include "state/model_source.h"
+#include "state/source_text.h"
 #include "widgets/draw.h"
 
 namespace attnviz {
@@ -279,7 +280,8 @@ void source_section(AppState& app) {
   }
   if (app.source == ModelSource::sandbox || !app.model) return;
   const ModelConfig& c = app.model->config;
-  ImGui::TextWrapped(tr(L, Str::src_summary), c.d_model, c.n_heads, c.n_layers, c.d_ff, app.model->source.c_str());
+  ImGui::TextWrapped(tr(L, Str::src_summary), c.d_model, c.n_heads, c.n_layers, c.d_ff,
+                     model_source_text(app.model->source, L).c_str());
   if (c.kv_heads() != c.n_heads) ImGui::TextWrapped(tr(L, Str::src_gqa), c.n_heads, c.kv_heads());
   if (c.positions == PositionEncoding::rotary || c.norm_kind == NormKind::rms_norm || c.gated_ffn || c.parallel_residual ||
       c.sliding_window > 0) {
@@ -346,9 +348,9 @@ void coref_arch_section(AppState& app) {
   if (r.training) {
     const float f = demo_retrain_progress(app);
     ImGui::ProgressBar(f, ImVec2(-1, 0), tr_format(L, Str::rt_training, coref_arch_key(r.running).c_str()).c_str());
-  } else if (!r.message.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, r.message_is_warning ? ImVec4(1.0f, 0.6f, 0.4f, 1) : ImVec4(0.55f, 0.85f, 0.55f, 1));
-    ImGui::TextWrapped("%s", r.message.c_str());
+  } else if (r.outcome) {
+    ImGui::PushStyleColor(ImGuiCol_Text, r.outcome->reached() ? ImVec4(0.55f, 0.85f, 0.55f, 1) : ImVec4(1.0f, 0.6f, 0.4f, 1));
+    ImGui::TextWrapped("%s", retrain_outcome_text(*r.outcome, L).c_str());
     ImGui::PopStyleColor();
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));

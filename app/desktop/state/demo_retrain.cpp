@@ -2,7 +2,6 @@
 // written to the disk cache atomically (model_save), so a crash never leaves half a file there.
 #include "state/demo_retrain.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
@@ -20,14 +19,13 @@ namespace fs = std::filesystem;
 
 std::string memory_key(const CorefTrainOptions& a) { return coref_arch_key(a) + "_seed" + std::to_string(a.seed); }
 
-void install(AppState& app, std::shared_ptr<const Model> model, const CorefTrainOptions& arch, std::string message,
-             bool warning) {
+void install(AppState& app, std::shared_ptr<const Model> model, const CorefTrainOptions& arch,
+             std::optional<RetrainOutcome> outcome) {
   app.retrain.memory[memory_key(arch)] = model;
   app.model = std::move(model);
   app.source = ModelSource::demo_coref;
   app.model_error.clear();
-  app.retrain.message = std::move(message);
-  app.retrain.message_is_warning = warning;
+  app.retrain.outcome = std::move(outcome);
   app.dirty = true;
 }
 
@@ -55,7 +53,7 @@ void start_training(TrainRunner& runner, const CorefTrainOptions& arch) {
 // target, so that coming back to the architecture is instant, on this launch and the next.
 std::shared_ptr<const Model> finished_model(const TrainSnapshot& snap, const CorefTrainOptions& arch, bool reached) {
   auto model = std::make_shared<Model>(*snap.model);
-  model->source = "trained: " + coref_arch_key(arch);
+  model->source = std::string(kTrainedSourcePrefix) + coref_arch_key(arch);
   std::error_code ec;
   if (reached) fs::create_directories(demo_cache_dir(arch), ec);
   if (reached && !ec) (void)model_save((fs::path(demo_cache_dir(arch)) / "model.safetensors").string(), *model);
@@ -93,7 +91,7 @@ std::shared_ptr<const Model> demo_retrain_find(AppState& app, const CorefTrainOp
     if (shipped_dir)
       found = open_shared(shipped_dir->dir, the_demo ? "assets/demo_coref" : "assets/demo_coref_grid/" + coref_arch_key(arch));
   }
-  if (!found) found = open_shared(demo_cache_dir(arch), "cache: " + coref_arch_key(arch));
+  if (!found) found = open_shared(demo_cache_dir(arch), std::string(kCacheSourcePrefix) + coref_arch_key(arch));
   if (found) r.memory[memory_key(arch)] = found;
   return found;
 }
@@ -103,13 +101,13 @@ void demo_retrain_request(AppState& app, const CorefTrainOptions& arch) {
   r.arch = arch;
   if (auto found = demo_retrain_find(app, arch)) {
     if (r.training) abandon(r);
-    install(app, found, arch, "", false);
+    install(app, found, arch, std::nullopt);
     return;
   }
   // Train it: the views keep showing the previous model meanwhile.
   r.running = arch;
   r.training = true;
-  r.message.clear();
+  r.outcome.reset();
   start_training(r.runner, arch);
 }
 
@@ -122,28 +120,29 @@ void demo_retrain_poll(AppState& app) {
     return;
   }
   const TrainSnapshot snap = r.runner.snapshot();
+  RetrainOutcome outcome;
+  outcome.arch = coref_arch_key(r.running);
   if (!snap.error.empty()) {
     r.training = false;
-    r.message = snap.error;
-    r.message_is_warning = true;
+    outcome.error = snap.error;
+    r.outcome = std::move(outcome);
     return;
   }
   if (!snap.finished || !snap.model) return;
   r.training = false;
-  const float accuracy = last_accuracy(snap);
-  const int steps = snap.reports.empty() ? 0 : snap.reports.back().step;
-  const double seconds = snap.reports.empty() ? 0.0 : snap.reports.back().seconds;
-  const bool reached = accuracy >= r.running.target_accuracy;
-  auto model = finished_model(snap, r.running, reached);
-  char line[200];
-  if (reached) {
-    std::snprintf(line, sizeof line, "%s: %.2f%% held-out after %d steps, %.1f s", coref_arch_key(r.running).c_str(),
-                  100.0 * accuracy, steps, seconds);
-  } else {
-    std::snprintf(line, sizeof line, "%s did not reach %.0f%% within %d steps: %.2f%% held-out",
-                  coref_arch_key(r.running).c_str(), 100.0 * r.running.target_accuracy, steps, 100.0 * accuracy);
-  }
-  install(app, std::move(model), r.running, line, !reached);
+  outcome.accuracy = last_accuracy(snap);
+  outcome.target = r.running.target_accuracy;
+  outcome.steps = snap.reports.empty() ? 0 : snap.reports.back().step;
+  outcome.seconds = snap.reports.empty() ? 0.0 : snap.reports.back().seconds;
+  auto model = finished_model(snap, r.running, outcome.reached());
+  install(app, std::move(model), r.running, std::move(outcome));
+}
+
+std::string retrain_outcome_text(const RetrainOutcome& o, Lang lang) {
+  if (!o.error.empty()) return tr_format(lang, Str::rt_failed, o.arch.c_str(), o.error.c_str());
+  if (o.reached())
+    return tr_format(lang, Str::rt_reached, o.arch.c_str(), 100.0 * o.accuracy, o.steps, o.seconds);
+  return tr_format(lang, Str::rt_fell_short, o.arch.c_str(), 100.0 * o.target, o.steps, 100.0 * o.accuracy);
 }
 
 std::shared_ptr<const Model> demo_single_head(AppState& app) {

@@ -5,14 +5,34 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "demos/coref_demo.h"
+#include "shell/strings.h"
 #include "train/runner.h"
 
 namespace attnviz {
 
 struct AppState;
+
+// Model::source of a model this app trained, and of one it found in its disk cache: the prefix,
+// then coref_arch_key (model_source_text translates both).
+inline constexpr std::string_view kTrainedSourcePrefix = "trained: ";
+inline constexpr std::string_view kCacheSourcePrefix = "cache: ";
+
+// How the last run ended; retrain_outcome_text says it in the UI's language.
+struct RetrainOutcome {
+  std::string arch;       // coref_arch_key of the architecture trained
+  float accuracy = 0;     // held-out, 0..1, of the last evaluation
+  float target = 0;       // the run's target accuracy
+  int steps = 0;
+  double seconds = 0;
+  std::string error;      // the run failed: why (the numbers above are then unset)
+  bool reached() const { return error.empty() && accuracy >= target; }
+};
+std::string retrain_outcome_text(const RetrainOutcome& outcome, Lang lang);
 
 struct DemoRetrain {
   CorefTrainOptions arch;   // what the Model panel shows for the coreference demo
@@ -20,8 +40,7 @@ struct DemoRetrain {
   bool training = false;
   TrainRunner runner;
   std::map<std::string, std::shared_ptr<const Model>> memory;  // coref_arch_key + seed -> trained model
-  std::string message;      // where the shown model came from, or why training fell short
-  bool message_is_warning = false;
+  std::optional<RetrainOutcome> outcome;  // of the run that made the shown model (none: it was found)
   // Compare's 1-head twin of the shown architecture, trained in the background when neither the
   // grid nor the cache has it; the views keep showing the N-head model meanwhile.
   TrainRunner twin_runner;

@@ -83,7 +83,7 @@ Status app_use_source(AppState& app, ModelSource source, const std::string& path
     m->source = source == ModelSource::demo_coref ? "assets/demo_coref" : "assets/demo_induction";
   if (source == ModelSource::demo_coref) {  // the shipped architecture, whatever was trained before
     app.retrain.arch = CorefTrainOptions{};
-    app.retrain.message.clear();
+    app.retrain.outcome.reset();
   }
   install_model(app, std::move(*m), source, path);
   return Ok{};

@@ -15,6 +15,7 @@
 #include "state/answer_text.h"
 #include "state/app_busy.h"
 #include "state/attention_source.h"
+#include "state/demo_retrain.h"
 #include "state/model_source.h"
 
 namespace attnviz {
@@ -69,7 +70,8 @@ std::string script_expect(const AppState& app, const std::string& what) {
     const std::string best = std::to_string(g->best_layer) + ":" + std::to_string(g->best_head);
     return text.empty() || best == text ? std::string() : "expected the most important head " + text + ", it is " + best;
   }
-  if (kind == "retrain") return contains(app.retrain.message, "retrain message");
+  if (kind == "retrain")
+    return contains(app.retrain.outcome ? retrain_outcome_text(*app.retrain.outcome, Lang::en) : "", "retrain message");
   if (kind == "idle") return app_busy(app).empty() ? std::string() : "still busy: " + app_busy_text(app);
   if (kind == "weight") {
     std::istringstream in(text);
