@@ -48,5 +48,22 @@ TEST_CASE("soft wrap: text with newlines of its own is not wrapped") {
   CHECK_FALSE(soft_wrappable("carriage\rreturn"));
 }
 
+TEST_CASE("fit with ellipsis: whole when it fits, else the longest beginning that fits with \"…\", cut between characters") {
+  // One unit per character (a UTF-8 continuation byte adds nothing), as a font would measure.
+  const auto chars_wide = [](std::string_view s) {
+    float w = 0;
+    for (unsigned char c : s) w += (c & 0xC0) != 0x80 ? 1.0f : 0.0f;
+    return w;
+  };
+  CHECK(fit_with_ellipsis("short", 5, chars_wide) == "short");
+  CHECK(fit_with_ellipsis("a longer line", 6, chars_wide) == "a lon\u2026");
+  CHECK(chars_wide(fit_with_ellipsis("a longer line", 6, chars_wide)) == 6);
+  // Hangul is three bytes a character: never cut inside one.
+  CHECK(fit_with_ellipsis("샌드박스 (시드 1)", 4, chars_wide) == "샌드박\u2026");
+  CHECK(fit_with_ellipsis("샌드박스", 1, chars_wide) == "\u2026");
+  CHECK(fit_with_ellipsis("샌드박스", 0.5f, chars_wide).empty());
+  CHECK(fit_with_ellipsis("", 0, chars_wide).empty());
+}
+
 }  // namespace
 }  // namespace attnviz

@@ -14,6 +14,7 @@
 #include "shell/view_registry.h"
 #include "state/attention_source.h"
 #include "state/file_actions.h"
+#include "state/soft_wrap.h"
 #include "state/source_text.h"
 #include "widgets/measure_controls.h"
 
@@ -95,6 +96,27 @@ void view_tabs(AppState& app) {
   }
 }
 
+float text_width(std::string_view text) { return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x; }
+
+// One part of the status bar within `width`, cut with "…" when longer, and then whole in a tooltip.
+// No colour: drawn as disabled text.
+void status_text(const std::string& text, const ImVec4* colour, float width) {
+  const std::string shown = fit_with_ellipsis(text, width, text_width);
+  if (colour) ImGui::TextColored(*colour, "%s", shown.c_str());
+  else ImGui::TextDisabled("%s", shown.c_str());
+  if (shown.size() != text.size() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text.c_str());
+}
+
+// A model's source as the status bar names it: a path by its last part ("gpt2" for
+// /home/me/models/gpt2/), anything else as it is.
+std::string source_short(const std::string& source) {
+  if (source.find('/') == std::string::npos) return source;
+  std::string trimmed = source;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  const size_t slash = trimmed.rfind('/');
+  return slash == std::string::npos || slash + 1 == trimmed.size() ? trimmed : trimmed.substr(slash + 1);
+}
+
 void status_bar(const AppState& app) {
   if (app.model_loader.busy()) {  // opening a model: its own progress, not the worker's
     const float f = app.model_loader.progress();
@@ -113,28 +135,40 @@ void status_bar(const AppState& app) {
     ImGui::ProgressBar(app.worker.progress(), ImVec2(160, 0), tr(app.lang, Str::computing));
     ImGui::SameLine();
   }
-  if (!app.status.empty()) {
-    ImGui::TextColored(app.status_is_error ? ImVec4(1, 0.45f, 0.4f, 1) : ImVec4(0.55f, 0.85f, 0.55f, 1), "%s",
-                       app.status.c_str());
-    ImGui::SameLine();
-  }
+  // The standing line (what model, what was computed) and the latest message share the rest of the
+  // bar: the message takes what the line leaves (at least two fifths), the line names a path by its
+  // last part when the whole path does not fit, and what still does not fit ends in "…", whole in a
+  // tooltip.
+  const auto line_naming = [&](const std::string& source) -> std::string {
+    if (!app.trace) return "";
+    const Trace& t = *app.trace;
+    if (t.weights_only)
+      return tr_format(app.lang, Str::attn_status, source.c_str(), t.config.n_heads, t.config.n_layers, t.n_queries());
+    const ModelConfig& c = t.config;
+    return tr_format(app.lang, Str::status_trace, model_source_text(source, app.lang).c_str(), c.d_model, c.n_heads,
+                     c.n_layers, (std::string(name_of(c.norm)) + "-norm").c_str(), t.n_queries(), app.compute_seconds * 1000.0);
+  };
+  const std::string line = app.trace ? line_naming(app.trace->model_source) : std::string();
+  const std::string line_short = app.trace ? line_naming(source_short(app.trace->model_source)) : std::string();
   if (app.ablation.any()) {
     const Lang L = app.lang;
-    ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.35f, 1), "%s",
-                       tr_format(L, Str::heads_off_list,
-                                 app.ablation.mode == AblationMode::zero ? tr(L, Str::ablation_zero) : tr(L, Str::ablation_mean),
-                                 ablation_heads_label(app.ablation.heads).c_str()).c_str());
+    const ImVec4 orange(1.0f, 0.7f, 0.35f, 1);
+    status_text(tr_format(L, Str::heads_off_list,
+                          app.ablation.mode == AblationMode::zero ? tr(L, Str::ablation_zero) : tr(L, Str::ablation_mean),
+                          ablation_heads_label(app.ablation.heads).c_str()),
+                &orange, ImGui::GetContentRegionAvail().x * 0.5f);
     ImGui::SameLine();
   }
-  if (app.trace && app.trace->weights_only) {
-    const Trace& t = *app.trace;
-    ImGui::TextDisabled("  %s", tr_format(app.lang, Str::attn_status, t.model_source.c_str(), t.config.n_heads,
-                                          t.config.n_layers, t.n_queries()).c_str());
-  } else if (app.trace) {
-    const ModelConfig& c = app.trace->config;
-    ImGui::TextDisabled("  %s", tr_format(app.lang, Str::status_trace, model_source_text(app.trace->model_source, app.lang).c_str(),
-                                          c.d_model, c.n_heads, c.n_layers, (std::string(name_of(c.norm)) + "-norm").c_str(),
-                                          app.trace->n_queries(), app.compute_seconds * 1000.0).c_str());
+  if (!app.status.empty()) {
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float room = std::max(avail * 0.4f, avail - text_width(line_short) - ImGui::GetStyle().ItemSpacing.x);
+    const ImVec4 colour = app.status_is_error ? ImVec4(1, 0.45f, 0.4f, 1) : ImVec4(0.55f, 0.85f, 0.55f, 1);
+    status_text(app.status, &colour, room);
+    ImGui::SameLine();
+  }
+  if (!line.empty()) {
+    const float avail = ImGui::GetContentRegionAvail().x;
+    status_text(text_width(line) <= avail ? line : line_short, nullptr, avail);
   }
 }
 

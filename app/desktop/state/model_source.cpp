@@ -4,7 +4,6 @@
 #include "state/app_state.h"
 #include "state/model_source.h"
 
-#include <cstdio>
 
 #include "asset_paths.h"
 #include "base/enum_names.h"
@@ -141,12 +140,16 @@ void app_poll_model_loader(AppState& app) {
     app.status_is_error = true;
     return;
   }
-  const std::string summary = model_summary(*done->model);
+  const Model& m = *done->model;
+  const Lang L = app.lang;
+  const std::string words = m.tokenizer ? tr_format(L, Str::loaded_pieces, std::string(m.tokenizer->kind_name()).c_str(),
+                                                    m.tokenizer->vocab_size())
+                            : m.vocab.empty() ? std::string()
+                                              : tr_format(L, Str::loaded_words, static_cast<int>(m.vocab.size()));
+  app.status = tr_format(L, Str::loaded_model, done->path.c_str(), m.config.n_layers, m.config.n_heads, m.config.d_model,
+                         words.c_str(), done->seconds);
   install_model(app, std::move(*done->model), ModelSource::file, done->path);
   app.model_file_pending = false;
-  char line[160];
-  std::snprintf(line, sizeof line, " (%.1f s)", done->seconds);
-  app.status = done->path + ": " + summary + line;
   app.status_is_error = false;
   if (Status s = recent_models_add(app.recent_models, done->path); !s) {
     app.status += " · " + s.error();  // the model is open; only remembering it failed
