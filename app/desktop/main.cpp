@@ -185,7 +185,8 @@ bool script_frame(ScriptRun& run, const std::vector<ScriptLine>& script, AppStat
 // While the engine works (a forward pass, a load, training), frames only show its progress: at most
 // one every kBusyFrameSeconds. Drawing in software, as on machines without a GPU, costs about as
 // much CPU as a forward pass, and at full rate it took half the two cores from the work (a 12 x 768
-// sandbox toggle ran 1.6x slower). Input and a finished result (ui_wake) end the wait at once.
+// sandbox toggle ran 1.6x slower). Input and a finished result (ui_wake) end the wait: at once, or,
+// should the window system drop the empty event (GLFW 3.3 on X11 can), at the wait's timeout.
 constexpr double kBusyFrameSeconds = 0.05;
 
 void wait_for_frame(bool computing, bool headless, std::chrono::steady_clock::time_point last_frame_start) {
@@ -356,8 +357,10 @@ int run(const AppOptions& opt) {
   ImGui_ImplOpenGL3_Init("#version 330");
 
   int exit_code = 0;
-  ui_wake_install(glfwPostEmptyEvent);  // workers wake the loop when their results are ready
   {
+    // Workers wake the loop when their results are ready; uninstalled when this block ends, after
+    // AppState (declared below) has joined every thread that wakes it, before GLFW terminates.
+    const UiWakeInstalled wake(glfwPostEmptyEvent);
     Fonts fonts;
     fonts_build(fonts, content_scale(window, opt), false);
     AppState app;
@@ -416,7 +419,6 @@ int run(const AppOptions& opt) {
     }
     gui.release();
   }
-  ui_wake_install(nullptr);
   glfwSetDropCallback(window, nullptr);
   glfwSetWindowUserPointer(window, nullptr);
   ImGui_ImplOpenGL3_Shutdown();

@@ -1,6 +1,8 @@
 // glibc-specific (mallopt) and Linux-specific (madvise's populate advice); no-ops elsewhere.
 #include "base/memory_tuning.h"
 
+#include <atomic>
+#include <cerrno>
 #include <cstdint>
 
 #if defined(__GLIBC__)
@@ -28,11 +30,17 @@ namespace {
 // included: populating never changes contents, only whether a page is mapped yet.
 [[maybe_unused]] bool populate(const void* p, size_t bytes, [[maybe_unused]] int advice) {
 #if defined(__linux__)
+  // EINVAL: a kernel before 5.14 does not know the advice (or a range could not take it). Then stop
+  // asking: the pages fault in as they are touched, as without this.
+  static std::atomic<bool> unsupported{false};
+  if (unsupported.load(std::memory_order_relaxed)) return false;
   if (bytes == 0) return true;
   const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
   const uintptr_t begin = reinterpret_cast<uintptr_t>(p) / page * page;
   const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes + page - 1) / page * page;
-  return ::madvise(reinterpret_cast<void*>(begin), end - begin, advice) == 0;  // an old kernel: EINVAL
+  if (::madvise(reinterpret_cast<void*>(begin), end - begin, advice) == 0) return true;
+  if (errno == EINVAL) unsupported.store(true, std::memory_order_relaxed);
+  return false;
 #else
   (void)p;
   (void)bytes;

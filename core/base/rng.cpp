@@ -161,8 +161,8 @@ constexpr double kInverseOdd[kFastTerms] = {1.0,        1.0 / 3.0,  1.0 / 5.0,  
 // 2^-60 of the sum (|z| < 0.1716); the exact series sums 20 terms recursively and this one 11, all
 // of one sign, rounding by at most 19u and 10u of their totals. So the two sums differ by at most
 // 33u of theirs; the logarithms by 35u (|2 sum| is never more than |ln s|: adding e ln 2 cannot
-// cancel digits); -2 ln s / s by 37u; the square roots by 20u; a value u * factor * stddev by 24u,
-// which is less than 24 of its own ulps. kFastValueError rounds that up.
+// cancel digits); -2 ln s / s by 37u; the square roots by 20.5u (half, and each rounds once); a value
+// u * factor * stddev by 24.5u, which is less than 25 of its own ulps. kFastValueError rounds that up.
 void approximate_factors(const double* s, double* factor, size_t n) {
   for (size_t p = 0; p < n; ++p) {
     double m = 0.0;
@@ -179,8 +179,8 @@ void approximate_factors(const double* s, double* factor, size_t n) {
 }
 
 constexpr uint64_t kFastValueError = 32;  // ulps of the value, from the argument above
-// fill_normal's band around each midpoint: 32 times the proven need, at a cost of about one value in
-// 260,000 redone exactly.
+// fill_normal's band around each midpoint: 16 times the proven need (twice kFastValueError), at a
+// cost of about one value in 130,000 redone exactly (a value near a midpoint has its pair redone).
 constexpr uint64_t kDefaultRecheckUlps = 1024;
 
 // Whether a double within `band` of its ulps of x could round to another float than x does: x lies

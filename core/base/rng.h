@@ -17,10 +17,10 @@ class Rng {
   double uniform();   // [0, 1), 53 random bits
   double normal();    // N(0, 1)
   // out[i] = float(normal() * stddev) for i in [0, n): the same values, and the generator left in
-  // the same state, as n calls of normal(), several times faster (the logarithms run in batches).
+  // the same state, as n calls of normal(), many times faster (see fill_normal_checked).
   void fill_normal(float* out, size_t n, double stddev);
   // fill_normal's work: each value comes from a fast approximation of the polar method's factor,
-  // provably within 32 ulps of the exact double, and is redone exactly only when that double lies
+  // provably within 25 ulps of the exact double, and is redone exactly only when that double lies
   // within `recheck_ulps` (never fewer than 64; fill_normal uses 1,024) of a midpoint between two floats, where the two
   // could round apart. Returns how many values were redone; tests widen the band to exercise it.
   size_t fill_normal_checked(float* out, size_t n, double stddev, uint64_t recheck_ulps);

@@ -193,7 +193,6 @@ Result<Entry> entry_parse(const std::string& name, const json& j) {
   return e;
 }
 
-
 // Widens `n` stored values at p (any alignment) to float.
 void values_convert(DType dtype, const uint8_t* p, float* out, size_t n) {
   const uint64_t size = dtype_size(dtype);

@@ -33,7 +33,7 @@ struct Tensor {
   int64_t numel() const;        // product of shape (1 for a scalar); unchecked, shapes from a file are
 };
 
-// Bytes per stored value of a dtype.
+// Bytes per stored value of a dtype (every DType above has one).
 uint64_t dtype_size(DType d);
 
 struct TensorFile {

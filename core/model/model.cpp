@@ -173,7 +173,8 @@ bool made_source_seed(std::string_view source, std::string_view what, uint64_t& 
   const std::string_view digits = source.substr(head.size(), source.size() - head.size() - 1);
   uint64_t value = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (ec != std::errc() || end != digits.data() + digits.size()) return false;
+  if (ec != std::errc() || end != digits.data() + digits.size() || made_source(what, value) != source)
+    return false;  // not a number, or not as made_source writes it ("007")
   seed = value;
   return true;
 }

@@ -38,6 +38,8 @@ TEST_CASE("source text: paths and near misses are shown as they are") {
   CHECK(seed == 18446744073709551615ull);
   CHECK_FALSE(made_source_seed("sandbox (seed 18446744073709551616)", kSourceSandbox, seed));  // overflows
   CHECK_FALSE(made_source_seed("sandbox (seed -1)", kSourceSandbox, seed));
+  CHECK_FALSE(made_source_seed("sandbox (seed 007)", kSourceSandbox, seed));  // not how made_source writes 7
+  CHECK(model_source_text("sandbox (seed 007)", Lang::ko) == "sandbox (seed 007)");
 }
 
 TEST_CASE("source text: a retrain's outcome, reached, short of the target or failed, in both languages") {

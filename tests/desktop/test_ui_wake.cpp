@@ -34,7 +34,7 @@ bool wait_until(Ready ready) {
 
 TEST_CASE("ui wake: a finished forward pass wakes the loop, and its result is there to take when it does") {
   wakes = 0;
-  ui_wake_install(count_wake);
+  const UiWakeInstalled installed(count_wake);  // uninstalled even when a REQUIRE fails
   ComputeWorker worker;
   ComputeRequest request;
   request.id = 1;
@@ -47,13 +47,12 @@ TEST_CASE("ui wake: a finished forward pass wakes the loop, and its result is th
   CHECK(result->id == 1);
   CHECK(result->trace);
   CHECK(wakes.load() == 1);
-  ui_wake_install(nullptr);
 }
 
 TEST_CASE("ui wake: a finished model load wakes the loop, a failed one too; none once uninstalled") {
   wakes = 0;
-  ui_wake_install(count_wake);
   {
+    const UiWakeInstalled installed(count_wake);
     ModelLoader loader;
     REQUIRE(loader.start("/nonexistent/attnviz/model"));
     REQUIRE(wait_until([] { return wakes.load() > 0; }));
@@ -61,7 +60,6 @@ TEST_CASE("ui wake: a finished model load wakes the loop, a failed one too; none
     REQUIRE(loaded);
     CHECK_FALSE(loaded->model.ok());  // the error is the result the loop shows
   }
-  ui_wake_install(nullptr);
   ui_wake();  // nothing installed: nothing happens
   CHECK(wakes.load() == 1);
 }

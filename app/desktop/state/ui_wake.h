@@ -11,4 +11,13 @@ namespace attnviz {
 void ui_wake_install(void (*wake)());
 void ui_wake();
 
+// Installs `wake` for its lifetime, and uninstalls it however the scope ends.
+class UiWakeInstalled {
+ public:
+  explicit UiWakeInstalled(void (*wake)()) { ui_wake_install(wake); }
+  ~UiWakeInstalled() { ui_wake_install(nullptr); }
+  UiWakeInstalled(const UiWakeInstalled&) = delete;
+  UiWakeInstalled& operator=(const UiWakeInstalled&) = delete;
+};
+
 }  // namespace attnviz
