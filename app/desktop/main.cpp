@@ -282,6 +282,9 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
       break;
     }
     glfwSwapBuffers(window);
+    // An edit made in this frame goes to the engine now, after the frame is drawn: it computes while
+    // the loop waits for its result, not while the next frame is drawn on the same cores.
+    app_send_edit(app);
     if (memory) app_memory_tick(*memory, app, window_size(window), seconds_now(), false);
     if (opt.report_results && app.trace && app.trace_version != reported_version) {
       reported_version = app.trace_version;

@@ -52,37 +52,42 @@ void ablation_fit_model(AppState& app) {
 
 }  // namespace
 
+void app_send_edit(AppState& app) {
+  if (app.source == ModelSource::attention || !app.dirty) return;  // a file's trace: nothing to compute
+  ablation_fit_model(app);
+  ComputeRequest req;
+  req.id = ++app.posted_id;
+  req.a.config = app.config;
+  req.a.seed = app.seed;
+  req.a.input.text = app.sentence;
+  req.a.input.token_ids = app_generation_ids(app);  // generated tokens are kept as ids
+  if (app_reads_pairs(app)) req.a.input.text_b = app.sentence_b;
+  if (app.cross) req.a.input.source_text = app.source_sentence;
+  req.a.input.mask = app.mask;
+  req.a.input.ablation = app.ablation;
+  if (app.source != ModelSource::sandbox) req.a.model = app.model;
+  const bool fixed_heads = req.a.model && app.compare.mode == CompareMode::single_vs_multi;
+  if (app_needs_b(app) && !fixed_heads) {
+    req.b = compare_job(app.compare.mode, app.compare.sentence, req.a);
+    req.b->input.ablation = {};  // B is the comparison's other side: every head on
+  } else if (app_needs_b(app) && app.source == ModelSource::demo_coref) {
+    // Trained models: the 1-head demo of the same architecture, trained for real.
+    if (auto one = demo_single_head(app)) {
+      req.b = req.a;
+      req.b->model = std::move(one);
+      req.b->input.ablation = {};
+    }
+  }
+  app.worker.post(std::move(req));
+  app.dirty = false;
+}
+
 void app_update(AppState& app) {
   history_track(app, std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
   if (app.source == ModelSource::attention) {
     attention_update(app);  // no model runs: the file's trace is the result
   } else if (app.dirty) {
-    ablation_fit_model(app);
-    ComputeRequest req;
-    req.id = ++app.posted_id;
-    req.a.config = app.config;
-    req.a.seed = app.seed;
-    req.a.input.text = app.sentence;
-    req.a.input.token_ids = app_generation_ids(app);  // generated tokens are kept as ids
-    if (app_reads_pairs(app)) req.a.input.text_b = app.sentence_b;
-    if (app.cross) req.a.input.source_text = app.source_sentence;
-    req.a.input.mask = app.mask;
-    req.a.input.ablation = app.ablation;
-    if (app.source != ModelSource::sandbox) req.a.model = app.model;
-    const bool fixed_heads = req.a.model && app.compare.mode == CompareMode::single_vs_multi;
-    if (app_needs_b(app) && !fixed_heads) {
-      req.b = compare_job(app.compare.mode, app.compare.sentence, req.a);
-      req.b->input.ablation = {};  // B is the comparison's other side: every head on
-    } else if (app_needs_b(app) && app.source == ModelSource::demo_coref) {
-      // Trained models: the 1-head demo of the same architecture, trained for real.
-      if (auto one = demo_single_head(app)) {
-        req.b = req.a;
-        req.b->model = std::move(one);
-        req.b->input.ablation = {};
-      }
-    }
-    app.worker.post(std::move(req));
-    app.dirty = false;
+    app_send_edit(app);
   }
   // A request sent before an attention file was opened may still finish: it is not what is shown.
   if (auto result = app.worker.poll(); result && app.source != ModelSource::attention) {
