@@ -186,17 +186,10 @@ bool script_frame(ScriptRun& run, const std::vector<ScriptLine>& script, AppStat
 // one every kBusyFrameSeconds. Drawing in software, as on machines without a GPU, costs about as
 // much CPU as a forward pass, and at full rate it took half the two cores from the work (a 12 x 768
 // sandbox toggle ran 1.6x slower). Input and a finished result (ui_wake) end the wait: at once, or,
-// should the window system drop the empty event (GLFW 3.3 on X11 can), at the wait's timeout. An
-// edit not yet sent to the engine (a keystroke just typed) is sent in the next frame without any
-// wait: idle, the loop would otherwise sleep until the key's release, up to 0.1 s, before computing.
+// should the window system drop the empty event (GLFW 3.3 on X11 can), at the wait's timeout.
 constexpr double kBusyFrameSeconds = 0.05;
 
-void wait_for_frame(bool computing, bool edit_pending, bool headless,
-                    std::chrono::steady_clock::time_point last_frame_start) {
-  if (edit_pending) {
-    glfwPollEvents();
-    return;
-  }
+void wait_for_frame(bool computing, bool headless, std::chrono::steady_clock::time_point last_frame_start) {
   if (computing) {
     const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_frame_start).count();
     if (since < kBusyFrameSeconds) {
@@ -225,7 +218,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
   int saved[4] = {100, 100, opt.width, opt.height};
   auto last_frame_start = std::chrono::steady_clock::now();
   while (!glfwWindowShouldClose(window) && !shell.quit) {
-    wait_for_frame(app_computing(app), app.dirty, headless, last_frame_start);
+    wait_for_frame(app_computing(app), headless, last_frame_start);
     const auto frame_start = std::chrono::steady_clock::now();  // after the wait: a frame's time is its own work
     last_frame_start = frame_start;
     const bool training_frame = app.retrain.training;  // the coreference demo retrains off the UI thread
@@ -283,7 +276,8 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
     }
     glfwSwapBuffers(window);
     // An edit made in this frame goes to the engine now, after the frame is drawn: it computes while
-    // the loop waits for its result, not while the next frame is drawn on the same cores.
+    // the loop waits for its result, not while the next frame is drawn on the same cores (and not
+    // after an idle sleep until the next event, such as the key's release: up to 0.1 s).
     app_send_edit(app);
     if (memory) app_memory_tick(*memory, app, window_size(window), seconds_now(), false);
     if (opt.report_results && app.trace && app.trace_version != reported_version) {

@@ -24,12 +24,13 @@ void memory_keep_freed_blocks() {
 #endif
 }
 
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+
 namespace {
 
 // The advice over the whole pages [p, p + bytes) lies on. Pages shared with neighbouring data are
 // included: populating never changes contents, only whether a page is mapped yet.
-[[maybe_unused]] bool populate(const void* p, size_t bytes, [[maybe_unused]] int advice) {
-#if defined(__linux__)
+bool populate(const void* p, size_t bytes, int advice) {
   // EINVAL: a kernel before 5.14 does not know the advice (or a range could not take it). Then stop
   // asking: the pages fault in as they are touched, as without this.
   static std::atomic<bool> unsupported{false};
@@ -41,21 +42,18 @@ namespace {
   if (::madvise(reinterpret_cast<void*>(begin), end - begin, advice) == 0) return true;
   if (errno == EINVAL) unsupported.store(true, std::memory_order_relaxed);
   return false;
-#else
-  (void)p;
-  (void)bytes;
-  return false;
-#endif
 }
 
 }  // namespace
 
-#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
 bool memory_populate_for_write(void* p, size_t bytes) { return populate(p, bytes, MADV_POPULATE_WRITE); }
 bool memory_populate_for_read(const void* p, size_t bytes) { return populate(p, bytes, MADV_POPULATE_READ); }
-#else
+
+#else  // no populate advice here: pages fault in as they are touched
+
 bool memory_populate_for_write(void*, size_t) { return false; }
 bool memory_populate_for_read(const void*, size_t) { return false; }
+
 #endif
 
 }  // namespace attnviz

@@ -53,7 +53,11 @@ void ablation_fit_model(AppState& app) {
 }  // namespace
 
 void app_send_edit(AppState& app) {
-  if (app.source == ModelSource::attention || !app.dirty) return;  // a file's trace: nothing to compute
+  if (app.source == ModelSource::attention) {
+    attention_update(app);  // no model runs: the file's trace is the result
+    return;
+  }
+  if (!app.dirty) return;
   ablation_fit_model(app);
   ComputeRequest req;
   req.id = ++app.posted_id;
@@ -84,11 +88,7 @@ void app_send_edit(AppState& app) {
 
 void app_update(AppState& app) {
   history_track(app, std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
-  if (app.source == ModelSource::attention) {
-    attention_update(app);  // no model runs: the file's trace is the result
-  } else if (app.dirty) {
-    app_send_edit(app);
-  }
+  app_send_edit(app);
   // A request sent before an attention file was opened may still finish: it is not what is shown.
   if (auto result = app.worker.poll(); result && app.source != ModelSource::attention) {
     app.shown_id = result->id;

@@ -117,7 +117,7 @@ struct AppState {
 // Called once per frame before the panels draw (the GUI then refreshes its textures).
 void app_update(AppState& app);
 // Sends an edit waiting to be computed (app.dirty) to the engine now, as app_update would at the
-// start of the next frame; nothing for an attention file, whose trace is the file's.
+// start of the next frame; for an attention file, whose trace is the file's, installs that trace.
 void app_send_edit(AppState& app);
 
 // True when the shown view needs trace B (Compare; the Coreference view's minimal pair).
