@@ -10,6 +10,8 @@
 #include <limits>
 #include <string>
 
+#include <unsupported/Eigen/SpecialFunctions>
+
 namespace attnviz {
 
 namespace {
@@ -184,29 +186,26 @@ float activation_naive(float x, Activation a) {
   switch (a) {
     case Activation::relu: return x > 0.0f ? x : 0.0f;
     case Activation::gelu: return 0.5f * x * (1.0f + std::erf(x / std::sqrt(2.0f)));
-    case Activation::gelu_tanh: {
-      const float k = std::sqrt(2.0f / 3.14159265358979f);
-      return 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
-    }
+    case Activation::gelu_tanh: return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
     case Activation::silu: return x / (1.0f + std::exp(-x));
   }
   return x;
 }
 
 void activation_apply(Mat& x, Activation a) {
-  if (a == Activation::relu) {
-    x = x.cwiseMax(0.0f);
-    return;
+  auto arr = x.array();
+  switch (a) {
+    case Activation::relu: x = x.cwiseMax(0.0f); return;
+    case Activation::gelu:
+      // Eigen's float erf, a rational fit (within 4e-7 of erf; the GELU within 1e-6 on [-8, 8]),
+      // vectorises; libm's erff ran one value at a time and was a fifth of training time with an FFN.
+      x = (0.5f * arr * (1.0f + (arr * kInvSqrt2).erf())).matrix();
+      return;
+    case Activation::gelu_tanh:
+      x = (0.5f * arr * (1.0f + (kSqrt2OverPi * (arr + 0.044715f * arr.cube())).tanh())).matrix();
+      return;
+    case Activation::silu: x = (arr / (1.0f + (-arr).exp())).matrix(); return;
   }
-  if (a == Activation::gelu_tanh) {
-    const float k = std::sqrt(2.0f / 3.14159265358979f);
-    auto arr = x.array();
-    x = (0.5f * arr * (1.0f + (k * (arr + 0.044715f * arr.cube())).tanh())).matrix();
-    return;
-  }
-  // Exact gelu needs erf, which Eigen does not vectorise for float here; a plain loop is as fast.
-  float* p = x.data();
-  for (Eigen::Index i = 0; i < x.size(); ++i) p[i] = activation_naive(p[i], a);
 }
 
 Mat additive_scores(const Mat& pq, const Mat& pk, const RowVec& v) {

@@ -35,6 +35,10 @@ Mat rms_norm_naive(const Mat& x, const Vec& w, float eps);
 Mat norm_apply(const Mat& x, const Vec& w, const Vec& b, const ModelConfig& config);
 Mat norm_apply_naive(const Mat& x, const Vec& w, const Vec& b, const ModelConfig& config);
 
+// GELU's constants, shared by the kernels and their gradients (core/train/backward.cpp): 1/√2 and √(2/π).
+inline constexpr float kInvSqrt2 = 0.70710678118654752f;
+inline constexpr float kSqrt2OverPi = 0.79788456080286536f;
+
 // relu, gelu (exact, erf), gelu_tanh (GPT-2's approximation) or silu (x·sigmoid(x)), in place.
 void activation_apply(Mat& x, Activation a);
 float activation_naive(float x, Activation a);

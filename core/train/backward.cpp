@@ -4,6 +4,10 @@
 
 #include <cmath>
 
+#include <unsupported/Eigen/SpecialFunctions>
+
+#include "model/kernels.h"
+
 namespace attnviz {
 
 LinearGrads linear_backward(const Mat& x, const Mat& w, const Mat& dy) {
@@ -44,33 +48,24 @@ LayerNormGrads layer_norm_backward(const Mat& x, const Vec& w, float eps, const 
 }
 
 Mat activation_backward(const Mat& pre, Activation a, const Mat& dy) {
-  Mat d(pre.rows(), pre.cols());
-  constexpr float kInvSqrt2 = 0.70710678118654752f;
   constexpr float kInvSqrt2Pi = 0.39894228040143268f;
-  const float k = std::sqrt(2.0f / 3.14159265358979f);
-  for (Eigen::Index i = 0; i < pre.size(); ++i) {
-    const float x = pre.data()[i];
-    float grad = 0;
-    switch (a) {
-      case Activation::relu: grad = x > 0 ? 1.0f : 0.0f; break;
-      case Activation::gelu:  // d/dx [x Φ(x)] = Φ(x) + x φ(x)
-        grad = 0.5f * (1.0f + std::erf(x * kInvSqrt2)) + x * kInvSqrt2Pi * std::exp(-0.5f * x * x);
-        break;
-      case Activation::gelu_tanh: {
-        const float u = k * (x + 0.044715f * x * x * x);
-        const float th = std::tanh(u);
-        grad = 0.5f * (1.0f + th) + 0.5f * x * (1.0f - th * th) * k * (1.0f + 3.0f * 0.044715f * x * x);
-        break;
-      }
-      case Activation::silu: {  // d/dx [x σ(x)] = σ(x) (1 + x (1 - σ(x)))
-        const float s = 1.0f / (1.0f + std::exp(-x));
-        grad = s * (1.0f + x * (1.0f - s));
-        break;
-      }
+  using Array = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;  // pre's layout
+  const auto x = pre.array();
+  switch (a) {
+    case Activation::relu: return (x > 0.0f).select(dy.array(), 0.0f).matrix();
+    case Activation::gelu:  // d/dx [x Φ(x)] = Φ(x) + x φ(x)
+      return ((0.5f * (1.0f + (x * kInvSqrt2).erf()) + x * kInvSqrt2Pi * (-0.5f * x.square()).exp()) * dy.array()).matrix();
+    case Activation::gelu_tanh: {
+      const Array th = (kSqrt2OverPi * (x + 0.044715f * x.cube())).tanh();
+      return ((0.5f * (1.0f + th) + 0.5f * x * (1.0f - th.square()) * kSqrt2OverPi * (1.0f + 3.0f * 0.044715f * x.square())) *
+              dy.array()).matrix();
     }
-    d.data()[i] = grad * dy.data()[i];
+    case Activation::silu: {  // d/dx [x σ(x)] = σ(x) (1 + x (1 - σ(x)))
+      const Array s = 1.0f / (1.0f + (-x).exp());
+      return (s * (1.0f + x * (1.0f - s)) * dy.array()).matrix();
+    }
   }
-  return d;
+  return dy;
 }
 
 CrossEntropy cross_entropy(const Mat& logits, const std::vector<int>& targets) {
@@ -170,30 +165,40 @@ AttentionWeights zeros_like(const AttentionWeights& w) {
 
 AttentionGrads attention_backward(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
                                   const AttentionTrace& fwd, const Mat& dout) {
-  const int C = c.d_model, HS = c.head_size();
+  return attention_backward_segments(w, c, xq, xkv, fwd, {RowSegment{0, xq.rows(), 0, xkv.rows()}}, dout);
+}
+
+AttentionGrads attention_backward_segments(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
+                                           const AttentionTrace& fwd, const std::vector<RowSegment>& segments,
+                                           const Mat& dout) {
+  const int C = c.d_model, HS = c.head_size(), NH = c.n_heads;
   AttentionGrads g;
   g.dw = zeros_like(w);
   const LinearGrads out = linear_backward(fwd.concat, w.out_w, dout);
   g.dw.out_w = out.dw;
   g.dw.out_b = out.db;
   Mat dq(xq.rows(), C), dk(xkv.rows(), C), dv(xkv.rows(), C);
-  for (int h = 0; h < c.n_heads; ++h) {
-    const HeadTrace& head = fwd.heads[static_cast<size_t>(h)];
-    // A model from a file has the scoring functions' parameters only for those it uses.
-    auto block = [&](const Mat& stacked) { return stacked.size() > 0 ? Mat(stacked.block(h * HS, 0, HS, HS)) : Mat(); };
-    const Mat G = block(w.general_w), Wq = block(w.additive_wq), Wk = block(w.additive_wk);
+  // A model from a file has the scoring functions' parameters only for those it uses.
+  auto block = [&](const Mat& stacked, int h) { return stacked.size() > 0 ? Mat(stacked.block(h * HS, 0, HS, HS)) : Mat(); };
+  for (int h = 0; h < NH; ++h) {
+    const Mat G = block(w.general_w, h), Wq = block(w.additive_wq, h), Wk = block(w.additive_wk, h);
     const RowVec va = w.additive_v.size() > 0 ? RowVec(w.additive_v.row(h)) : RowVec();
-    const HeadInputs in{head.score, score_scale(head.score, HS, c.temperature), &head.q, &head.k, &head.v,
-                        &head.weights, &G, &Wq, &Wk, &va};
-    const HeadGrads hg = head_backward(in, out.dx.middleCols(h * HS, HS));
-    dq.middleCols(h * HS, HS) = hg.dq;
-    dk.middleCols(h * HS, HS) = hg.dk;
-    dv.middleCols(h * HS, HS) = hg.dv;
-    if (hg.dgeneral.size() > 0) g.dw.general_w.block(h * HS, 0, HS, HS) = hg.dgeneral;
-    if (hg.dadditive_wq.size() > 0) {
-      g.dw.additive_wq.block(h * HS, 0, HS, HS) = hg.dadditive_wq;
-      g.dw.additive_wk.block(h * HS, 0, HS, HS) = hg.dadditive_wk;
-      g.dw.additive_v.row(h) = hg.dadditive_v;
+    for (size_t s = 0; s < segments.size(); ++s) {
+      const RowSegment& seg = segments[s];
+      const HeadTrace& head = fwd.heads[s * static_cast<size_t>(NH) + static_cast<size_t>(h)];
+      const HeadInputs in{head.score, score_scale(head.score, HS, c.temperature), &head.q, &head.k, &head.v,
+                          &head.weights, &G, &Wq, &Wk, &va};
+      const HeadGrads hg = head_backward(in, out.dx.block(seg.q_first, h * HS, seg.q_rows, HS));
+      dq.block(seg.q_first, h * HS, seg.q_rows, HS) = hg.dq;
+      dk.block(seg.k_first, h * HS, seg.k_rows, HS) = hg.dk;
+      dv.block(seg.k_first, h * HS, seg.k_rows, HS) = hg.dv;
+      // Summed over segments in order; the first adds to zeros, which leaves its bits.
+      if (hg.dgeneral.size() > 0) g.dw.general_w.block(h * HS, 0, HS, HS) += hg.dgeneral;
+      if (hg.dadditive_wq.size() > 0) {
+        g.dw.additive_wq.block(h * HS, 0, HS, HS) += hg.dadditive_wq;
+        g.dw.additive_wk.block(h * HS, 0, HS, HS) += hg.dadditive_wk;
+        g.dw.additive_v.row(h) += hg.dadditive_v;
+      }
     }
   }
   // The three projections: rows [0, C) of in_proj read xq, rows [C, 3C) read xkv.
@@ -209,6 +214,13 @@ AttentionGrads attention_backward(const AttentionWeights& w, const ModelConfig& 
 
 LayerGrads layer_backward(const LayerWeights& w, const ModelConfig& c, const LayerTrace& f, const Mat* memory,
                           const Mat& dout) {
+  return layer_backward_with(w, c, f, memory, dout, [&](const Mat& dattn_out) {
+    return attention_backward(w.attn, c, f.attn_in, memory ? *memory : f.attn_in, f.attn, dattn_out);
+  });
+}
+
+LayerGrads layer_backward_with(const LayerWeights& w, const ModelConfig& c, const LayerTrace& f, const Mat* memory,
+                               const Mat& dout, const LayerAttentionBackward& attend_backward) {
   const bool pre = c.norm == NormPlacement::pre;
   LayerGrads g;
   // FFN: hidden = act(ffn_in · W1ᵀ + b1); ffn_out = hidden · W2ᵀ + b2. The pre-activation is recomputed.
@@ -224,8 +236,7 @@ LayerGrads layer_backward(const LayerWeights& w, const ModelConfig& c, const Lay
     return l1.dx;  // d ffn_in
   };
   auto attn_backward = [&](const Mat& dattn_out) {
-    const Mat& kv = memory ? *memory : f.attn_in;
-    AttentionGrads a = attention_backward(w.attn, c, f.attn_in, kv, f.attn, dattn_out);
+    AttentionGrads a = attend_backward(dattn_out);
     g.dw.attn = std::move(a.dw);
     if (memory) {
       g.dmemory = std::move(a.dxkv);

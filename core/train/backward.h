@@ -3,6 +3,7 @@
 // gradient of the loss with respect to its output. Tests check every one against central finite
 // differences. Nothing here updates weights; that is the optimiser's job.
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "base/tensor.h"
@@ -76,6 +77,18 @@ struct AttentionGrads {
 AttentionGrads attention_backward(const AttentionWeights& w, const ModelConfig& config, const Mat& xq, const Mat& xkv,
                                   const AttentionTrace& forward, const Mat& dout);
 
+// Several independent sequences stacked row-wise (the trainer stacks a shard's examples so that each
+// weight product runs once for all of them): segment s's queries are rows [q_first, q_first + q_rows)
+// of xq, its keys and values rows [k_first, k_first + k_rows) of xkv, and forward.heads[s·NH + h] is
+// its head h. Attention never crosses a segment; the parameter gradients are summed over segments.
+struct RowSegment {
+  Eigen::Index q_first = 0, q_rows = 0;
+  Eigen::Index k_first = 0, k_rows = 0;
+};
+AttentionGrads attention_backward_segments(const AttentionWeights& w, const ModelConfig& config, const Mat& xq,
+                                           const Mat& xkv, const AttentionTrace& forward,
+                                           const std::vector<RowSegment>& segments, const Mat& dout);
+
 // Gradients of one layer (core/model/layer.h layer_forward), from its trace. memory is the cross-attention
 // source (nullptr for self-attention); its gradient lands in dmemory. An attention-only layer
 // (d_ff == 0) gets empty FFN and norm2 gradients, like its weights.
@@ -86,5 +99,11 @@ struct LayerGrads {
 };
 LayerGrads layer_backward(const LayerWeights& w, const ModelConfig& config, const LayerTrace& forward, const Mat* memory,
                           const Mat& dout);
+// layer_backward with the attention step's gradients supplied by the caller (the counterpart of
+// layer_forward_with): it gets d loss / d attention output (T, C) and returns the attention's
+// gradients; the norms, residuals and FFN around it are layer_backward's own.
+using LayerAttentionBackward = std::function<AttentionGrads(const Mat& dattn_out)>;
+LayerGrads layer_backward_with(const LayerWeights& w, const ModelConfig& config, const LayerTrace& forward,
+                               const Mat* memory, const Mat& dout, const LayerAttentionBackward& attend_backward);
 
 }  // namespace attnviz

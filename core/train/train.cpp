@@ -1,21 +1,21 @@
-// Forward with every layer's trace kept, then core/train/backward.h layer by layer in reverse. The
-// optimiser walks all tensors through one list (weights_tensors) so no tensor can be forgotten.
+// Losses, gradients and AdamW over the stacked forward pass (core/train/stacked_forward.h), then
+// core/train/backward.h layer by layer in reverse. The optimiser walks all tensors through one list
+// (weights_tensors) so no tensor can be forgotten.
 #include "train/train.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include <omp.h>
 
 #include "base/rng.h"
-#include "model/embed.h"
 #include "model/kernels.h"
-#include "model/layer.h"
-#include "model/mask.h"
 #include "train/backward.h"
+#include "train/stacked_forward.h"
 
 namespace attnviz {
 
@@ -69,100 +69,7 @@ void add_scaled(float* a, const float* b, Eigen::Index n, float scale) {
   for (Eigen::Index j = 0; j < n; ++j) a[j] += scale * b[j];
 }
 
-// Where one example's gradients go. model_loss_grads fills a fresh ModelWeights of zeros;
-// batch_loss_grads adds scale * gradient straight into its shard's running sum, tensor by tensor
-// and row by row, instead of copying, zeroing and summing a whole model of mostly zeros for every
-// example (a fifth of training time). The sums have the same bits either way: adding a zero leaves
-// a sum that started at +0 unchanged, and each token's rows are summed over positions first.
-struct GradSink {
-  ModelWeights& g;
-  float scale = 1.0f;
-  bool accumulate = false;
-
-  template <class M>
-  void put(M& to, const M& grad) const {
-    if (accumulate) add_scaled(to.data(), grad.data(), to.size(), scale);
-    else to = grad;
-  }
-  void put_layer(LayerWeights& to, LayerWeights&& grad) const {
-    if (!accumulate) {
-      to = std::move(grad);
-      return;
-    }
-    std::vector<std::pair<float*, Eigen::Index>> sums;
-    for_layer_tensors(to, [&](auto& m, bool) { sums.emplace_back(m.data(), m.size()); });
-    size_t i = 0;
-    for_layer_tensors(grad, [&](auto& m, bool) {
-      const auto& [sum, size] = sums[i++];
-      if (m.size() == size) add_scaled(sum, m.data(), size, scale);
-    });
-  }
-  // The input gradient d (T, C) into the token rows (ids) and, with learned positions, position rows.
-  void put_embeddings(const Mat& d, const std::vector<int>& ids, bool learned_positions) const {
-    if (!accumulate) {
-      for (Eigen::Index t = 0; t < d.rows(); ++t) {
-        g.tok_embed.row(ids[static_cast<size_t>(t)]) += d.row(t);
-        if (learned_positions) g.pos_embed.row(t) += d.row(t);
-      }
-      return;
-    }
-    std::vector<std::pair<int, Eigen::RowVectorXf>> rows;  // per token id, its positions' sum in order
-    for (Eigen::Index t = 0; t < d.rows(); ++t) {
-      const int id = ids[static_cast<size_t>(t)];
-      auto it = std::find_if(rows.begin(), rows.end(), [id](const auto& r) { return r.first == id; });
-      if (it == rows.end()) rows.emplace_back(id, d.row(t));
-      else it->second += d.row(t);
-      if (learned_positions) add_scaled(g.pos_embed.row(t).data(), d.row(t).data(), d.cols(), scale);
-    }
-    for (const auto& [id, sum] : rows) add_scaled(g.tok_embed.row(id).data(), sum.data(), sum.size(), scale);
-  }
-};
-
-struct Forward {
-  Mat x0;                         // (T, C) embeddings + positions
-  Mat mask;                       // (T, T)
-  std::vector<LayerTrace> layers;
-  Mat last;                       // (T, C) last layer's output (the final norm's input)
-  Mat final;                      // (T, C)
-  Mat logits;                     // (T, V)
-};
-
-Result<Forward> forward(const Model& model, const TrainExample& ex) {
-  const ModelConfig& c = model.config;
-  const int T = static_cast<int>(ex.ids.size()), V = static_cast<int>(model.vocab.size());
-  if (model.weights.tok_embed.rows() == 0 || model.weights.output_w.rows() == 0)
-    return make_error("training needs a model with a vocabulary, token embeddings and an output projection");
-  if (T == 0 || static_cast<int>(ex.targets.size()) != T) return make_error("ids and targets must have the same, non-zero length");
-  if (T > kMaxTokens) return make_error("the example is too long");
-  // The backward passes cover the 2017 layer (LayerNorm, plain FFN, one K/V per head, added
-  // positions); the later families' parts are for reading checkpoints, not for training.
-  if (c.positions == PositionEncoding::rotary || c.norm_kind != NormKind::layer_norm || c.gated_ffn ||
-      c.parallel_residual || c.kv_heads() != c.n_heads || c.sliding_window > 0 || c.position_padding_idx >= 0)
-    return make_error("training supports LayerNorm layers with added positions only (no rotary positions, RMSNorm, "
-                      "gated FFN, parallel residual, grouped key/value heads or sliding window)");
-  for (int t = 0; t < T; ++t)
-    if (ex.ids[static_cast<size_t>(t)] < 0 || ex.ids[static_cast<size_t>(t)] >= V || ex.targets[static_cast<size_t>(t)] >= V)
-      return make_error("token id out of the vocabulary's range at position " + std::to_string(t));
-  Forward f;
-  f.x0.resize(T, c.d_model);
-  for (int t = 0; t < T; ++t) f.x0.row(t) = model.weights.tok_embed.row(ex.ids[static_cast<size_t>(t)]);
-  if (c.positions == PositionEncoding::sinusoidal) f.x0 += positions_sinusoidal(T, c.d_model);
-  if (c.positions == PositionEncoding::learned) {
-    if (T > model.weights.pos_embed.rows()) return make_error("the example is longer than the learned positions");
-    f.x0 += model.weights.pos_embed.topRows(T);
-  }
-  f.mask = mask_build(ex.mask, T, T, T);
-  const Mat* x = &f.x0;
-  for (int l = 0; l < c.n_layers; ++l) {
-    f.layers.push_back(layer_forward(model.weights.layers[static_cast<size_t>(l)], c, *x, nullptr, f.mask));
-    x = &f.layers.back().out;
-  }
-  f.last = *x;
-  f.final = c.final_norm ? layer_norm(f.last, model.weights.final_norm_w, model.weights.final_norm_b, c.ln_eps) : f.last;
-  f.logits = linear(f.final, model.weights.output_w, model.weights.output_b);
-  return f;
-}
-
+// Rows of `logits` with a target, counted; those whose arg-max is the target, correct.
 void count_correct(const Mat& logits, const std::vector<int>& targets, LossGrads& out) {
   for (Eigen::Index t = 0; t < logits.rows(); ++t) {
     const int want = targets[static_cast<size_t>(t)];
@@ -172,6 +79,18 @@ void count_correct(const Mat& logits, const std::vector<int>& targets, LossGrads
     ++out.counted;
     if (best == want) ++out.correct;
   }
+}
+
+// Loss (each example's mean, times scale, summed) and counts of a stacked forward.
+LossGrads stacked_loss(const StackedForward& f, const TrainExample* examples, float scale) {
+  LossGrads out;
+  for (size_t e = 0; e < f.stacked.segments.size(); ++e) {
+    const RowSegment& seg = f.stacked.segments[e];
+    const Mat logits = f.logits.middleRows(seg.q_first, seg.q_rows);
+    out.loss += scale * cross_entropy(logits, examples[e].targets).loss;
+    count_correct(logits, examples[e].targets, out);
+  }
+  return out;
 }
 
 }  // namespace
@@ -197,67 +116,129 @@ void weights_add(ModelWeights& a, const ModelWeights& b, float scale) {
   for (size_t i = 0; i < ra.size(); ++i) add_scaled(ra[i].data, rb[i].data, ra[i].size, scale);
 }
 
+namespace {
+
+// A tensor's elements [first, first + size): the optimiser's unit of work. Pieces start at multiples
+// of kPieceValues from a tensor's start, so a vectorised loop meets every element in the same lane
+// whether it runs over the whole tensor or piece by piece (Eigen's tensors start 64-byte aligned).
+struct Piece {
+  size_t tensor = 0;
+  Eigen::Index first = 0, size = 0;
+};
+constexpr Eigen::Index kPieceValues = 1 << 12;
+
+template <class Ref>
+std::vector<Piece> pieces_of(const std::vector<Ref>& tensors) {
+  std::vector<Piece> out;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    for (Eigen::Index f = 0; f < tensors[i].size; f += kPieceValues)
+      out.push_back(Piece{i, f, std::min(kPieceValues, tensors[i].size - f)});
+  return out;
+}
+
+// fn(piece index) for every piece, over kTrainShards threads when the model is large enough to
+// repay starting one (fixed halves: the same work per piece on any thread count).
+void for_pieces(const std::vector<Piece>& pieces, const std::function<void(size_t)>& fn) {
+  const size_t n = pieces.size();
+  if (n * static_cast<size_t>(kPieceValues) < (size_t{1} << 18)) {
+    for (size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  run_sharded(kTrainShards, [&](int s) {
+    for (size_t i = n * static_cast<size_t>(s) / kTrainShards; i < n * static_cast<size_t>(s + 1) / kTrainShards; ++i) fn(i);
+  });
+}
+
+}  // namespace
+
 float weights_norm(const ModelWeights& w) {
+  // In double, a sum per piece, then the pieces' sums in order: the same bits on any thread count.
+  const auto tensors = weights_tensors(w);
+  const std::vector<Piece> pieces = pieces_of(tensors);
+  std::vector<double> sums(pieces.size());
+  for_pieces(pieces, [&](size_t i) {
+    const Piece& p = pieces[i];
+    sums[i] = Eigen::Map<const Eigen::ArrayXf>(tensors[p.tensor].data + p.first, p.size).cast<double>().square().sum();
+  });
   double sq = 0;
-  for (const auto& r : weights_tensors(w))
-    for (Eigen::Index j = 0; j < r.size; ++j) sq += static_cast<double>(r.data[j]) * r.data[j];
+  for (double x : sums) sq += x;
   return static_cast<float>(std::sqrt(sq));
 }
 
 Result<LossGrads> model_loss(const Model& model, const TrainExample& ex) {
-  auto f = forward(model, ex);
+  auto f = stacked_forward(model, &ex, 1);
   if (!f) return make_error(f.error());
-  LossGrads out;
-  out.loss = cross_entropy(f->logits, ex.targets).loss;
-  count_correct(f->logits, ex.targets, out);
-  return out;
+  return stacked_loss(*f, &ex, 1.0f);
+}
+
+Result<LossGrads> model_loss_all(const Model& model, const std::vector<TrainExample>& examples) {
+  if (examples.empty()) return LossGrads{};
+  auto f = stacked_forward(model, examples.data(), examples.size());
+  if (!f) return make_error(f.error());
+  return stacked_loss(*f, examples.data(), 1.0f / static_cast<float>(examples.size()));
 }
 
 Result<Mat> model_logits(const Model& model, const TrainExample& ex) {
-  auto f = forward(model, ex);
+  auto f = stacked_forward(model, &ex, 1);
   if (!f) return make_error(f.error());
   return std::move(f->logits);
 }
 
 namespace {
 
-// One example's loss and counts into `out`, its gradients into `sink`.
-Status example_loss_grads(const Model& model, const TrainExample& ex, LossGrads& out, const GradSink& sink) {
-  auto fr = forward(model, ex);
+// The loss of `count` examples (each example's mean loss times scale, summed), their counts and
+// the gradient of that loss: one stacked forward and backward.
+Result<LossGrads> stacked_loss_grads(const Model& model, const TrainExample* examples, size_t count, float scale) {
+  auto fr = stacked_forward(model, examples, count);
   if (!fr) return make_error(fr.error());
-  const Forward& f = *fr;
+  const StackedForward& f = *fr;
   const ModelConfig& c = model.config;
-  ModelWeights& g = sink.g;
-  const CrossEntropy ce = cross_entropy(f.logits, ex.targets);
-  out.loss = ce.loss;
-  count_correct(f.logits, ex.targets, out);
-
-  const LinearGrads head = linear_backward(f.final, model.weights.output_w, ce.dlogits);
-  sink.put(g.output_w, head.dw);
-  sink.put(g.output_b, head.db);
-  Mat d = head.dx;
+  LossGrads out = stacked_loss(f, examples, scale);
+  // Every tensor the optimiser walks (weights_tensors) gets a gradient shaped like the model's.
+  ModelWeights& g = out.grads;
+  g.layers.resize(model.weights.layers.size());
+  g.tok_embed = Mat::Zero(model.weights.tok_embed.rows(), model.weights.tok_embed.cols());
+  g.pos_embed = Mat::Zero(model.weights.pos_embed.rows(), model.weights.pos_embed.cols());
+  g.final_norm_w = Vec::Zero(model.weights.final_norm_w.size());
+  g.final_norm_b = Vec::Zero(model.weights.final_norm_b.size());
+  Mat dlogits(f.logits.rows(), f.logits.cols());
+  for (size_t e = 0; e < count; ++e) {
+    const RowSegment& seg = f.stacked.segments[e];
+    dlogits.middleRows(seg.q_first, seg.q_rows) = cross_entropy(f.logits.middleRows(seg.q_first, seg.q_rows), examples[e].targets).dlogits * scale;
+  }
+  LinearGrads head = linear_backward(f.final, model.weights.output_w, dlogits);
+  g.output_w = std::move(head.dw);
+  g.output_b = std::move(head.db);
+  Mat d = std::move(head.dx);
   if (c.final_norm) {
-    const LayerNormGrads n = layer_norm_backward(f.last, model.weights.final_norm_w, c.ln_eps, d);
-    sink.put(g.final_norm_w, n.dw);
-    sink.put(g.final_norm_b, n.db);
-    d = n.dx;
+    LayerNormGrads n = layer_norm_backward(f.last, model.weights.final_norm_w, c.ln_eps, d);
+    g.final_norm_w = std::move(n.dw);
+    g.final_norm_b = std::move(n.db);
+    d = std::move(n.dx);
   }
   for (int l = c.n_layers - 1; l >= 0; --l) {
-    LayerGrads lg = layer_backward(model.weights.layers[static_cast<size_t>(l)], c, f.layers[static_cast<size_t>(l)], nullptr, d);
-    sink.put_layer(g.layers[static_cast<size_t>(l)], std::move(lg.dw));
+    const LayerWeights& w = model.weights.layers[static_cast<size_t>(l)];
+    const LayerTrace& t = f.layers[static_cast<size_t>(l)];
+    LayerGrads lg = layer_backward_with(w, c, t, nullptr, d, [&](const Mat& dattn_out) {
+      return attention_backward_segments(w.attn, c, t.attn_in, t.attn_in, t.attn, f.stacked.segments, dattn_out);
+    });
+    g.layers[static_cast<size_t>(l)] = std::move(lg.dw);
     d = std::move(lg.dx);
   }
-  sink.put_embeddings(d, ex.ids, c.positions == PositionEncoding::learned);
-  return Ok{};
+  // The input gradient into the token rows and, with learned positions, the position rows.
+  for (const RowSegment& seg : f.stacked.segments)
+    for (Eigen::Index t = 0; t < seg.q_rows; ++t) {
+      const Eigen::Index r = seg.q_first + t;
+      g.tok_embed.row(f.stacked.ids[static_cast<size_t>(r)]) += d.row(r);
+      if (c.positions == PositionEncoding::learned) g.pos_embed.row(t) += d.row(r);
+    }
+  return out;
 }
 
 }  // namespace
 
 Result<LossGrads> model_loss_grads(const Model& model, const TrainExample& ex) {
-  LossGrads out;
-  out.grads = weights_zeros_like(model.weights);
-  if (Status s = example_loss_grads(model, ex, out, GradSink{out.grads}); !s) return make_error(s.error());
-  return out;
+  return stacked_loss_grads(model, &ex, 1, 1.0f);
 }
 
 void run_sharded(int shards, const std::function<void(int shard)>& fn) {
@@ -275,35 +256,31 @@ void run_sharded(int shards, const std::function<void(int shard)>& fn) {
 
 Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainExample>& batch) {
   if (batch.empty()) return make_error("the batch is empty");
-  const int n = static_cast<int>(batch.size());
+  const size_t n = batch.size();
   const float scale = 1.0f / static_cast<float>(n);
-  std::vector<LossGrads> shards(kTrainShards);
-  std::vector<std::string> errors(kTrainShards);
+  std::vector<Result<LossGrads>> shards(kTrainShards, make_error("not run"));
   run_sharded(kTrainShards, [&](int s) {
-    LossGrads& acc = shards[static_cast<size_t>(s)];
-    acc.grads = weights_zeros_like(model.weights);
-    const GradSink sum{acc.grads, scale, /*accumulate=*/true};
-    for (int i = s * n / kTrainShards; i < (s + 1) * n / kTrainShards; ++i) {
-      LossGrads one;
-      if (Status st = example_loss_grads(model, batch[static_cast<size_t>(i)], one, sum); !st) {
-        errors[static_cast<size_t>(s)] = "example " + std::to_string(i) + ": " + st.error();
-        break;
-      }
-      acc.loss += one.loss * scale;
-      acc.correct += one.correct;
-      acc.counted += one.counted;
-    }
+    const size_t first = n * static_cast<size_t>(s) / kTrainShards, end = n * static_cast<size_t>(s + 1) / kTrainShards;
+    if (first < end) shards[static_cast<size_t>(s)] = stacked_loss_grads(model, batch.data() + first, end - first, scale);
   });
-  for (const std::string& e : errors)
-    if (!e.empty()) return make_error(e);
-  LossGrads total = std::move(shards[0]);
-  for (size_t s = 1; s < shards.size(); ++s) {
-    weights_add(total.grads, shards[s].grads);
-    total.loss += shards[s].loss;
-    total.correct += shards[s].correct;
-    total.counted += shards[s].counted;
+  std::optional<LossGrads> total;
+  for (size_t s = 0; s < shards.size(); ++s) {
+    if (n * s / kTrainShards == n * (s + 1) / kTrainShards) continue;  // an empty shard (a batch smaller than the shards)
+    if (!shards[s]) {
+      for (size_t i = 0; i < n; ++i)  // which example: the shard's error is the first of its examples'
+        if (Status e = train_example_check(model, batch[i]); !e) return make_error("example " + std::to_string(i) + ": " + e.error());
+      return make_error(shards[s].error());
+    }
+    if (!total) {
+      total = std::move(*shards[s]);
+      continue;
+    }
+    weights_add(total->grads, shards[s]->grads);
+    total->loss += shards[s]->loss;
+    total->correct += shards[s]->correct;
+    total->counted += shards[s]->counted;
   }
-  return total;
+  return std::move(*total);
 }
 
 AdamState adam_init(const ModelWeights& w) {
@@ -319,20 +296,23 @@ void adam_step(ModelWeights& weights, const ModelWeights& grads, AdamState& stat
   ++state.step;
   const float bc1 = 1.0f - std::pow(cfg.beta1, static_cast<float>(state.step));
   const float bc2 = 1.0f - std::pow(cfg.beta2, static_cast<float>(state.step));
-  auto w = weights_tensors(weights);
-  auto g = weights_tensors(grads);
-  auto m = weights_tensors(state.m);
-  auto v = weights_tensors(state.v);
+  const auto w = weights_tensors(weights);
+  const auto g = weights_tensors(grads);
+  const auto m = weights_tensors(state.m);
+  const auto v = weights_tensors(state.v);
   using Arr = Eigen::Map<Eigen::ArrayXf>;
   using ConstArr = Eigen::Map<const Eigen::ArrayXf>;
-  for (size_t i = 0; i < w.size(); ++i) {
-    Arr wi(w[i].data, w[i].size), mi(m[i].data, w[i].size), vi(v[i].data, w[i].size);
-    const ConstArr gi(g[i].data, w[i].size);
+  // Piece by piece, so that the four passes over a piece find it in the cache.
+  const std::vector<Piece> pieces = pieces_of(w);
+  for_pieces(pieces, [&](size_t p) {
+    const auto [i, first, size] = pieces[p];
+    Arr wi(w[i].data + first, size), mi(m[i].data + first, size), vi(v[i].data + first, size);
+    const ConstArr gi(g[i].data + first, size);
     mi = cfg.beta1 * mi + ((1.0f - cfg.beta1) * clip) * gi;
     vi = cfg.beta2 * vi + ((1.0f - cfg.beta2) * clip * clip) * gi.square();
     if (w[i].decay) wi -= (cfg.lr * cfg.weight_decay) * wi;
     wi -= cfg.lr * ((mi / bc1) / ((vi / bc2).sqrt() + cfg.eps));
-  }
+  });
 }
 
 Result<TrainRun> train_loop(Model model, const TrainLoopOptions& o, const BatchSource& next_batch,

@@ -1,7 +1,8 @@
 // Training: the loss of a model on token ids with per-position targets, its gradient for every
 // weight (same layout as the weights: a ModelWeights), global-norm clipping and AdamW. Deterministic
-// for given data and seed. The forward here is the engine's own (layer_forward); the backward is
-// core/train/backward.h. Demo data and the training loop live elsewhere.
+// for given data and seed. The forward here is the engine's own (layer_forward_with, several examples'
+// rows stacked, attention per example); the backward is core/train/backward.h. Demo data and the
+// training loop live elsewhere.
 #pragma once
 #include <functional>
 #include <vector>
@@ -29,10 +30,15 @@ Result<LossGrads> model_loss_grads(const Model& model, const TrainExample& examp
 
 // Predictions at every position (arg-max over the vocabulary) and the loss, without gradients.
 Result<LossGrads> model_loss(const Model& model, const TrainExample& example);
+// The same for many examples in one forward pass (their rows stacked, each weight product run
+// once): correct and counted summed, the loss the mean of the examples' losses.
+Result<LossGrads> model_loss_all(const Model& model, const std::vector<TrainExample>& examples);
 
 // The mean over a batch of each example's loss and gradient. The batch is cut into kTrainShards
 // fixed shards, computed in parallel when cores allow and summed in shard order, so the result is
-// bit-identical whatever the number of threads. correct / counted are summed.
+// bit-identical whatever the number of threads. A shard's examples run as one forward and backward
+// pass with their rows stacked (attention and the loss per example), so each weight product runs
+// once per shard rather than once per example. correct / counted are summed.
 inline constexpr int kTrainShards = 2;
 
 // Runs fn(0) ... fn(shards - 1) at once: shard 0 on the calling thread, the others on threads of

@@ -58,7 +58,8 @@ TEST_CASE("kernels: activations — known values and the vectorised path equals 
   CHECK(activation_naive(1.0f, Activation::gelu) == doctest::Approx(0.8413447));   // x·Φ(x)
   CHECK(activation_naive(1.0f, Activation::gelu_tanh) == doctest::Approx(0.8411920));
   Mat x = random_mat(7, 13, 5, 2.0);
-  for (Activation a : {Activation::relu, Activation::gelu, Activation::gelu_tanh}) {
+  for (Activation a : {Activation::relu, Activation::gelu, Activation::gelu_tanh, Activation::silu}) {
+    CAPTURE(static_cast<int>(a));
     Mat y = x;
     activation_apply(y, a);
     Mat z = x;

@@ -3,6 +3,7 @@
 // do by attending one position back.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <functional>
 
 #include "base/rng.h"
@@ -113,4 +114,125 @@ TEST_CASE("train: a causal model learns to predict the previous token (it must a
   MESSAGE("previous-token accuracy after 300 steps: " << accuracy << " (first loss " << first_loss << ")");
   CHECK(first_loss > 1.5f);   // about ln 6 at the start
   CHECK(accuracy > 0.95);
+}
+
+namespace {
+
+MaskSpec causal() {
+  MaskSpec m;
+  m.causal = true;
+  return m;
+}
+
+// Five examples of different lengths (the shards stack 2 and 3 of them), some causal.
+std::vector<TrainExample> uneven_batch() {
+  return {{{1, 4, 2}, {-1, 2, 5}, {}},
+          {{3, 0, 5, 6, 2, 1, 4}, {-1, -1, 1, 4, -1, 2, 0}, {}},
+          {{2, 2, 6, 1}, {6, -1, 3, 3}, causal()},
+          {{0, 6, 3, 3, 5}, {-1, -1, -1, -1, 6}, {}},
+          {{5, 1, 0, 4, 2, 6}, {1, 0, -1, 2, 6, 3}, causal()}};
+}
+
+}  // namespace
+
+TEST_CASE("train: a batch runs its shards' examples stacked, and equals the mean of each example's loss and gradient") {
+  // Every scoring function: their parameters' gradients are summed over the stacked examples.
+  for (ScoreKind score : {ScoreKind::scaled_dot, ScoreKind::general, ScoreKind::additive}) {
+    CAPTURE(name_of(score));
+    ModelConfig c = test::gpt_config({.d_model = 8, .n_heads = 2, .n_layers = 2, .d_ff = 12}, 8);
+    c.score = score;
+    Model m = tiny_model(c, 7, 80);
+    model_ensure_score_parameters(m, 81);
+    const std::vector<TrainExample> batch = uneven_batch();
+    auto stacked = batch_loss_grads(m, batch);
+    REQUIRE_MESSAGE(stacked.ok(), stacked.error());
+
+    // One example at a time, averaged.
+    const float scale = 1.0f / static_cast<float>(batch.size());
+    ModelWeights mean = weights_zeros_like(m.weights);
+    double loss = 0;
+    int correct = 0, counted = 0;
+    for (const TrainExample& ex : batch) {
+      auto one = model_loss_grads(m, ex);
+      REQUIRE_MESSAGE(one.ok(), one.error());
+      weights_add(mean, one->grads, scale);
+      loss += one->loss * scale;
+      correct += one->correct;
+      counted += one->counted;
+    }
+    CHECK(stacked->counted == counted);
+    CHECK(stacked->counted == 15);
+    CHECK(stacked->correct == correct);
+    CHECK(stacked->loss == doctest::Approx(loss).epsilon(1e-6));
+    ModelWeights diff = stacked->grads;
+    weights_add(diff, mean, -1.0f);
+    CHECK(weights_norm(mean) > 0.1f);
+    CHECK(weights_norm(diff) <= 1e-6f * weights_norm(mean));
+
+    auto all = model_loss_all(m, batch);
+    REQUIRE_MESSAGE(all.ok(), all.error());
+    CHECK(all->counted == counted);
+    CHECK(all->correct == correct);
+    CHECK(all->loss == doctest::Approx(loss).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("train: a bad example in a stacked batch is named by its place in the batch") {
+  Model m = tiny_model(test::gpt_config({.d_model = 8, .n_heads = 2, .n_layers = 1, .d_ff = 0}, 8), 7, 82);
+  std::vector<TrainExample> batch = uneven_batch();
+  batch[3].ids[2] = 7;  // the vocabulary has ids 0-6
+  auto r = batch_loss_grads(m, batch);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error() == "example 3: token id out of the vocabulary's range at position 2");
+  batch[3].ids[2] = 3;
+  batch[1].ids.push_back(1);  // longer than the learned positions (8)
+  batch[1].targets.push_back(1);
+  batch[1].ids.push_back(1);
+  batch[1].targets.push_back(1);
+  r = batch_loss_grads(m, batch);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error() == "example 1: the example is longer than the learned positions");
+}
+
+TEST_CASE("train: AdamW in pieces on two threads gives the bits of one pass over each whole tensor") {
+  // 4 layers of d_model 128 with an FFN of 256: over 2^18 values, so the update runs on two threads.
+  Model m = tiny_model(test::gpt_config({.d_model = 128, .n_heads = 4, .n_layers = 4, .d_ff = 256}, 8), 50, 83);
+  ModelWeights grads = weights_zeros_like(m.weights);
+  grads.layers[0].attn.in_proj_w = random_mat(384, 128, 84, 0.01);
+  grads.layers[3].ff1_w = random_mat(256, 128, 85, 0.02);
+  grads.layers[3].ff1_b = random_mat(256, 1, 86, 0.02);
+  grads.tok_embed = random_mat(50, 128, 87, 0.01);
+  AdamConfig cfg;
+  AdamState state = adam_init(m.weights);
+  const ModelWeights before = m.weights;
+  adam_step(m.weights, grads, state, cfg);  // the first step: m and v start at zero
+
+  const float norm = weights_norm(grads);
+  const float clip = norm > cfg.clip_norm ? cfg.clip_norm / norm : 1.0f;
+  const float bc1 = 1.0f - cfg.beta1, bc2 = 1.0f - cfg.beta2;
+  auto whole = [&](const auto& w0, const auto& g, bool decay) {  // adam_step's formula over a whole tensor
+    using A = Eigen::ArrayXf;
+    const A gi = Eigen::Map<const A>(g.data(), g.size());
+    const A mi = ((1.0f - cfg.beta1) * clip) * gi;
+    const A vi = ((1.0f - cfg.beta2) * clip * clip) * gi.square();
+    A wi = Eigen::Map<const A>(w0.data(), w0.size());
+    if (decay) wi -= (cfg.lr * cfg.weight_decay) * wi;
+    wi -= cfg.lr * ((mi / bc1) / ((vi / bc2).sqrt() + cfg.eps));
+    return wi;
+  };
+  auto same_bits = [](const Eigen::ArrayXf& want, const auto& got) {
+    return std::memcmp(want.data(), got.data(), sizeof(float) * static_cast<size_t>(want.size())) == 0;
+  };
+  CHECK(same_bits(whole(before.layers[0].attn.in_proj_w, grads.layers[0].attn.in_proj_w, true), m.weights.layers[0].attn.in_proj_w));
+  CHECK(same_bits(whole(before.layers[3].ff1_w, grads.layers[3].ff1_w, true), m.weights.layers[3].ff1_w));
+  CHECK(same_bits(whole(before.layers[3].ff1_b, grads.layers[3].ff1_b, false), m.weights.layers[3].ff1_b));
+  CHECK(same_bits(whole(before.tok_embed, grads.tok_embed, true), m.weights.tok_embed));
+  CHECK(m.weights.layers[0].attn.in_proj_w != before.layers[0].attn.in_proj_w);
+
+  // The norm, summed piece by piece, against one plain sum.
+  double sq = 0;
+  for (const Mat* t : {&grads.layers[0].attn.in_proj_w, &grads.layers[3].ff1_w, &grads.tok_embed})
+    for (Eigen::Index i = 0; i < t->size(); ++i) sq += static_cast<double>(t->data()[i]) * t->data()[i];
+  for (Eigen::Index i = 0; i < grads.layers[3].ff1_b.size(); ++i) sq += static_cast<double>(grads.layers[3].ff1_b(i)) * grads.layers[3].ff1_b(i);
+  CHECK(norm == doctest::Approx(std::sqrt(sq)).epsilon(1e-6));
 }

@@ -1,0 +1,99 @@
+// The trainer's forward pass: examples' rows stacked, so that each weight product (projections, FFN,
+// output) runs once for a shard; positions, masks and attention per example.
+#include "train/stacked_forward.h"
+
+#include <string>
+
+#include "model/embed.h"
+#include "model/kernels.h"
+#include "model/mask.h"
+
+namespace attnviz {
+
+namespace {
+
+Status check_trainable(const Model& model) {
+  const ModelConfig& c = model.config;
+  if (model.weights.tok_embed.rows() == 0 || model.weights.output_w.rows() == 0)
+    return make_error("training needs a model with a vocabulary, token embeddings and an output projection");
+  // The backward passes cover the 2017 layer (LayerNorm, plain FFN, one K/V per head, added
+  // positions); the later families' parts are for reading checkpoints, not for training.
+  if (c.positions == PositionEncoding::rotary || c.norm_kind != NormKind::layer_norm || c.gated_ffn ||
+      c.parallel_residual || c.kv_heads() != c.n_heads || c.sliding_window > 0 || c.position_padding_idx >= 0)
+    return make_error("training supports LayerNorm layers with added positions only (no rotary positions, RMSNorm, "
+                      "gated FFN, parallel residual, grouped key/value heads or sliding window)");
+  return Ok{};
+}
+
+// Example s's head h at heads[s·NH + h] (attention_backward_segments reads them so).
+AttentionTrace attention_forward_stacked(const AttentionWeights& w, const ModelConfig& c, const Mat& x,
+                                         const StackedExamples& st) {
+  const int NH = c.n_heads, HS = c.head_size();
+  const Projections p = attention_project(w, c, x, x, true);
+  AttentionTrace t;
+  t.heads.reserve(st.segments.size() * static_cast<size_t>(NH));
+  t.concat.resize(x.rows(), c.d_model);
+  for (size_t s = 0; s < st.segments.size(); ++s) {
+    const RowSegment& seg = st.segments[s];
+    for (int h = 0; h < NH; ++h) {
+      t.heads.push_back(head_forward(w, c, h, p.q.block(seg.q_first, h * HS, seg.q_rows, HS),
+                                     p.k.block(seg.k_first, h * HS, seg.k_rows, HS),
+                                     p.v.block(seg.k_first, h * HS, seg.k_rows, HS), st.masks[s]));
+      t.concat.block(seg.q_first, h * HS, seg.q_rows, HS) = t.heads.back().out;
+    }
+  }
+  t.out = linear(t.concat, w.out_w, w.out_b);
+  return t;
+}
+
+}  // namespace
+
+Status train_example_check(const Model& model, const TrainExample& ex) {
+  const int T = static_cast<int>(ex.ids.size()), V = static_cast<int>(model.vocab.size());
+  if (T == 0 || static_cast<int>(ex.targets.size()) != T) return make_error("ids and targets must have the same, non-zero length");
+  if (T > kMaxTokens) return make_error("the example is too long");
+  if (model.config.positions == PositionEncoding::learned && T > model.weights.pos_embed.rows())
+    return make_error("the example is longer than the learned positions");
+  for (int t = 0; t < T; ++t)
+    if (ex.ids[static_cast<size_t>(t)] < 0 || ex.ids[static_cast<size_t>(t)] >= V || ex.targets[static_cast<size_t>(t)] >= V)
+      return make_error("token id out of the vocabulary's range at position " + std::to_string(t));
+  return Ok{};
+}
+
+Result<StackedForward> stacked_forward(const Model& model, const TrainExample* examples, size_t count) {
+  const ModelConfig& c = model.config;
+  if (Status s = check_trainable(model); !s) return make_error(s.error());
+  StackedForward f;
+  StackedExamples& st = f.stacked;
+  Eigen::Index rows = 0;
+  for (size_t e = 0; e < count; ++e) {
+    if (Status s = train_example_check(model, examples[e]); !s) return make_error(s.error());
+    const auto T = static_cast<Eigen::Index>(examples[e].ids.size());
+    st.segments.push_back(RowSegment{rows, T, rows, T});
+    st.ids.insert(st.ids.end(), examples[e].ids.begin(), examples[e].ids.end());
+    st.masks.push_back(mask_build(examples[e].mask, static_cast<int>(T), static_cast<int>(T), static_cast<int>(T)));
+    rows += T;
+  }
+  f.x0.resize(rows, c.d_model);
+  for (Eigen::Index r = 0; r < rows; ++r) f.x0.row(r) = model.weights.tok_embed.row(st.ids[static_cast<size_t>(r)]);
+  for (const RowSegment& seg : st.segments) {
+    if (c.positions == PositionEncoding::sinusoidal)
+      f.x0.middleRows(seg.q_first, seg.q_rows) += positions_sinusoidal(static_cast<int>(seg.q_rows), c.d_model);
+    if (c.positions == PositionEncoding::learned)
+      f.x0.middleRows(seg.q_first, seg.q_rows) += model.weights.pos_embed.topRows(seg.q_rows);
+  }
+  const Mat* x = &f.x0;
+  for (int l = 0; l < c.n_layers; ++l) {
+    const LayerWeights& w = model.weights.layers[static_cast<size_t>(l)];
+    f.layers.push_back(layer_forward_with(w, c, *x, [&](const Mat& attn_in) {
+      return attention_forward_stacked(w.attn, c, attn_in, st);
+    }));
+    x = &f.layers.back().out;
+  }
+  f.last = *x;
+  f.final = c.final_norm ? layer_norm(f.last, model.weights.final_norm_w, model.weights.final_norm_b, c.ln_eps) : f.last;
+  f.logits = linear(f.final, model.weights.output_w, model.weights.output_b);
+  return f;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,38 @@
+// The trainer's forward pass over several examples at once: their rows stacked into one (ΣT, C)
+// matrix, so that each weight product (projections, FFN, output) runs once for all of them while
+// positions, masks and attention stay per example. A shard of a batch runs this way (train.cpp);
+// the backward pass reads the same segments (attention_backward_segments).
+#pragma once
+#include <vector>
+
+#include "base/result.h"
+#include "model/layer.h"
+#include "model/model.h"
+#include "train/backward.h"
+#include "train/train.h"
+
+namespace attnviz {
+
+struct StackedExamples {
+  std::vector<RowSegment> segments;  // example e: rows [first, first + rows), queries and keys alike
+  std::vector<int> ids;              // every row's token id
+  std::vector<Mat> masks;            // example e's (T, T) mask
+};
+
+struct StackedForward {
+  StackedExamples stacked;
+  Mat x0;                          // (ΣT, C) embeddings + positions
+  std::vector<LayerTrace> layers;  // attn.heads[e·NH + h]: example e's head h
+  Mat last;                        // (ΣT, C) last layer's output (the final norm's input)
+  Mat final;                       // (ΣT, C)
+  Mat logits;                      // (ΣT, V)
+};
+
+// Why the example cannot be trained on by this model (ids, targets, length), or Ok.
+Status train_example_check(const Model& model, const TrainExample& example);
+
+// examples[0, count): errors name what the model cannot train (training covers LayerNorm layers with
+// added positions) or the first example it cannot take (train_example_check).
+Result<StackedForward> stacked_forward(const Model& model, const TrainExample* examples, size_t count);
+
+}  // namespace attnviz
