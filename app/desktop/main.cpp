@@ -182,18 +182,28 @@ bool script_frame(ScriptRun& run, const std::vector<ScriptLine>& script, AppStat
   return true;
 }
 
-// While the engine works (a forward pass, a load, training), frames only show its progress: at most
-// one every kBusyFrameSeconds. Drawing in software, as on machines without a GPU, costs about as
+// While the engine works (a forward pass, a load, a retrain), frames only show its progress: at most
+// one every busy_frame_seconds. Drawing in software, as on machines without a GPU, costs about as
 // much CPU as a forward pass, and at full rate it took half the two cores from the work (a 12 x 768
-// sandbox toggle ran 1.6x slower). Input and a finished result (ui_wake) end the wait: at once, or,
-// should the window system drop the empty event (GLFW 3.3 on X11 can), at the wait's timeout.
+// sandbox toggle ran 1.6x slower). A retrain runs for seconds and its frames only move the status
+// bar, so it gets half as many (at 20 a second a 4-layer retrain took 12% longer than at 10). Input
+// and a finished result (ui_wake) end the wait: at once, or, should the window system drop the empty
+// event (GLFW 3.3 on X11 can), at the wait's timeout.
 constexpr double kBusyFrameSeconds = 0.05;
+constexpr double kRetrainFrameSeconds = 0.1;
 
-void wait_for_frame(bool computing, bool headless, std::chrono::steady_clock::time_point last_frame_start) {
+// 0 when the app is not computing.
+double busy_frame_seconds(const AppState& app) {
+  if (!app_computing(app)) return 0;
+  return app.retrain.training || app.retrain.twin_training ? kRetrainFrameSeconds : kBusyFrameSeconds;
+}
+
+void wait_for_frame(double busy_seconds, bool headless, std::chrono::steady_clock::time_point last_frame_start) {
+  const bool computing = busy_seconds > 0;
   if (computing) {
     const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_frame_start).count();
-    if (since < kBusyFrameSeconds) {
-      glfwWaitEventsTimeout(kBusyFrameSeconds - since);
+    if (since < busy_seconds) {
+      glfwWaitEventsTimeout(busy_seconds - since);
       return;
     }
   }
@@ -218,7 +228,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
   int saved[4] = {100, 100, opt.width, opt.height};
   auto last_frame_start = std::chrono::steady_clock::now();
   while (!glfwWindowShouldClose(window) && !shell.quit) {
-    wait_for_frame(app_computing(app), headless, last_frame_start);
+    wait_for_frame(busy_frame_seconds(app), headless, last_frame_start);
     const auto frame_start = std::chrono::steady_clock::now();  // after the wait: a frame's time is its own work
     last_frame_start = frame_start;
     const bool training_frame = app.retrain.training;  // the coreference demo retrains off the UI thread
