@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "base/rng.h"
+#include "train/stacked_forward.h"
 
 namespace attnviz {
 
@@ -113,8 +114,9 @@ std::pair<int, int> coref_score_range(const Model& model, const VocabIndex& inde
   run_sharded(kTrainShards, [&](int s) {
     std::vector<TrainExample> shard;
     for (size_t i = begin + n * static_cast<size_t>(s) / kTrainShards; i < begin + n * static_cast<size_t>(s + 1) / kTrainShards; ++i)
-      if (auto ex = coref_train_example(index, examples[i])) shard.push_back(std::move(*ex));
-    if (auto r = model_loss_all(model, shard)) {  // generated sentences always fit the model: no error to report
+      if (auto ex = coref_train_example(index, examples[i]); ex && train_example_check(model, *ex))
+        shard.push_back(std::move(*ex));  // a sentence the model cannot take counts as neither right nor wrong
+    if (auto r = model_loss_all(model, shard)) {
       correct[static_cast<size_t>(s)] = r->correct;
       counted[static_cast<size_t>(s)] = r->counted;
     }

@@ -29,7 +29,7 @@ struct HeadTrace {
 };
 
 struct AttentionTrace {
-  std::vector<HeadTrace> heads;  // NH
+  std::vector<HeadTrace> heads;  // NH (the trainer's stacked examples: NH per example, core/train/stacked_forward.h)
   Mat concat;                    // (Tq, C) the heads' outputs side by side (ablated heads replaced)
   Mat out;                       // (Tq, C) concat · W_Oᵀ + b_O
 };

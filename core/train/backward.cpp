@@ -52,7 +52,7 @@ Mat activation_backward(const Mat& pre, Activation a, const Mat& dy) {
   using Array = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;  // pre's layout
   const auto x = pre.array();
   switch (a) {
-    case Activation::relu: return (x > 0.0f).select(dy.array(), 0.0f).matrix();
+    case Activation::relu: return ((x > 0.0f).cast<float>() * dy.array()).matrix();  // 0 · NaN stays NaN
     case Activation::gelu:  // d/dx [x Φ(x)] = Φ(x) + x φ(x)
       return ((0.5f * (1.0f + (x * kInvSqrt2).erf()) + x * kInvSqrt2Pi * (-0.5f * x.square()).exp()) * dy.array()).matrix();
     case Activation::gelu_tanh: {
@@ -65,7 +65,7 @@ Mat activation_backward(const Mat& pre, Activation a, const Mat& dy) {
       return (s * (1.0f + x * (1.0f - s)) * dy.array()).matrix();
     }
   }
-  return dy;
+  return Mat::Zero(pre.rows(), pre.cols());
 }
 
 CrossEntropy cross_entropy(const Mat& logits, const std::vector<int>& targets) {

@@ -19,9 +19,11 @@ Status check_trainable(const Model& model) {
   // The backward passes cover the 2017 layer (LayerNorm, plain FFN, one K/V per head, added
   // positions); the later families' parts are for reading checkpoints, not for training.
   if (c.positions == PositionEncoding::rotary || c.norm_kind != NormKind::layer_norm || c.gated_ffn ||
-      c.parallel_residual || c.kv_heads() != c.n_heads || c.sliding_window > 0 || c.position_padding_idx >= 0)
+      c.parallel_residual || c.kv_heads() != c.n_heads || c.sliding_window > 0 || c.position_padding_idx >= 0 ||
+      c.embed_norm || c.type_vocab > 0)
     return make_error("training supports LayerNorm layers with added positions only (no rotary positions, RMSNorm, "
-                      "gated FFN, parallel residual, grouped key/value heads or sliding window)");
+                      "gated FFN, parallel residual, grouped key/value heads, sliding window, embedding norm or "
+                      "segment embeddings)");
   return Ok{};
 }
 

@@ -31,8 +31,9 @@ struct StackedForward {
 // Why the example cannot be trained on by this model (ids, targets, length), or Ok.
 Status train_example_check(const Model& model, const TrainExample& example);
 
-// examples[0, count): errors name what the model cannot train (training covers LayerNorm layers with
-// added positions) or the first example it cannot take (train_example_check).
+// examples[0, count). Errors: what the model cannot train (training covers LayerNorm layers with
+// added positions), or train_example_check's for the first example it cannot take (without the
+// example's index: batch_loss_grads adds it).
 Result<StackedForward> stacked_forward(const Model& model, const TrainExample* examples, size_t count);
 
 }  // namespace attnviz

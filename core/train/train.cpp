@@ -13,7 +13,6 @@
 #include <omp.h>
 
 #include "base/rng.h"
-#include "model/kernels.h"
 #include "train/backward.h"
 #include "train/stacked_forward.h"
 
@@ -81,13 +80,17 @@ void count_correct(const Mat& logits, const std::vector<int>& targets, LossGrads
   }
 }
 
-// Loss (each example's mean, times scale, summed) and counts of a stacked forward.
-LossGrads stacked_loss(const StackedForward& f, const TrainExample* examples, float scale) {
+// Loss (each example's mean, times scale, summed) and counts of a stacked forward; with `dlogits`,
+// also the loss's gradient with respect to the logits (ΣT, V).
+LossGrads stacked_loss(const StackedForward& f, const TrainExample* examples, float scale, Mat* dlogits = nullptr) {
   LossGrads out;
+  if (dlogits) dlogits->resize(f.logits.rows(), f.logits.cols());
   for (size_t e = 0; e < f.stacked.segments.size(); ++e) {
     const RowSegment& seg = f.stacked.segments[e];
     const Mat logits = f.logits.middleRows(seg.q_first, seg.q_rows);
-    out.loss += scale * cross_entropy(logits, examples[e].targets).loss;
+    const CrossEntropy ce = cross_entropy(logits, examples[e].targets);
+    out.loss += scale * ce.loss;
+    if (dlogits) dlogits->middleRows(seg.q_first, seg.q_rows) = ce.dlogits * scale;
     count_correct(logits, examples[e].targets, out);
   }
   return out;
@@ -140,7 +143,9 @@ std::vector<Piece> pieces_of(const std::vector<Ref>& tensors) {
 // repay starting one (fixed halves: the same work per piece on any thread count).
 void for_pieces(const std::vector<Piece>& pieces, const std::function<void(size_t)>& fn) {
   const size_t n = pieces.size();
-  if (n * static_cast<size_t>(kPieceValues) < (size_t{1} << 18)) {
+  Eigen::Index values = 0;
+  for (const Piece& p : pieces) values += p.size;
+  if (values < (Eigen::Index{1} << 18)) {
     for (size_t i = 0; i < n; ++i) fn(i);
     return;
   }
@@ -193,7 +198,8 @@ Result<LossGrads> stacked_loss_grads(const Model& model, const TrainExample* exa
   if (!fr) return make_error(fr.error());
   const StackedForward& f = *fr;
   const ModelConfig& c = model.config;
-  LossGrads out = stacked_loss(f, examples, scale);
+  Mat dlogits;
+  LossGrads out = stacked_loss(f, examples, scale, &dlogits);
   // Every tensor the optimiser walks (weights_tensors) gets a gradient shaped like the model's.
   ModelWeights& g = out.grads;
   g.layers.resize(model.weights.layers.size());
@@ -201,11 +207,6 @@ Result<LossGrads> stacked_loss_grads(const Model& model, const TrainExample* exa
   g.pos_embed = Mat::Zero(model.weights.pos_embed.rows(), model.weights.pos_embed.cols());
   g.final_norm_w = Vec::Zero(model.weights.final_norm_w.size());
   g.final_norm_b = Vec::Zero(model.weights.final_norm_b.size());
-  Mat dlogits(f.logits.rows(), f.logits.cols());
-  for (size_t e = 0; e < count; ++e) {
-    const RowSegment& seg = f.stacked.segments[e];
-    dlogits.middleRows(seg.q_first, seg.q_rows) = cross_entropy(f.logits.middleRows(seg.q_first, seg.q_rows), examples[e].targets).dlogits * scale;
-  }
   LinearGrads head = linear_backward(f.final, model.weights.output_w, dlogits);
   g.output_w = std::move(head.dw);
   g.output_b = std::move(head.db);

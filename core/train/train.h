@@ -1,8 +1,8 @@
 // Training: the loss of a model on token ids with per-position targets, its gradient for every
 // weight (same layout as the weights: a ModelWeights), global-norm clipping and AdamW. Deterministic
-// for given data and seed. The forward here is the engine's own (layer_forward_with, several examples'
-// rows stacked, attention per example); the backward is core/train/backward.h. Demo data and the
-// training loop live elsewhere.
+// for given data and seed. The forward is core/train/stacked_forward.h: the engine's own layers
+// (layer_forward_with) over several examples' rows stacked, attention per example; the backward is
+// core/train/backward.h. Demo data and the training loop live elsewhere.
 #pragma once
 #include <functional>
 #include <vector>
@@ -19,10 +19,11 @@ struct TrainExample {
 };
 
 struct LossGrads {
-  float loss = 0;        // mean cross-entropy over positions with a target
+  float loss = 0;        // mean cross-entropy over positions with a target (a batch: the mean of the examples')
   int correct = 0;       // positions whose arg-max prediction equals the target
   int counted = 0;       // positions with a target
-  ModelWeights grads;    // d loss / d weight, every tensor shaped like the model's
+  ModelWeights grads;    // d loss / d weight: every tensor the optimiser updates, shaped like the model's (the
+                         // layers, token and position tables, final norm, output); the others are empty
 };
 
 // Needs tok_embed, output_w and a vocabulary. Errors: ids out of range, length mismatch, too long.

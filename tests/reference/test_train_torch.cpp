@@ -1,6 +1,6 @@
 // One full training step against PyTorch autograd: the fixtures in tests/fixtures/train were
-// written by make_grad_fixture.py. The batch gradient (model_loss_grads averaged as coref_train does)
-// must match autograd to 1e-4, the loss to 1e-5, and adam_step's weights torch.optim.AdamW's to 1e-5.
+// written by make_grad_fixture.py. The batch gradient (batch_loss_grads, as coref_train computes it:
+// the examples stacked, two shards) must match autograd to 1e-4, the loss to 1e-5, and adam_step's weights torch.optim.AdamW's to 1e-5.
 // The core train tests (test_train.cpp) check the same code against finite differences instead.
 #include <algorithm>
 #include <cmath>
@@ -55,17 +55,11 @@ struct BatchGrads {
   ModelWeights grads;
 };
 
-// The mean of the examples' gradients and losses, accumulated exactly as coref_train does.
+// The mean of the examples' gradients and losses, as coref_train computes it (batch_loss_grads).
 BatchGrads batch_grads(const Model& model, const std::vector<TrainExample>& batch) {
-  BatchGrads out{0, weights_zeros_like(model.weights)};
-  const float share = 1.0f / static_cast<float>(batch.size());
-  for (const TrainExample& ex : batch) {
-    auto lg = model_loss_grads(model, ex);
-    REQUIRE_MESSAGE(lg.ok(), lg.error());
-    weights_add(out.grads, lg->grads, share);
-    out.loss += lg->loss * share;
-  }
-  return out;
+  auto lg = batch_loss_grads(model, batch);
+  REQUIRE_MESSAGE(lg.ok(), lg.error());
+  return {lg->loss, std::move(lg->grads)};
 }
 
 // The fixture's tensors under `prefix` ("grad.", "grad2.") as a ModelWeights, through model_io's own

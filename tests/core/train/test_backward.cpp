@@ -82,8 +82,8 @@ TEST_CASE("backward: LayerNorm") {
   check_gradient("db", b, g.db, f);
 }
 
-TEST_CASE("backward: relu, gelu and gelu_tanh") {
-  for (Activation a : {Activation::relu, Activation::gelu, Activation::gelu_tanh}) {
+TEST_CASE("backward: relu, gelu, gelu_tanh and silu") {
+  for (Activation a : {Activation::relu, Activation::gelu, Activation::gelu_tanh, Activation::silu}) {
     CAPTURE(a);
     Mat x = random_mat(4, 9, 11, 1.5);
     for (Eigen::Index i = 0; i < x.size(); ++i)  // keep away from relu's kink at 0

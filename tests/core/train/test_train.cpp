@@ -5,8 +5,14 @@
 
 #include <cstring>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "base/rng.h"
+#include "model/embed.h"
+#include "model/kernels.h"
+#include "model/layer.h"
+#include "model/mask.h"
 #include "support/check_util.h"
 #include "support/model_util.h"
 #include "train/train.h"
@@ -133,15 +139,68 @@ std::vector<TrainExample> uneven_batch() {
           {{5, 1, 0, 4, 2, 6}, {1, 0, -1, 2, 6, 3}, causal()}};
 }
 
+struct Variant {
+  std::string name;
+  ModelConfig config;
+};
+
+std::vector<Variant> training_variants() {
+  const ModelConfig base = test::gpt_config({.d_model = 8, .n_heads = 2, .n_layers = 2, .d_ff = 12}, 8);
+  std::vector<Variant> out;
+  for (ScoreKind score : {ScoreKind::scaled_dot, ScoreKind::general, ScoreKind::additive, ScoreKind::dot}) {
+    ModelConfig c = base;
+    c.score = score;
+    out.push_back({std::string("pre-norm, ") + std::string(name_of(score)), c});
+  }
+  ModelConfig post = base;
+  post.norm = NormPlacement::post;
+  post.final_norm = false;
+  post.activation = Activation::relu;
+  out.push_back({"post-norm, relu, no final norm", post});
+  ModelConfig sinusoidal = base;
+  sinusoidal.positions = PositionEncoding::sinusoidal;
+  sinusoidal.d_ff = 0;
+  out.push_back({"sinusoidal positions, attention only", sinusoidal});
+  return out;
+}
+
+// The engine's own forward, one example: embeddings, layer_forward per layer, final norm, output.
+Mat engine_logits(const Model& m, const TrainExample& ex) {
+  const ModelConfig& c = m.config;
+  const int T = static_cast<int>(ex.ids.size());
+  Mat x(T, c.d_model);
+  for (int t = 0; t < T; ++t) x.row(t) = m.weights.tok_embed.row(ex.ids[static_cast<size_t>(t)]);
+  if (c.positions == PositionEncoding::learned) x += m.weights.pos_embed.topRows(T);
+  if (c.positions == PositionEncoding::sinusoidal) x += positions_sinusoidal(T, c.d_model);
+  const Mat mask = mask_build(ex.mask, T, T, T);
+  for (const LayerWeights& w : m.weights.layers) x = layer_forward(w, c, x, nullptr, mask).out;
+  if (c.final_norm) x = layer_norm(x, m.weights.final_norm_w, m.weights.final_norm_b, c.ln_eps);
+  return linear(x, m.weights.output_w, m.weights.output_b);
+}
+
 }  // namespace
 
+TEST_CASE("train: the trainer's forward is the engine's, example by example, in every variant it trains") {
+  for (const Variant& v : training_variants()) {
+    CAPTURE(v.name);
+    Model m = tiny_model(v.config, 7, 90);
+    model_ensure_score_parameters(m, 91);
+    for (const TrainExample& ex : uneven_batch()) {
+      auto logits = model_logits(m, ex);
+      REQUIRE_MESSAGE(logits.ok(), logits.error());
+      const Mat want = engine_logits(m, ex);
+      REQUIRE(logits->rows() == want.rows());
+      CHECK((*logits - want).cwiseAbs().maxCoeff() <= 1e-5f * std::max(1.0f, want.cwiseAbs().maxCoeff()));
+    }
+  }
+}
+
 TEST_CASE("train: a batch runs its shards' examples stacked, and equals the mean of each example's loss and gradient") {
-  // Every scoring function: their parameters' gradients are summed over the stacked examples.
-  for (ScoreKind score : {ScoreKind::scaled_dot, ScoreKind::general, ScoreKind::additive}) {
-    CAPTURE(name_of(score));
-    ModelConfig c = test::gpt_config({.d_model = 8, .n_heads = 2, .n_layers = 2, .d_ff = 12}, 8);
-    c.score = score;
-    Model m = tiny_model(c, 7, 80);
+  // Every scoring function (their parameters' gradients are summed over the stacked examples), and the
+  // 2017 layer's other variants: post-norm, sinusoidal positions, no final norm, attention only.
+  for (const Variant& v : training_variants()) {
+    CAPTURE(v.name);
+    Model m = tiny_model(v.config, 7, 80);
     model_ensure_score_parameters(m, 81);
     const std::vector<TrainExample> batch = uneven_batch();
     auto stacked = batch_loss_grads(m, batch);
@@ -175,6 +234,21 @@ TEST_CASE("train: a batch runs its shards' examples stacked, and equals the mean
     CHECK(all->correct == correct);
     CHECK(all->loss == doctest::Approx(loss).epsilon(1e-6));
   }
+}
+
+TEST_CASE("train: a batch of one leaves a shard empty and is that example's loss and gradient") {
+  Model m = tiny_model(training_variants()[0].config, 7, 84);
+  const TrainExample ex = uneven_batch()[1];
+  auto batch = batch_loss_grads(m, {ex});
+  auto one = model_loss_grads(m, ex);
+  REQUIRE_MESSAGE(batch.ok(), batch.error());
+  REQUIRE_MESSAGE(one.ok(), one.error());
+  CHECK(batch->loss == one->loss);
+  CHECK(batch->counted == 4);
+  ModelWeights diff = batch->grads;
+  weights_add(diff, one->grads, -1.0f);
+  CHECK(weights_norm(diff) == 0.0f);  // the same stacked pass of one example
+  CHECK(weights_norm(one->grads) > 0.1f);
 }
 
 TEST_CASE("train: a bad example in a stacked batch is named by its place in the batch") {
