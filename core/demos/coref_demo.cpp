@@ -4,11 +4,9 @@
 #include "demos/coref_demo.h"
 
 #include <cmath>
-#include <numeric>
 #include <unordered_map>
 
 #include "base/rng.h"
-#include "train/stacked_forward.h"
 
 namespace attnviz {
 
@@ -105,23 +103,15 @@ Result<TrainExample> coref_train_example(const Model& model, const CorefExample&
 
 namespace {
 
-// Correct and counted examples among examples[begin, end), over kTrainShards threads (fixed
-// shards: the same sums on any thread count).
+// Correct and counted examples among examples[begin, end) (count_correct_sharded: the same sums on
+// any thread count). A sentence the demo cannot read counts as neither.
 std::pair<int, int> coref_score_range(const Model& model, const VocabIndex& index, const std::vector<CorefExample>& examples,
                                       size_t begin, size_t end) {
-  std::vector<int> correct(kTrainShards, 0), counted(kTrainShards, 0);
-  const size_t n = end - begin;
-  run_sharded(kTrainShards, [&](int s) {
-    std::vector<TrainExample> shard;
-    for (size_t i = begin + n * static_cast<size_t>(s) / kTrainShards; i < begin + n * static_cast<size_t>(s + 1) / kTrainShards; ++i)
-      if (auto ex = coref_train_example(index, examples[i]); ex && train_example_check(model, *ex))
-        shard.push_back(std::move(*ex));  // a sentence the model cannot take counts as neither right nor wrong
-    if (auto r = model_loss_all(model, shard)) {
-      correct[static_cast<size_t>(s)] = r->correct;
-      counted[static_cast<size_t>(s)] = r->counted;
-    }
-  });
-  return {std::accumulate(correct.begin(), correct.end(), 0), std::accumulate(counted.begin(), counted.end(), 0)};
+  std::vector<TrainExample> range;
+  for (size_t i = begin; i < end; ++i)
+    if (auto ex = coref_train_example(index, examples[i])) range.push_back(std::move(*ex));
+  const PredictionCounts c = count_correct_sharded(model, range);
+  return {c.correct, c.counted};
 }
 
 }  // namespace

@@ -4,11 +4,9 @@
 #include "demos/induction_demo.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "base/rng.h"
 #include "model/trace.h"
-#include "train/stacked_forward.h"
 
 namespace attnviz {
 
@@ -153,21 +151,10 @@ TrainExample induction_train_example(const InductionSequence& seq) {
 }
 
 float induction_evaluate(const Model& model, const std::vector<InductionSequence>& sequences) {
-  // Over kTrainShards threads, each shard's sequences in one stacked forward (fixed shards: the same
-  // counts on any thread count). A sequence the model cannot take counts as neither right nor wrong.
-  std::vector<int> correct(kTrainShards, 0), counted(kTrainShards, 0);
-  const size_t n = sequences.size();
-  run_sharded(kTrainShards, [&](int s) {
-    std::vector<TrainExample> shard;
-    for (size_t i = n * static_cast<size_t>(s) / kTrainShards; i < n * static_cast<size_t>(s + 1) / kTrainShards; ++i)
-      if (TrainExample ex = induction_train_example(sequences[i]); train_example_check(model, ex)) shard.push_back(std::move(ex));
-    if (auto r = model_loss_all(model, shard)) {
-      correct[static_cast<size_t>(s)] = r->correct;
-      counted[static_cast<size_t>(s)] = r->counted;
-    }
-  });
-  const int c = std::accumulate(correct.begin(), correct.end(), 0), k = std::accumulate(counted.begin(), counted.end(), 0);
-  return k > 0 ? static_cast<float>(c) / static_cast<float>(k) : 0.0f;
+  std::vector<TrainExample> examples;
+  for (const InductionSequence& s : sequences) examples.push_back(induction_train_example(s));
+  const PredictionCounts c = count_correct_sharded(model, examples);
+  return c.counted > 0 ? static_cast<float>(c.correct) / static_cast<float>(c.counted) : 0.0f;
 }
 
 Result<InductionScores> induction_scores(const Model& model, uint64_t seed, int length, int segment_length) {

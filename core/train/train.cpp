@@ -284,6 +284,23 @@ Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainEx
   return std::move(*total);
 }
 
+PredictionCounts count_correct_sharded(const Model& model, const std::vector<TrainExample>& examples) {
+  std::vector<PredictionCounts> shards(kTrainShards);
+  const size_t n = examples.size();
+  run_sharded(kTrainShards, [&](int s) {
+    std::vector<TrainExample> shard;
+    for (size_t i = n * static_cast<size_t>(s) / kTrainShards; i < n * static_cast<size_t>(s + 1) / kTrainShards; ++i)
+      if (train_example_check(model, examples[i])) shard.push_back(examples[i]);
+    if (auto r = model_loss_all(model, shard)) shards[static_cast<size_t>(s)] = {r->correct, r->counted};
+  });
+  PredictionCounts total;
+  for (const PredictionCounts& c : shards) {
+    total.correct += c.correct;
+    total.counted += c.counted;
+  }
+  return total;
+}
+
 AdamState adam_init(const ModelWeights& w) {
   AdamState s;
   s.m = weights_zeros_like(w);

@@ -49,6 +49,14 @@ inline constexpr int kTrainShards = 2;
 void run_sharded(int shards, const std::function<void(int shard)>& fn);
 Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainExample>& batch);
 
+// Correct and counted predictions over examples: kTrainShards fixed shards on threads of their own,
+// each shard's examples in one stacked forward (the same counts on any thread count). An example the
+// model cannot take counts as neither right nor wrong. The demos' held-out evaluations.
+struct PredictionCounts {
+  int correct = 0, counted = 0;
+};
+PredictionCounts count_correct_sharded(const Model& model, const std::vector<TrainExample>& examples);
+
 // The output logits (T, V) for token ids (targets are ignored).
 Result<Mat> model_logits(const Model& model, const TrainExample& example);
 
