@@ -310,3 +310,23 @@ TEST_CASE("train: AdamW in pieces on two threads gives the bits of one pass over
   for (Eigen::Index i = 0; i < grads.layers[3].ff1_b.size(); ++i) sq += static_cast<double>(grads.layers[3].ff1_b(i)) * grads.layers[3].ff1_b(i);
   CHECK(norm == doctest::Approx(std::sqrt(sq)).epsilon(1e-6));
 }
+
+TEST_CASE("train: the sharded evaluation counts what each example's own forward counts, skipping bad examples") {
+  Model m = tiny_model(training_variants()[0].config, 7, 92);
+  std::vector<TrainExample> examples = uneven_batch();
+  int correct = 0, counted = 0;
+  for (const TrainExample& ex : examples) {
+    auto r = model_loss(m, ex);
+    REQUIRE_MESSAGE(r.ok(), r.error());
+    correct += r->correct;
+    counted += r->counted;
+  }
+  TrainExample bad = examples[0];
+  bad.ids[0] = 99;  // out of the vocabulary: neither right nor wrong
+  examples.insert(examples.begin() + 2, bad);
+  const PredictionCounts c = count_correct_sharded(m, examples);
+  CHECK(c.counted == counted);
+  CHECK(c.counted == 15);
+  CHECK(c.correct == correct);
+  CHECK(count_correct_sharded(m, {}).counted == 0);
+}
