@@ -4,6 +4,7 @@
 #include "demos/coref_demo.h"
 
 #include <cmath>
+#include <utility>
 #include <unordered_map>
 
 #include "base/rng.h"
@@ -110,7 +111,7 @@ std::pair<int, int> coref_score_range(const Model& model, const VocabIndex& inde
   std::vector<TrainExample> range;
   for (size_t i = begin; i < end; ++i)
     if (auto ex = coref_train_example(index, examples[i])) range.push_back(std::move(*ex));
-  const PredictionCounts c = count_correct_sharded(model, range);
+  const PredictionCounts c = count_correct_sharded(model, std::move(range));
   return {c.correct, c.counted};
 }
 

@@ -4,6 +4,7 @@
 #include "demos/induction_demo.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "base/rng.h"
 #include "model/trace.h"
@@ -153,7 +154,7 @@ TrainExample induction_train_example(const InductionSequence& seq) {
 float induction_evaluate(const Model& model, const std::vector<InductionSequence>& sequences) {
   std::vector<TrainExample> examples;
   for (const InductionSequence& s : sequences) examples.push_back(induction_train_example(s));
-  const PredictionCounts c = count_correct_sharded(model, examples);
+  const PredictionCounts c = count_correct_sharded(model, std::move(examples));
   return c.counted > 0 ? static_cast<float>(c.correct) / static_cast<float>(c.counted) : 0.0f;
 }
 

@@ -16,7 +16,7 @@ std::vector<char> tensor_copies_run(std::span<const TensorCopy> copies, const st
     // opening a 12 x 768 model went to faults).
     memory_populate_for_write(copies[k].out, t.numel() * sizeof(float));
     if (t.raw) memory_populate_for_read(t.raw, t.numel() * dtype_size(t.stored));
-    finite[k] = tensor_values_into(*copies[k].tensor, copies[k].out, copies[k].transpose);
+    finite[k] = tensor_values_into(t, copies[k].out, copies[k].transpose);
     if (done) done(k);
   }
   return finite;

@@ -63,6 +63,15 @@ std::vector<TensorRef<W>> weights_tensors(W& w) {
   return out;
 }
 
+// Shard s's share [first, end) of n items: fixed shares, so the work per shard is the same whatever
+// the number of threads that run them.
+struct ShardRange {
+  size_t first = 0, end = 0;
+};
+ShardRange shard_range(size_t n, int s) {
+  return {n * static_cast<size_t>(s) / kTrainShards, n * static_cast<size_t>(s + 1) / kTrainShards};
+}
+
 // a[j] += scale * b[j]: a multiplication, then an addition (no build fuses them).
 void add_scaled(float* a, const float* b, Eigen::Index n, float scale) {
   for (Eigen::Index j = 0; j < n; ++j) a[j] += scale * b[j];
@@ -150,7 +159,8 @@ void for_pieces(const std::vector<Piece>& pieces, const std::function<void(size_
     return;
   }
   run_sharded(kTrainShards, [&](int s) {
-    for (size_t i = n * static_cast<size_t>(s) / kTrainShards; i < n * static_cast<size_t>(s + 1) / kTrainShards; ++i) fn(i);
+    const auto [first, end] = shard_range(n, s);
+    for (size_t i = first; i < end; ++i) fn(i);
   });
 }
 
@@ -176,11 +186,20 @@ Result<LossGrads> model_loss(const Model& model, const TrainExample& ex) {
   return stacked_loss(*f, &ex, 1.0f);
 }
 
-Result<LossGrads> model_loss_all(const Model& model, const std::vector<TrainExample>& examples) {
-  if (examples.empty()) return LossGrads{};
-  auto f = stacked_forward(model, examples.data(), examples.size());
+namespace {
+
+// model_loss_all of examples[0, count).
+Result<LossGrads> stacked_loss_of(const Model& model, const TrainExample* examples, size_t count) {
+  if (count == 0) return LossGrads{};
+  auto f = stacked_forward(model, examples, count);
   if (!f) return make_error(f.error());
-  return stacked_loss(*f, examples.data(), 1.0f / static_cast<float>(examples.size()));
+  return stacked_loss(*f, examples, 1.0f / static_cast<float>(count));
+}
+
+}  // namespace
+
+Result<LossGrads> model_loss_all(const Model& model, const std::vector<TrainExample>& examples) {
+  return stacked_loss_of(model, examples.data(), examples.size());
 }
 
 Result<Mat> model_logits(const Model& model, const TrainExample& ex) {
@@ -261,12 +280,12 @@ Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainEx
   const float scale = 1.0f / static_cast<float>(n);
   std::vector<Result<LossGrads>> shards(kTrainShards, make_error("not run"));
   run_sharded(kTrainShards, [&](int s) {
-    const size_t first = n * static_cast<size_t>(s) / kTrainShards, end = n * static_cast<size_t>(s + 1) / kTrainShards;
+    const auto [first, end] = shard_range(n, s);
     if (first < end) shards[static_cast<size_t>(s)] = stacked_loss_grads(model, batch.data() + first, end - first, scale);
   });
   std::optional<LossGrads> total;
   for (size_t s = 0; s < shards.size(); ++s) {
-    if (n * s / kTrainShards == n * (s + 1) / kTrainShards) continue;  // an empty shard (a batch smaller than the shards)
+    if (const auto [first, end] = shard_range(n, static_cast<int>(s)); first == end) continue;  // a batch smaller than the shards
     if (!shards[s]) {
       for (size_t i = 0; i < n; ++i)  // which example: the shard's error is the first of its examples'
         if (Status e = train_example_check(model, batch[i]); !e) return make_error("example " + std::to_string(i) + ": " + e.error());
@@ -284,14 +303,12 @@ Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainEx
   return std::move(*total);
 }
 
-PredictionCounts count_correct_sharded(const Model& model, const std::vector<TrainExample>& examples) {
+PredictionCounts count_correct_sharded(const Model& model, std::vector<TrainExample> examples) {
+  std::erase_if(examples, [&](const TrainExample& ex) { return !train_example_check(model, ex); });
   std::vector<PredictionCounts> shards(kTrainShards);
-  const size_t n = examples.size();
   run_sharded(kTrainShards, [&](int s) {
-    std::vector<TrainExample> shard;
-    for (size_t i = n * static_cast<size_t>(s) / kTrainShards; i < n * static_cast<size_t>(s + 1) / kTrainShards; ++i)
-      if (train_example_check(model, examples[i])) shard.push_back(examples[i]);
-    if (auto r = model_loss_all(model, shard)) shards[static_cast<size_t>(s)] = {r->correct, r->counted};
+    const auto [first, end] = shard_range(examples.size(), s);
+    if (auto r = stacked_loss_of(model, examples.data() + first, end - first)) shards[static_cast<size_t>(s)] = {r->correct, r->counted};
   });
   PredictionCounts total;
   for (const PredictionCounts& c : shards) {

@@ -55,7 +55,7 @@ Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainEx
 struct PredictionCounts {
   int correct = 0, counted = 0;
 };
-PredictionCounts count_correct_sharded(const Model& model, const std::vector<TrainExample>& examples);
+PredictionCounts count_correct_sharded(const Model& model, std::vector<TrainExample> examples);
 
 // The output logits (T, V) for token ids (targets are ignored).
 Result<Mat> model_logits(const Model& model, const TrainExample& example);

@@ -4,7 +4,6 @@
 #include "state/app_state.h"
 #include "state/model_source.h"
 
-
 #include "asset_paths.h"
 #include "base/enum_names.h"
 #include "base/rng.h"

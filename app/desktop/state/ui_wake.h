@@ -3,6 +3,7 @@
 // importance grid calls ui_wake() to have its result drawn in the next frame, not at the next tick.
 // The shell installs the window system's wake-up call; without one, ui_wake() does nothing.
 #pragma once
+#include "base/no_copy.h"
 
 namespace attnviz {
 
@@ -12,12 +13,10 @@ void ui_wake_install(void (*wake)());
 void ui_wake();
 
 // Installs `wake` for its lifetime, and uninstalls it however the scope ends.
-class UiWakeInstalled {
+class UiWakeInstalled : NoCopy {
  public:
   explicit UiWakeInstalled(void (*wake)()) { ui_wake_install(wake); }
   ~UiWakeInstalled() { ui_wake_install(nullptr); }
-  UiWakeInstalled(const UiWakeInstalled&) = delete;
-  UiWakeInstalled& operator=(const UiWakeInstalled&) = delete;
 };
 
 }  // namespace attnviz
