@@ -27,25 +27,62 @@ Status check_trainable(const Model& model) {
   return Ok{};
 }
 
-// Example s's head h at heads[s·NH + h] (attention_backward_segments reads them so).
-AttentionTrace attention_forward_stacked(const AttentionWeights& w, const ModelConfig& c, const Mat& x,
-                                         const StackedExamples& st) {
+// Example s's head h at heads[s·NH + h] (attention_backward_segments reads them so). Queries are
+// rows of xq, keys and values rows of xkv (the same matrix in self-attention), as the segments say.
+AttentionTrace attention_forward_stacked(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
+                                         bool self_attention, const std::vector<RowSegment>& segments,
+                                         const std::vector<Mat>& masks) {
   const int NH = c.n_heads, HS = c.head_size();
-  const Projections p = attention_project(w, c, x, x, true);
+  const Projections p = attention_project(w, c, xq, xkv, self_attention);
   AttentionTrace t;
-  t.heads.reserve(st.segments.size() * static_cast<size_t>(NH));
-  t.concat.resize(x.rows(), c.d_model);
-  for (size_t s = 0; s < st.segments.size(); ++s) {
-    const RowSegment& seg = st.segments[s];
+  t.heads.reserve(segments.size() * static_cast<size_t>(NH));
+  t.concat.resize(xq.rows(), c.d_model);
+  for (size_t s = 0; s < segments.size(); ++s) {
+    const RowSegment& seg = segments[s];
     for (int h = 0; h < NH; ++h) {
+      // The backward reads the weights, not the scores: dot-product heads need not keep them.
       t.heads.push_back(head_forward(w, c, h, p.q.block(seg.q_first, h * HS, seg.q_rows, HS),
                                      p.k.block(seg.k_first, h * HS, seg.k_rows, HS),
-                                     p.v.block(seg.k_first, h * HS, seg.k_rows, HS), st.masks[s]));
+                                     p.v.block(seg.k_first, h * HS, seg.k_rows, HS), masks[s], false));
       t.concat.block(seg.q_first, h * HS, seg.q_rows, HS) = t.heads.back().out;
     }
   }
   t.out = linear(t.concat, w.out_w, w.out_b);
   return t;
+}
+
+// Fills f.out_rows and f.out_segments: every row, or each example's rows with a target.
+void choose_output_rows(StackedForward& f, const TrainExample* examples, OutputRows rows) {
+  for (size_t e = 0; e < f.stacked.segments.size(); ++e) {
+    const RowSegment& seg = f.stacked.segments[e];
+    RowSegment out{static_cast<Eigen::Index>(f.out_rows.size()), 0, seg.k_first, seg.k_rows};
+    for (Eigen::Index t = 0; t < seg.q_rows; ++t)
+      if (rows == OutputRows::all || examples[e].targets[static_cast<size_t>(t)] >= 0) {
+        f.out_rows.push_back(seg.q_first + t);
+        ++out.q_rows;
+      }
+    f.out_segments.push_back(out);
+  }
+}
+
+// The last layer over f.out_rows only, its keys and values over every row of x.
+LayerTrace last_layer_narrowed(const LayerWeights& w, const ModelConfig& c, const Mat& x, StackedForward& f) {
+  f.last_kv_in = c.norm == NormPlacement::pre ? layer_norm(x, w.norm1_w, w.norm1_b, c.ln_eps) : x;
+  const auto n = static_cast<Eigen::Index>(f.out_rows.size());
+  Mat xq(n, x.cols());
+  for (Eigen::Index i = 0; i < n; ++i) xq.row(i) = x.row(f.out_rows[static_cast<size_t>(i)]);
+  std::vector<Mat> masks;  // each example's mask, its query rows narrowed alike
+  masks.reserve(f.out_segments.size());
+  for (size_t e = 0; e < f.out_segments.size(); ++e) {
+    const RowSegment& seg = f.out_segments[e];
+    Mat m(seg.q_rows, seg.k_rows);
+    for (Eigen::Index i = 0; i < seg.q_rows; ++i)
+      m.row(i) = f.stacked.masks[e].row(f.out_rows[static_cast<size_t>(seg.q_first + i)] - seg.k_first);
+    masks.push_back(std::move(m));
+  }
+  return layer_forward_with(w, c, xq, [&](const Mat& attn_in) {
+    return attention_forward_stacked(w.attn, c, attn_in, f.last_kv_in, false, f.out_segments, masks);
+  });
 }
 
 }  // namespace
@@ -62,34 +99,39 @@ Status train_example_check(const Model& model, const TrainExample& ex) {
   return Ok{};
 }
 
-Result<StackedForward> stacked_forward(const Model& model, const TrainExample* examples, size_t count) {
+Result<StackedForward> stacked_forward(const Model& model, const TrainExample* examples, size_t count, OutputRows rows) {
   const ModelConfig& c = model.config;
   if (Status s = check_trainable(model); !s) return make_error(s.error());
   StackedForward f;
   StackedExamples& st = f.stacked;
-  Eigen::Index rows = 0;
+  Eigen::Index rows_total = 0;
   for (size_t e = 0; e < count; ++e) {
     if (Status s = train_example_check(model, examples[e]); !s) return make_error(s.error());
     const auto T = static_cast<Eigen::Index>(examples[e].ids.size());
-    st.segments.push_back(RowSegment{rows, T, rows, T});
+    st.segments.push_back(RowSegment{rows_total, T, rows_total, T});
     st.ids.insert(st.ids.end(), examples[e].ids.begin(), examples[e].ids.end());
     st.masks.push_back(mask_build(examples[e].mask, static_cast<int>(T), static_cast<int>(T), static_cast<int>(T)));
-    rows += T;
+    rows_total += T;
   }
-  f.x0.resize(rows, c.d_model);
-  for (Eigen::Index r = 0; r < rows; ++r) f.x0.row(r) = model.weights.tok_embed.row(st.ids[static_cast<size_t>(r)]);
+  f.x0.resize(rows_total, c.d_model);
+  for (Eigen::Index r = 0; r < rows_total; ++r) f.x0.row(r) = model.weights.tok_embed.row(st.ids[static_cast<size_t>(r)]);
   for (const RowSegment& seg : st.segments) {
     if (c.positions == PositionEncoding::sinusoidal)
       f.x0.middleRows(seg.q_first, seg.q_rows) += positions_sinusoidal(static_cast<int>(seg.q_rows), c.d_model);
     if (c.positions == PositionEncoding::learned)
       f.x0.middleRows(seg.q_first, seg.q_rows) += model.weights.pos_embed.topRows(seg.q_rows);
   }
+  choose_output_rows(f, examples, c.n_layers > 0 ? rows : OutputRows::all);
+  const bool narrowed = static_cast<Eigen::Index>(f.out_rows.size()) < rows_total;
   const Mat* x = &f.x0;
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerWeights& w = model.weights.layers[static_cast<size_t>(l)];
-    f.layers.push_back(layer_forward_with(w, c, *x, [&](const Mat& attn_in) {
-      return attention_forward_stacked(w.attn, c, attn_in, st);
-    }));
+    if (narrowed && l + 1 == c.n_layers)
+      f.layers.push_back(last_layer_narrowed(w, c, *x, f));
+    else
+      f.layers.push_back(layer_forward_with(w, c, *x, [&](const Mat& attn_in) {
+        return attention_forward_stacked(w.attn, c, attn_in, attn_in, true, st.segments, st.masks);
+      }));
     x = &f.layers.back().out;
   }
   f.last = *x;

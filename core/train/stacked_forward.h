@@ -19,13 +19,25 @@ struct StackedExamples {
   std::vector<Mat> masks;            // example e's (T, T) mask
 };
 
+// Which rows the last layer computes. The loss and the counts read only the positions with a target,
+// and nothing after the last layer's attention mixes rows, so its queries, output projection, FFN,
+// final norm and logits need only those rows (its keys and values still read every row).
+enum class OutputRows { all, targets };
+
 struct StackedForward {
   StackedExamples stacked;
   Mat x0;                          // (ΣT, C) embeddings + positions
-  std::vector<LayerTrace> layers;  // attn.heads[e·NH + h]: example e's head h
-  Mat last;                        // (ΣT, C) last layer's output (the final norm's input)
-  Mat final;                       // (ΣT, C)
-  Mat logits;                      // (ΣT, V)
+  std::vector<LayerTrace> layers;  // attn.heads[e·NH + h]: example e's head h; the last over out_rows only
+  // The last layer's output rows: out_rows[i] is the stacked row that output row i is, and
+  // out_segments[e] example e's output rows (q_first, q_rows) and its stacked rows as keys (k_first,
+  // k_rows). With every row, out_rows is 0, 1, ... and out_segments is stacked.segments.
+  std::vector<Eigen::Index> out_rows;
+  std::vector<RowSegment> out_segments;
+  Mat last_kv_in;                  // (ΣT, C) what the last layer's keys and values read, when its
+                                   // queries are fewer than the rows; empty otherwise
+  Mat last;                        // (out rows, C) last layer's output (the final norm's input)
+  Mat final;                       // (out rows, C)
+  Mat logits;                      // (out rows, V)
 };
 
 // Why the example cannot be trained on by this model (ids, targets, length), or Ok.
@@ -34,6 +46,7 @@ Status train_example_check(const Model& model, const TrainExample& example);
 // examples[0, count). Errors: what the model cannot train (training covers LayerNorm layers with
 // added positions), or train_example_check's for the first example it cannot take (without the
 // example's index: batch_loss_grads adds it).
-Result<StackedForward> stacked_forward(const Model& model, const TrainExample* examples, size_t count);
+Result<StackedForward> stacked_forward(const Model& model, const TrainExample* examples, size_t count,
+                                       OutputRows rows = OutputRows::targets);
 
 }  // namespace attnviz

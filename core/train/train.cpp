@@ -90,17 +90,21 @@ void count_correct(const Mat& logits, const std::vector<int>& targets, LossGrads
 }
 
 // Loss (each example's mean, times scale, summed) and counts of a stacked forward; with `dlogits`,
-// also the loss's gradient with respect to the logits (ΣT, V).
+// also the loss's gradient with respect to the logits (its output rows, V).
 LossGrads stacked_loss(const StackedForward& f, const TrainExample* examples, float scale, Mat* dlogits = nullptr) {
   LossGrads out;
   if (dlogits) dlogits->resize(f.logits.rows(), f.logits.cols());
-  for (size_t e = 0; e < f.stacked.segments.size(); ++e) {
-    const RowSegment& seg = f.stacked.segments[e];
+  for (size_t e = 0; e < f.out_segments.size(); ++e) {
+    const RowSegment& seg = f.out_segments[e];
+    std::vector<int> targets;  // of example e's output rows
+    targets.reserve(static_cast<size_t>(seg.q_rows));
+    for (Eigen::Index i = 0; i < seg.q_rows; ++i)
+      targets.push_back(examples[e].targets[static_cast<size_t>(f.out_rows[static_cast<size_t>(seg.q_first + i)] - seg.k_first)]);
     const Mat logits = f.logits.middleRows(seg.q_first, seg.q_rows);
-    const CrossEntropy ce = cross_entropy(logits, examples[e].targets);
+    const CrossEntropy ce = cross_entropy(logits, targets);
     out.loss += scale * ce.loss;
     if (dlogits) dlogits->middleRows(seg.q_first, seg.q_rows) = ce.dlogits * scale;
-    count_correct(logits, examples[e].targets, out);
+    count_correct(logits, targets, out);
   }
   return out;
 }
@@ -203,12 +207,30 @@ Result<LossGrads> model_loss_all(const Model& model, const std::vector<TrainExam
 }
 
 Result<Mat> model_logits(const Model& model, const TrainExample& ex) {
-  auto f = stacked_forward(model, &ex, 1);
+  auto f = stacked_forward(model, &ex, 1, OutputRows::all);
   if (!f) return make_error(f.error());
   return std::move(f->logits);
 }
 
 namespace {
+
+// d loss / d (the last layer's input), every row, from its narrowed backward: the keys' and values'
+// gradient (through LN1 in pre-norm, whose parameters' gradients it adds to lg.dw) plus the
+// output rows' own.
+Mat widen_narrowed_gradient(const StackedForward& f, const LayerWeights& w, const ModelConfig& c, LayerGrads& lg) {
+  Mat d;
+  if (c.norm == NormPlacement::pre) {
+    const Mat& x = f.layers.size() > 1 ? f.layers[f.layers.size() - 2].out : f.x0;
+    LayerNormGrads n = layer_norm_backward(x, w.norm1_w, c.ln_eps, lg.dmemory);
+    lg.dw.norm1_w += n.dw;
+    lg.dw.norm1_b += n.db;
+    d = std::move(n.dx);
+  } else {
+    d = std::move(lg.dmemory);
+  }
+  for (size_t i = 0; i < f.out_rows.size(); ++i) d.row(f.out_rows[i]) += lg.dx.row(static_cast<Eigen::Index>(i));
+  return d;
+}
 
 // The loss of `count` examples (each example's mean loss times scale, summed), their counts and
 // the gradient of that loss: one stacked forward and backward.
@@ -239,11 +261,17 @@ Result<LossGrads> stacked_loss_grads(const Model& model, const TrainExample* exa
   for (int l = c.n_layers - 1; l >= 0; --l) {
     const LayerWeights& w = model.weights.layers[static_cast<size_t>(l)];
     const LayerTrace& t = f.layers[static_cast<size_t>(l)];
-    LayerGrads lg = layer_backward_with(w, c, t, nullptr, d, [&](const Mat& dattn_out) {
-      return attention_backward_segments(w.attn, c, t.attn_in, t.attn_in, t.attn, f.stacked.segments, dattn_out);
+    // The last layer may have run its queries over the output rows only, its keys and values
+    // over every row (last_kv_in): then it is attention to a memory, as in cross-attention.
+    const bool narrowed = l + 1 == c.n_layers && f.last_kv_in.size() > 0;
+    const Mat& kv_in = narrowed ? f.last_kv_in : t.attn_in;
+    LayerGrads lg = layer_backward_with(w, c, t, narrowed ? &kv_in : nullptr, d, [&](const Mat& dattn_out) {
+      return attention_backward_segments(w.attn, c, t.attn_in, kv_in, t.attn, narrowed ? f.out_segments : f.stacked.segments,
+                                         dattn_out);
     });
+    if (narrowed) d = widen_narrowed_gradient(f, model.weights.layers.back(), c, lg);
+    else d = std::move(lg.dx);
     g.layers[static_cast<size_t>(l)] = std::move(lg.dw);
-    d = std::move(lg.dx);
   }
   // The input gradient into the token rows and, with learned positions, the position rows.
   for (const RowSegment& seg : f.stacked.segments)

@@ -3,6 +3,7 @@
 // do by attending one position back.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -15,6 +16,7 @@
 #include "model/mask.h"
 #include "support/check_util.h"
 #include "support/model_util.h"
+#include "train/backward.h"
 #include "train/train.h"
 
 using namespace attnviz;
@@ -31,8 +33,9 @@ Model tiny_model(const ModelConfig& c, int vocab, uint64_t seed) {
   return m;
 }
 
-// Central differences of the loss for every entry of `p`.
-void check_model_gradient(const char* what, Model& model, Mat& p, const Mat& grad, const TrainExample& ex) {
+// Central differences of the loss for every entry of `p` (a matrix or a vector of the model's).
+template <class Tensor>
+void check_model_gradient(const char* what, Model& model, Tensor& p, const Tensor& grad, const TrainExample& ex) {
   constexpr float h = 1e-3f;
   float worst = 0;
   for (Eigen::Index i = 0; i < p.size(); ++i) {
@@ -234,6 +237,64 @@ TEST_CASE("train: a batch runs its shards' examples stacked, and equals the mean
     CHECK(all->correct == correct);
     CHECK(all->loss == doctest::Approx(loss).epsilon(1e-6));
   }
+}
+
+TEST_CASE("train: the last layer runs only the rows with a target, with every row's loss and gradients") {
+  // The loss and its gradients read only the positions with a target, so the trainer's last layer
+  // computes its queries, output, FFN and logits there only, its keys and values over every row.
+  // Checked against the logits of every row (model_logits) and against finite differences of the
+  // loss, in every variant and with one layer (whose input is the embeddings), including the last
+  // layer's LN1, which both the queries and the keys and values read.
+  std::vector<Variant> variants = training_variants();
+  Variant one_layer = variants[0];
+  one_layer.name = "one layer";
+  one_layer.config.n_layers = 1;
+  variants.push_back(one_layer);
+  for (const Variant& v : variants) {
+    CAPTURE(v.name);
+    Model m = tiny_model(v.config, 7, 94);
+    model_ensure_score_parameters(m, 95);
+    for (const TrainExample& ex : uneven_batch()) {
+      auto all_rows = model_logits(m, ex);
+      auto narrowed = model_loss(m, ex);
+      REQUIRE((all_rows.ok() && narrowed.ok()));
+      const CrossEntropy want = cross_entropy(*all_rows, ex.targets);
+      CHECK(narrowed->loss == doctest::Approx(want.loss).epsilon(1e-5));
+      int counted = 0;
+      for (const int t : ex.targets) counted += t >= 0;
+      CHECK(narrowed->counted == counted);
+    }
+    const TrainExample ex = uneven_batch()[1];  // targets at 5 of 7 rows
+    auto lg = model_loss_grads(m, ex);
+    REQUIRE_MESSAGE(lg.ok(), lg.error());
+    LayerWeights& last = m.weights.layers.back();
+    const LayerWeights& g = lg->grads.layers.back();
+    check_model_gradient("last layer norm1_w", m, last.norm1_w, g.norm1_w, ex);
+    check_model_gradient("last layer norm1_b", m, last.norm1_b, g.norm1_b, ex);
+    check_model_gradient("last layer in_proj_w", m, last.attn.in_proj_w, g.attn.in_proj_w, ex);
+    check_model_gradient("first layer in_proj_w", m, m.weights.layers[0].attn.in_proj_w, lg->grads.layers[0].attn.in_proj_w, ex);
+    check_model_gradient("tok_embed", m, m.weights.tok_embed, lg->grads.tok_embed, ex);
+    if (v.config.d_ff > 0) check_model_gradient("last layer ff1_w", m, last.ff1_w, g.ff1_w, ex);
+  }
+}
+
+TEST_CASE("train: an example without a target adds nothing to the loss or the gradients but its share") {
+  Model m = tiny_model(training_variants()[0].config, 7, 96);
+  const TrainExample with = uneven_batch()[1];
+  TrainExample without = uneven_batch()[2];
+  std::fill(without.targets.begin(), without.targets.end(), -1);
+  auto alone = batch_loss_grads(m, {with});
+  auto both = batch_loss_grads(m, {with, without});
+  auto empty = model_loss_grads(m, without);
+  REQUIRE((alone.ok() && both.ok() && empty.ok()));
+  CHECK(empty->loss == 0.0f);
+  CHECK(empty->counted == 0);
+  CHECK(weights_norm(empty->grads) == 0.0f);
+  CHECK(both->counted == alone->counted);
+  CHECK(both->loss == doctest::Approx(0.5 * alone->loss).epsilon(1e-6));
+  ModelWeights diff = both->grads;
+  weights_add(diff, alone->grads, -0.5f);
+  CHECK(weights_norm(diff) <= 1e-6f * weights_norm(alone->grads));
 }
 
 TEST_CASE("train: a batch of one leaves a shard empty and is that example's loss and gradient") {

@@ -115,7 +115,8 @@ Result<Figure> train_figure(const AppState& app, const FontRaster* font) {
                         tr_format(L, Str::tr_loss_value, static_cast<double>(last.loss));
   for (auto it = s.reports.rbegin(); it != s.reports.rend(); ++it)
     if (it->evaluated) {
-      numbers += " · " + tr_format(L, Str::tr_heldout_value, static_cast<double>(it->heldout_accuracy) * 100.0);
+      numbers += " · " + tr_format(L, it->heldout_partial ? Str::tr_heldout_sample : Str::tr_heldout_value,
+                                   static_cast<double>(it->heldout_accuracy) * 100.0);
       break;
     }
   page_line(page, numbers, 14, kPageDim);
