@@ -185,6 +185,11 @@ AttentionGrads attention_backward_segments(const AttentionWeights& w, const Mode
     const RowVec va = w.additive_v.size() > 0 ? RowVec(w.additive_v.row(h)) : RowVec();
     for (size_t s = 0; s < segments.size(); ++s) {
       const RowSegment& seg = segments[s];
+      if (seg.q_rows == 0) {  // no query: nothing reaches its keys and values
+        dk.block(seg.k_first, h * HS, seg.k_rows, HS).setZero();
+        dv.block(seg.k_first, h * HS, seg.k_rows, HS).setZero();
+        continue;
+      }
       const HeadTrace& head = fwd.heads[s * static_cast<size_t>(NH) + static_cast<size_t>(h)];
       const HeadInputs in{head.score, score_scale(head.score, HS, c.temperature), &head.q, &head.k, &head.v,
                           &head.weights, &G, &Wq, &Wk, &va};

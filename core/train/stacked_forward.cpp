@@ -40,11 +40,13 @@ AttentionTrace attention_forward_stacked(const AttentionWeights& w, const ModelC
   for (size_t s = 0; s < segments.size(); ++s) {
     const RowSegment& seg = segments[s];
     for (int h = 0; h < NH; ++h) {
+      // An example without a query row (no target, last layer) still has its heads, empty: the
+      // backward finds every example's at its place. No block is taken of a matrix without rows.
+      const Mat q = seg.q_rows > 0 ? Mat(p.q.block(seg.q_first, h * HS, seg.q_rows, HS)) : Mat(0, HS);
       // The backward reads the weights, not the scores: dot-product heads need not keep them.
-      t.heads.push_back(head_forward(w, c, h, p.q.block(seg.q_first, h * HS, seg.q_rows, HS),
-                                     p.k.block(seg.k_first, h * HS, seg.k_rows, HS),
+      t.heads.push_back(head_forward(w, c, h, q, p.k.block(seg.k_first, h * HS, seg.k_rows, HS),
                                      p.v.block(seg.k_first, h * HS, seg.k_rows, HS), masks[s], false));
-      t.concat.block(seg.q_first, h * HS, seg.q_rows, HS) = t.heads.back().out;
+      if (seg.q_rows > 0) t.concat.block(seg.q_first, h * HS, seg.q_rows, HS) = t.heads.back().out;
     }
   }
   t.out = linear(t.concat, w.out_w, w.out_b);
@@ -122,6 +124,10 @@ Result<StackedForward> stacked_forward(const Model& model, const TrainExample* e
       f.x0.middleRows(seg.q_first, seg.q_rows) += model.weights.pos_embed.topRows(seg.q_rows);
   }
   choose_output_rows(f, examples, c.n_layers > 0 ? rows : OutputRows::all);
+  if (f.out_rows.empty()) {  // not one target (the loss is 0): every row, rather than matrices without rows
+    f.out_segments.clear();
+    choose_output_rows(f, examples, OutputRows::all);
+  }
   const bool narrowed = static_cast<Eigen::Index>(f.out_rows.size()) < rows_total;
   const Mat* x = &f.x0;
   for (int l = 0; l < c.n_layers; ++l) {

@@ -295,6 +295,19 @@ TEST_CASE("train: an example without a target adds nothing to the loss or the gr
   ModelWeights diff = both->grads;
   weights_add(diff, alone->grads, -0.5f);
   CHECK(weights_norm(diff) <= 1e-6f * weights_norm(alone->grads));
+
+  // Beside an example with targets in the same shard (the second shard of three examples), it
+  // has its place in the last layer with no query row.
+  const TrainExample other = uneven_batch()[4];
+  auto three = batch_loss_grads(m, {with, without, other});
+  auto two = batch_loss_grads(m, {with, other});
+  REQUIRE((three.ok() && two.ok()));
+  CHECK(three->counted == two->counted);
+  CHECK(3.0 * three->loss == doctest::Approx(2.0 * two->loss).epsilon(1e-6));
+  ModelWeights scaled = three->grads;
+  weights_add(scaled, three->grads, 0.5f);  // 1.5 × the gradient of three = that of two
+  weights_add(scaled, two->grads, -1.0f);
+  CHECK(weights_norm(scaled) <= 1e-5f * weights_norm(two->grads));
 }
 
 TEST_CASE("train: a batch of one leaves a shard empty and is that example's loss and gradient") {
