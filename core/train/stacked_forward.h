@@ -19,11 +19,6 @@ struct StackedExamples {
   std::vector<Mat> masks;            // example e's (T, T) mask
 };
 
-// Which rows the last layer computes. The loss and the counts read only the positions with a target,
-// and nothing after the last layer's attention mixes rows, so its queries, output projection, FFN,
-// final norm and logits need only those rows (its keys and values still read every row).
-enum class OutputRows { all, targets };
-
 struct StackedForward {
   StackedExamples stacked;
   Mat x0;                          // (ΣT, C) embeddings + positions

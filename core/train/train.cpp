@@ -234,8 +234,9 @@ Mat widen_narrowed_gradient(const StackedForward& f, const LayerWeights& w, cons
 
 // The loss of `count` examples (each example's mean loss times scale, summed), their counts and
 // the gradient of that loss: one stacked forward and backward.
-Result<LossGrads> stacked_loss_grads(const Model& model, const TrainExample* examples, size_t count, float scale) {
-  auto fr = stacked_forward(model, examples, count);
+Result<LossGrads> stacked_loss_grads(const Model& model, const TrainExample* examples, size_t count, float scale,
+                                     OutputRows rows = OutputRows::targets) {
+  auto fr = stacked_forward(model, examples, count, rows);
   if (!fr) return make_error(fr.error());
   const StackedForward& f = *fr;
   const ModelConfig& c = model.config;
@@ -302,14 +303,14 @@ void run_sharded(int shards, const std::function<void(int shard)>& fn) {
   for (std::thread& t : others) t.join();
 }
 
-Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainExample>& batch) {
+Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainExample>& batch, OutputRows rows) {
   if (batch.empty()) return make_error("the batch is empty");
   const size_t n = batch.size();
   const float scale = 1.0f / static_cast<float>(n);
   std::vector<Result<LossGrads>> shards(kTrainShards, make_error("not run"));
   run_sharded(kTrainShards, [&](int s) {
     const auto [first, end] = shard_range(n, s);
-    if (first < end) shards[static_cast<size_t>(s)] = stacked_loss_grads(model, batch.data() + first, end - first, scale);
+    if (first < end) shards[static_cast<size_t>(s)] = stacked_loss_grads(model, batch.data() + first, end - first, scale, rows);
   });
   std::optional<LossGrads> total;
   for (size_t s = 0; s < shards.size(); ++s) {

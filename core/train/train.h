@@ -47,7 +47,13 @@ inline constexpr int kTrainShards = 2;
 // an OpenMP team: idle OpenMP workers spin, which on a busy machine took CPU from the other shard
 // (training ran 2.3x slower under load with the default wait policy).
 void run_sharded(int shards, const std::function<void(int shard)>& fn);
-Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainExample>& batch);
+// Which rows the last layer computes. The loss and the counts read only the positions with a target,
+// and nothing after the last layer's attention mixes rows, so its queries, output projection, FFN,
+// final norm and logits need only those rows (its keys and values still read every row). `all` is
+// the plain computation, which the tests hold the narrowed one to.
+enum class OutputRows { all, targets };
+Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainExample>& batch,
+                                   OutputRows rows = OutputRows::targets);
 
 // Correct and counted predictions over examples: kTrainShards fixed shards on threads of their own,
 // each shard's examples in one stacked forward (the same counts on any thread count). An example the

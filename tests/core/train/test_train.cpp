@@ -278,6 +278,53 @@ TEST_CASE("train: the last layer runs only the rows with a target, with every ro
   }
 }
 
+TEST_CASE("train: the narrowed last layer gives the gradients of every row's, in every variant and batch shape") {
+  // The plain computation (OutputRows::all) as the reference, stacked two shards at a time: causal
+  // and unmasked examples of uneven lengths, targets not contiguous, examples without a target in the
+  // middle and at the end of a shard; pre- and post-norm, with and without FFN, one and two layers.
+  std::vector<Variant> variants = training_variants();
+  for (const NormPlacement norm : {NormPlacement::pre, NormPlacement::post})
+    for (const int ffn : {0, 12}) {
+      Variant v = variants[0];
+      v.config.norm = norm;
+      v.config.d_ff = ffn;
+      v.config.n_layers = 1;
+      v.name = std::string("one layer, ") + std::string(name_of(norm)) + (ffn > 0 ? "-norm, FFN" : "-norm, attention only");
+      variants.push_back(v);
+    }
+  Variant post_attention_only = variants[4];
+  post_attention_only.config.d_ff = 0;
+  post_attention_only.name = "post-norm, attention only";
+  variants.push_back(post_attention_only);
+  std::vector<TrainExample> batch = uneven_batch();
+  TrainExample none_a = batch[1], none_b = batch[2];  // no target: unmasked, causal
+  std::fill(none_a.targets.begin(), none_a.targets.end(), -1);
+  std::fill(none_b.targets.begin(), none_b.targets.end(), -1);
+  batch.insert(batch.begin() + 1, none_a);  // shards [0, 3) and [3, 7): in the middle of the first
+  batch.push_back(none_b);                   // and at the end of the second
+  for (const Variant& v : variants) {
+    CAPTURE(v.name);
+    Model m = tiny_model(v.config, 7, 98);
+    model_ensure_score_parameters(m, 99);
+    auto narrowed = batch_loss_grads(m, batch);
+    auto every_row = batch_loss_grads(m, batch, OutputRows::all);
+    REQUIRE((narrowed.ok() && every_row.ok()));
+    CHECK(narrowed->counted == every_row->counted);
+    CHECK(narrowed->counted == 15);
+    CHECK(narrowed->correct == every_row->correct);
+    CHECK(narrowed->loss == doctest::Approx(every_row->loss).epsilon(1e-5));
+    ModelWeights diff = narrowed->grads;
+    weights_add(diff, every_row->grads, -1.0f);
+    CHECK(weights_norm(every_row->grads) > 0.1f);
+    CHECK(weights_norm(diff) <= 1e-5f * weights_norm(every_row->grads));
+    // LN1 of the last layer has both a query and a key/value path: compared on its own.
+    const LayerWeights& a = narrowed->grads.layers.back();
+    const LayerWeights& b = every_row->grads.layers.back();
+    CHECK((a.norm1_w - b.norm1_w).norm() <= 1e-5f * std::max(1.0f, b.norm1_w.norm()));
+    CHECK((a.norm1_b - b.norm1_b).norm() <= 1e-5f * std::max(1.0f, b.norm1_b.norm()));
+  }
+}
+
 TEST_CASE("train: an example without a target adds nothing to the loss or the gradients but its share") {
   Model m = tiny_model(training_variants()[0].config, 7, 96);
   const TrainExample with = uneven_batch()[1];
