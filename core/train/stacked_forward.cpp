@@ -2,6 +2,7 @@
 // output) runs once for a shard; positions, masks and attention per example.
 #include "train/stacked_forward.h"
 
+#include <algorithm>
 #include <string>
 
 #include "model/embed.h"
@@ -123,11 +124,11 @@ Result<StackedForward> stacked_forward(const Model& model, const TrainExample* e
     if (c.positions == PositionEncoding::learned)
       f.x0.middleRows(seg.q_first, seg.q_rows) += model.weights.pos_embed.topRows(seg.q_rows);
   }
-  choose_output_rows(f, examples, c.n_layers > 0 ? rows : OutputRows::all);
-  if (f.out_rows.empty()) {  // not one target (the loss is 0): every row, rather than matrices without rows
-    f.out_segments.clear();
-    choose_output_rows(f, examples, OutputRows::all);
-  }
+  // Without layers, or without a single target (the loss is 0), every row: no matrices without rows.
+  const bool any_target = std::any_of(examples, examples + count, [](const TrainExample& ex) {
+    return std::any_of(ex.targets.begin(), ex.targets.end(), [](int t) { return t >= 0; });
+  });
+  choose_output_rows(f, examples, c.n_layers > 0 && any_target ? rows : OutputRows::all);
   const bool narrowed = static_cast<Eigen::Index>(f.out_rows.size()) < rows_total;
   const Mat* x = &f.x0;
   for (int l = 0; l < c.n_layers; ++l) {

@@ -270,7 +270,7 @@ Result<LossGrads> stacked_loss_grads(const Model& model, const TrainExample* exa
       return attention_backward_segments(w.attn, c, t.attn_in, kv_in, t.attn, narrowed ? f.out_segments : f.stacked.segments,
                                          dattn_out);
     });
-    if (narrowed) d = widen_narrowed_gradient(f, model.weights.layers.back(), c, lg);
+    if (narrowed) d = widen_narrowed_gradient(f, w, c, lg);
     else d = std::move(lg.dx);
     g.layers[static_cast<size_t>(l)] = std::move(lg.dw);
   }
