@@ -8,9 +8,6 @@
 #include <cmath>
 #include <optional>
 #include <string>
-#include <thread>
-
-#include <omp.h>
 
 #include "base/rng.h"
 #include "train/backward.h"
@@ -168,20 +165,44 @@ void for_pieces(const std::vector<Piece>& pieces, const std::function<void(size_
   });
 }
 
+// The global L2 norm from each piece's sum of squares (in double), summed in piece order: the same
+// bits on any thread count.
+double piece_square_sum(const float* data, Eigen::Index size) {
+  return Eigen::Map<const Eigen::ArrayXf>(data, size).cast<double>().square().sum();
+}
+float norm_of_piece_sums(const std::vector<double>& sums) {
+  double sq = 0;
+  for (double x : sums) sq += x;
+  return static_cast<float>(std::sqrt(sq));
+}
+
+// total += each of `others` in turn, and the norm of the result (weights_norm's bits), in one pass
+// over the pieces on the shard threads: a training step's gradient summed over its shards.
+float weights_sum_into(ModelWeights& total, const std::vector<const ModelWeights*>& others) {
+  const auto tensors = weights_tensors(total);
+  std::vector<std::vector<TensorRef<const ModelWeights>>> parts;
+  for (const ModelWeights* o : others) parts.push_back(weights_tensors(*o));
+  const std::vector<Piece> pieces = pieces_of(tensors);
+  std::vector<double> sums(pieces.size());
+  for_pieces(pieces, [&](size_t i) {
+    const auto [t, first, size] = pieces[i];
+    for (const auto& part : parts) add_scaled(tensors[t].data + first, part[t].data + first, size, 1.0f);
+    sums[i] = piece_square_sum(tensors[t].data + first, size);
+  });
+  return norm_of_piece_sums(sums);
+}
+
 }  // namespace
 
 float weights_norm(const ModelWeights& w) {
-  // In double, a sum per piece, then the pieces' sums in order: the same bits on any thread count.
   const auto tensors = weights_tensors(w);
   const std::vector<Piece> pieces = pieces_of(tensors);
   std::vector<double> sums(pieces.size());
   for_pieces(pieces, [&](size_t i) {
     const Piece& p = pieces[i];
-    sums[i] = Eigen::Map<const Eigen::ArrayXf>(tensors[p.tensor].data + p.first, p.size).cast<double>().square().sum();
+    sums[i] = piece_square_sum(tensors[p.tensor].data + p.first, p.size);
   });
-  double sq = 0;
-  for (double x : sums) sq += x;
-  return static_cast<float>(std::sqrt(sq));
+  return norm_of_piece_sums(sums);
 }
 
 Result<LossGrads> model_loss(const Model& model, const TrainExample& ex) {
@@ -287,20 +308,9 @@ Result<LossGrads> stacked_loss_grads(const Model& model, const TrainExample* exa
 }  // namespace
 
 Result<LossGrads> model_loss_grads(const Model& model, const TrainExample& ex) {
-  return stacked_loss_grads(model, &ex, 1, 1.0f);
-}
-
-void run_sharded(int shards, const std::function<void(int shard)>& fn) {
-  auto one_thread = [&fn](int shard) {
-    const int saved = omp_get_max_threads();  // per thread: this changes no other thread's setting
-    omp_set_num_threads(1);
-    fn(shard);
-    omp_set_num_threads(saved);
-  };
-  std::vector<std::thread> others;
-  for (int s = 1; s < shards; ++s) others.emplace_back(one_thread, s);
-  one_thread(0);
-  for (std::thread& t : others) t.join();
+  auto out = stacked_loss_grads(model, &ex, 1, 1.0f);
+  if (out) out->grads_norm = weights_norm(out->grads);
+  return out;
 }
 
 Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainExample>& batch, OutputRows rows) {
@@ -313,6 +323,7 @@ Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainEx
     if (first < end) shards[static_cast<size_t>(s)] = stacked_loss_grads(model, batch.data() + first, end - first, scale, rows);
   });
   std::optional<LossGrads> total;
+  std::vector<const ModelWeights*> rest;  // the other shards' gradients, summed into total's
   for (size_t s = 0; s < shards.size(); ++s) {
     if (const auto [first, end] = shard_range(n, static_cast<int>(s)); first == end) continue;  // a batch smaller than the shards
     if (!shards[s]) {
@@ -324,11 +335,12 @@ Result<LossGrads> batch_loss_grads(const Model& model, const std::vector<TrainEx
       total = std::move(*shards[s]);
       continue;
     }
-    weights_add(total->grads, shards[s]->grads);
+    rest.push_back(&shards[s]->grads);
     total->loss += shards[s]->loss;
     total->correct += shards[s]->correct;
     total->counted += shards[s]->counted;
   }
+  total->grads_norm = rest.empty() ? weights_norm(total->grads) : weights_sum_into(total->grads, rest);
   return std::move(*total);
 }
 
@@ -355,7 +367,10 @@ AdamState adam_init(const ModelWeights& w) {
 }
 
 void adam_step(ModelWeights& weights, const ModelWeights& grads, AdamState& state, const AdamConfig& cfg) {
-  const float norm = weights_norm(grads);
+  adam_step(weights, grads, weights_norm(grads), state, cfg);
+}
+
+void adam_step(ModelWeights& weights, const ModelWeights& grads, float norm, AdamState& state, const AdamConfig& cfg) {
   const float clip = cfg.clip_norm > 0 && norm > cfg.clip_norm ? cfg.clip_norm / norm : 1.0f;
   ++state.step;
   const float bc1 = 1.0f - std::pow(cfg.beta1, static_cast<float>(state.step));
@@ -394,7 +409,7 @@ Result<TrainRun> train_loop(Model model, const TrainLoopOptions& o, const BatchS
     if (!batch) return make_error(batch.error());
     auto lg = batch_loss_grads(run.model, *batch);
     if (!lg) return make_error(lg.error());
-    adam_step(run.model.weights, lg->grads, state, o.adam);
+    adam_step(run.model.weights, lg->grads, lg->grads_norm, state, o.adam);
     TrainProgress p;
     p.step = step;
     p.loss = lg->loss;

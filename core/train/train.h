@@ -24,6 +24,7 @@ struct LossGrads {
   int counted = 0;       // positions with a target
   ModelWeights grads;    // d loss / d weight: every tensor the optimiser updates, shaped like the model's (the
                          // layers, token and position tables, final norm, output); the others are empty
+  float grads_norm = 0;  // weights_norm(grads), bit for bit (batch_loss_grads: from the pass that sums its shards)
 };
 
 // Needs tok_embed, output_w and a vocabulary. Errors: ids out of range, length mismatch, too long.
@@ -45,7 +46,8 @@ inline constexpr int kTrainShards = 2;
 // Runs fn(0) ... fn(shards - 1) at once: shard 0 on the calling thread, the others on threads of
 // their own, each with OpenMP (and so Eigen) kept to one thread inside. Plain threads rather than
 // an OpenMP team: idle OpenMP workers spin, which on a busy machine took CPU from the other shard
-// (training ran 2.3x slower under load with the default wait policy).
+// (training ran 2.3x slower under load with the default wait policy). With kTrainShards shards the
+// other threads are kept between calls, waiting without spinning (train/run_sharded.cpp).
 void run_sharded(int shards, const std::function<void(int shard)>& fn);
 // Which rows the last layer computes. The loss and the counts read only the positions with a target,
 // and nothing after the last layer's attention mixes rows, so its queries, output projection, FFN,
@@ -90,8 +92,11 @@ struct AdamState {
 };
 
 AdamState adam_init(const ModelWeights& w);
-// Clips grads to clip_norm, then one AdamW update of model.weights.
+// Clips grads to clip_norm, then one AdamW update of model.weights. grads_norm: weights_norm(grads),
+// when the caller has it already (LossGrads::grads_norm).
 void adam_step(ModelWeights& weights, const ModelWeights& grads, AdamState& state, const AdamConfig& config);
+void adam_step(ModelWeights& weights, const ModelWeights& grads, float grads_norm, AdamState& state,
+               const AdamConfig& config);
 
 // What a demo's training loop reports while it runs (core/demos/coref_demo.h, core/demos/induction_demo.h).
 struct TrainProgress {

@@ -4,10 +4,15 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <omp.h>
 
 #include "base/rng.h"
 #include "model/embed.h"
@@ -230,6 +235,7 @@ TEST_CASE("train: a batch runs its shards' examples stacked, and equals the mean
     weights_add(diff, mean, -1.0f);
     CHECK(weights_norm(mean) > 0.1f);
     CHECK(weights_norm(diff) <= 1e-6f * weights_norm(mean));
+    CHECK(stacked->grads_norm == weights_norm(stacked->grads));  // from the pass that sums the shards
 
     auto all = model_loss_all(m, batch);
     REQUIRE_MESSAGE(all.ok(), all.error());
@@ -370,6 +376,67 @@ TEST_CASE("train: a batch of one leaves a shard empty and is that example's loss
   weights_add(diff, one->grads, -1.0f);
   CHECK(weights_norm(diff) == 0.0f);  // the same stacked pass of one example
   CHECK(weights_norm(one->grads) > 0.1f);
+  CHECK(batch->grads_norm == weights_norm(batch->grads));
+  CHECK(one->grads_norm == weights_norm(one->grads));
+}
+
+TEST_CASE("train: a model over 2^18 values sums its shards' gradients and their norm on two threads, with one pass's bits") {
+  Model m = tiny_model(test::gpt_config({.d_model = 128, .n_heads = 4, .n_layers = 4, .d_ff = 256}, 8), 7, 88);
+  const std::vector<TrainExample> batch = uneven_batch();
+  auto stacked = batch_loss_grads(m, batch);
+  REQUIRE_MESSAGE(stacked.ok(), stacked.error());
+  ModelWeights mean = weights_zeros_like(m.weights);
+  for (const TrainExample& ex : batch) {
+    auto one = model_loss_grads(m, ex);
+    REQUIRE_MESSAGE(one.ok(), one.error());
+    weights_add(mean, one->grads, 1.0f / static_cast<float>(batch.size()));
+  }
+  ModelWeights diff = stacked->grads;
+  weights_add(diff, mean, -1.0f);
+  CHECK(weights_norm(mean) > 0.1f);
+  CHECK(weights_norm(diff) <= 1e-5f * weights_norm(mean));
+  CHECK(stacked->grads_norm == weights_norm(stacked->grads));
+  // adam_step given that norm is adam_step computing it.
+  AdamState s1 = adam_init(m.weights), s2 = adam_init(m.weights);
+  ModelWeights w1 = m.weights, w2 = m.weights;
+  adam_step(w1, stacked->grads, s1, AdamConfig{});
+  adam_step(w2, stacked->grads, stacked->grads_norm, s2, AdamConfig{});
+  ModelWeights moved = w1;
+  weights_add(moved, m.weights, -1.0f);
+  CHECK(weights_norm(moved) > 0.0f);
+  weights_add(w1, w2, -1.0f);
+  CHECK(weights_norm(w1) == 0.0f);
+}
+
+TEST_CASE("train: run_sharded runs each shard once per call, for callers at once and nested, one OpenMP thread each") {
+  const int omp_before = omp_get_max_threads();
+  std::atomic<int> wrong{0};
+  auto caller = [&] {
+    for (int call = 0; call < 300; ++call) {
+      std::array<std::atomic<int>, kTrainShards> runs{};
+      run_sharded(kTrainShards, [&](int s) {
+        runs[static_cast<size_t>(s)] += 1;
+        if (omp_get_max_threads() != 1) ++wrong;
+      });
+      for (const auto& r : runs) if (r != 1) ++wrong;
+    }
+  };
+  std::thread a(caller), b(caller);  // the second often finds the kept threads busy: its own then
+  caller();
+  a.join();
+  b.join();
+  CHECK(wrong == 0);
+  CHECK(omp_get_max_threads() == omp_before);
+
+  std::vector<std::atomic<int>> nested(kTrainShards * kTrainShards);
+  run_sharded(kTrainShards, [&](int outer) {
+    run_sharded(kTrainShards, [&](int inner) { nested[static_cast<size_t>(outer * kTrainShards + inner)] += 1; });
+  });
+  for (const auto& n : nested) CHECK(n == 1);
+
+  std::vector<std::atomic<int>> more(kTrainShards + 1);  // more shards than kept threads: threads of their own
+  run_sharded(kTrainShards + 1, [&](int s) { more[static_cast<size_t>(s)] += 1; });
+  for (const auto& n : more) CHECK(n == 1);
 }
 
 TEST_CASE("train: a bad example in a stacked batch is named by its place in the batch") {
