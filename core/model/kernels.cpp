@@ -210,9 +210,11 @@ void activation_apply(Mat& x, Activation a) {
 
 Mat additive_scores(const Mat& pq, const Mat& pk, const RowVec& v) {
   Mat out(pq.rows(), pk.rows());
-  for (Eigen::Index i = 0; i < pq.rows(); ++i)
-    for (Eigen::Index j = 0; j < pk.rows(); ++j)
-      out(i, j) = ((pq.row(i) + pk.row(j)).array().tanh() * v.array()).sum();
+  Mat th(pk.rows(), pk.cols());  // tanh(pq_i + pk_j) for every key j of one query i, in vector lanes
+  for (Eigen::Index i = 0; i < pq.rows(); ++i) {
+    th = (pk.rowwise() + pq.row(i)).array().tanh();
+    out.row(i).noalias() = v * th.transpose();
+  }
   return out;
 }
 

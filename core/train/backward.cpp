@@ -122,15 +122,16 @@ HeadGrads head_backward(const HeadInputs& in, const Mat& dout) {
       const Eigen::Index A = va.size();
       Mat dpq = Mat::Zero(q.rows(), A), dpk = Mat::Zero(k.rows(), A);
       g.dadditive_v = RowVec::Zero(A);
-      for (Eigen::Index i = 0; i < q.rows(); ++i)
-        for (Eigen::Index j = 0; j < k.rows(); ++j) {
-          if (draw(i, j) == 0.0f) continue;  // hidden cells contribute nothing
-          const RowVec th = (pq.row(i) + pk.row(j)).array().tanh();
-          g.dadditive_v += draw(i, j) * th;
-          const RowVec dpre = draw(i, j) * (va.array() * (1.0f - th.array().square()));
-          dpq.row(i) += dpre;
-          dpk.row(j) += dpre;
-        }
+      // Query row by query row, every key at once (in vector lanes): th_ja = tanh(pq_ia + pk_ja), and
+      // d raw_ij / d pre_ija = v_a (1 - th_ja²), times d raw_ij. A hidden cell's d raw is 0: it adds 0.
+      Mat th(k.rows(), A), dpre(k.rows(), A);
+      for (Eigen::Index i = 0; i < q.rows(); ++i) {
+        th = (pk.rowwise() + pq.row(i)).array().tanh();
+        g.dadditive_v.noalias() += draw.row(i) * th;
+        dpre = ((1.0f - th.array().square()).rowwise() * va.array()).colwise() * draw.row(i).transpose().array();
+        dpq.row(i) += dpre.colwise().sum();
+        dpk += dpre;
+      }
       g.dq.noalias() = dpq * Wq;
       g.dk.noalias() = dpk * Wk;
       g.dadditive_wq.noalias() = dpq.transpose() * q;
