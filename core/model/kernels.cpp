@@ -212,7 +212,8 @@ Mat additive_scores(const Mat& pq, const Mat& pk, const RowVec& v) {
   Mat out(pq.rows(), pk.rows());
   Mat th(pk.rows(), pk.cols());  // tanh(pq_i + pk_j) for every key j of one query i, in vector lanes
   for (Eigen::Index i = 0; i < pq.rows(); ++i) {
-    th = (pk.rowwise() + pq.row(i)).array().tanh();
+    th = pk.rowwise() + pq.row(i);
+    th = th.array().tanh();  // one contiguous block: tanh in vector lanes (not so through the broadcast)
     out.row(i).noalias() = v * th.transpose();
   }
   return out;
