@@ -125,16 +125,22 @@ HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, co
   const float box = ImGui::GetFontSize();
   const float before_title = t.weights_only ? 0.0f : box + 4;
   if (!t.weights_only) head_switch(app, h, box);
-  std::string title = std::string(tr(app.lang, Str::head)) + " " + std::to_string(h + 1);
+  const std::string name = std::string(tr(app.lang, Str::head)) + " " + std::to_string(h + 1);
+  const std::string off = head.ablated ? " · " + std::string(tr(app.lang, Str::head_off_short)) : "";
+  std::string details;
   if (t.config.kv_heads() != t.config.n_heads)  // grouped-query attention: the K/V head it reads
-    title += " · " + tr_format(app.lang, Str::kv_head_short, t.config.kv_group(h) + 1);
-  if (head.score != ScoreKind::scaled_dot && !t.weights_only) title += " · " + std::string(name_of(head.score));
-  if (head.ablated) title += " · " + std::string(tr(app.lang, Str::head_off_short));
-  if (ImGui::Selectable(title.c_str(), app.heads.zoom_head == h || app.head == h, 0,
-                        ImVec2(std::max(1.0f, g.cell * win.cols - before_title), 0))) {
+    details += " · " + tr_format(app.lang, Str::kv_head_short, t.config.kv_group(h) + 1);
+  if (head.score != ScoreKind::scaled_dot && !t.weights_only) details += " · " + std::string(name_of(head.score));
+  // A narrow map (many heads, a short sentence) keeps its title to what fits: the head and whether it
+  // is off; the title's tooltip has the rest.
+  const float title_w = std::max(1.0f, g.cell * win.cols - before_title);
+  const std::string full = name + details + off;
+  const std::string title = ImGui::CalcTextSize(full.c_str()).x <= title_w ? full : name + off;
+  if (ImGui::Selectable(title.c_str(), app.heads.zoom_head == h || app.head == h, 0, ImVec2(title_w, 0))) {
     app.head = h;
     app.heads.zoom_head = app.heads.zoom_head == h ? -1 : h;
   }
+  if (title != full && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", full.c_str());
   HeatmapWidget w;
   w.texture = win.texture;
   w.row0 = win.row0;
