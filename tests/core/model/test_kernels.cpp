@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include <omp.h>
+
 #include "base/rng.h"
 #include "model/kernels.h"
 #include "model/layer.h"
@@ -23,6 +25,32 @@ TEST_CASE("kernels: linear equals linear_naive (1e-5) at sizes that exercise GEM
     const Vec b = random_mat(out, 1, 3);
     CHECK(max_abs_diff(linear(x, w, b), linear_naive(x, w, b)) < 1e-5f);
   }
+}
+
+TEST_CASE("kernels: linear split over 1-3 threads by output columns equals linear_naive, also inside a parallel region") {
+  // 130 output columns: parts at multiples of 16 leave a short last part; 300 x 130 x 37 multiply-adds
+  // are enough for three threads. 7 columns: fewer 16-wide steps than threads.
+  const int saved = omp_get_max_threads();
+  for (auto [T, in, out] : {std::tuple{37, 300, 130}, std::tuple{500, 200, 7}, std::tuple{3, 40, 50}}) {
+    const Mat x = random_mat(T, in, 4), w = random_mat(out, in, 5, 1.0 / std::sqrt(in));
+    const Vec b = random_mat(out, 1, 6);
+    const Mat want = linear_naive(x, w, b);
+    for (int threads : {1, 2, 3}) {
+      CAPTURE(T);
+      CAPTURE(out);
+      CAPTURE(threads);
+      omp_set_num_threads(threads);
+      CHECK(max_abs_diff(linear(x, w, b), want) < 1e-5f);
+    }
+    Mat inside;
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp single
+      inside = linear(x, w, b);
+    }
+    CHECK(max_abs_diff(inside, want) < 1e-5f);
+  }
+  omp_set_num_threads(saved);
 }
 
 TEST_CASE("kernels: OpenBLAS is used only with a kernel for this CPU's vector unit") {
