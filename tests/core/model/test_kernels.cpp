@@ -31,13 +31,16 @@ TEST_CASE("kernels: linear split over 1-3 threads by output columns equals linea
   // 130 output columns: parts at multiples of 16 leave a short last part; 300 x 130 x 37 multiply-adds
   // are enough for three threads. 7 columns: fewer 16-wide steps than threads.
   const int saved = omp_get_max_threads();
-  for (auto [T, in, out] : {std::tuple{37, 300, 130}, std::tuple{500, 200, 7}, std::tuple{3, 40, 50}}) {
-    const Mat x = random_mat(T, in, 4), w = random_mat(out, in, 5, 1.0 / std::sqrt(in));
-    const Vec b = random_mat(out, 1, 6);
+  struct Shape {
+    int rows, in, out;
+  };
+  for (const Shape shape : {Shape{37, 300, 130}, Shape{500, 200, 7}, Shape{3, 40, 50}}) {
+    const Mat x = random_mat(shape.rows, shape.in, 4), w = random_mat(shape.out, shape.in, 5, 1.0 / std::sqrt(shape.in));
+    const Vec b = random_mat(shape.out, 1, 6);
     const Mat want = linear_naive(x, w, b);
     for (int threads : {1, 2, 3}) {
-      CAPTURE(T);
-      CAPTURE(out);
+      CAPTURE(shape.rows);
+      CAPTURE(shape.out);
       CAPTURE(threads);
       omp_set_num_threads(threads);
       CHECK(max_abs_diff(linear(x, w, b), want) < 1e-5f);
