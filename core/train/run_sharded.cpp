@@ -5,6 +5,7 @@
 // spinning took CPU from the other shard on a busy machine). One caller at a time uses them; a
 // second caller meanwhile (another training job, or fn itself calling run_sharded) starts threads
 // of its own, as every call once did.
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -48,8 +49,13 @@ class KeptThreads {
   // Runs fn(0) here and fn(1) ... on the kept threads; false, without running anything, when
   // another caller has them.
   bool try_run(const std::function<void(int)>& fn) {
-    std::unique_lock<std::mutex> caller(in_use_, std::try_to_lock);
-    if (!caller.owns_lock()) return false;
+    // A flag, not a mutex: fn may call run_sharded again on this thread, which must then find the
+    // threads busy (a second lock of a mutex by its owner is undefined).
+    if (in_use_.exchange(true)) return false;
+    struct Release {
+      std::atomic<bool>& flag;
+      ~Release() { flag = false; }
+    } release{in_use_};
     {
       std::lock_guard<std::mutex> lock(mutex_);
       job_ = &fn;
@@ -91,7 +97,7 @@ class KeptThreads {
     }
   }
 
-  std::mutex in_use_;  // held by the caller whose shards the threads run
+  std::atomic<bool> in_use_{false};  // set by the caller whose shards the threads run
   std::mutex mutex_;   // guards the fields below
   std::condition_variable work_, done_;
   const std::function<void(int)>* job_ = nullptr;
