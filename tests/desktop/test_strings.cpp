@@ -81,7 +81,7 @@ std::string joined(const std::vector<std::string>& v) {
 
 // Plain text with a literal percent sign: shown through "%s", never used as a format, so its '%'
 // need not form conversions (and must not: "99% held-out" would read as "% he" in a format).
-const std::set<Str> kPlainTextWithPercent = {Str::tr_max_steps_tip};
+const std::set<Str> kPlainTextWithPercent = {Str::tr_max_steps_tip, Str::rt_hint};
 
 }  // namespace
 
