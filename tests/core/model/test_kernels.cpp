@@ -99,10 +99,23 @@ TEST_CASE("kernels: activations — known values and the vectorised path equals 
   }
 }
 
-TEST_CASE("kernels: additive scores equal their twin") {
-  const Mat pq = random_mat(6, 8, 6), pk = random_mat(9, 8, 7);
-  const RowVec v = random_mat(1, 8, 8);
-  CHECK(max_abs_diff(additive_scores(pq, pk, v), additive_scores_naive(pq, pk, v)) < 1e-5f);
+TEST_CASE("kernels: additive scores equal their twin, at sizes in and across vector lanes and where tanh saturates") {
+  // Each query row's keys are one (Tk, A) block in vector lanes: A of 1, 2, 8, 32 and 33, blocks shorter
+  // and longer than a lane; projections up to ±6 put tanh on its flat tails.
+  struct Shape {
+    int queries, keys, dims;
+    double scale;
+  };
+  for (const Shape s : {Shape{6, 9, 8, 1.0}, Shape{1, 1, 1, 1.0}, Shape{5, 3, 2, 1.0}, Shape{4, 17, 32, 2.0},
+                        Shape{3, 7, 33, 6.0}}) {
+    CAPTURE(s.dims);  // a plain struct: clang's CAPTURE cannot see structured bindings
+    const Mat pq = random_mat(s.queries, s.dims, 6, s.scale), pk = random_mat(s.keys, s.dims, 7, s.scale);
+    const RowVec v = random_mat(1, s.dims, 8);
+    const Mat fast = additive_scores(pq, pk, v);
+    CHECK(fast.rows() == s.queries);
+    CHECK(fast.cols() == s.keys);
+    CHECK(max_abs_diff(fast, additive_scores_naive(pq, pk, v)) < 1e-5f * static_cast<float>(std::max(1, s.dims / 8)));
+  }
 }
 
 TEST_CASE("kernels: a whole layer equals its naive twin, post and pre norm, self and cross") {
