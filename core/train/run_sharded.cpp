@@ -11,6 +11,7 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <omp.h>
@@ -22,18 +23,29 @@ namespace attnviz {
 namespace {
 
 // fn(shard) with OpenMP, and so Eigen, kept to one thread inside: the shards are the parallelism.
-void run_one_threaded(const std::function<void(int)>& fn, int shard) {
+// An exception from fn is returned, not thrown: the caller rethrows it once no thread reads fn.
+std::exception_ptr run_one_threaded(const std::function<void(int)>& fn, int shard) {
   const int saved = omp_get_max_threads();  // per thread: this changes no other thread's setting
   omp_set_num_threads(1);
-  fn(shard);
+  std::exception_ptr failed;
+  try {
+    fn(shard);
+  } catch (...) {
+    failed = std::current_exception();
+  }
   omp_set_num_threads(saved);
+  return failed;
 }
 
 void run_on_new_threads(int shards, const std::function<void(int)>& fn) {
+  std::vector<std::exception_ptr> failed(static_cast<size_t>(shards));
   std::vector<std::thread> others;
-  for (int s = 1; s < shards; ++s) others.emplace_back(run_one_threaded, std::cref(fn), s);
-  run_one_threaded(fn, 0);
+  for (int s = 1; s < shards; ++s)
+    others.emplace_back([&fn, &failed, s] { failed[static_cast<size_t>(s)] = run_one_threaded(fn, s); });
+  failed[0] = run_one_threaded(fn, 0);
   for (std::thread& t : others) t.join();
+  for (const std::exception_ptr& e : failed)  // the lowest shard's, as one thread would have met it
+    if (e) std::rethrow_exception(e);
 }
 
 // kTrainShards - 1 threads that run shards 1, 2, ... of one call at a time.
@@ -63,22 +75,19 @@ class KeptThreads {
       ++generation_;
     }
     work_.notify_all();
-    std::exception_ptr failed;  // e.g. bad_alloc: rethrown once no thread still reads fn
-    try {
-      run_one_threaded(fn, 0);
-    } catch (...) {
-      failed = std::current_exception();
-    }
+    std::exception_ptr failed = run_one_threaded(fn, 0);  // e.g. bad_alloc
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [this] { return pending_ == 0; });
     job_ = nullptr;
+    if (!failed) failed = std::exchange(failed_, nullptr);  // the lowest shard's first
+    failed_ = nullptr;
+    lock.unlock();
     if (failed) std::rethrow_exception(failed);
     return true;
   }
 
  private:
   void serve(int shard) {
-    omp_set_num_threads(1);
     uint64_t seen = 0;
     for (;;) {
       const std::function<void(int)>* job = nullptr;
@@ -88,9 +97,10 @@ class KeptThreads {
         seen = generation_;
         job = job_;
       }
-      (*job)(shard);
+      std::exception_ptr failed = run_one_threaded(*job, shard);
       {
         std::lock_guard<std::mutex> lock(mutex_);
+        if (failed && !failed_) failed_ = failed;  // one kept thread with kTrainShards = 2: no order to keep
         --pending_;
       }
       done_.notify_one();
@@ -101,6 +111,7 @@ class KeptThreads {
   std::mutex mutex_;   // guards the fields below
   std::condition_variable work_, done_;
   const std::function<void(int)>* job_ = nullptr;
+  std::exception_ptr failed_;  // a kept thread's exception from the current call
   int pending_ = 0;         // kept threads still on the current call
   uint64_t generation_ = 0;  // one more per call: a thread runs each call once
   std::vector<std::thread> threads_;

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -437,6 +439,32 @@ TEST_CASE("train: run_sharded runs each shard once per call, for callers at once
   std::vector<std::atomic<int>> more(kTrainShards + 1);  // more shards than kept threads: threads of their own
   run_sharded(kTrainShards + 1, [&](int s) { more[static_cast<size_t>(s)] += 1; });
   for (const auto& n : more) CHECK(n == 1);
+}
+
+TEST_CASE("train: run_sharded hands a shard's exception to the caller once every shard is done, and stays usable") {
+  const int omp_before = omp_get_max_threads();
+  for (int shards : {kTrainShards, kTrainShards + 1}) {  // the kept threads, and threads of its own
+    for (int throwing = 0; throwing < shards; ++throwing) {
+      CAPTURE(shards);
+      CAPTURE(throwing);
+      std::atomic<int> finished{0};
+      try {
+        run_sharded(shards, [&](int s) {
+          if (s == throwing) throw std::runtime_error("shard " + std::to_string(s));
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));  // still running when the other throws
+          ++finished;
+        });
+        FAIL("no exception");
+      } catch (const std::runtime_error& e) {
+        CHECK(std::string(e.what()) == "shard " + std::to_string(throwing));
+      }
+      CHECK(finished == shards - 1);  // every other shard ran to its end before the caller went on
+      CHECK(omp_get_max_threads() == omp_before);
+      std::atomic<int> runs{0};
+      run_sharded(kTrainShards, [&](int) { ++runs; });
+      CHECK(runs == kTrainShards);
+    }
+  }
 }
 
 TEST_CASE("train: a bad example in a stacked batch is named by its place in the batch") {
