@@ -55,7 +55,10 @@ namespace {
 // has descheduled keeps the other spinning, and a 12 x 768 forward at 16 tokens took 0.5-2.2 s
 // instead of 0.15 s beside one training run (bench/README.md). Here the threads share nothing but
 // x, and meet once, at the end. Small products, and any inside a parallel region (the head loop,
-// training shards), run on the calling thread as one product, as before.
+// training shards), run on the calling thread as one product, as before. A part rounds as Eigen
+// rounds a product of its width, so y's last bits depend on the thread count (by up to about 2e-5
+// in a review's random shapes), as they did with Eigen's own threading; training runs one thread
+// per shard and so always the single product, and retrains bit for bit.
 void product_split_by_columns(Mat& y, const Mat& x, const Mat& w) {
   constexpr double kMinWorkPerThread = 50000;  // multiply-adds; Eigen's own threshold for a thread
   const double work = static_cast<double>(x.rows()) * static_cast<double>(w.rows()) * static_cast<double>(w.cols());
