@@ -3,6 +3,7 @@
 #include "model/attention.h"
 
 #include <cmath>
+#include <utility>
 
 #include "model/kernels.h"
 #include "model/rope.h"
@@ -37,14 +38,14 @@ Mat head_raw_scores(const AttentionWeights& w, const ModelConfig& c, int h, cons
   return {};
 }
 
-HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& c, int h, const Mat& q, const Mat& k, const Mat& v,
-                       const Mat& mask, bool keep_scores) {
+HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& c, int h, Mat q, Mat k, Mat v, const Mat& mask,
+                       bool keep_scores) {
   const int HS = c.head_size();
   HeadTrace head;
   head.score = c.score_of_head(h);
-  head.q = q;
-  head.k = k;
-  head.v = v;
+  head.q = std::move(q);
+  head.k = std::move(k);
+  head.v = std::move(v);
   const bool dot_product = head.score == ScoreKind::dot || head.score == ScoreKind::scaled_dot;
   if (!keep_scores && dot_product) {
     // Long inputs: one (Tq, Tk) matrix, scaled through Q (Tq x HS values, not Tq x Tk) and turned

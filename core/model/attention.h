@@ -59,9 +59,10 @@ AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelCon
                                        const Mat& xkv, const Mat& mask, const LayerAblation& ablate = {});
 
 // One head given its Q (Tq, HS), K and V (Tk, HS): scores, weights and output (head index h picks
-// the head's block of the scoring parameters). attention_forward runs this for every head.
-HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& config, int h, const Mat& q, const Mat& k,
-                       const Mat& v, const Mat& mask, bool keep_scores = true);
+// the head's block of the scoring parameters). attention_forward runs this for every head. Q, K and V
+// become the trace's own: pass blocks or temporaries (one copy each), or std::move a matrix.
+HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& config, int h, Mat q, Mat k, Mat v,
+                       const Mat& mask, bool keep_scores = true);
 
 // Head h's raw scores (before any scaling) of queries q (Tq, HS) against keys k (Tk, HS): (Tq, Tk).
 Mat head_raw_scores(const AttentionWeights& w, const ModelConfig& config, int h, const Mat& q, const Mat& k);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "model/embed.h"
 #include "model/kernels.h"
@@ -43,9 +44,9 @@ AttentionTrace attention_forward_stacked(const AttentionWeights& w, const ModelC
     for (int h = 0; h < NH; ++h) {
       // An example without a query row (no target, last layer) still has its heads, empty: the
       // backward finds every example's at its place. No block is taken of a matrix without rows.
-      const Mat q = seg.q_rows > 0 ? Mat(p.q.block(seg.q_first, h * HS, seg.q_rows, HS)) : Mat(0, HS);
+      Mat q = seg.q_rows > 0 ? Mat(p.q.block(seg.q_first, h * HS, seg.q_rows, HS)) : Mat(0, HS);
       // The backward reads the weights, not the scores: dot-product heads need not keep them.
-      t.heads.push_back(head_forward(w, c, h, q, p.k.block(seg.k_first, h * HS, seg.k_rows, HS),
+      t.heads.push_back(head_forward(w, c, h, std::move(q), p.k.block(seg.k_first, h * HS, seg.k_rows, HS),
                                      p.v.block(seg.k_first, h * HS, seg.k_rows, HS), masks[s], false));
       if (seg.q_rows > 0) t.concat.block(seg.q_first, h * HS, seg.q_rows, HS) = t.heads.back().out;
     }
