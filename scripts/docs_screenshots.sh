@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Takes the README's screenshots again (docs/*.png, 1280 x 800 under Xvfb) from the built app, each
+# from fresh XDG folders so that nothing remembered or cached changes them: the app as it opens,
+# a head switched off, the Coreference view with "Which heads matter", the softmax step for "it"
+# and Korean Compare (tired vs wide). docs/detectors_ko.png and docs/cli_layer0.png are not here:
+# the first needs the induction demo's Statistics at one sequence (README), the second is the CLI's.
+# usage: scripts/docs_screenshots.sh [path/to/attnviz] [OUT_DIR]   (defaults: build/app/attnviz, docs)
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+app=$(realpath "${1:-$repo/build/app/attnviz}")
+out=$(realpath -m "${2:-$repo/docs}")
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+run() {  # run NAME ARGS...: the app in fresh XDG folders under Xvfb
+  local name=$1
+  shift
+  rm -rf "$tmp/xdg"
+  XDG_CONFIG_HOME=$tmp/xdg/config XDG_CACHE_HOME=$tmp/xdg/cache XDG_DATA_HOME=$tmp/xdg/data XDG_STATE_HOME=$tmp/xdg/state \
+    xvfb-run -a -s '-screen 0 1280x800x24' "$app" "$@" 2> "$tmp/$name.err" || { cat "$tmp/$name.err" >&2; exit 1; }
+  echo "$out/$name.png"
+}
+
+# As it opens: a plain launch opens on the trained coreference demo (scripts start from the sandbox).
+run screenshot --screenshot "$out/screenshot.png"
+
+cat > "$tmp/ablation.txt" <<ACTIONS
+model coref
+layer 0
+head_off 0 0
+screenshot $out/ablation.png
+quit
+ACTIONS
+run ablation --script "$tmp/ablation.txt"
+
+cat > "$tmp/coref.txt" <<ACTIONS
+model coref
+view coref
+importance
+screenshot $out/coref.png
+quit
+ACTIONS
+run coref --script "$tmp/coref.txt"
+
+cat > "$tmp/steps.txt" <<ACTIONS
+view steps
+query 7
+step 6
+screenshot $out/steps.png
+quit
+ACTIONS
+run steps --script "$tmp/steps.txt"
+
+cat > "$tmp/compare_ko.txt" <<ACTIONS
+model coref
+lang ko
+view compare
+compare sentence_b
+compare_sentence The animal didn't cross the street because it was too wide.
+layer 0
+head 0
+screenshot $out/compare_ko.png
+quit
+ACTIONS
+run compare_ko --script "$tmp/compare_ko.txt"
