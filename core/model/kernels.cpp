@@ -62,11 +62,10 @@ namespace {
 void product_split_by_columns(Mat& y, const Mat& x, const Mat& w) {
   constexpr double kMinWorkPerThread = 50000;  // multiply-adds; Eigen's own threshold for a thread
   const double work = static_cast<double>(x.rows()) * static_cast<double>(w.rows()) * static_cast<double>(w.cols());
-  int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
-  threads = static_cast<int>(std::min<double>(threads, std::floor(work / kMinWorkPerThread)));
   constexpr Eigen::Index kColumnStep = 16;  // parts start at a vector's width: the kernel's full panels
   const Eigen::Index steps = (w.rows() + kColumnStep - 1) / kColumnStep;
-  threads = static_cast<int>(std::min<Eigen::Index>(threads, steps));
+  const int threads = static_cast<int>(std::min<Eigen::Index>(
+      {omp_in_parallel() ? 1 : omp_get_max_threads(), static_cast<Eigen::Index>(work / kMinWorkPerThread), steps}));
   if (threads <= 1) {
     y.noalias() = x * w.transpose();
     return;
@@ -243,12 +242,16 @@ void activation_apply(Mat& x, Activation a) {
   }
 }
 
+void additive_tanh_block(const Mat& pq, Eigen::Index i, const Mat& pk, Mat& th) {
+  th = pk.rowwise() + pq.row(i);
+  th = th.array().tanh();  // one contiguous block: tanh in vector lanes (through the broadcast it is scalar)
+}
+
 Mat additive_scores(const Mat& pq, const Mat& pk, const RowVec& v) {
   Mat out(pq.rows(), pk.rows());
-  Mat th(pk.rows(), pk.cols());  // tanh(pq_i + pk_j) for every key j of one query i, in vector lanes
+  Mat th(pk.rows(), pk.cols());
   for (Eigen::Index i = 0; i < pq.rows(); ++i) {
-    th = pk.rowwise() + pq.row(i);
-    th = th.array().tanh();  // one contiguous block: tanh in vector lanes (not so through the broadcast)
+    additive_tanh_block(pq, i, pk, th);
     out.row(i).noalias() = v * th.transpose();
   }
   return out;

@@ -45,6 +45,9 @@ float activation_naive(float x, Activation a);
 
 // Bahdanau additive scores: out(i, j) = Σ_a v_a tanh(pq(i, a) + pk(j, a)); pq (Tq, A), pk (Tk, A), v (A).
 Mat additive_scores(const Mat& pq, const Mat& pk, const RowVec& v);
+// Query row i's block of those tanh terms, th(j, a) = tanh(pq(i, a) + pk(j, a)) for every key j, into
+// th (Tk, A); the additive backward recomputes it so.
+void additive_tanh_block(const Mat& pq, Eigen::Index i, const Mat& pk, Mat& th);
 Mat additive_scores_naive(const Mat& pq, const Mat& pk, const RowVec& v);
 
 }  // namespace attnviz

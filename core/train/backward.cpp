@@ -126,8 +126,7 @@ HeadGrads head_backward(const HeadInputs& in, const Mat& dout) {
       // d raw_ij / d pre_ija = v_a (1 - th_ja²), times d raw_ij. A hidden cell's d raw is 0: it adds 0.
       Mat th(k.rows(), A), dpre(k.rows(), A);
       for (Eigen::Index i = 0; i < q.rows(); ++i) {
-        th = pk.rowwise() + pq.row(i);
-        th = th.array().tanh();  // one contiguous block: tanh in vector lanes (not so through the broadcast)
+        additive_tanh_block(pq, i, pk, th);
         g.dadditive_v.noalias() += draw.row(i) * th;
         dpre = ((1.0f - th.array().square()).rowwise() * va.array()).colwise() * draw.row(i).transpose().array();
         dpq.row(i) += dpre.colwise().sum();

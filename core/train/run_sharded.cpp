@@ -79,9 +79,9 @@ class KeptThreads {
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [this] { return pending_ == 0; });
     job_ = nullptr;
-    if (!failed) failed = std::exchange(failed_, nullptr);  // the lowest shard's first
-    failed_ = nullptr;
+    const std::exception_ptr kept_failed = std::exchange(failed_, nullptr);
     lock.unlock();
+    if (!failed) failed = kept_failed;  // the lowest shard's first
     if (failed) std::rethrow_exception(failed);
     return true;
   }
