@@ -29,13 +29,13 @@ using bench::median_seconds;
 void redraw_one_at_a_time(Model& m) {
   TensorFile f = model_to_tensors(m);  // names and shapes, in the file's order
   for (LayerWeights& L : m.weights.layers) {
-    for (Mat* w : {&L.attn.in_proj_w, &L.attn.out_w, &L.ff1_w, &L.ff2_w}) w->setZero();
+    for (WeightMat* w : {&L.attn.in_proj_w, &L.attn.out_w, &L.ff1_w, &L.ff2_w}) w->setZero();
   }
   for (size_t i = 0; i < m.weights.layers.size(); ++i) {
     const std::string p = "layers." + std::to_string(i) + ".";
     LayerWeights& L = m.weights.layers[i];
     const int C = m.config.d_model, F = m.config.d_ff;
-    auto draw = [&](const std::string& name, Mat& out, double stddev) {
+    auto draw = [&](const std::string& name, WeightMat& out, double stddev) {
       Rng rng(seed_for(m.seed, p + name));
       for (Eigen::Index k = 0; k < out.size(); ++k) out.data()[k] = static_cast<float>(rng.normal() * stddev);
     };

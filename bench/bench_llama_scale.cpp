@@ -313,7 +313,7 @@ json sgemm_json(const attnviz::Model& model, int T) {
   const auto& c = model.config;
   attnviz::Rng rng(7);
   const Mat x = attnviz::rng_normal_mat(rng, T, c.d_model, 1.0);
-  const Mat& w0 = model.weights.layers[0].ff1_w;
+  const attnviz::WeightMat& w0 = model.weights.layers[0].ff1_w;
   const Vec b = Vec::Zero(w0.rows());
   const double flops = 2.0 * T * static_cast<double>(w0.size());
   (void)attnviz::linear(x, w0, b);

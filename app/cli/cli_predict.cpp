@@ -42,7 +42,7 @@ struct Run {
 };
 
 Result<Run> open_and_trace(const CliOptions& o, const Ablation& ablation) {
-  auto model = model_open(o.model_path);
+  auto model = model_open(o.model_path, std::nullopt, {}, MappedValues::in_place);  // the process ends soon after
   if (!model) return make_error(model.error());
   TraceInput in;
   in.text = o.text;
@@ -196,7 +196,7 @@ int cli_heads(const CliOptions& o, std::ostream& stdout_stream, std::ostream& er
 int cli_generate(const CliOptions& o, std::ostream& stdout_stream, std::ostream& err) {
   std::ostringstream discard;
   std::ostream& out = o.json_path == "-" ? discard : stdout_stream;
-  auto model = model_open(o.model_path);
+  auto model = model_open(o.model_path, std::nullopt, {}, MappedValues::in_place);  // the process ends soon after
   if (!model) return fail(err, model.error());
   GenerateOptions g;
   g.tokens = o.tokens;

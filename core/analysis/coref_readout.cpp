@@ -118,7 +118,7 @@ Result<CorefPrediction> coref_answer(const Model& model, const Trace& trace, con
 }
 
 Result<CorefPrediction> coref_answer_from_final(const Model& model, const Mat& final, const CorefExample& e) {
-  const Mat& out_w = model.weights.output_w;
+  const WeightMat& out_w = model.weights.output_w;
   const Vec& out_b = model.weights.output_b;
   if (out_w.rows() == 0 || model.vocab.empty() || static_cast<size_t>(out_w.rows()) != model.vocab.size())
     return make_error("the model has no output projection onto a vocabulary: it cannot name a word");

@@ -30,7 +30,7 @@ Result<Vec> value_norms(const Model& model, const Trace& trace, int layer, int h
     return make_error("the trace was not made by this model");
   const int HS = c.head_size();
   const Mat& v = trace.head(layer, head).v;  // (Tk, HS): x_j W_V^h + b_V^h
-  const Mat& out_w = model.weights.layers[static_cast<size_t>(layer)].attn.out_w;  // (C, C)
+  const WeightMat& out_w = model.weights.layers[static_cast<size_t>(layer)].attn.out_w;  // (C, C)
   const Mat moved = v * out_w.middleCols(head * HS, HS).transpose();              // (Tk, C)
   return Vec(moved.rowwise().norm());
 }

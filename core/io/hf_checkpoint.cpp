@@ -51,7 +51,7 @@ void layer_norm_from(TensorTaker& take, const std::string& name, int C, Vec& w, 
   take.vec(name + ".bias", C, b);
 }
 
-void linear_from(TensorTaker& take, const std::string& name, int out, int in, Mat& w, Vec& b) {
+void linear_from(TensorTaker& take, const std::string& name, int out, int in, WeightMat& w, Vec& b) {
   take.mat(name + ".weight", out, in, w);
   take.vec(name + ".bias", out, b);
 }

@@ -100,16 +100,16 @@ class TensorTaker {
   bool has(const std::string& name, Where where = Where::base) const { return index_.count(full(name, where)) > 0; }
 
   // `transposed`: the file stores the (cols, rows) transpose of the wanted matrix.
-  void mat(const std::string& name, int64_t rows, int64_t cols, Mat& out, bool transposed = false, Where where = Where::base) {
+  void mat(const std::string& name, int64_t rows, int64_t cols, WeightMat& out, bool transposed = false,
+           Where where = Where::base) {
     Tensor* t = find(full(name, where));
     if (!t) return;
     if (Status s = transposed ? tensor_check_mat(*t, cols, rows) : tensor_check_mat(*t, rows, cols); !s) return fail(s.error());
-    out.resize(rows, cols);
-    plan(*t, out.data(), transposed);
+    copies_.push_back(weight_plan(*t, rows, cols, transposed, out));
   }
   // Rows [first_row, first_row + rows) of `out`, which already has cols columns (rows of a
   // row-major matrix are one contiguous block).
-  void rows_of(const std::string& name, int64_t rows, int64_t cols, Mat& out, int64_t first_row) {
+  void rows_of(const std::string& name, int64_t rows, int64_t cols, WeightMat& out, int64_t first_row) {
     Tensor* t = find(full(name, Where::base));
     if (!t) return;
     if (Status s = tensor_check_mat(*t, rows, cols); !s) return fail(s.error());
@@ -160,8 +160,9 @@ class TensorTaker {
     if (copies_.empty()) return;
     std::atomic<int> done{done_};
     const std::vector<char> finite = tensor_copies_run(copies_, [&](size_t i) {
-      // The copies point into file_, which is ours to release from.
-      tensor_release(file_.tensors[static_cast<size_t>(copies_[i].tensor - file_.tensors.data())]);
+      // The copies point into file_, which is ours to release from; a weight read in place keeps its pages.
+      if (!copies_[i].in_place)
+        tensor_release(file_.tensors[static_cast<size_t>(copies_[i].tensor - file_.tensors.data())]);
       const int now = ++done;
       if (omp_get_thread_num() == 0) report(now);
     });
@@ -191,7 +192,7 @@ std::string prefix_for(const TensorFile& file, const std::string& probe, const s
 
 void layer_norm_from(TensorTaker& take, const std::string& name, int C, Vec& w, Vec& b);
 // An nn.Linear's name.weight (out, in) and name.bias (out).
-void linear_from(TensorTaker& take, const std::string& name, int out, int in, Mat& w, Vec& b);
+void linear_from(TensorTaker& take, const std::string& name, int out, int in, WeightMat& w, Vec& b);
 
 // A head's copy of a tied tensor must be that tensor, value for value. Both are converted first
 // (take.error() runs what is planned), so `copy` may be a local the caller took just before.

@@ -99,7 +99,7 @@ void load_gpt2(TensorTaker& take, const HfConfig& hf, const std::string& prefix,
   // GPT2LMHeadModel's lm_head is tied to wte (and usually absent from safetensors); a file that
   // keeps it must hold wte's values, since the engine scores tokens with tok_embed.
   if (take.has("lm_head.weight", TensorTaker::Where::top)) {
-    Mat lm_head;
+    WeightMat lm_head;
     take.mat("lm_head.weight", vocab, C, lm_head, false, TensorTaker::Where::top);
     check_tied(take, lm_head, "lm_head.weight", w.tok_embed, prefix + "wte.weight",
                "attnviz reads only an lm_head tied to the token embeddings");
@@ -174,7 +174,7 @@ void load_mlm_head(TensorTaker& take, const MlmNames& n, const std::string& embe
     }
   }
   if (take.has(n.decoder_w, top)) {
-    Mat decoder_w;
+    WeightMat decoder_w;
     take.mat(n.decoder_w, vocab, C, decoder_w, false, top);
     check_tied(take, decoder_w, n.decoder_w, w.tok_embed, embed_name,
                "attnviz reads only a decoder tied to the word embeddings");

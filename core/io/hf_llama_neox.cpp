@@ -121,7 +121,7 @@ void load_llama(TensorTaker& take, const HfConfig& hf, const std::string& prefix
     take.mat("lm_head.weight", hf.vocab_size, C, w.output_w, false, top);
     w.output_b = Vec::Zero(hf.vocab_size);
   } else if (take.has("lm_head.weight", top)) {
-    Mat lm_head;
+    WeightMat lm_head;
     take.mat("lm_head.weight", hf.vocab_size, C, lm_head, false, top);
     check_tied(take, lm_head, "lm_head.weight", w.tok_embed, prefix + "embed_tokens.weight",
                "tie_word_embeddings is true, so lm_head must be the token embeddings");
@@ -157,7 +157,7 @@ void load_gpt_neox(TensorTaker& take, const HfConfig& hf, const std::string& pre
   const ModelConfig& c = hf.config;
   const int C = c.d_model, F = c.d_ff, NH = c.n_heads, HS = c.head_size();
   take.mat("embed_in.weight", hf.vocab_size, C, w.tok_embed);
-  std::vector<Mat> qkv_w(static_cast<size_t>(c.n_layers));
+  std::vector<WeightMat> qkv_w(static_cast<size_t>(c.n_layers));
   std::vector<Vec> qkv_b(static_cast<size_t>(c.n_layers));
   for (int i = 0; i < c.n_layers; ++i) {
     const std::string p = "layers." + std::to_string(i) + ".";
@@ -180,7 +180,7 @@ void load_gpt_neox(TensorTaker& take, const HfConfig& hf, const std::string& pre
   // together. The engine's in_proj has all queries, then all keys, then all values.
   for (int i = 0; i < c.n_layers; ++i) {
     AttentionWeights& a = w.layers[static_cast<size_t>(i)].attn;
-    const Mat& fw = qkv_w[static_cast<size_t>(i)];
+    const WeightMat& fw = qkv_w[static_cast<size_t>(i)];
     const Vec& fb = qkv_b[static_cast<size_t>(i)];
     a.in_proj_w.resize(3 * C, C);
     a.in_proj_b.resize(3 * C);

@@ -35,9 +35,8 @@ struct TensorReader {
   std::vector<std::string> copy_names;
   std::deque<Tensor> reshaped;  // small re-shaped copies (scoring blocks); a deque keeps them in place
 
-  template <class M>
-  void convert(const Tensor& t, const std::string& name, M& out) {
-    copies.push_back(TensorCopy{&t, out.data()});
+  void plan(TensorCopy copy, const std::string& name) {
+    copies.push_back(copy);
     copy_names.push_back(name);
   }
   // Converts every planned tensor, checking finiteness on the way (no second pass over the
@@ -49,14 +48,13 @@ struct TensorReader {
     return "";
   }
 
-  void mat(const std::string& name, Mat& out) {
+  void mat(const std::string& name, WeightMat& out) {
     if (const Tensor* t = get(name); t && error.empty()) {
       if (Status s = tensor_check_mat(*t); !s) {
         error = s.error();
         return;
       }
-      out.resize(t->shape.size() == 2 ? t->shape[0] : 1, t->shape.back());
-      convert(*t, name, out);
+      plan(weight_plan(*t, t->shape.size() == 2 ? t->shape[0] : 1, t->shape.back(), false, out), name);
     }
   }
   void vec(const std::string& name, Vec& out) {
@@ -66,11 +64,11 @@ struct TensorReader {
         return;
       }
       out.resize(t->shape[0]);
-      convert(*t, name, out);
+      plan(TensorCopy{t, out.data()}, name);
     }
   }
   // Scoring parameters: (NH, HS, HS) stored, (NH*HS, HS) in memory; optional.
-  bool optional_blocks(const std::string& name, Mat& out) {
+  bool optional_blocks(const std::string& name, WeightMat& out) {
     const Tensor* t = file.find(name);
     if (!t) return false;
     if (t->shape.size() != 3) {
@@ -88,8 +86,7 @@ struct TensorReader {
       error = s.error();
       return false;
     }
-    out.resize(stacked.shape[0], stacked.shape[1]);
-    convert(stacked, name, out);
+    plan(weight_plan(stacked, stacked.shape[0], stacked.shape[1], false, out), name);
     return true;
   }
   // Tensors that only make sense together (the additive scoring function's three): a file with
@@ -101,7 +98,7 @@ struct TensorReader {
     if (present && missing && error.empty())
       error = "the file has tensor '" + *present + "' but not '" + *missing + "', which goes with it";
   }
-  bool optional_mat(const std::string& name, Mat& out) {
+  bool optional_mat(const std::string& name, WeightMat& out) {
     if (!file.find(name)) return false;
     mat(name, out);
     return true;
@@ -219,7 +216,7 @@ TensorFile model_to_tensors(const Model& model) {
   TensorFile f;
   f.metadata[kConfigKey] = config_to_json(c).dump();
   f.metadata[kSeedKey] = std::to_string(model.seed);
-  auto blocks = [&](std::string name, const Mat& stacked) {
+  auto blocks = [&](std::string name, MatRef stacked) {
     Tensor t = tensor_from_mat(std::move(name), stacked);
     t.shape = {c.n_heads, c.head_size(), c.head_size()};
     return t;

@@ -60,14 +60,14 @@ Result<fs::path> weights_in(const fs::path& dir) {
 }
 
 // Mapped, not read: each tensor is converted straight into its matrix by hf_model_from_tensors.
-Result<TensorFile> map_weights(const fs::path& weights) {
-  return ends_with(weights.string(), ".index.json") ? safetensors_read_sharded(weights.string(), true)
-                                                    : safetensors_map(weights.string());
+Result<TensorFile> map_weights(const fs::path& weights, MappedValues use) {
+  return ends_with(weights.string(), ".index.json") ? safetensors_read_sharded(weights.string(), true, use)
+                                                    : safetensors_map(weights.string(), use);
 }
 
 // A Hugging Face folder whose weights are `weights` (already read into `file` when given).
 Result<Model> open_checkpoint(const fs::path& dir, const fs::path& weights, std::optional<TensorFile> file,
-                              const OpenProgress& progress) {
+                              const OpenProgress& progress, MappedValues use) {
   auto config_text = file_read_bytes((dir / "config.json").string(), uint64_t{1} << 24);
   if (!config_text) return make_error(config_text.error());
   auto hf = hf_config_parse(std::string(config_text->begin(), config_text->end()));
@@ -77,7 +77,7 @@ Result<Model> open_checkpoint(const fs::path& dir, const fs::path& weights, std:
   if (!tokenizer) return make_error(tokenizer.error());
   report(progress, 0.05f);
   if (!file) {
-    auto mapped = map_weights(weights);
+    auto mapped = map_weights(weights, use);
     if (!mapped) return make_error(mapped.error());
     file = std::move(*mapped);
   }
@@ -96,17 +96,17 @@ Result<Model> open_checkpoint(const fs::path& dir, const fs::path& weights, std:
 // sits beside it, a raw PyTorch encoder when it has an encoder's tensors, otherwise an error.
 // `folder`: the user gave the folder holding it.
 Result<Model> open_file(const fs::path& path, const std::optional<ModelConfig>& fallback, const OpenProgress& progress,
-                        bool folder = false) {
+                        MappedValues use, bool folder = false) {
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   if (ends_with(path.filename().string(), ".index.json")) {
     if (!is_file(dir / "config.json"))
       return make_error("'" + path.string() + "' is a sharded index but its folder has no config.json");
-    return open_checkpoint(dir, path, std::nullopt, progress);
+    return open_checkpoint(dir, path, std::nullopt, progress, use);
   }
-  auto file = safetensors_map(path.string());
+  auto file = safetensors_map(path.string(), use);
   if (!file) return make_error(file.error());
   if (!file->metadata.contains(kConfigKey)) {
-    if (is_file(dir / "config.json")) return open_checkpoint(dir, path, std::move(*file), progress);
+    if (is_file(dir / "config.json")) return open_checkpoint(dir, path, std::move(*file), progress, use);
     // A checkpoint's weights without their config.json would otherwise be read as an encoder and
     // fail on its first missing tensor, which says nothing about what is really missing.
     if (!file->find(kRawEncoderProbe)) return make_error(neither_model_error(path, dir, folder));
@@ -120,23 +120,23 @@ Result<Model> open_file(const fs::path& path, const std::optional<ModelConfig>& 
 }  // namespace
 
 Result<Model> model_open(const std::string& path, const std::optional<ModelConfig>& fallback,
-                         const OpenProgress& progress) {
+                         const OpenProgress& progress, MappedValues weights) {
   const fs::path p(path);
   Result<Model> model = make_error("");
   if (is_dir(p)) {
     if (is_file(p / "config.json")) {
-      auto weights = weights_in(p);
-      if (!weights) return make_error(weights.error());
-      model = open_checkpoint(p, *weights, std::nullopt, progress);
+      auto weights_file = weights_in(p);
+      if (!weights_file) return make_error(weights_file.error());
+      model = open_checkpoint(p, *weights_file, std::nullopt, progress, weights);
     } else if (is_file(p / "model.safetensors")) {
-      model = open_file(p / "model.safetensors", fallback, progress, /*folder=*/true);
+      model = open_file(p / "model.safetensors", fallback, progress, weights, /*folder=*/true);
     } else {
       return make_error(
           "'" + path +
           "' has neither config.json (a Hugging Face checkpoint) nor model.safetensors (an attnviz model)");
     }
   } else if (is_file(p)) {
-    model = open_file(p, fallback, progress);
+    model = open_file(p, fallback, progress, weights);
   } else {
     std::error_code ec;
     if (fs::exists(p, ec)) return make_error("'" + path + "' is not a model file or folder");

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/result.h"
+#include "io/safetensors.h"
 #include "model/config.h"
 #include "model/model.h"
 
@@ -18,9 +19,11 @@ namespace attnviz {
 using OpenProgress = std::function<void(float)>;
 
 // Errors start with the path and name the file or tensor at fault. The model is fully checked
-// (shapes and finite values) before it is returned; model.source is the path as given.
+// (shapes and finite values) before it is returned; model.source is the path as given. `weights`:
+// whether F32 weights may be read in place from the file (MappedValues::in_place, for a process
+// that ends soon after, the CLI: no copy, half the memory) or must be the model's own (the app).
 Result<Model> model_open(const std::string& path, const std::optional<ModelConfig>& fallback = std::nullopt,
-                         const OpenProgress& progress = {});
+                         const OpenProgress& progress = {}, MappedValues weights = MappedValues::copied);
 
 // A short description for status lines: "gpt2 checkpoint, bpe 50257 pieces" style facts.
 std::string model_summary(const Model& model);

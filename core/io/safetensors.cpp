@@ -397,7 +397,9 @@ Result<std::shared_ptr<const void>> file_map(const std::string& path, size_t& si
     ::close(fd);
     return std::shared_ptr<const void>();
   }
-  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  // Writable and private: a value read in place (a WeightMat) may be written, which copies its page
+  // for this process; the file never changes.
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
   ::close(fd);  // the mapping keeps the file open
   if (p == MAP_FAILED) return make_error("cannot map '" + path + "': " + std::strerror(errno));
   ::madvise(p, size, MADV_SEQUENTIAL);
@@ -408,14 +410,17 @@ Result<std::shared_ptr<const void>> file_map(const std::string& path, size_t& si
 
 Result<TensorFile> safetensors_parse(std::span<const uint8_t> bytes) { return parse(bytes, false); }
 
-Result<TensorFile> safetensors_map(const std::string& path) {
+Result<TensorFile> safetensors_map(const std::string& path, MappedValues use) {
   size_t size = 0;
   auto mapping = file_map(path, size);
   if (!mapping) return Error{mapping.error()};
   const auto* base = static_cast<const uint8_t*>(mapping->get());
   auto file = parse(std::span<const uint8_t>(base, base ? size : 0), true);
   if (!file) return make_error("'" + path + "': " + file.error());
-  file->backing.push_back(std::move(*mapping));
+  for (Tensor& t : file->tensors) {
+    t.mapping = *mapping;
+    t.in_place_allowed = use == MappedValues::in_place;
+  }
   return file;
 }
 
@@ -496,11 +501,12 @@ Status safetensors_write(const std::string& path, const TensorFile& file) {
   return file_write_atomic(path, std::span<const uint8_t>(bytes));
 }
 
-Tensor tensor_from_mat(std::string name, const Mat& m) {
+Tensor tensor_from_mat(std::string name, MatRef m) {
   Tensor t;
   t.name = std::move(name);
   t.shape = {static_cast<int64_t>(m.rows()), static_cast<int64_t>(m.cols())};
-  t.data.assign(m.data(), m.data() + m.size());  // Mat is row-major, as safetensors is
+  t.data.resize(static_cast<size_t>(m.size()));
+  Eigen::Map<Mat>(t.data.data(), m.rows(), m.cols()) = m;  // row-major, as safetensors is
   return t;
 }
 
@@ -643,6 +649,19 @@ Status tensor_check_vec(const Tensor& t, int64_t expect_len) {
   if (expect_len >= 0 && t.shape[0] != expect_len)
     return make_error(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but " + want + " was expected");
   return Ok{};
+}
+
+float* tensor_in_place_values(const Tensor& t) {
+  if (!t.raw || !t.mapping || !t.in_place_allowed || t.stored != DType::F32 ||
+      std::endian::native != std::endian::little || reinterpret_cast<uintptr_t>(t.raw) % alignof(float) != 0)
+    return nullptr;
+  // The mapping is writable (file_map): the bytes are const only to the parser.
+  return reinterpret_cast<float*>(const_cast<uint8_t*>(t.raw));
+}
+
+bool tensor_in_place_finite(const Tensor& t) {
+  const float* values = tensor_in_place_values(t);
+  return values && all_finite(values, static_cast<size_t>(t.numel()));
 }
 
 bool tensor_values_into(const Tensor& t, float* out, bool transpose) {

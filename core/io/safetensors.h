@@ -26,10 +26,12 @@ struct Tensor {
   std::vector<int64_t> shape;   // empty = scalar
   std::vector<float> data;      // row-major, converted to float from the stored dtype
   DType stored = DType::F32;
-  // A mapped tensor (safetensors_map) has no `data` yet: its stored bytes are here, inside the
-  // owning TensorFile's `backing`, and are converted when read (tensor_to_mat / tensor_to_vec /
-  // tensor_values_into).
+  // A mapped tensor (safetensors_map) has no `data` yet: its stored bytes are here, inside
+  // `mapping`, and are converted when read (tensor_to_mat / tensor_to_vec / tensor_values_into), or
+  // read in place (tensor_in_place_values).
   const uint8_t* raw = nullptr;
+  std::shared_ptr<const void> mapping;  // the mapped file raw points into, kept while anyone holds it
+  bool in_place_allowed = false;        // mapped with MappedValues::in_place
   int64_t numel() const;        // product of shape (1 for a scalar); unchecked, shapes from a file are
 };
 
@@ -38,8 +40,7 @@ uint64_t dtype_size(DType d);
 
 struct TensorFile {
   std::map<std::string, std::string> metadata;  // "__metadata__" (string -> string)
-  std::vector<Tensor> tensors;                   // in the order of their data offsets
-  std::vector<std::shared_ptr<const void>> backing;  // mapped files that mapped tensors point into
+  std::vector<Tensor> tensors;                  // in the order of their data offsets
   const Tensor* find(std::string_view name) const;  // nullptr when absent
 };
 
@@ -47,10 +48,24 @@ inline constexpr uint64_t kMaxSafetensorsHeader = 100'000'000;  // 100 MB, as th
 
 Result<TensorFile> safetensors_parse(std::span<const uint8_t> bytes);   // from memory (fuzzable)
 Result<TensorFile> safetensors_read(const std::string& path);          // uses file_read_bytes
+// What a mapped file's tensors may become. `copied`: each is converted into memory of its own,
+// after which the file may change or go (the app, which lives long and opens many files).
+// `in_place`: an F32 tensor may also be read in place for as long as a matrix holds it, with no
+// copy and half the memory; the file must not change meanwhile, or the model reads the new bytes
+// (a short-lived process such as the CLI).
+enum class MappedValues { copied, in_place };
 // The same validation, but the file is memory-mapped and no tensor is converted: each is read
 // straight from the mapping when asked (tensor_to_mat / tensor_to_vec), and tensor_release drops
-// its pages again. A checkpoint then costs one copy of its weights instead of three.
-Result<TensorFile> safetensors_map(const std::string& path);
+// its pages again. A checkpoint then costs one copy of its weights instead of three, and an F32
+// tensor read in place none at all. The mapping is private and writable: writing to a value read
+// in place copies that page for this process and never changes the file.
+Result<TensorFile> safetensors_map(const std::string& path, MappedValues use = MappedValues::copied);
+// A mapped F32 tensor's values as floats, to read in place, when its file was mapped for that (and
+// they are aligned for float, and this machine is little-endian, as the format); nullptr for any
+// other tensor. They stay valid while t.mapping, or a copy of it, is held.
+float* tensor_in_place_values(const Tensor& t);
+// Whether every value of such a tensor is finite (no NaN, no infinity); one pass over its bytes.
+[[nodiscard]] bool tensor_in_place_finite(const Tensor& t);
 // Frees a tensor's values once they have been copied elsewhere: a loaded tensor's data, a mapped
 // tensor's pages (they stay in the page cache and are read again if the tensor is).
 void tensor_release(Tensor& t);
@@ -67,8 +82,9 @@ Result<ShardIndex> safetensors_index_parse(std::string_view text);   // from mem
 // order (each shard in offset order); shard metadata merged, the first shard's value winning. A
 // missing shard, a listed tensor its shard lacks, a tensor in two shards or a tensor the map does
 // not list is an error naming the tensor and the shard(s).
-// With `mapped`, every shard is read by safetensors_map.
-Result<TensorFile> safetensors_read_sharded(const std::string& index_path, bool mapped = false);
+// With `mapped`, every shard is read by safetensors_map(shard, use).
+Result<TensorFile> safetensors_read_sharded(const std::string& index_path, bool mapped = false,
+                                            MappedValues use = MappedValues::copied);
 
 // Precondition (checked by safetensors_write, not here): tensor_file_check(file) is ok.
 std::vector<uint8_t> safetensors_serialize(const TensorFile& file);    // always writes F32
@@ -78,7 +94,7 @@ Status safetensors_write(const std::string& path, const TensorFile& file);  // v
 // non-negative dims, and data.size() == numel() for every tensor.
 Status tensor_file_check(const TensorFile& file);
 
-Tensor tensor_from_mat(std::string name, const Mat& m);   // shape {rows, cols}
+Tensor tensor_from_mat(std::string name, MatRef m);       // shape {rows, cols}
 Tensor tensor_from_vec(std::string name, const Vec& v);   // shape {n}
 // 2-D tensor -> (rows, cols); 1-D -> (1, n); mapped tensors are converted from their bytes. Any other rank, or a shape mismatch with `expect_rows/cols`
 // when they are >= 0, is an error naming the tensor and both shapes.

@@ -68,7 +68,7 @@ Result<ShardIndex> safetensors_index_parse(std::string_view text) {
   return out;
 }
 
-Result<TensorFile> safetensors_read_sharded(const std::string& index_path, bool mapped) {
+Result<TensorFile> safetensors_read_sharded(const std::string& index_path, bool mapped, MappedValues use) {
   // An index is a name list: the header bound is generous for it and keeps a wrong file cheap.
   auto bytes = file_read_bytes(index_path, kMaxSafetensorsHeader);
   if (!bytes) return Error{bytes.error()};
@@ -86,10 +86,9 @@ Result<TensorFile> safetensors_read_sharded(const std::string& index_path, bool 
   std::map<std::string, std::string> holder;  // tensor name -> the shard it was found in
   for (const auto& shard : index->shards) {
     const std::string path = (folder / shard).string();
-    auto file = mapped ? safetensors_map(path) : safetensors_read(path);
+    auto file = mapped ? safetensors_map(path, use) : safetensors_read(path);
     if (!file) return Error{file.error()};
     for (auto& [k, v] : file->metadata) out.metadata.emplace(k, std::move(v));
-    for (auto& b : file->backing) out.backing.push_back(std::move(b));
     for (auto& t : file->tensors) {
       if (const auto [it, fresh] = holder.emplace(t.name, shard); !fresh)
         return fail_index(index_path, tensor_label(t.name) + " is in two shards, " + json_quote(it->second) + " and " +

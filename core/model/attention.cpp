@@ -18,7 +18,7 @@ float score_scale(ScoreKind kind, int head_size, float temperature) {
 namespace {
 // One head's (HS, HS) block of a scoring function's parameters; empty when the model has none (a
 // loaded file's model makes them only for a scoring function it uses).
-Mat head_block(const Mat& stacked, int head, int hs) {
+Mat head_block(MatRef stacked, int head, int hs) {
   return stacked.size() > 0 ? Mat(stacked.block(head * hs, 0, hs, hs)) : Mat();
 }
 }  // namespace

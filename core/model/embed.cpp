@@ -47,7 +47,7 @@ Status embed_finish(const Model& model, Mat& x, const std::vector<int>& segments
   switch (c.positions) {
     case PositionEncoding::sinusoidal: x += positions_sinusoidal(T, c.d_model); break;
     case PositionEncoding::learned: {
-      const Mat& table = model.weights.pos_embed;
+      const WeightMat& table = model.weights.pos_embed;
       const int first = c.position_padding_idx >= 0 ? c.position_padding_idx + 1 : 0;
       if (first + T > table.rows())
         return make_error("the sentence has " + std::to_string(T) + " tokens but the model knows only " +
@@ -81,7 +81,7 @@ Status embed_finish(const Model& model, Mat& x, const std::vector<int>& segments
 Result<Mat> embed_ids(const Model& model, const std::vector<int>& ids, const std::vector<int>& segments) {
   if (!segments.empty() && segments.size() != ids.size())
     return make_error("there must be one segment id per token id");
-  const Mat& table = model.weights.tok_embed;
+  const WeightMat& table = model.weights.tok_embed;
   if (table.rows() == 0) return make_error("this model has no token embedding table to look ids up in");
   Mat x(static_cast<Eigen::Index>(ids.size()), model.config.d_model);
   for (size_t t = 0; t < ids.size(); ++t) {

@@ -59,7 +59,7 @@ namespace {
 // rounds a product of its width, so y's last bits depend on the thread count (by up to about 2e-5
 // in a review's random shapes), as they did with Eigen's own threading; training runs one thread
 // per shard and so always the single product, and retrains bit for bit.
-void product_split_by_columns(Mat& y, const Mat& x, const Mat& w) {
+void product_split_by_columns(Mat& y, const Mat& x, MatRef w) {
   constexpr double kMinWorkPerThread = 50000;  // multiply-adds; Eigen's own threshold for a thread
   const double work = static_cast<double>(x.rows()) * static_cast<double>(w.rows()) * static_cast<double>(w.cols());
   constexpr Eigen::Index kColumnStep = 16;  // parts start at a vector's width: the kernel's full panels
@@ -85,13 +85,14 @@ bool linear_uses_blas() {
   return fits;
 }
 
-Mat linear(const Mat& x, const Mat& w, const Vec& b) {
+Mat linear(const Mat& x, MatRef w, const Vec& b) {
   Mat y(x.rows(), w.rows());
   if (w.size() >= kBlasMinWeights && x.rows() >= kBlasMinRows && linear_uses_blas()) {
     // Row-major y (T, out) = x (T, in) · wᵀ, w stored (out, in). OpenBLAS's OpenMP build shares
     // libgomp's threads and runs on one inside a parallel region (the head loop, training shards).
     const auto T = static_cast<blasint>(x.rows()), out = static_cast<blasint>(w.rows()), in = static_cast<blasint>(w.cols());
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, out, in, 1.0f, x.data(), in, w.data(), in, 0.0f, y.data(), out);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, out, in, 1.0f, x.data(), in, w.data(),
+                static_cast<blasint>(w.outerStride()), 0.0f, y.data(), out);
   } else {
     product_split_by_columns(y, x, w);
   }
@@ -99,7 +100,7 @@ Mat linear(const Mat& x, const Mat& w, const Vec& b) {
   return y;
 }
 
-Mat linear_naive(const Mat& x, const Mat& w, const Vec& b) {
+Mat linear_naive(const Mat& x, MatRef w, const Vec& b) {
   Mat y(x.rows(), w.rows());
   for (Eigen::Index t = 0; t < x.rows(); ++t)
     for (Eigen::Index o = 0; o < w.rows(); ++o) {

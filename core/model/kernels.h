@@ -10,13 +10,13 @@ namespace attnviz {
 
 // y = x · wᵀ + b, PyTorch's nn.Linear: x (T, in), w (out, in), b (out) -> (T, out). Large products
 // (weights of 2^18 values and more, 16 rows and more) go to OpenBLAS when linear_uses_blas().
-Mat linear(const Mat& x, const Mat& w, const Vec& b);
+Mat linear(const Mat& x, MatRef w, const Vec& b);
 // Whether this machine's OpenBLAS has a kernel for its CPU's vector unit (not the SSE3 fallback it
 // takes on a CPU it does not know); when not, every product stays in Eigen.
 bool linear_uses_blas();
 // The rule behind it, for OpenBLAS's name of its kernel ("Haswell", "SkylakeX", "Zen", "Prescott").
 bool blas_kernel_fits(std::string_view corename);
-Mat linear_naive(const Mat& x, const Mat& w, const Vec& b);
+Mat linear_naive(const Mat& x, MatRef w, const Vec& b);
 
 // Row-wise softmax of scores + mask (mask: 0 or -inf). Subtracts the row maximum so logits of
 // ±1e4 stay finite; a row whose every key is hidden becomes all zeros, never NaN.

@@ -9,13 +9,13 @@ namespace attnviz {
 namespace {
 
 struct FastKernels {
-  static Mat linear(const Mat& x, const Mat& w, const Vec& b) { return attnviz::linear(x, w, b); }
+  static Mat linear(const Mat& x, MatRef w, const Vec& b) { return attnviz::linear(x, w, b); }
   static Mat norm(const Mat& x, const Vec& w, const Vec& b, const ModelConfig& c) { return norm_apply(x, w, b, c); }
   static void act(Mat& x, Activation a) { activation_apply(x, a); }
 };
 
 struct NaiveKernels {
-  static Mat linear(const Mat& x, const Mat& w, const Vec& b) { return linear_naive(x, w, b); }
+  static Mat linear(const Mat& x, MatRef w, const Vec& b) { return linear_naive(x, w, b); }
   static Mat norm(const Mat& x, const Vec& w, const Vec& b, const ModelConfig& c) { return norm_apply_naive(x, w, b, c); }
   static void act(Mat& x, Activation a) {
     for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = activation_naive(x.data()[i], a);

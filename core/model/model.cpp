@@ -19,7 +19,7 @@ double xavier(int fan_in, int fan_out) { return std::sqrt(2.0 / (fan_in + fan_ou
 
 // One random tensor to draw: its stream name, shape and scale. A tensor's values depend on nothing
 // else (seed_for(seed, name) seeds its stream), so one with the same name, shape and seed can be
-// copied from an earlier model instead of drawn again. MatT is `const Mat` when the plan only
+// copied from an earlier model instead of drawn again. MatT is `const WeightMat` when the plan only
 // describes an earlier model's tensors.
 template <class MatT>
 struct Draw {
@@ -46,7 +46,7 @@ std::string layer_prefix(size_t i) { return "layers." + std::to_string(i) + ".";
 
 // ModelT is Model or const Model; the plan points into it.
 template <class ModelT>
-using PlanOf = DrawPlan<std::conditional_t<std::is_const_v<ModelT>, const Mat, Mat>>;
+using PlanOf = DrawPlan<std::conditional_t<std::is_const_v<ModelT>, const WeightMat, WeightMat>>;
 
 template <class ModelT>
 void plan_general(PlanOf<ModelT>& plan, ModelT& model, size_t i) {
@@ -92,8 +92,8 @@ PlanOf<ModelT> plan_random_weights(ModelT& model) {
 }
 
 // The earlier tensor that equals `draw` bit for bit: same stream name, shape and scale, and present.
-const Mat* same_tensor(const Draw<Mat>& draw, const DrawPlan<const Mat>& earlier) {
-  for (const Draw<const Mat>& e : earlier.draws)
+const WeightMat* same_tensor(const Draw<WeightMat>& draw, const DrawPlan<const WeightMat>& earlier) {
+  for (const Draw<const WeightMat>& e : earlier.draws)
     if (e.name == draw.name && e.rows == draw.rows && e.cols == draw.cols && e.stddev == draw.stddev &&
         e.out->rows() == e.rows && e.out->cols() == e.cols)
       return e.out;
@@ -103,16 +103,16 @@ const Mat* same_tensor(const Draw<Mat>& draw, const DrawPlan<const Mat>& earlier
 // Draws every tensor of the plan, each from its own stream, or copies it from `earlier` when that
 // has it. Tensors are independent, so they are drawn in parallel: the values do not depend on the
 // thread count.
-void run_plan(const DrawPlan<Mat>& plan, uint64_t seed, const DrawPlan<const Mat>* earlier) {
+void run_plan(const DrawPlan<WeightMat>& plan, uint64_t seed, const DrawPlan<const WeightMat>* earlier) {
   const auto n = static_cast<std::ptrdiff_t>(plan.draws.size());
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::ptrdiff_t d = 0; d < n; ++d) {
-    const Draw<Mat>& draw = plan.draws[static_cast<size_t>(d)];
+    const Draw<WeightMat>& draw = plan.draws[static_cast<size_t>(d)];
     draw.out->resize(draw.rows, draw.cols);
     // Fresh memory, all of it about to be written: its pages mapped in one call, not one fault each.
     memory_populate_for_write(draw.out->data(), static_cast<size_t>(draw.out->size()) * sizeof(float));
-    if (const Mat* from = earlier ? same_tensor(draw, *earlier) : nullptr) {
-      *draw.out = *from;
+    if (const WeightMat* from = earlier ? same_tensor(draw, *earlier) : nullptr) {
+      draw.out->array() = from->array();  // into the memory just mapped (assigning would allocate anew)
       continue;
     }
     Rng rng(seed_for(seed, draw.name));
@@ -180,7 +180,7 @@ bool made_source_seed(std::string_view source, std::string_view what, uint64_t& 
 }
 
 void model_init_score_parameters(Model& model, uint64_t seed) {
-  DrawPlan<Mat> plan;
+  DrawPlan<WeightMat> plan;
   for (size_t i = 0; i < model.weights.layers.size(); ++i) {
     plan_general(plan, model, i);
     plan_additive(plan, model, i);
@@ -189,7 +189,7 @@ void model_init_score_parameters(Model& model, uint64_t seed) {
 }
 
 void model_ensure_score_parameters(Model& model, uint64_t seed) {
-  DrawPlan<Mat> plan;
+  DrawPlan<WeightMat> plan;
   const bool general = config_uses(model.config, ScoreKind::general);
   const bool additive = config_uses(model.config, ScoreKind::additive);
   for (size_t i = 0; i < model.weights.layers.size(); ++i) {
@@ -209,7 +209,7 @@ Model model_init_random(const ModelConfig& c, uint64_t seed) {
 Model model_init_random_from(const ModelConfig& c, uint64_t seed, const Model& earlier) {
   if (earlier.seed != seed) return model_init_random(c, seed);
   Model model = fresh_model(c, seed);
-  const DrawPlan<const Mat> earlier_plan = plan_random_weights(earlier);
+  const DrawPlan<const WeightMat> earlier_plan = plan_random_weights(earlier);
   run_plan(plan_random_weights(model), seed, &earlier_plan);
   return model;
 }
@@ -261,7 +261,7 @@ Status check_model(const Model& model, bool finite) {
     chk.expect(L.attn.out_b, p + "self_attn.out_proj.bias", C, 1);
     // Scoring-function parameters: needed when a head scores that way; otherwise absent (a loaded
     // file's model makes them only when asked, model_ensure_score_parameters) or of the right shape.
-    auto score_tensor = [&](const Mat& m, const char* name, int rows, bool used) {
+    auto score_tensor = [&](const WeightMat& m, const char* name, int rows, bool used) {
       if (used || m.size() > 0) chk.expect(m, p + name, rows, HS);
     };
     score_tensor(L.attn.general_w, "self_attn.score_general.w", NH * HS, general);

@@ -1,6 +1,8 @@
 // A model is a config plus weights (plus an optional vocabulary). One struct serves the sandbox
 // model (random weights from a seed), the trained demos and loaded checkpoints. This file holds
 // the weight layout, random initialisation and shape checks; the forward pass is in trace.h.
+// Weight matrices are WeightMat: the model's own values, or a file's read in place (model_open
+// with MappedValues::in_place); either way they read and write like a Mat.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -10,60 +12,61 @@
 
 #include "base/result.h"
 #include "base/tensor.h"
+#include "base/weight_matrix.h"
 #include "model/config.h"
 #include "text/subword_tokenizer.h"
 
 namespace attnviz {
 
 struct AttentionWeights {
-  Mat in_proj_w;    // (C + 2·NKV·HS, C) rows: W_q (C), then W_k, then W_v (NKV·HS each; 3C without
-                    // grouped key/value heads, PyTorch's in_proj_weight)
-  Vec in_proj_b;    // (C + 2·NKV·HS); zeros for models without these biases (Llama)
-  Mat out_w;        // (C, C) W_O
-  Vec out_b;        // (C)
+  WeightMat in_proj_w;  // (C + 2·NKV·HS, C) rows: W_q (C), then W_k, then W_v (NKV·HS each; 3C without
+                        // grouped key/value heads, PyTorch's in_proj_weight)
+  Vec in_proj_b;        // (C + 2·NKV·HS); zeros for models without these biases (Llama)
+  WeightMat out_w;      // (C, C) W_O
+  Vec out_b;            // (C)
   // Parameters of the other scoring functions, one (HS, HS) block per head stacked by head.
-  Mat general_w;    // (NH*HS, HS) Luong "general": score = qᵀ W_a k
-  Mat additive_wq;  // (NH*HS, HS) Bahdanau: score = vᵀ tanh(W_q q + W_k k)
-  Mat additive_wk;  // (NH*HS, HS)
-  Mat additive_v;   // (NH, HS)
+  WeightMat general_w;    // (NH*HS, HS) Luong "general": score = qᵀ W_a k
+  WeightMat additive_wq;  // (NH*HS, HS) Bahdanau: score = vᵀ tanh(W_q q + W_k k)
+  WeightMat additive_wk;  // (NH*HS, HS)
+  WeightMat additive_v;   // (NH, HS)
 };
 
 // With d_ff == 0 (attention only) the FFN tensors and norm2 are empty: the layer has none.
 struct LayerWeights {
   AttentionWeights attn;
-  Mat ff_gate_w;  // (F, C) the gate of a gated FFN (SwiGLU's gate_proj); empty otherwise
-  Mat ff1_w;  // (F, C) linear1 (SwiGLU's up_proj)
-  Vec ff1_b;  // (F)
-  Mat ff2_w;  // (C, F) linear2
-  Vec ff2_b;  // (C)
+  WeightMat ff_gate_w;   // (F, C) the gate of a gated FFN (SwiGLU's gate_proj); empty otherwise
+  WeightMat ff1_w;       // (F, C) linear1 (SwiGLU's up_proj)
+  Vec ff1_b;             // (F)
+  WeightMat ff2_w;       // (C, F) linear2
+  Vec ff2_b;             // (C)
   Vec norm1_w, norm1_b;  // (C) around attention (RMSNorm: the bias is zeros, unused)
   Vec norm2_w, norm2_b;  // (C) around the FFN
 };
 
 struct ModelWeights {
-  std::vector<LayerWeights> layers;   // L
-  Mat tok_embed;                      // (V, C); empty: words are embedded by hash (sandbox)
-  Mat pos_embed;                      // (P, C) for learned positions; empty otherwise
-  Mat type_embed;                     // (config.type_vocab, C) segment embeddings (BERT); empty otherwise
-  Vec embed_norm_w, embed_norm_b;     // (C) when config.embed_norm
-  Vec final_norm_w, final_norm_b;     // (C) when config.final_norm
-  Mat output_w;                       // (V, C) output projection to the vocabulary (trained models); may be empty
-  Vec output_b;                       // (V) its bias; for a BERT masked-LM head, the decoder's bias
+  std::vector<LayerWeights> layers;  // L
+  WeightMat tok_embed;               // (V, C); empty: words are embedded by hash (sandbox)
+  WeightMat pos_embed;               // (P, C) for learned positions; empty otherwise
+  WeightMat type_embed;              // (config.type_vocab, C) segment embeddings (BERT); empty otherwise
+  Vec embed_norm_w, embed_norm_b;    // (C) when config.embed_norm
+  Vec final_norm_w, final_norm_b;    // (C) when config.final_norm
+  WeightMat output_w;                // (V, C) output projection to the vocabulary (trained models); may be empty
+  Vec output_b;                      // (V) its bias; for a BERT masked-LM head, the decoder's bias
   // BERT's masked-LM head (cls.predictions.transform): dense, GELU, LayerNorm, then the decoder
   // tied to tok_embed. Empty when the checkpoint has none.
-  Mat mlm_dense_w;                    // (C, C)
+  WeightMat mlm_dense_w;                    // (C, C)
   Vec mlm_dense_b, mlm_norm_w, mlm_norm_b;  // (C)
 };
 
 struct Model {
   ModelConfig config;
   ModelWeights weights;
-  std::vector<std::string> vocab;     // V entries when tok_embed is set and there is no tokenizer
+  std::vector<std::string> vocab;  // V entries when tok_embed is set and there is no tokenizer
   // A loaded checkpoint's own tokenizer (GPT-2 BPE, BERT WordPiece); tok_embed is indexed by its ids
   // and `vocab` stays empty. Null for word-level models (sandbox, demos).
   std::shared_ptr<const SubwordTokenizer> tokenizer;
-  uint64_t seed = 0;                  // hashed embeddings of the sandbox depend on it
-  std::string source = "sandbox";     // where it came from, for the UI and JSON output
+  uint64_t seed = 0;               // hashed embeddings of the sandbox depend on it
+  std::string source = "sandbox";  // where it came from, for the UI and JSON output
 };
 
 // Model::source of a model made here rather than opened (a file's source is its path): what it is,

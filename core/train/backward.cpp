@@ -10,7 +10,7 @@
 
 namespace attnviz {
 
-LinearGrads linear_backward(const Mat& x, const Mat& w, const Mat& dy) {
+LinearGrads linear_backward(const Mat& x, MatRef w, const Mat& dy) {
   LinearGrads g;
   g.dx.noalias() = dy * w;
   g.dw.noalias() = dy.transpose() * x;
@@ -180,7 +180,9 @@ AttentionGrads attention_backward_segments(const AttentionWeights& w, const Mode
   g.dw.out_b = out.db;
   Mat dq(xq.rows(), C), dk(xkv.rows(), C), dv(xkv.rows(), C);
   // A model from a file has the scoring functions' parameters only for those it uses.
-  auto block = [&](const Mat& stacked, int h) { return stacked.size() > 0 ? Mat(stacked.block(h * HS, 0, HS, HS)) : Mat(); };
+  auto block = [&](MatRef stacked, int h) {
+    return stacked.size() > 0 ? Mat(stacked.block(h * HS, 0, HS, HS)) : Mat();
+  };
   for (int h = 0; h < NH; ++h) {
     const Mat G = block(w.general_w, h), Wq = block(w.additive_wq, h), Wk = block(w.additive_wk, h);
     const RowVec va = w.additive_v.size() > 0 ? RowVec(w.additive_v.row(h)) : RowVec();

@@ -20,7 +20,7 @@ struct LinearGrads {
   Vec db;  // (out)
 };
 // y = x · wᵀ + b
-LinearGrads linear_backward(const Mat& x, const Mat& w, const Mat& dy);
+LinearGrads linear_backward(const Mat& x, MatRef w, const Mat& dy);
 
 // Row-wise softmax, given its output `weights` (T, Tk): dS = W ⊙ (dW − rowsum(dW ⊙ W)). Hidden cells
 // (weight 0) and fully masked rows get zero gradient, as they should.

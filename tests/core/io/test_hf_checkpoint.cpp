@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -440,11 +441,15 @@ Result<Model> load_with_threads(const std::string& path, int threads) {
   return hf_model_from_tensors(std::move(*file), *hf);
 }
 
-bool same_bits(const Mat& a, const Mat& b) {
-  return a.rows() == b.rows() && a.cols() == b.cols() &&
-         (a.size() == 0 || std::memcmp(a.data(), b.data(), static_cast<size_t>(a.size()) * sizeof(float)) == 0);
+// Matrices, weights or vectors of the same shape and the same bits in every value.
+template <class A, class B>
+bool same_bits(const Eigen::DenseBase<A>& a, const Eigen::DenseBase<B>& b) {
+  if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
+  for (Eigen::Index i = 0; i < a.rows(); ++i)
+    for (Eigen::Index j = 0; j < a.cols(); ++j)
+      if (std::bit_cast<uint32_t>(a(i, j)) != std::bit_cast<uint32_t>(b(i, j))) return false;
+  return true;
 }
-bool same_bits(const Vec& a, const Vec& b) { return same_bits(Mat(a.transpose()), Mat(b.transpose())); }
 
 TEST_CASE("hf checkpoint: weights converted in parallel are the file's, bit for bit, with 1, 2 or 3 threads") {
   const TempFile path("attnviz-test-odd-gpt2.safetensors");
@@ -503,6 +508,44 @@ TEST_CASE("hf checkpoint: BERT's stacked query, key and value are the same with 
   CHECK(same_bits(two.weights.tok_embed, one.weights.tok_embed));
   CHECK(same_bits(two.weights.mlm_dense_w, one.weights.mlm_dense_w));
   CHECK(same_bits(two.weights.output_b, one.weights.output_b));
+}
+
+TEST_CASE("hf checkpoint: opened in place, F32 tensors stored as the engine holds them are read from the file") {
+  const auto open = [](const std::string& folder, MappedValues use) {
+    auto m = model_open(fixture_path("hf/" + folder), std::nullopt, {}, use);
+    REQUIRE_MESSAGE(m.ok(), m.error());
+    return std::move(*m);
+  };
+  const Model bert = open("bert_mlm", MappedValues::in_place), bert_copied = open("bert_mlm", MappedValues::copied);
+  const LayerWeights& L = bert.weights.layers[1];
+  // nn.Linear weights are stored (out, in), as the engine holds them; query, key and value are
+  // three tensors the engine stacks into one matrix, so that one is converted.
+  CHECK(L.attn.out_w.is_in_place());
+  CHECK(L.ff1_w.is_in_place());
+  CHECK(L.ff2_w.is_in_place());
+  CHECK(bert.weights.tok_embed.is_in_place());
+  CHECK(bert.weights.mlm_dense_w.is_in_place());
+  CHECK_FALSE(L.attn.in_proj_w.is_in_place());
+  CHECK_FALSE(bert_copied.weights.layers[1].ff2_w.is_in_place());
+  for (size_t i = 0; i < bert.weights.layers.size(); ++i) {
+    CAPTURE(i);
+    CHECK(same_bits(bert.weights.layers[i].attn.in_proj_w, bert_copied.weights.layers[i].attn.in_proj_w));
+    CHECK(same_bits(bert.weights.layers[i].attn.out_w, bert_copied.weights.layers[i].attn.out_w));
+    CHECK(same_bits(bert.weights.layers[i].ff2_w, bert_copied.weights.layers[i].ff2_w));
+  }
+  TraceInput in;
+  in.text = "The animal didn't cross the street because it was too tired.";
+  auto a = trace_run(bert, in);
+  auto b = trace_run(bert_copied, in);
+  REQUIRE((a.ok() && b.ok()));
+  CHECK(same_bits(a->final, b->final));
+
+  // GPT-2's Conv1D weights are stored (in, out): transposed while converting, never in place.
+  const Model gpt2 = open("gpt2_tiny", MappedValues::in_place);
+  CHECK_FALSE(gpt2.weights.layers[0].attn.in_proj_w.is_in_place());
+  CHECK_FALSE(gpt2.weights.layers[0].ff1_w.is_in_place());
+  CHECK(gpt2.weights.tok_embed.is_in_place());
+  CHECK(gpt2.weights.pos_embed.is_in_place());
 }
 
 TEST_CASE("hf checkpoint: with tensors converted in parallel, the first problem in the loader's order is reported") {

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "io/model_file.h"
+#include "io/model_open.h"
 #include "model/trace.h"
 #include "support/check_util.h"
 #include "support/fixture_util.h"
@@ -42,6 +43,67 @@ TEST_CASE("model io: save then load gives the same weights bit for bit and the s
   CHECK(max_abs_diff(a->final, b->final) == 0.0f);
   CHECK_FALSE(a->queries[3].in_vocab);  // "on" is not in the vocabulary: [UNK]
   CHECK(a->queries[1].in_vocab);
+}
+
+TEST_CASE("model io: opened in place, F32 weights are read from the file with the same bits and the same trace") {
+  Model m = model_init_random(small(), 77);
+  m.weights.tok_embed = Mat::Random(5, 32);
+  m.vocab = {"[UNK]", "the", "cat", "sat", "."};
+  const TempFile path("attnviz_model_in_place.safetensors");
+  REQUIRE(model_save(path, m).ok());
+  auto copied = model_open(path);
+  auto in_place = model_open(path, std::nullopt, {}, MappedValues::in_place);
+  REQUIRE_MESSAGE(copied.ok(), copied.error());
+  REQUIRE_MESSAGE(in_place.ok(), in_place.error());
+  const LayerWeights& L = in_place->weights.layers[1];
+  for (const WeightMat* w : std::initializer_list<const WeightMat*>{
+           &L.attn.in_proj_w, &L.attn.out_w, &L.attn.general_w, &L.attn.additive_v, &L.ff1_w, &L.ff2_w,
+           &in_place->weights.pos_embed, &in_place->weights.tok_embed})
+    CHECK(w->is_in_place());
+  CHECK_FALSE(copied->weights.layers[1].attn.in_proj_w.is_in_place());
+  CHECK(L.attn.in_proj_w == m.weights.layers[1].attn.in_proj_w);
+  CHECK(L.attn.general_w == m.weights.layers[1].attn.general_w);  // (heads, hs, hs) read as (heads*hs, hs)
+  CHECK(L.ff2_w == m.weights.layers[1].ff2_w);
+  CHECK(in_place->weights.tok_embed == m.weights.tok_embed);
+
+  // The file's mapping lives as long as the model: nothing else holds it any more.
+  TraceInput in;
+  in.text = "the cat sat on the mat .";
+  auto a = trace_run(m, in);
+  auto b = trace_run(*in_place, in);
+  REQUIRE((a.ok() && b.ok()));
+  CHECK(max_abs_diff(a->final, b->final) == 0.0f);
+
+  // Writing to a weight read in place changes this model only, never the file.
+  Model edited = std::move(*in_place);
+  edited.weights.layers[0].ff1_w(0, 0) += 1.0f;
+  CHECK(edited.weights.layers[0].ff1_w.is_in_place());
+  auto reopened = model_open(path);
+  REQUIRE(reopened.ok());
+  CHECK(reopened->weights.layers[0].ff1_w(0, 0) == m.weights.layers[0].ff1_w(0, 0));
+  CHECK(edited.weights.layers[0].ff1_w(0, 0) == m.weights.layers[0].ff1_w(0, 0) + 1.0f);
+
+  // A copy of the model owns its weights and outlives the file's mapping.
+  Model copy;
+  {
+    auto held = model_open(path, std::nullopt, {}, MappedValues::in_place);
+    REQUIRE(held.ok());
+    copy = *held;
+  }
+  CHECK_FALSE(copy.weights.layers[1].ff2_w.is_in_place());
+  CHECK(copy.weights.layers[1].ff2_w == m.weights.layers[1].ff2_w);
+}
+
+TEST_CASE("model io: a NaN weight read in place is refused, naming the tensor") {
+  const Model m = model_init_random(small(), 3);
+  TensorFile nan = model_to_tensors(m);
+  for (Tensor& t : nan.tensors)
+    if (t.name == "layers.1.linear2.weight") t.data[7] = NAN;
+  const TempFile path("attnviz_model_in_place_nan.safetensors");
+  REQUIRE(safetensors_write(path, nan).ok());
+  auto opened = model_open(path, std::nullopt, {}, MappedValues::in_place);
+  REQUIRE_FALSE(opened.ok());
+  CHECK(opened.error().find("'layers.1.linear2.weight' contains NaN") != std::string::npos);
 }
 
 TEST_CASE("model io: a plain PyTorch state dict (no metadata) loads with the heads given by the user") {

@@ -757,9 +757,9 @@ TEST_CASE("safetensors_map: tensors convert straight from the mapping, the same 
   auto mapped = safetensors_map(path);
   REQUIRE(mapped.ok());
   CHECK(mapped->metadata.at("k") == "v");
-  CHECK(mapped->backing.size() == 1);
   Tensor& t = mapped->tensors[0];
   CHECK(t.raw != nullptr);
+  CHECK(t.mapping != nullptr);
   CHECK(t.data.empty());
   auto m = tensor_to_mat(t, 3, 70000);
   REQUIRE(m.ok());
@@ -771,6 +771,56 @@ TEST_CASE("safetensors_map: tensors convert straight from the mapping, the same 
   auto b = tensor_to_vec(*mapped->find("b"), 5);
   REQUIRE(b.ok());
   CHECK((*b)(4) == 1.0f);
+}
+
+TEST_CASE("safetensors_map: F32 values are read in place only when mapped for that, aligned for float, and F32") {
+  // A: F32 (2), H: F16 (2), C: F32 (1); the header is padded with spaces so that the data starts
+  // `shift` bytes past a multiple of 4 (mappings start on a page).
+  const auto bytes_with_data_at = [](size_t shift) {
+    std::string header =
+        R"({"A":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"H":{"dtype":"F16","shape":[2],"data_offsets":[8,12]},)"
+        R"("C":{"dtype":"F32","shape":[1],"data_offsets":[12,16]}})";
+    while ((8 + header.size()) % 4 != shift) header += ' ';
+    std::vector<uint8_t> out(8);
+    for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<uint8_t>(header.size() >> (8 * i));
+    out.insert(out.end(), header.begin(), header.end());
+    for (const float v : {1.5f, -2.0f}) {
+      const auto bits = std::bit_cast<uint32_t>(v);
+      for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(bits >> (8 * i)));
+    }
+    for (const uint8_t b : {0x00, 0x3c, 0x00, 0xc0}) out.push_back(b);  // F16 1.0, -2.0
+    for (const uint8_t b : {0x00, 0x00, 0xc0, 0x7f}) out.push_back(b);  // F32 NaN
+    return out;
+  };
+  const TempFile file("attnviz-test-in-place.safetensors");
+  const std::string& path = file;
+
+  REQUIRE(file_write_atomic(path, bytes_with_data_at(0)).ok());
+  auto in_place = safetensors_map(path, MappedValues::in_place);
+  REQUIRE_MESSAGE(in_place.ok(), in_place.error());
+  const float* a = tensor_in_place_values(*in_place->find("A"));
+  REQUIRE(a != nullptr);
+  CHECK(a[0] == 1.5f);
+  CHECK(a[1] == -2.0f);
+  CHECK(tensor_in_place_finite(*in_place->find("A")));
+  CHECK(tensor_in_place_values(*in_place->find("H")) == nullptr);  // F16: converted, never in place
+  REQUIRE(tensor_in_place_values(*in_place->find("C")) != nullptr);
+  CHECK_FALSE(tensor_in_place_finite(*in_place->find("C")));  // the NaN is found in place too
+
+  auto copied = safetensors_map(path);  // MappedValues::copied, the default
+  REQUIRE(copied.ok());
+  CHECK(tensor_in_place_values(*copied->find("A")) == nullptr);
+
+  for (const size_t shift : {1, 2, 3}) {
+    CAPTURE(shift);
+    REQUIRE(file_write_atomic(path, bytes_with_data_at(shift)).ok());
+    auto misaligned = safetensors_map(path, MappedValues::in_place);
+    REQUIRE_MESSAGE(misaligned.ok(), misaligned.error());
+    CHECK(tensor_in_place_values(*misaligned->find("A")) == nullptr);  // converted instead
+    auto values = tensor_to_vec(*misaligned->find("A"), 2);
+    REQUIRE(values.ok());
+    CHECK((*values)(1) == -2.0f);
+  }
 }
 
 TEST_CASE("safetensors_map: a damaged or missing file gives the reader's messages") {

@@ -521,7 +521,7 @@ TEST_CASE("train: AdamW in pieces on two threads gives the bits of one pass over
 
   // The norm, summed piece by piece, against one plain sum.
   double sq = 0;
-  for (const Mat* t : {&grads.layers[0].attn.in_proj_w, &grads.layers[3].ff1_w, &grads.tok_embed})
+  for (const WeightMat* t : {&grads.layers[0].attn.in_proj_w, &grads.layers[3].ff1_w, &grads.tok_embed})
     for (Eigen::Index i = 0; i < t->size(); ++i) sq += static_cast<double>(t->data()[i]) * t->data()[i];
   for (Eigen::Index i = 0; i < grads.layers[3].ff1_b.size(); ++i) sq += static_cast<double>(grads.layers[3].ff1_b(i)) * grads.layers[3].ff1_b(i);
   CHECK(norm == doctest::Approx(std::sqrt(sq)).epsilon(1e-6));

@@ -1,0 +1,97 @@
+// A model's weight matrix: row-major floats, like Mat, whose values are either its own (drawn,
+// trained, converted) or read in place from memory something else keeps alive (a mapped file's F32
+// tensor). Opening a model file then costs no copy of those weights and no fresh memory for them:
+// on a 12 x 768 encoder that copy and the kernel's work to hand out 340 MB of fresh pages were half
+// of a short forward's whole process (bench/README.md).
+//
+// It is an Eigen::Map, so it is read, sliced, multiplied and updated in place exactly like a Mat.
+// Assigning a matrix or resizing gives it values of its own; copies always own theirs. It never
+// becomes a Mat silently: passing one where `const Mat&` is wanted would copy the weights on every
+// call, so that conversion does not compile. Take `Eigen::Ref<const Mat>` (no copy) or write
+// `Mat(w)` where a copy is meant.
+#pragma once
+#include <memory>
+#include <utility>
+
+#include "base/tensor.h"
+
+namespace attnviz {
+
+class WeightMat : public Eigen::Map<Mat> {
+ public:
+  using Base = Eigen::Map<Mat>;
+
+  WeightMat() : Base(nullptr, 0, 0) {}
+  WeightMat(Mat values) : Base(nullptr, 0, 0) { own(std::move(values)); }  // NOLINT: a Mat is a weight
+  template <class Derived>
+  WeightMat(const Eigen::DenseBase<Derived>& values) : WeightMat(Mat(values)) {}  // NOLINT
+  WeightMat(const WeightMat& other) : WeightMat(Mat(other)) {}
+  WeightMat(WeightMat&& other) noexcept : Base(nullptr, 0, 0) { take(std::move(other)); }
+
+  WeightMat& operator=(const WeightMat& other) {
+    if (this != &other) own(Mat(other));
+    return *this;
+  }
+  WeightMat& operator=(WeightMat&& other) noexcept {
+    if (this != &other) take(std::move(other));
+    return *this;
+  }
+  WeightMat& operator=(Mat values) {
+    own(std::move(values));
+    return *this;
+  }
+  template <class Derived>
+  WeightMat& operator=(const Eigen::DenseBase<Derived>& values) {
+    own(Mat(values));  // evaluated first: the expression may read this matrix
+    return *this;
+  }
+
+  // Values of its own, (rows, cols), uninitialised unless the shape and ownership are unchanged.
+  void resize(Index rows, Index cols) {
+    if (rows == this->rows() && cols == this->cols() && !keep_) return;
+    own(Mat(rows, cols));
+  }
+  void setZero(Index rows, Index cols) {
+    resize(rows, cols);
+    Base::setZero();
+  }
+  using Base::setZero;
+
+  // Reads (rows, cols) row-major floats at `values` in place, for as long as this matrix (or one
+  // it is moved into) lives; `keep` owns that memory. Writes go to `values` (a private file
+  // mapping copies a page on its first write and never changes the file).
+  static WeightMat in_place(float* values, Index rows, Index cols, std::shared_ptr<const void> keep) {
+    WeightMat w;
+    w.keep_ = std::move(keep);
+    w.seat(values, rows, cols);
+    return w;
+  }
+  // Whether the values are read in place rather than owned.
+  bool is_in_place() const { return keep_ != nullptr; }
+
+  operator Mat() const = delete;  // see the top of this file: no silent copies
+
+ private:
+  void seat(float* values, Index rows, Index cols) { new (static_cast<Base*>(this)) Base(values, rows, cols); }
+  void own(Mat values) {
+    own_ = std::move(values);
+    keep_.reset();
+    seat(own_.data(), own_.rows(), own_.cols());
+  }
+  void take(WeightMat&& other) {
+    // Moving a Mat keeps its buffer, so an owned matrix's address is the same afterwards.
+    float* values = other.data();
+    const Index rows = other.rows(), cols = other.cols();
+    own_ = std::move(other.own_);
+    keep_ = std::move(other.keep_);
+    seat(values, rows, cols);
+    other.own_.resize(0, 0);
+    other.keep_.reset();
+    other.seat(nullptr, 0, 0);
+  }
+
+  Mat own_;
+  std::shared_ptr<const void> keep_;
+};
+
+}  // namespace attnviz
