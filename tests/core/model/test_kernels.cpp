@@ -27,6 +27,22 @@ TEST_CASE("kernels: linear equals linear_naive (1e-5) at sizes that exercise GEM
   }
 }
 
+TEST_CASE("kernels: linear reads a weight's rows or columns in place, with the block's own row stride") {
+  // Columns of a wider matrix: rows 1,024 floats apart, not 512 (OpenBLAS's lda where it is used;
+  // 600 x 512 weights and 20 rows are enough for it). Rows of a taller one: contiguous, no copy.
+  const Mat wide = random_mat(600, 1024, 7, 1.0 / 32.0);
+  const Mat x = random_mat(20, 512, 8);
+  const Vec b = random_mat(600, 1, 9);
+  const MatRef columns = wide.middleCols(256, 512);
+  CHECK(columns.outerStride() == 1024);
+  CHECK(max_abs_diff(linear(x, columns, b), linear_naive(x, Mat(wide.middleCols(256, 512)), b)) < 1e-5f);
+  const MatRef rows = wide.middleRows(100, 300);
+  CHECK(rows.data() == wide.data() + 100 * 1024);
+  const Mat x2 = random_mat(17, 1024, 10);
+  CHECK(max_abs_diff(linear(x2, rows, b.head(300)), linear_naive(x2, Mat(wide.middleRows(100, 300)), b.head(300))) <
+        1e-5f);
+}
+
 TEST_CASE("kernels: linear split over 1-3 threads by output columns equals linear_naive, also inside a parallel region") {
   // 130 output columns: parts at multiples of 16 leave a short last part; 300 x 130 x 37 multiply-adds
   // are enough for three threads. 7 columns: fewer 16-wide steps than threads.
