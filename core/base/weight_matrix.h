@@ -5,7 +5,8 @@
 // of a short forward's whole process (bench/README.md).
 //
 // It is an Eigen::Map, so it is read, sliced, multiplied and updated in place exactly like a Mat.
-// Assigning a matrix or resizing gives it values of its own; copies always own theirs. It never
+// Assigning a matrix or resizing gives it values of its own (in the memory it already owns when the
+// shape is the same, as a Mat would); copies always own theirs. It never
 // becomes a Mat silently: passing one where `const Mat&` is wanted would copy the weights on every
 // call, so that conversion does not compile. Take `Eigen::Ref<const Mat>` (no copy) or write
 // `Mat(w)` where a copy is meant.
@@ -29,14 +30,18 @@ class WeightMat : public Eigen::Map<Mat> {
   WeightMat(WeightMat&& other) noexcept : Base(nullptr, 0, 0) { take(std::move(other)); }
 
   WeightMat& operator=(const WeightMat& other) {
-    if (this != &other) own(Mat(other));
+    if (this != &other) copy_from(other);
     return *this;
   }
   WeightMat& operator=(WeightMat&& other) noexcept {
     if (this != &other) take(std::move(other));
     return *this;
   }
-  WeightMat& operator=(Mat values) {
+  WeightMat& operator=(const Mat& values) {
+    copy_from(values);
+    return *this;
+  }
+  WeightMat& operator=(Mat&& values) {
     own(std::move(values));
     return *this;
   }
@@ -73,6 +78,13 @@ class WeightMat : public Eigen::Map<Mat> {
 
  private:
   void seat(float* values, Index rows, Index cols) { new (static_cast<Base*>(this)) Base(values, rows, cols); }
+  // Another matrix's values: into the memory this one owns when the shape is the same (as Mat's
+  // assignment does; a gradient step assigns many), else into new memory of its own.
+  template <class Other>
+  void copy_from(const Other& values) {
+    if (!keep_ && rows() == values.rows() && cols() == values.cols()) static_cast<Base&>(*this) = values;
+    else own(Mat(values));
+  }
   void own(Mat values) {
     own_ = std::move(values);
     keep_.reset();

@@ -100,6 +100,22 @@ TEST_CASE("weight matrix: assigning or resizing gives values of its own; a same-
   CHECK(from_memory.size() == 5);
   CHECK(from_memory.sum() == 0.0f);
 
+  // Assigning a Mat of the same shape to an owned weight reuses its memory; to one read in place,
+  // gives it memory of its own and leaves the values it read alone.
+  WeightMat same_shape = Mat::Zero(2, 3);
+  const float* owned_buffer = same_shape.data();
+  const Mat ones = Mat::Ones(2, 3);
+  same_shape = ones;
+  CHECK(same_shape.data() == owned_buffer);
+  CHECK(same_shape.sum() == 6.0f);
+  WeightMat viewing = WeightMat::in_place(memory->data(), 2, 3, memory);
+  viewing = ones;
+  CHECK_FALSE(viewing.is_in_place());
+  CHECK(viewing.data() != memory->data());
+  CHECK((*memory)[0] == 1.0f);
+  viewing = Mat(Mat::Constant(2, 3, 5.0f));  // a temporary Mat is taken over, not copied
+  CHECK(viewing.sum() == 30.0f);
+
   WeightMat moved_owned = Mat::Ones(2, 2);
   const float* buffer = moved_owned.data();
   WeightMat target;
