@@ -59,7 +59,8 @@ Result<fs::path> weights_in(const fs::path& dir) {
   return make_error("'" + dir.string() + "' has config.json but no model.safetensors or model.safetensors.index.json");
 }
 
-// Mapped, not read: each tensor is converted straight into its matrix by hf_model_from_tensors.
+// Mapped, not read: each tensor is converted straight into its matrix by hf_model_from_tensors,
+// or with MappedValues::in_place, where it can be, read from the mapping by its matrix.
 Result<TensorFile> map_weights(const fs::path& weights, MappedValues use) {
   return ends_with(weights.string(), ".index.json") ? safetensors_read_sharded(weights.string(), true, use)
                                                     : safetensors_map(weights.string(), use);
