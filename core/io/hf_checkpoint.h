@@ -45,10 +45,11 @@ std::string_view name_of(CheckpointFamily family);  // config.json's model_type:
 // of the weights. They are converted straight into the model's matrices on OpenMP's threads, the
 // values the same bit for bit whatever the thread count (a file mapped with MappedValues::in_place
 // lends its F32 tensors stored as the engine holds them instead: no copy), and the first error in
-// the order the tensors are taken is the one reported. The masked-LM heads (BERT's cls.predictions.*, RoBERTa's
-// lm_head.*, DistilBERT's vocab_*) and the decoders' lm_head / embed_out are read when present;
-// other heads, the pooler and buffers are ignored. `progress` (optional) gets the fraction
-// of tensors done, called on the calling thread only. The model comes back without a tokenizer.
+// the order the tensors are taken is the one reported. The masked-LM heads (BERT's
+// cls.predictions.*, RoBERTa's lm_head.*, DistilBERT's vocab_*) and the decoders' lm_head /
+// embed_out are read when present; other heads, the pooler and buffers are ignored. `progress`
+// (optional) gets the fraction of tensors done, called on the calling thread only. The model comes
+// back without a tokenizer.
 Result<Model> hf_model_from_tensors(TensorFile file, const HfConfig& config,
                                     const std::function<void(float)>& progress = {});
 
