@@ -383,8 +383,13 @@ Result<TensorFile> parse(std::span<const uint8_t> bytes, bool deferred) {
   return file;
 }
 
-// A read-only private mapping of a whole file, unmapped with the last owner.
-Result<std::shared_ptr<const void>> file_map(const std::string& path, size_t& size) {
+// A private mapping of a whole file, unmapped with the last owner. Read-only when its values are
+// only copied out, read sequentially once. Writable for values read in place, so that a write to a
+// weight copies its page for this process rather than ending it (the file never changes); the
+// kernel then counts the whole file against its memory commitment. A file larger than the kernel
+// will commit (more than memory and swap) is mapped read-only instead, and `use` becomes `copied`:
+// its tensors are copied out as before, and those a model does not use cost nothing.
+Result<std::shared_ptr<const void>> file_map(const std::string& path, size_t& size, MappedValues& use) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return make_error("cannot open '" + path + "': " + std::strerror(errno));
   struct stat st {};
@@ -397,12 +402,17 @@ Result<std::shared_ptr<const void>> file_map(const std::string& path, size_t& si
     ::close(fd);
     return std::shared_ptr<const void>();
   }
-  // Writable and private: a value read in place (a WeightMat) may be written, which copies its page
-  // for this process; the file never changes.
-  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  void* p =
+      use == MappedValues::in_place ? ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  if (p == MAP_FAILED && (use == MappedValues::copied || errno == ENOMEM)) {
+    use = MappedValues::copied;
+    p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  }
+  const int error = errno;
   ::close(fd);  // the mapping keeps the file open
-  if (p == MAP_FAILED) return make_error("cannot map '" + path + "': " + std::strerror(errno));
-  ::madvise(p, size, MADV_SEQUENTIAL);
+  if (p == MAP_FAILED) return make_error("cannot map '" + path + "': " + std::strerror(error));
+  // Values copied out are read once, in order; weights read in place are read again and again.
+  if (use == MappedValues::copied) ::madvise(p, size, MADV_SEQUENTIAL);
   return std::shared_ptr<const void>(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
 }
 
@@ -412,7 +422,7 @@ Result<TensorFile> safetensors_parse(std::span<const uint8_t> bytes) { return pa
 
 Result<TensorFile> safetensors_map(const std::string& path, MappedValues use) {
   size_t size = 0;
-  auto mapping = file_map(path, size);
+  auto mapping = file_map(path, size, use);
   if (!mapping) return Error{mapping.error()};
   const auto* base = static_cast<const uint8_t*>(mapping->get());
   auto file = parse(std::span<const uint8_t>(base, base ? size : 0), true);

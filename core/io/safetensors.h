@@ -57,8 +57,9 @@ enum class MappedValues { copied, in_place };
 // The same validation, but the file is memory-mapped and no tensor is converted: each is read
 // straight from the mapping when asked (tensor_to_mat / tensor_to_vec), and tensor_release drops
 // its pages again. A checkpoint then costs one copy of its weights instead of three, and an F32
-// tensor read in place none at all. The mapping is private and writable: writing to a value read
-// in place copies that page for this process and never changes the file.
+// tensor read in place none at all. The mapping is private, read-only for `copied`; for `in_place`
+// writable, so that writing to a value read in place copies that page for this process and never
+// changes the file (the kernel then counts the file's size against its memory commitment).
 Result<TensorFile> safetensors_map(const std::string& path, MappedValues use = MappedValues::copied);
 // A mapped F32 tensor's values as floats, to read in place, when its file was mapped for that (and
 // they are aligned for float, and this machine is little-endian, as the format); nullptr for any

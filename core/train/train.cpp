@@ -133,7 +133,8 @@ namespace {
 
 // A tensor's elements [first, first + size): the optimiser's unit of work. Pieces start at multiples
 // of kPieceValues from a tensor's start, so a vectorised loop meets every element in the same lane
-// whether it runs over the whole tensor or piece by piece (Eigen's tensors start 64-byte aligned).
+// whether it runs over the whole tensor or piece by piece (Eigen's tensors start 64-byte aligned; a
+// weight read in place from a file only 4-byte aligned, and training never meets one).
 struct Piece {
   size_t tensor = 0;
   Eigen::Index first = 0, size = 0;

@@ -25,6 +25,13 @@ static_assert(!std::is_convertible_v<const WeightMat&, Mat>);
 static_assert(std::is_constructible_v<Mat, const WeightMat&>);   // Mat(w): a copy on purpose
 static_assert(std::is_convertible_v<const WeightMat&, MatRef>);  // a view: no copy
 static_assert(std::is_nothrow_move_constructible_v<WeightMat>);
+// A Map's noalias() would write an expression of another shape past the end of the memory.
+template <class M>
+concept HasNoalias = requires(M& m) {
+  m.noalias();
+};
+static_assert(HasNoalias<Mat>);
+static_assert(!HasNoalias<WeightMat>);
 
 TEST_CASE("weight matrix: values in place are read and written where they are, and keep their memory alive") {
   auto memory = six_values();
@@ -122,6 +129,45 @@ TEST_CASE("weight matrix: assigning or resizing gives values of its own; a same-
   target = std::move(moved_owned);
   CHECK(target.data() == buffer);  // a move keeps the owned buffer and where the map points
   CHECK(target.sum() == 4.0f);
+}
+
+TEST_CASE("weight matrix: an expression of the same shape is written into its memory, safely if it reads it") {
+  WeightMat w = (Mat(2, 2) << 1, 2, 3, 4).finished();
+  const float* buffer = w.data();
+  w = w * 2.0f;
+  CHECK(w.data() == buffer);  // as a Mat keeps its buffer
+  CHECK(w(1, 0) == 6.0f);
+  w = w.transpose();  // square: the same memory, evaluated first
+  CHECK(w.data() == buffer);
+  CHECK(w(1, 0) == 4.0f);
+  CHECK(w(0, 1) == 6.0f);
+  w = w.topRows(1);  // another shape: memory of its own
+  CHECK(w.rows() == 1);
+  CHECK(w(0, 1) == 6.0f);
+}
+
+TEST_CASE("weight matrix: swap exchanges whole matrices, owned or in place") {
+  auto memory = six_values();
+  WeightMat a = WeightMat::in_place(memory->data(), 2, 3, memory);
+  WeightMat b = Mat::Constant(4, 1, 9.0f);
+  const float* b_buffer = b.data();
+  a.swap(b);
+  CHECK(a.rows() == 4);
+  CHECK(a.data() == b_buffer);
+  CHECK_FALSE(a.is_in_place());
+  CHECK(b.is_in_place());
+  CHECK(b.data() == memory->data());
+  CHECK(b.cols() == 3);
+  std::swap(a, b);
+  CHECK(a.is_in_place());
+  CHECK(b(3, 0) == 9.0f);
+
+  // Read in place even with nothing to keep alive (memory the caller owns): never taken for its own.
+  std::vector<float> caller(4, 1.0f);
+  WeightMat borrowed = WeightMat::in_place(caller.data(), 2, 2, nullptr);
+  CHECK(borrowed.is_in_place());
+  borrowed = Mat::Zero(2, 2);
+  CHECK(caller[0] == 1.0f);
 }
 
 TEST_CASE("weight matrix: Eigen expressions read it as they read a Mat") {

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <optional>
 #include <string>
@@ -773,6 +774,23 @@ TEST_CASE("safetensors_map: tensors convert straight from the mapping, the same 
   CHECK((*b)(4) == 1.0f);
 }
 
+namespace {
+
+// The permissions /proc/self/maps gives the mapping that holds `p` ("r--p", "rw-p", ...), or "".
+std::string mapping_permissions(const void* p) {
+  std::ifstream maps("/proc/self/maps");
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  std::string line;
+  while (std::getline(maps, line)) {
+    uintptr_t begin = 0, end = 0;
+    char perms[5] = {};
+    if (std::sscanf(line.c_str(), "%lx-%lx %4s", &begin, &end, perms) == 3 && begin <= at && at < end) return perms;
+  }
+  return "";
+}
+
+}  // namespace
+
 TEST_CASE("safetensors_map: F32 values are read in place only when mapped for that, aligned for float, and F32") {
   // A: F32 (2), H: F16 (2), C: F32 (1); the header is padded with spaces so that the data starts
   // `shift` bytes past a multiple of 4 (mappings start on a page).
@@ -798,7 +816,7 @@ TEST_CASE("safetensors_map: F32 values are read in place only when mapped for th
   REQUIRE(file_write_atomic(path, bytes_with_data_at(0)).ok());
   auto in_place = safetensors_map(path, MappedValues::in_place);
   REQUIRE_MESSAGE(in_place.ok(), in_place.error());
-  const float* a = tensor_in_place_values(*in_place->find("A"));
+  float* a = tensor_in_place_values(*in_place->find("A"));
   REQUIRE(a != nullptr);
   CHECK(a[0] == 1.5f);
   CHECK(a[1] == -2.0f);
@@ -811,6 +829,15 @@ TEST_CASE("safetensors_map: F32 values are read in place only when mapped for th
   REQUIRE(copied.ok());
   CHECK(tensor_in_place_values(*copied->find("A")) == nullptr);
 
+  // Only a mapping read in place is writable (a write copies the page for this process); one whose
+  // values are copied out is read-only, so the kernel does not count the file against memory.
+  CHECK(mapping_permissions(in_place->find("A")->raw) == "rw-p");
+  CHECK(mapping_permissions(copied->find("A")->raw) == "r--p");
+  a[0] = 3.0f;  // private: the file keeps 1.5
+  auto reread = safetensors_read(path);
+  REQUIRE(reread.ok());
+  CHECK(reread->find("A")->data[0] == 1.5f);
+
   for (const size_t shift : {1, 2, 3}) {
     CAPTURE(shift);
     REQUIRE(file_write_atomic(path, bytes_with_data_at(shift)).ok());
@@ -821,6 +848,35 @@ TEST_CASE("safetensors_map: F32 values are read in place only when mapped for th
     REQUIRE(values.ok());
     CHECK((*values)(1) == -2.0f);
   }
+}
+
+TEST_CASE("safetensors_map: a file larger than memory opens for reading in place, its small tensors readable") {
+  // 64 GiB of a tensor no one reads, as a hole in a sparse file: a writable private mapping of it
+  // would be counted against memory and refused, so it is mapped read-only and copied out instead.
+  const TempFile file("attnviz-test-huge.safetensors");
+  const std::string& path = file;
+  const uint64_t huge = uint64_t{64} << 30;
+  std::string header = R"({"small":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"huge":{"dtype":"F32","shape":[)" +
+                       std::to_string(huge / 4) + R"(],"data_offsets":[8,)" + std::to_string(8 + huge) + "]}}";
+  while (header.size() % 8 != 0) header += ' ';
+  std::vector<uint8_t> bytes(8);
+  for (int i = 0; i < 8; ++i) bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(header.size() >> (8 * i));
+  bytes.insert(bytes.end(), header.begin(), header.end());
+  for (const float v : {0.25f, -4.0f}) {
+    const auto bits = std::bit_cast<uint32_t>(v);
+    for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<uint8_t>(bits >> (8 * i)));
+  }
+  REQUIRE(file_write_atomic(path, bytes).ok());
+  std::filesystem::resize_file(path, bytes.size() + huge);
+  auto mapped = safetensors_map(path, MappedValues::in_place);
+  REQUIRE_MESSAGE(mapped.ok(), mapped.error());
+  auto small = tensor_to_vec(*mapped->find("small"), 2);
+  REQUIRE(small.ok());
+  CHECK((*small)(1) == -4.0f);
+  // Where the kernel refused the writable mapping, nothing is offered in place.
+  const std::string perms = mapping_permissions(mapped->find("small")->raw);
+  CHECK((perms == "rw-p" || perms == "r--p"));
+  CHECK((tensor_in_place_values(*mapped->find("small")) != nullptr) == (perms == "rw-p"));
 }
 
 TEST_CASE("safetensors_map: a damaged or missing file gives the reader's messages") {
