@@ -799,16 +799,10 @@ TEST_CASE("safetensors_map: F32 values are read in place only when mapped for th
         R"({"A":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"H":{"dtype":"F16","shape":[2],"data_offsets":[8,12]},)"
         R"("C":{"dtype":"F32","shape":[1],"data_offsets":[12,16]}})";
     while ((8 + header.size()) % 4 != shift) header += ' ';
-    std::vector<uint8_t> out(8);
-    for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<uint8_t>(header.size() >> (8 * i));
-    out.insert(out.end(), header.begin(), header.end());
-    for (const float v : {1.5f, -2.0f}) {
-      const auto bits = std::bit_cast<uint32_t>(v);
-      for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(bits >> (8 * i)));
-    }
-    for (const uint8_t b : {0x00, 0x3c, 0x00, 0xc0}) out.push_back(b);  // F16 1.0, -2.0
-    for (const uint8_t b : {0x00, 0x00, 0xc0, 0x7f}) out.push_back(b);  // F32 NaN
-    return out;
+    Bytes buffer = le_f32({1.5f, -2.0f});
+    for (const uint8_t b : {0x00, 0x3c, 0x00, 0xc0}) buffer.push_back(b);  // F16 1.0, -2.0
+    append_le(buffer, 0x7fc00000u, 4);                                     // F32 NaN
+    return assemble(header, buffer);
   };
   const TempFile file("attnviz-test-in-place.safetensors");
   const std::string& path = file;
@@ -859,13 +853,7 @@ TEST_CASE("safetensors_map: a file larger than memory opens for reading in place
   std::string header = R"({"small":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"huge":{"dtype":"F32","shape":[)" +
                        std::to_string(huge / 4) + R"(],"data_offsets":[8,)" + std::to_string(8 + huge) + "]}}";
   while (header.size() % 8 != 0) header += ' ';
-  std::vector<uint8_t> bytes(8);
-  for (int i = 0; i < 8; ++i) bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(header.size() >> (8 * i));
-  bytes.insert(bytes.end(), header.begin(), header.end());
-  for (const float v : {0.25f, -4.0f}) {
-    const auto bits = std::bit_cast<uint32_t>(v);
-    for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<uint8_t>(bits >> (8 * i)));
-  }
+  const Bytes bytes = assemble(header, le_f32({0.25f, -4.0f}));
   REQUIRE(file_write_atomic(path, bytes).ok());
   std::filesystem::resize_file(path, bytes.size() + huge);
   auto mapped = safetensors_map(path, MappedValues::in_place);
