@@ -402,12 +402,12 @@ Result<std::shared_ptr<const void>> file_map(const std::string& path, size_t& si
     ::close(fd);
     return std::shared_ptr<const void>();
   }
-  void* p =
-      use == MappedValues::in_place ? ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-  if (p == MAP_FAILED && (use == MappedValues::copied || errno == ENOMEM)) {
-    use = MappedValues::copied;
-    p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  void* p = MAP_FAILED;
+  if (use == MappedValues::in_place) {
+    p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED && errno == ENOMEM) use = MappedValues::copied;  // more than the kernel will commit
   }
+  if (use == MappedValues::copied) p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   const int error = errno;
   ::close(fd);  // the mapping keeps the file open
   if (p == MAP_FAILED) return make_error("cannot map '" + path + "': " + std::strerror(error));

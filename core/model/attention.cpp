@@ -15,13 +15,9 @@ float score_scale(ScoreKind kind, int head_size, float temperature) {
   return 1.0f / (root * temperature);
 }
 
-namespace {
-// One head's (HS, HS) block of a scoring function's parameters; empty when the model has none (a
-// loaded file's model makes them only for a scoring function it uses).
-Mat head_block(MatRef stacked, int head, int hs) {
-  return stacked.size() > 0 ? Mat(stacked.block(head * hs, 0, hs, hs)) : Mat();
+Mat head_block(MatRef stacked, int head, int head_size) {
+  return stacked.size() > 0 ? Mat(stacked.block(head * head_size, 0, head_size, head_size)) : Mat();
 }
-}  // namespace
 
 Mat head_raw_scores(const AttentionWeights& w, const ModelConfig& c, int h, const Mat& q, const Mat& k) {
   const int hs = c.head_size();

@@ -64,6 +64,11 @@ AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelCon
 HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& config, int h, Mat q, Mat k, Mat v,
                        const Mat& mask, bool keep_scores = true);
 
+// One head's (HS, HS) block of a scoring function's stacked parameters (general_w, additive_wq,
+// additive_wk); empty when the model has none (a loaded file's model makes them only for a scoring
+// function it uses).
+Mat head_block(MatRef stacked, int head, int head_size);
+
 // Head h's raw scores (before any scaling) of queries q (Tq, HS) against keys k (Tk, HS): (Tq, Tk).
 Mat head_raw_scores(const AttentionWeights& w, const ModelConfig& config, int h, const Mat& q, const Mat& k);
 

@@ -179,12 +179,9 @@ AttentionGrads attention_backward_segments(const AttentionWeights& w, const Mode
   g.dw.out_w = out.dw;
   g.dw.out_b = out.db;
   Mat dq(xq.rows(), C), dk(xkv.rows(), C), dv(xkv.rows(), C);
-  // A model from a file has the scoring functions' parameters only for those it uses.
-  auto block = [&](MatRef stacked, int h) {
-    return stacked.size() > 0 ? Mat(stacked.block(h * HS, 0, HS, HS)) : Mat();
-  };
   for (int h = 0; h < NH; ++h) {
-    const Mat G = block(w.general_w, h), Wq = block(w.additive_wq, h), Wk = block(w.additive_wk, h);
+    const Mat G = head_block(w.general_w, h, HS), Wq = head_block(w.additive_wq, h, HS),
+              Wk = head_block(w.additive_wk, h, HS);
     const RowVec va = w.additive_v.size() > 0 ? RowVec(w.additive_v.row(h)) : RowVec();
     for (size_t s = 0; s < segments.size(); ++s) {
       const RowSegment& seg = segments[s];

@@ -19,12 +19,24 @@ using attnviz::test::TempFile;
 namespace {
 ModelConfig small() { return attnviz::test::gpt_config({.d_model = 32, .n_heads = 4, .n_layers = 2, .d_ff = 40}, 16); }
 
-}  // namespace
-
-TEST_CASE("model io: save then load gives the same weights bit for bit and the same trace") {
+// small() with random weights and a five-word vocabulary ("on" and "mat" are not in it).
+Model small_with_words() {
   Model m = model_init_random(small(), 77);
   m.weights.tok_embed = Mat::Random(5, 32);
   m.vocab = {"[UNK]", "the", "cat", "sat", "."};
+  return m;
+}
+
+Result<Trace> sentence_trace(const Model& m) {
+  TraceInput in;
+  in.text = "the cat sat on the mat .";
+  return trace_run(m, in);
+}
+
+}  // namespace
+
+TEST_CASE("model io: save then load gives the same weights bit for bit and the same trace") {
+  const Model m = small_with_words();
   const TempFile path("attnviz_model_io.safetensors");
   REQUIRE(model_save(path, m).ok());
   auto back = model_load(path, std::nullopt);
@@ -35,10 +47,8 @@ TEST_CASE("model io: save then load gives the same weights bit for bit and the s
   CHECK(back->weights.layers[1].attn.in_proj_w == m.weights.layers[1].attn.in_proj_w);
   CHECK(back->weights.layers[1].attn.additive_wq == m.weights.layers[1].attn.additive_wq);
   CHECK(back->weights.pos_embed == m.weights.pos_embed);
-  TraceInput in;
-  in.text = "the cat sat on the mat .";
-  auto a = trace_run(m, in);
-  auto b = trace_run(*back, in);
+  auto a = sentence_trace(m);
+  auto b = sentence_trace(*back);
   REQUIRE((a.ok() && b.ok()));
   CHECK(max_abs_diff(a->final, b->final) == 0.0f);
   CHECK_FALSE(a->queries[3].in_vocab);  // "on" is not in the vocabulary: [UNK]
@@ -46,9 +56,7 @@ TEST_CASE("model io: save then load gives the same weights bit for bit and the s
 }
 
 TEST_CASE("model io: opened in place, F32 weights are read from the file with the same bits and the same trace") {
-  Model m = model_init_random(small(), 77);
-  m.weights.tok_embed = Mat::Random(5, 32);
-  m.vocab = {"[UNK]", "the", "cat", "sat", "."};
+  const Model m = small_with_words();
   const TempFile path("attnviz_model_in_place.safetensors");
   REQUIRE(model_save(path, m).ok());
   auto copied = model_open(path);
@@ -67,10 +75,8 @@ TEST_CASE("model io: opened in place, F32 weights are read from the file with th
   CHECK(in_place->weights.tok_embed == m.weights.tok_embed);
 
   // The file's mapping lives as long as the model: nothing else holds it any more.
-  TraceInput in;
-  in.text = "the cat sat on the mat .";
-  auto a = trace_run(m, in);
-  auto b = trace_run(*in_place, in);
+  auto a = sentence_trace(m);
+  auto b = sentence_trace(*in_place);
   REQUIRE((a.ok() && b.ok()));
   CHECK(max_abs_diff(a->final, b->final) == 0.0f);
 
