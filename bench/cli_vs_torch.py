@@ -10,6 +10,12 @@ and (T, 768) float32 inputs as .npy; then, in one run, for each T:
   - PyTorch's forward alone (model already built, torch.no_grad, 2 threads), as installed and with
     OMP_WAIT_POLICY=PASSIVE, each in a fresh process;
 and the sandbox (random weights, no file) at 12 x 768 and at the default size, whole process.
+The weights file is written anew on every run, so that it is cached as a file just saved is (on
+this machine's kernel, in 2 MB blocks): how the kernel caches a file depends on its history, and an
+older file that the kernel evicted in part and read back in 4 KB pages costs the CLI twice the time
+to map (bench/README.md, "The page cache's block size"). A second table shows that case as each
+CLI leaves it: the file is evicted from the cache, read back by one run of that CLI (timed, cold),
+then timed warm at T=16.
 Prints one table of medians and ratios, with the load average before and after. A benchmark, not a
 test: it fails only when something cannot run. Run with /usr/bin/python3 (Debian's torch).
 """
@@ -44,6 +50,17 @@ def write_safetensors(path, tensors):
         f.write(text)
         for b in blobs:
             f.write(b)
+        f.flush()
+        os.fsync(f.fileno())  # written to disk, so that evict() can drop it from the cache
+
+
+def evict(path):
+    """Drops the file's pages from the kernel's cache (they are clean: the file was synced)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
 
 
 def make_encoder(seed):
@@ -55,8 +72,7 @@ def make_encoder(seed):
 def prepare(args):
     os.makedirs(args.dir, exist_ok=True)
     weights = os.path.join(args.dir, "encoder_12x768.safetensors")
-    if not os.path.exists(weights):
-        write_safetensors(weights, make_encoder(args.seed).state_dict())
+    write_safetensors(weights, make_encoder(args.seed).state_dict())
     for t in args.T:
         x = os.path.join(args.dir, f"x_{t}.npy")
         if not os.path.exists(x):
@@ -64,15 +80,26 @@ def prepare(args):
     return weights
 
 
+def run_timed(cmd):
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - t0
+    if done.returncode != 0:
+        sys.exit(f"cli_vs_torch.py: {' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()}")
+    return seconds
+
+
 def time_process(cmd, repeat):
-    samples = []
-    for _ in range(repeat + 1):  # the first run warms the page cache and is dropped
-        t0 = time.perf_counter()
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        samples.append(time.perf_counter() - t0)
-        if done.returncode != 0:
-            sys.exit(f"cli_vs_torch.py: {' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()}")
+    """Median of `repeat` runs after one that warms the page cache (dropped)."""
+    samples = [run_timed(cmd) for _ in range(repeat + 1)]
     return statistics.median(samples[1:])
+
+
+def attention_cmd(path, args, weights, t, label):
+    x = os.path.join(args.dir, f"x_{t}.npy")
+    csv = os.path.join(args.dir, f"o_{label}_{t}.csv")
+    return [path, "attention", "--input-npy", x, "--weights", weights, "--heads", str(NH), "--norm", "pre",
+            "--mask", "causal", "--csv", csv, "--layer", "0", "--head", "0"]
 
 
 def torch_child(args):
@@ -127,15 +154,16 @@ def main():
     ours = {}
     for label, path in clis:
         for t in args.T:
-            x = os.path.join(args.dir, f"x_{t}.npy")
-            csv = os.path.join(args.dir, f"o_{label}_{t}.csv")
-            ours[(label, t)] = time_process([path, "attention", "--input-npy", x, "--weights", weights, "--heads", str(NH),
-                                             "--norm", "pre", "--mask", "causal", "--csv", csv, "--layer", "0", "--head", "0"],
-                                            args.repeat)
+            ours[(label, t)] = time_process(attention_cmd(path, args, weights, t, label), args.repeat)
         text = ["--text", "the animal did not cross the street because it was too tired"]
         ours[(label, "sandbox 12x768")] = time_process(
             [path, "attention"] + text + ["--layers", "12", "--d-model", "768", "--heads", "12", "--ffn", "3072"], args.repeat)
         ours[(label, "sandbox default")] = time_process([path, "attention"] + text, args.repeat)
+    read_back = {}  # label -> (cold run, warm median) at the smallest T, the file read back by that CLI
+    for label, path in clis:
+        evict(weights)
+        cmd = attention_cmd(path, args, weights, min(args.T), label)
+        read_back[label] = (run_timed(cmd), statistics.median(run_timed(cmd) for _ in range(args.repeat)))
     default = torch_times(args, passive=False)
     passive = torch_times(args, passive=True)
     load_after = os.getloadavg()
@@ -156,6 +184,11 @@ def main():
         goal = GOALS.get(t)
         row += f"  <= {goal}: {'MET' if last <= goal else 'MISSED'}" if goal else ""
         print(row)
+    t = min(args.T)
+    print(f"\nthe file evicted from the cache and read back by each CLI, T={t}: cold run, then warm median")
+    for label, _ in clis:
+        cold, warm = read_back[label]
+        print(f"  {label:<10} cold {cold:.4f} s   warm {warm:.4f} s = {warm / default[t]:.2f} x torch default")
     print("\nsandbox (random weights drawn by the CLI), whole process, seconds")
     for what in ("sandbox 12x768", "sandbox default"):
         print(f"  {what:<16}" + "".join(f" {label}: {ours[(label, what)]:.4f}" for label, _ in clis))

@@ -789,7 +789,41 @@ std::string mapping_permissions(const void* p) {
   return "";
 }
 
+// The kernel's flags for the mapping that holds `p`, from /proc/self/smaps ("rd wr mr mw me ac hg"),
+// padded with spaces so that " hg " finds a flag; "" when no mapping holds it.
+std::string mapping_flags(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    uintptr_t begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &begin, &end) == 2 && line.find(':') > line.find(' '))
+      inside = begin <= at && at < end;
+    else if (inside && line.rfind("VmFlags:", 0) == 0)
+      return line.substr(std::string("VmFlags:").size()) + " ";
+  }
+  return "";
+}
+
 }  // namespace
+
+TEST_CASE("safetensors_map: a file is mapped for 2 MB blocks of the page cache where the kernel has them") {
+  // Pages the cache lacks are read back in 2 MB blocks (MADV_HUGEPAGE, the "hg" flag), mapped and
+  // unmapped in one step each, instead of 4 KB pages that stay so (bench/README.md).
+  if (!std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled")) return;  // a kernel without them
+  const TempFile file("attnviz-test-map-blocks.safetensors");
+  TensorFile f;
+  f.tensors.push_back(tensor_from_vec("b", Vec::Ones(8)));
+  REQUIRE(safetensors_write(file, f).ok());
+  for (const MappedValues use : {MappedValues::copied, MappedValues::in_place}) {
+    auto mapped = safetensors_map(file, use);
+    REQUIRE_MESSAGE(mapped.ok(), mapped.error());
+    const std::string flags = mapping_flags(mapped->find("b")->raw);
+    CAPTURE(flags);
+    CHECK(flags.find(" hg ") != std::string::npos);
+  }
+}
 
 TEST_CASE("safetensors_map: F32 values are read in place only when mapped for that, aligned for float, and F32") {
   // A: F32 (2), H: F16 (2), C: F32 (1); the header is padded with spaces so that the data starts
