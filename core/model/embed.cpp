@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <unordered_map>
+#include <vector>
 
 #include "base/rng.h"
 #include "model/kernels.h"
@@ -11,10 +12,11 @@ namespace attnviz {
 
 Mat positions_sinusoidal(int n_tokens, int d_model) {
   Mat pe(n_tokens, d_model);
+  std::vector<double> wavelength(static_cast<size_t>(d_model));  // the same for every position
+  for (int i = 0; i < d_model; ++i) wavelength[static_cast<size_t>(i)] = std::pow(10000.0, 2.0 * (i / 2) / d_model);
   for (int pos = 0; pos < n_tokens; ++pos)
     for (int i = 0; i < d_model; ++i) {
-      const int pair = i / 2;
-      const double angle = pos / std::pow(10000.0, 2.0 * pair / d_model);
+      const double angle = pos / wavelength[static_cast<size_t>(i)];
       pe(pos, i) = static_cast<float>(i % 2 == 0 ? std::sin(angle) : std::cos(angle));
     }
   return pe;

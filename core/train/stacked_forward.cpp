@@ -119,9 +119,16 @@ Result<StackedForward> stacked_forward(const Model& model, const TrainExample* e
   }
   f.x0.resize(rows_total, c.d_model);
   for (Eigen::Index r = 0; r < rows_total; ++r) f.x0.row(r) = model.weights.tok_embed.row(st.ids[static_cast<size_t>(r)]);
+  // One table for every example: a position's row does not depend on how many rows are asked for.
+  Mat sinusoids;
+  if (c.positions == PositionEncoding::sinusoidal) {
+    Eigen::Index longest = 0;
+    for (const RowSegment& seg : st.segments) longest = std::max(longest, seg.q_rows);
+    sinusoids = positions_sinusoidal(static_cast<int>(longest), c.d_model);
+  }
   for (const RowSegment& seg : st.segments) {
     if (c.positions == PositionEncoding::sinusoidal)
-      f.x0.middleRows(seg.q_first, seg.q_rows) += positions_sinusoidal(static_cast<int>(seg.q_rows), c.d_model);
+      f.x0.middleRows(seg.q_first, seg.q_rows) += sinusoids.topRows(seg.q_rows);
     if (c.positions == PositionEncoding::learned)
       f.x0.middleRows(seg.q_first, seg.q_rows) += model.weights.pos_embed.topRows(seg.q_rows);
   }
