@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -440,6 +441,31 @@ TEST_CASE("train: run_sharded runs each shard once per call, for callers at once
   run_sharded(kTrainShards + 1, [&](int s) { more[static_cast<size_t>(s)] += 1; });
   for (const auto& n : more) CHECK(n == 1);
 }
+
+#if defined(__x86_64__) || defined(__SSE__)
+TEST_CASE("train: shards flush subnormals to zero; the caller's thread keeps them") {
+  // Half the smallest normal float is a subnormal: kept as one outside, zero inside a shard, on the
+  // kept threads and on threads of its own, and on the caller's thread again once the call is over.
+  volatile float smallest = std::numeric_limits<float>::min();
+  const auto half_of_smallest = [&] { return smallest * 0.5f; };
+  REQUIRE(half_of_smallest() > 0.0f);
+  for (int shards : {kTrainShards, kTrainShards + 1}) {
+    CAPTURE(shards);
+    std::vector<float> inside(static_cast<size_t>(shards), -1.0f), read(static_cast<size_t>(shards), -1.0f);
+    volatile float subnormal = half_of_smallest();
+    run_sharded(shards, [&](int s) {
+      inside[static_cast<size_t>(s)] = half_of_smallest();  // flushed as it is made
+      read[static_cast<size_t>(s)] = subnormal * 2.0f;      // read as zero (else twice it is normal)
+    });
+    for (int s = 0; s < shards; ++s) {
+      CHECK(inside[static_cast<size_t>(s)] == 0.0f);
+      CHECK(read[static_cast<size_t>(s)] == 0.0f);
+    }
+    CHECK(half_of_smallest() > 0.0f);
+    CHECK(subnormal * 2.0f == std::numeric_limits<float>::min());
+  }
+}
+#endif
 
 TEST_CASE("train: run_sharded hands a shard's exception to the caller once every shard is done, and stays usable") {
   const int omp_before = omp_get_max_threads();
