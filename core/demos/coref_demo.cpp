@@ -1,4 +1,4 @@
-// Training uses mini-batches of `batch` examples, gradients averaged, AdamW with clipping. The
+// Training uses mini-batches of coref_batch_size examples, gradients averaged, AdamW with clipping. The
 // embeddings start at a smaller scale than the sandbox's hashed vectors so that training begins
 // close to uniform predictions.
 #include "demos/coref_demo.h"
@@ -60,6 +60,11 @@ float coref_learning_rate(const CorefTrainOptions& o) {
   if (o.d_model > 64 && o.n_layers == 1) lr *= 0.5f;
   if (o.score == ScoreKind::dot || o.score == ScoreKind::general) lr *= 0.5f;
   return lr;
+}
+
+int coref_batch_size(const CorefTrainOptions& o) {
+  if (o.batch > 0) return o.batch;
+  return o.n_layers >= 3 ? 32 : 16;
 }
 
 bool coref_arch_in_grid(const CorefTrainOptions& o) {
@@ -150,7 +155,8 @@ CorefEvaluation coref_evaluate_for_target(const Model& model, const std::vector<
 }
 
 Result<TrainRun> coref_train(const CorefTrainOptions& o, const TrainCallback& on_progress) {
-  if (o.batch < 1) return make_error("the batch size must be positive");
+  if (o.batch < 0) return make_error("the batch size must be positive (0: chosen for the architecture)");
+  const int batch_size = coref_batch_size(o);
   auto model = coref_model_init(o);
   if (!model) return make_error(model.error());
   const CorefSplit data = coref_generate(o.seed);
@@ -164,7 +170,7 @@ Result<TrainRun> coref_train(const CorefTrainOptions& o, const TrainCallback& on
   const VocabIndex index = vocab_index(*model);
   auto batch = [&](int) -> Result<std::vector<TrainExample>> {
     std::vector<TrainExample> out;
-    for (int b = 0; b < o.batch; ++b) {
+    for (int b = 0; b < batch_size; ++b) {
       auto ex = coref_train_example(index, data.train[next++ % data.train.size()]);
       if (!ex) return make_error(ex.error());
       out.push_back(std::move(*ex));

@@ -73,6 +73,24 @@ TEST_CASE("coref demo: the learning rate follows the architecture, --lr override
   CHECK(coref_arch_key(CorefTrainOptions{}) == "heads4_dmodel32");
 }
 
+TEST_CASE("coref demo: the batch size follows the depth, an explicit one overrides it") {
+  CorefTrainOptions o;  // the shipped demo: 2 layers
+  CHECK(coref_batch_size(o) == 16);
+  o.n_layers = 1;
+  CHECK(coref_batch_size(o) == 16);
+  o.n_layers = 3;
+  CHECK(coref_batch_size(o) == 32);
+  o.n_layers = 4;
+  CHECK(coref_batch_size(o) == 32);
+  o.batch = 8;
+  CHECK(coref_batch_size(o) == 8);
+  o.batch = -1;
+  o.max_steps = 1;
+  const auto r = coref_train(o);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().find("batch size") != std::string::npos);
+}
+
 TEST_CASE("coref demo: the held-out check stops early only when the target is out of reach") {
   // Models at several stages of training: the early-stopping check must make the full
   // evaluation's decision every time, and agree with it exactly whenever it scores every example.
