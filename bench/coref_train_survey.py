@@ -5,7 +5,7 @@ norm, learned/sinusoidal positions), where bench/coref_train_speed.sh times a fi
 architecture is trained to 99% held-out as one whole `train coref` process by every binary in turn
 (so load drifts hit all alike); prints a row per architecture and a summary per binary.
 
-usage: coref_train_survey.py [--seed S] [--count N] [--min-layers L] LABEL=CLI [LABEL=CLI ...]
+usage: coref_train_survey.py [--seed S] [--count N] [--min-layers L] [--norm pre|post] LABEL=CLI [LABEL=CLI ...]
   e.g. /usr/bin/python3 bench/coref_train_survey.py --count 40 after=build/app/attnviz-cli
 The same seed draws the same architectures (Python's random, seeded)."""
 import argparse
@@ -20,14 +20,14 @@ import time
 GOAL_SECONDS = 2.0  # issue 12: "trains to >= 99% in under 2 s on 2 cores for C <= 128"
 
 
-def draw(rng, count, min_layers=1):
+def draw(rng, count, min_layers=1, norm=None):
     seen, out = set(), []
     while len(out) < count:
         d = rng.choice([16, 32, 64, 128])
         arch = (d, rng.choice([h for h in (1, 2, 4, 8, 16) if d % h == 0]), rng.choice([1, 2, 3, 4]),
                 rng.choice([0, 64, 128, 256]), rng.choice(["scaled_dot", "scaled_dot", "dot", "general", "additive"]),
                 rng.choice(["pre", "pre", "post"]), rng.choice(["learned", "learned", "sinusoidal"]))
-        if arch not in seen and arch[2] >= min_layers:
+        if arch not in seen and arch[2] >= min_layers and norm in (None, arch[5]):
             seen.add(arch)
             out.append(arch)
     return out
@@ -55,6 +55,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=40)
     ap.add_argument("--min-layers", type=int, default=1, help="draw only architectures with this many layers or more")
+    ap.add_argument("--norm", choices=["pre", "post"], help="draw only architectures with this LayerNorm placement")
     ap.add_argument("binaries", nargs="+", metavar="LABEL=CLI")
     args = ap.parse_args()
     binaries = [b.split("=", 1) for b in args.binaries]
@@ -64,7 +65,7 @@ def main():
     results = {label: [] for label, _ in binaries}
     with tempfile.TemporaryDirectory() as tmp:
         print(f"{'architecture':<92} {'binary':<8} {'steps':>5} {'acc':>7} {'seconds':>7}")
-        for arch in draw(random.Random(args.seed), args.count, args.min_layers):
+        for arch in draw(random.Random(args.seed), args.count, args.min_layers, args.norm):
             flags = flags_of(arch)
             for label, cli in binaries:
                 steps, acc, seconds = train(cli, flags, os.path.join(tmp, "m"))
