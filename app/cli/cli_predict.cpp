@@ -179,6 +179,8 @@ int cli_heads(const CliOptions& o, std::ostream& stdout_stream, std::ostream& er
   }
   out.unsetf(std::ios::floatfield);
   out << "most important: layer " << grid->best_layer << " head " << grid->best_head << "\n";
+  if (!importance_changes_answer(*grid))
+    out << "no single head changes the answer when switched off: the model resolves it redundantly\n";
   if (o.json_path.empty()) return 0;
   Json j;
   j["text"] = o.text;

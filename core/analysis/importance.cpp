@@ -2,7 +2,15 @@
 // off and the same answer's log-probability read again.
 #include "analysis/importance.h"
 
+#include <algorithm>
+
 namespace attnviz {
+
+bool importance_changes_answer(const ImportanceGrid& grid) {
+  return std::any_of(grid.flips.begin(), grid.flips.end(), [](const std::vector<bool>& layer) {
+    return std::find(layer.begin(), layer.end(), true) != layer.end();
+  });
+}
 
 Result<ImportanceGrid> importance_grid(const Model& model, const Trace& base, std::string_view text, AblationMode mode,
                                        const std::atomic<bool>* cancel) {

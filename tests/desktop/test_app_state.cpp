@@ -347,6 +347,7 @@ TEST_CASE("app state: which heads matter runs off the UI thread and belongs to i
   CHECK(g->drop.size() == 2);
   CHECK(g->best_layer == 0);
   CHECK(g->best_head == 0);
+  CHECK(importance_changes_answer(*g));  // the panel's legend then explains the * on that cell
   // The app opens on a head of layer 2 that sends "it" to "animal", and the head that decides
   // (layer 1 head 1) reads "tired" into "it".
   const auto scores = coref_head_scores(*app.trace, coref_make(app.sentence));
