@@ -91,7 +91,7 @@ json options_json(const CorefTrainOptions& o, const attnviz::Model& model) {
           {"n_heads", o.n_heads},
           {"n_layers", o.n_layers},
           {"d_ff", o.d_ff},
-          {"batch", o.batch},
+          {"batch", coref_batch_size(o)},
           {"max_steps", o.max_steps},
           {"target_accuracy", o.target_accuracy},
           {"eval_every", o.eval_every},

@@ -54,7 +54,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=40)
-    ap.add_argument("--min-layers", type=int, default=1, help="draw only architectures with this many layers or more")
+    ap.add_argument("--min-layers", type=int, default=1, choices=[1, 2, 3, 4],
+                    help="draw only architectures with this many layers or more")
     ap.add_argument("--norm", choices=["pre", "post"], help="draw only architectures with this LayerNorm placement")
     ap.add_argument("binaries", nargs="+", metavar="LABEL=CLI")
     args = ap.parse_args()

@@ -167,7 +167,9 @@ int cli_heads(const CliOptions& o, std::ostream& stdout_stream, std::ostream& er
   if (!grid) return fail(err, answer_error(grid.error()));
   out << "answer: ";
   print_answer(grid->answer, run->trace, out);
-  out << "drop in log p(answer) with one head off (" << name_of(grid->mode) << "); * the answer changes\n";
+  const bool changes = importance_changes_answer(*grid);
+  out << "drop in log p(answer) with one head off (" << name_of(grid->mode) << ")"
+      << (changes ? "; * the answer changes" : "") << "\n";
   out << "layer";
   for (int h = 0; h < run->model.config.n_heads; ++h) out << std::setw(9) << ("H" + std::to_string(h));
   out << "\n" << std::fixed << std::setprecision(3);
@@ -179,8 +181,7 @@ int cli_heads(const CliOptions& o, std::ostream& stdout_stream, std::ostream& er
   }
   out.unsetf(std::ios::floatfield);
   out << "most important: layer " << grid->best_layer << " head " << grid->best_head << "\n";
-  if (!importance_changes_answer(*grid))
-    out << "no single head changes the answer when switched off: the model resolves it redundantly\n";
+  if (!changes) out << "no single head changes the answer when switched off: the model resolves it redundantly\n";
   if (o.json_path.empty()) return 0;
   Json j;
   j["text"] = o.text;

@@ -155,7 +155,7 @@ CorefEvaluation coref_evaluate_for_target(const Model& model, const std::vector<
 }
 
 Result<TrainRun> coref_train(const CorefTrainOptions& o, const TrainCallback& on_progress) {
-  if (o.batch < 0) return make_error("the batch size must be positive (0: chosen for the architecture)");
+  if (o.batch < 0) return make_error("the batch size must not be negative (0: chosen for the architecture)");
   const int batch_size = coref_batch_size(o);
   auto model = coref_model_init(o);
   if (!model) return make_error(model.error());

@@ -50,7 +50,7 @@ std::string coref_arch_key(const CorefTrainOptions& options);
 // halved for the scores not divided by √d_k (dot, general), whose larger raw scores saturate
 // softmax early (unscaled dot: 2,900 steps at 3e-3, 500 at 1.5e-3).
 float coref_learning_rate(const CorefTrainOptions& options);
-// The examples per step a run uses: options.batch when set, else 16, and 32 for 3 or 4 layers. With
+// The examples per step a run uses: options.batch when set, else 16, and 32 for 3 layers or more. With
 // 16, deeper stacks took many more steps or never reached 99%. With 32, over two random draws of
 // architectures with 3 and 4 layers (17 and 30), the median steps to 99% went from 600 to 300 and
 // from 650 to 400, and the runs that never got there from 4 to 2 (a 4-head, 3-layer model stuck at

@@ -411,11 +411,13 @@ Result<std::shared_ptr<const void>> file_map(const std::string& path, size_t& si
   const int error = errno;
   ::close(fd);  // the mapping keeps the file open
   if (p == MAP_FAILED) return make_error("cannot map '" + path + "': " + std::strerror(error));
-  // Pages the file's cache lacks are read back in 2 MB blocks. A block is mapped (and at exit
-  // unmapped) in one step, where the 4 KB pages a plain fault reads cost one step each: at T=16 a
-  // 340 MB model cached in small pages spent 0.04 s of a 0.07 s CLI run mapping them, one cached
-  // in 2 MB blocks 0.02 s (bench/README.md, "The page cache's block size"). Without it, a file
-  // the kernel evicted in part is read back in small pages and stays so.
+  // Pages the file's cache lacks are read back in 2 MB blocks where the file system's cache holds
+  // such blocks (ext4 on Linux 6.18 here; elsewhere the hint mostly reads further ahead). A block is
+  // mapped (and at exit unmapped) in one step, where the 4 KB pages a plain fault reads cost one step
+  // each: at T=16 a 340 MB model cached in small pages spent 0.04 s of a 0.07 s CLI run mapping them,
+  // one cached in 2 MB blocks 0.02 s (bench/README.md, "The page cache's block size"). Without it, a
+  // file the kernel evicted in part is read back in small pages and stays so. A fault then reads up
+  // to a few MB around the page it needs; tensors far from every one used are still never read.
   ::madvise(p, size, MADV_HUGEPAGE);
   // Values copied out are read once, in order; weights read in place are read again and again.
   if (use == MappedValues::copied) ::madvise(p, size, MADV_SEQUENTIAL);

@@ -12,11 +12,11 @@ namespace attnviz {
 
 Mat positions_sinusoidal(int n_tokens, int d_model) {
   Mat pe(n_tokens, d_model);
-  std::vector<double> wavelength(static_cast<size_t>(d_model));  // the same for every position
-  for (int i = 0; i < d_model; ++i) wavelength[static_cast<size_t>(i)] = std::pow(10000.0, 2.0 * (i / 2) / d_model);
+  std::vector<double> timescale(static_cast<size_t>(d_model));  // 10000^(2i/d), the same for every position
+  for (int i = 0; i < d_model; ++i) timescale[static_cast<size_t>(i)] = std::pow(10000.0, 2.0 * (i / 2) / d_model);
   for (int pos = 0; pos < n_tokens; ++pos)
     for (int i = 0; i < d_model; ++i) {
-      const double angle = pos / wavelength[static_cast<size_t>(i)];
+      const double angle = pos / timescale[static_cast<size_t>(i)];
       pe(pos, i) = static_cast<float>(i % 2 == 0 ? std::sin(angle) : std::cos(angle));
     }
   return pe;

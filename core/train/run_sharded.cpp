@@ -15,38 +15,17 @@
 #include <vector>
 
 #include <omp.h>
-#if defined(__x86_64__) || defined(__SSE__)
-#include <xmmintrin.h>
-#endif
 
+#include "train/subnormals.h"
 #include "train/train.h"
 
 namespace attnviz {
 
 namespace {
 
-// While a shard runs, this thread flushes subnormal results (below 1.2e-38 in magnitude) to zero and
-// reads subnormal inputs as zero (MXCSR's FTZ and DAZ bits, which Eigen's SSE/AVX code and libm's
-// follow); its previous mode comes back after. Each operation on a subnormal costs the CPU a
-// microcode assist of 100 cycles or more: some architectures produce them as they train (one head of
-// "general" scores at d_model 128, 4 layers: 300 steps took 12.4 s, with them flushed 3.5 s). The
-// shipped demos and all 12 grid cells never meet one: they retrain to the same bytes either way.
-// Only training runs here; a forward pass in the app or the CLI keeps IEEE subnormals, as PyTorch does.
-class SubnormalsFlushed {
- public:
-#if defined(__x86_64__) || defined(__SSE__)
-  SubnormalsFlushed() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | kFlushToZero | kDenormalsAreZero); }
-  ~SubnormalsFlushed() { _mm_setcsr(saved_); }
-
- private:
-  static constexpr unsigned kFlushToZero = 0x8000, kDenormalsAreZero = 0x0040;
-  unsigned saved_;
-#endif
-};
-
 // fn(shard) with OpenMP, and so Eigen, kept to one thread inside (the shards are the parallelism),
-// and subnormals flushed.
-// An exception from fn is returned, not thrown: the caller rethrows it once no thread reads fn.
+// and subnormals flushed (train/subnormals.h). An exception from fn is returned, not thrown: the caller rethrows it
+// once no thread reads fn.
 std::exception_ptr run_one_threaded(const std::function<void(int)>& fn, int shard) {
   const int saved = omp_get_max_threads();  // per thread: this changes no other thread's setting
   omp_set_num_threads(1);

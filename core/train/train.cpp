@@ -12,6 +12,7 @@
 #include "base/rng.h"
 #include "train/backward.h"
 #include "train/stacked_forward.h"
+#include "train/subnormals.h"
 
 namespace attnviz {
 
@@ -151,12 +152,14 @@ std::vector<Piece> pieces_of(const std::vector<Ref>& tensors) {
 }
 
 // fn(piece index) for every piece, over kTrainShards threads when the model is large enough to
-// repay starting one (fixed halves: the same work per piece on any thread count).
+// repay starting one (fixed halves: the same work per piece on any thread count). Subnormals are
+// flushed either way, here as in run_sharded's shards.
 void for_pieces(const std::vector<Piece>& pieces, const std::function<void(size_t)>& fn) {
   const size_t n = pieces.size();
   Eigen::Index values = 0;
   for (const Piece& p : pieces) values += p.size;
   if (values < (Eigen::Index{1} << 18)) {
+    const SubnormalsFlushed flushed;
     for (size_t i = 0; i < n; ++i) fn(i);
     return;
   }

@@ -100,11 +100,10 @@ void importance_panel(AppState& app) {
     ImGui::TextUnformatted(tr_format(L, Str::importance_best, g->best_layer + 1, g->best_head + 1,
                                      static_cast<double>(g->drop[static_cast<size_t>(g->best_layer)][static_cast<size_t>(g->best_head)]))
                                .c_str());
+  // The * legend only when a cell carries one; otherwise that no head alone decides.
+  const Str legend = importance_changes_answer(*g) ? Str::importance_flip : Str::importance_no_flip;
   ImGui::PushTextWrapPos(0);
-  if (importance_changes_answer(*g))
-    ImGui::TextDisabled("%s  %s", tr(L, Str::importance_flip), tr(L, Str::importance_tip));
-  else
-    ImGui::TextDisabled("%s  %s", tr(L, Str::importance_no_flip), tr(L, Str::importance_tip));
+  ImGui::TextDisabled("%s  %s", tr(L, legend), tr(L, Str::importance_tip));
   ImGui::PopTextWrapPos();
 }
 

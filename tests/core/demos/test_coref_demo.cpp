@@ -88,7 +88,7 @@ TEST_CASE("coref demo: the batch size follows the depth, an explicit one overrid
   o.max_steps = 1;
   const auto r = coref_train(o);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().find("batch size") != std::string::npos);
+  CHECK(r.error().find("batch size must not be negative") != std::string::npos);
 }
 
 TEST_CASE("coref demo: the held-out check stops early only when the target is out of reach") {

@@ -465,6 +465,22 @@ TEST_CASE("train: shards flush subnormals to zero; the caller's thread keeps the
     CHECK(subnormal * 2.0f == std::numeric_limits<float>::min());
   }
 }
+
+TEST_CASE("train: AdamW flushes subnormals on models small enough to update on the caller's thread too") {
+  // A first moment at the smallest normal float and a zero gradient: 0.9 of it is subnormal, made zero.
+  // Both sizes: one below the threshold where AdamW runs its pieces on the shards, one above it.
+  for (const int d_model : {8, 256}) {
+    CAPTURE(d_model);
+    Model m =
+        tiny_model(test::gpt_config({.d_model = d_model, .n_heads = 2, .n_layers = 2, .d_ff = 2 * d_model}, 8), 7, 51);
+    AdamState state = adam_init(m.weights);
+    state.m.layers[0].ff1_w(0, 0) = std::numeric_limits<float>::min();
+    adam_step(m.weights, weights_zeros_like(m.weights), state, AdamConfig{});
+    CHECK(state.m.layers[0].ff1_w(0, 0) == 0.0f);
+    volatile float smallest = std::numeric_limits<float>::min();
+    CHECK(smallest * 0.9f > 0.0f);  // the caller's thread keeps subnormals
+  }
+}
 #endif
 
 TEST_CASE("train: run_sharded hands a shard's exception to the caller once every shard is done, and stays usable") {
