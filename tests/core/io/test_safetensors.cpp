@@ -780,12 +780,13 @@ TEST_CASE("safetensors_map: tensors convert straight from the mapping, the same 
 
 namespace {
 
-// Whether a line of /proc/self/maps or smaps starts a mapping ("7f..-7f.. r--p ...") that holds `at`;
-// the permissions go to `perms`. smaps' other lines ("Size:  4 kB", "VmFlags: rd mr") start with a name.
-bool mapping_line_holds(const std::string& line, uintptr_t at, std::string& perms) {
+// For a line of /proc/self/maps or smaps that starts a mapping ("7f..-7f.. r--p ..."): whether that
+// mapping holds `at`, its permissions into `perms`. nullopt for smaps' other lines ("Size:  4 kB",
+// "VmFlags: rd mr"), which start with a name.
+std::optional<bool> mapping_line_holds(const std::string& line, uintptr_t at, std::string& perms) {
   uintptr_t begin = 0, end = 0;
   char p[5] = {};
-  if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " %4s", &begin, &end, p) != 3) return false;
+  if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " %4s", &begin, &end, p) != 3) return std::nullopt;
   perms = p;
   return begin <= at && at < end;
 }
@@ -795,7 +796,7 @@ std::string mapping_permissions(const void* p) {
   std::ifstream maps("/proc/self/maps");
   std::string line, perms;
   while (std::getline(maps, line))
-    if (mapping_line_holds(line, reinterpret_cast<uintptr_t>(p), perms)) return perms;
+    if (mapping_line_holds(line, reinterpret_cast<uintptr_t>(p), perms).value_or(false)) return perms;
   return "";
 }
 
@@ -804,13 +805,10 @@ std::string mapping_permissions(const void* p) {
 std::string mapping_flags(const void* p) {
   std::ifstream smaps("/proc/self/smaps");
   std::string line, perms;
-  bool inside = false, header = false;
+  bool inside = false;
   while (std::getline(smaps, line)) {
-    uintptr_t begin = 0, end = 0;
-    header =
-        std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " ", &begin, &end) == 2 && line.find(':') > line.find(' ');
-    if (header)
-      inside = mapping_line_holds(line, reinterpret_cast<uintptr_t>(p), perms);
+    if (const auto holds = mapping_line_holds(line, reinterpret_cast<uintptr_t>(p), perms))
+      inside = *holds;
     else if (inside && line.rfind("VmFlags:", 0) == 0)
       return line.substr(std::string("VmFlags:").size()) + " ";
   }
