@@ -2,6 +2,7 @@
 // checked here with a message that names the value, before anything is allocated.
 #include "model/config.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -293,6 +294,11 @@ Result<MaskSpec> mask_from_json(const nlohmann::json& j) {
   }
   if (Status s = mask_spec_validate(m); !s) return make_error("mask: " + s.error());
   return m;
+}
+
+bool config_uses(const ModelConfig& c, ScoreKind kind) {
+  if (c.head_scores.empty()) return c.score == kind;
+  return std::find(c.head_scores.begin(), c.head_scores.end(), kind) != c.head_scores.end();
 }
 
 }  // namespace attnviz

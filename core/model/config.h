@@ -90,6 +90,8 @@ inline constexpr float kMinTemperature = 1e-3f;
 inline constexpr float kMaxTemperature = 1e3f;
 
 Status config_validate(const ModelConfig& config);
+// Whether any head scores with `kind` (the model's score, or a per-head override).
+bool config_uses(const ModelConfig& config, ScoreKind kind);
 
 // Masks combine: a key is visible to a query only if every active mask allows it.
 struct MaskSpec {

@@ -9,9 +9,12 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include <omp.h>
 #include <unsupported/Eigen/SpecialFunctions>
+
+#include "model/exp_lanes.h"
 
 namespace attnviz {
 
@@ -115,6 +118,9 @@ namespace {
 
 // Softmax of one row with hidden entries already at -inf. Returns zeros when nothing is visible;
 // when some logits are +inf (overflowed scores) they share the weight equally.
+// Eigen's float vector width (16 with AVX-512): shorter rows never reach its vector code.
+constexpr Eigen::Index kFloatPacket = Eigen::internal::packet_traits<float>::size;
+
 template <class Row>
 void softmax_row(Row&& row) {
   const float max = row.maxCoeff();
@@ -127,11 +133,22 @@ void softmax_row(Row&& row) {
     row /= row.sum();
     return;
   }
-  row = (row.array() - max).exp();
+  const Eigen::Index n = row.size();
+  if (n < kFloatPacket) {
+    // Too short for Eigen's vector exp, which would call libm once per value: exp_lanes gives the
+    // same bits in lanes. Longer rows keep Eigen's own (a vector exp with other rounding).
+    static_assert(std::decay_t<Row>::InnerStrideAtCompileTime == 1, "a row of a row-major matrix");
+    for (Eigen::Index j = 0; j < n; ++j) row(j) -= max;
+    exp_lanes(row.data(), row.data(), static_cast<size_t>(n));
+  } else {
+    row = (row.array() - max).exp();
+  }
   row /= row.sum();
 }
 
 }  // namespace
+
+void softmax_row_in_place(float* row, Eigen::Index n) { softmax_row(Eigen::Map<RowVec>(row, n)); }
 
 Mat softmax_masked(const Mat& scores, const Mat& mask) {
   Mat w = scores + mask;

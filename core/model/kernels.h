@@ -24,6 +24,8 @@ Mat softmax_masked(const Mat& scores, const Mat& mask);
 // The same, in place on scores (which become the weights): no second (Tq, Tk) matrix.
 void softmax_masked_in_place(Mat& scores, const Mat& mask);
 Mat softmax_masked_naive(const Mat& scores, const Mat& mask);
+// One row of n scores, mask already added, in place: the same steps and bits as a row of softmax_masked.
+void softmax_row_in_place(float* row, Eigen::Index n);
 
 // LayerNorm over each row with biased variance, as torch.nn.LayerNorm.
 Mat layer_norm(const Mat& x, const Vec& w, const Vec& b, float eps);

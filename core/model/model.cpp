@@ -156,11 +156,6 @@ Model fresh_model(const ModelConfig& c, uint64_t seed) {
   return model;
 }
 
-bool config_uses(const ModelConfig& c, ScoreKind kind) {
-  if (c.head_scores.empty()) return c.score == kind;
-  return std::find(c.head_scores.begin(), c.head_scores.end(), kind) != c.head_scores.end();
-}
-
 }  // namespace
 
 std::string made_source(std::string_view what, uint64_t seed) {

@@ -3,6 +3,7 @@
 #include "train/backward.h"
 
 #include <cmath>
+#include <utility>
 
 #include <unsupported/Eigen/SpecialFunctions>
 
@@ -169,15 +170,34 @@ AttentionGrads attention_backward(const AttentionWeights& w, const ModelConfig& 
   return attention_backward_segments(w, c, xq, xkv, fwd, {RowSegment{0, xq.rows(), 0, xkv.rows()}}, dout);
 }
 
+AttentionGrads attention_backward_start(const AttentionWeights& w, const Mat& concat, const Mat& dout, Mat& dconcat) {
+  AttentionGrads g;
+  g.dw = zeros_like(w);
+  LinearGrads out = linear_backward(concat, w.out_w, dout);
+  g.dw.out_w = std::move(out.dw);
+  g.dw.out_b = std::move(out.db);
+  dconcat = std::move(out.dx);
+  return g;
+}
+
+void attention_backward_projections(const AttentionWeights& w, int C, const Mat& xq, const Mat& xkv, const Mat& dq,
+                                    const Mat& dk, const Mat& dv, AttentionGrads& g) {
+  // The three projections: rows [0, C) of in_proj read xq, rows [C, 3C) read xkv.
+  const LinearGrads pq = linear_backward(xq, w.in_proj_w.topRows(C), dq);
+  const LinearGrads pk = linear_backward(xkv, w.in_proj_w.middleRows(C, C), dk);
+  const LinearGrads pv = linear_backward(xkv, w.in_proj_w.bottomRows(C), dv);
+  g.dw.in_proj_w << pq.dw, pk.dw, pv.dw;
+  g.dw.in_proj_b << pq.db, pk.db, pv.db;
+  g.dxq = pq.dx;
+  g.dxkv = pk.dx + pv.dx;
+}
+
 AttentionGrads attention_backward_segments(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
                                            const AttentionTrace& fwd, const std::vector<RowSegment>& segments,
                                            const Mat& dout) {
   const int C = c.d_model, HS = c.head_size(), NH = c.n_heads;
-  AttentionGrads g;
-  g.dw = zeros_like(w);
-  const LinearGrads out = linear_backward(fwd.concat, w.out_w, dout);
-  g.dw.out_w = out.dw;
-  g.dw.out_b = out.db;
+  Mat dconcat;
+  AttentionGrads g = attention_backward_start(w, fwd.concat, dout, dconcat);
   Mat dq(xq.rows(), C), dk(xkv.rows(), C), dv(xkv.rows(), C);
   for (int h = 0; h < NH; ++h) {
     const Mat G = head_block(w.general_w, h, HS), Wq = head_block(w.additive_wq, h, HS),
@@ -193,7 +213,7 @@ AttentionGrads attention_backward_segments(const AttentionWeights& w, const Mode
       const HeadTrace& head = fwd.heads[s * static_cast<size_t>(NH) + static_cast<size_t>(h)];
       const HeadInputs in{head.score, score_scale(head.score, HS, c.temperature), &head.q, &head.k, &head.v,
                           &head.weights, &G, &Wq, &Wk, &va};
-      const HeadGrads hg = head_backward(in, out.dx.block(seg.q_first, h * HS, seg.q_rows, HS));
+      const HeadGrads hg = head_backward(in, dconcat.block(seg.q_first, h * HS, seg.q_rows, HS));
       dq.block(seg.q_first, h * HS, seg.q_rows, HS) = hg.dq;
       dk.block(seg.k_first, h * HS, seg.k_rows, HS) = hg.dk;
       dv.block(seg.k_first, h * HS, seg.k_rows, HS) = hg.dv;
@@ -206,14 +226,7 @@ AttentionGrads attention_backward_segments(const AttentionWeights& w, const Mode
       }
     }
   }
-  // The three projections: rows [0, C) of in_proj read xq, rows [C, 3C) read xkv.
-  const LinearGrads pq = linear_backward(xq, w.in_proj_w.topRows(C), dq);
-  const LinearGrads pk = linear_backward(xkv, w.in_proj_w.middleRows(C, C), dk);
-  const LinearGrads pv = linear_backward(xkv, w.in_proj_w.bottomRows(C), dv);
-  g.dw.in_proj_w << pq.dw, pk.dw, pv.dw;
-  g.dw.in_proj_b << pq.db, pk.db, pv.db;
-  g.dxq = pq.dx;
-  g.dxkv = pk.dx + pv.dx;
+  attention_backward_projections(w, C, xq, xkv, dq, dk, dv, g);
   return g;
 }
 

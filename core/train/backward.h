@@ -89,6 +89,14 @@ AttentionGrads attention_backward_segments(const AttentionWeights& w, const Mode
                                            const Mat& xkv, const AttentionTrace& forward,
                                            const std::vector<RowSegment>& segments, const Mat& dout);
 
+// The two ends of an attention block's backward, around its heads (attention_backward_segments and
+// train/fused_heads.h share them). Start: every parameter gradient zero but W_O's and b_O's, which it
+// fills; dconcat gets d loss / d concat. Projections: d loss / d Q, K, V (as attention_project lays
+// them out) into in_proj's gradients, dxq and dxkv.
+AttentionGrads attention_backward_start(const AttentionWeights& w, const Mat& concat, const Mat& dout, Mat& dconcat);
+void attention_backward_projections(const AttentionWeights& w, int d_model, const Mat& xq, const Mat& xkv,
+                                    const Mat& dq, const Mat& dk, const Mat& dv, AttentionGrads& g);
+
 // Gradients of one layer (core/model/layer.h layer_forward), from its trace. memory is the cross-attention
 // source (nullptr for self-attention); its gradient lands in dmemory. An attention-only layer
 // (d_ff == 0) gets empty FFN and norm2 gradients, like its weights.

@@ -55,6 +55,16 @@ AttentionTrace attention_forward_stacked(const AttentionWeights& w, const ModelC
   return t;
 }
 
+// One layer's attention over the segments: narrow heads all at once (kept in f.fused), others one
+// example and head at a time.
+AttentionTrace attend_stacked(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
+                              bool self_attention, const std::vector<RowSegment>& segments,
+                              const std::vector<Mat>& masks, StackedForward& f) {
+  if (!fused_heads_fit(c)) return attention_forward_stacked(w, c, xq, xkv, self_attention, segments, masks);
+  f.fused.emplace_back();
+  return fused_heads_forward(w, c, xq, xkv, self_attention, segments, masks, f.fused.back());
+}
+
 // Fills f.out_rows and f.out_segments: every row, or each example's rows with a target.
 void choose_output_rows(StackedForward& f, const TrainExample* examples, OutputRows rows) {
   for (size_t e = 0; e < f.stacked.segments.size(); ++e) {
@@ -85,7 +95,7 @@ LayerTrace last_layer_narrowed(const LayerWeights& w, const ModelConfig& c, cons
     masks.push_back(std::move(m));
   }
   return layer_forward_with(w, c, xq, [&](const Mat& attn_in) {
-    return attention_forward_stacked(w.attn, c, attn_in, f.last_kv_in, false, f.out_segments, masks);
+    return attend_stacked(w.attn, c, attn_in, f.last_kv_in, false, f.out_segments, masks, f);
   });
 }
 
@@ -145,7 +155,7 @@ Result<StackedForward> stacked_forward(const Model& model, const TrainExample* e
       f.layers.push_back(last_layer_narrowed(w, c, *x, f));
     else
       f.layers.push_back(layer_forward_with(w, c, *x, [&](const Mat& attn_in) {
-        return attention_forward_stacked(w.attn, c, attn_in, attn_in, true, st.segments, st.masks);
+        return attend_stacked(w.attn, c, attn_in, attn_in, true, st.segments, st.masks, f);
       }));
     x = &f.layers.back().out;
   }

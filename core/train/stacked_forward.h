@@ -9,6 +9,7 @@
 #include "model/layer.h"
 #include "model/model.h"
 #include "train/backward.h"
+#include "train/fused_heads.h"
 #include "train/train.h"
 
 namespace attnviz {
@@ -23,6 +24,8 @@ struct StackedForward {
   StackedExamples stacked;
   Mat x0;                          // (ΣT, C) embeddings + positions
   std::vector<LayerTrace> layers;  // attn.heads[e·NH + h]: example e's head h; the last over out_rows only
+  // With narrow heads (fused_heads_fit), layer l's heads are in fused[l] instead, and attn.heads is empty.
+  std::vector<FusedHeads> fused;
   // The last layer's output rows: out_rows[i] is the stacked row that output row i is, and
   // out_segments[e] example e's output rows (q_first, q_rows) and its stacked rows as keys (k_first,
   // k_rows). With every row, out_rows is 0, 1, ... and out_segments is stacked.segments.

@@ -291,9 +291,12 @@ Result<LossGrads> stacked_loss_grads(const Model& model, const TrainExample* exa
     // over every row (last_kv_in): then it is attention to a memory, as in cross-attention.
     const bool narrowed = l + 1 == c.n_layers && f.last_kv_in.size() > 0;
     const Mat& kv_in = narrowed ? f.last_kv_in : t.attn_in;
+    const std::vector<RowSegment>& segments = narrowed ? f.out_segments : f.stacked.segments;
     LayerGrads lg = layer_backward_with(w, c, t, narrowed ? &kv_in : nullptr, d, [&](const Mat& dattn_out) {
-      return attention_backward_segments(w.attn, c, t.attn_in, kv_in, t.attn, narrowed ? f.out_segments : f.stacked.segments,
-                                         dattn_out);
+      if (!f.fused.empty())
+        return fused_heads_backward(w.attn, c, t.attn_in, kv_in, t.attn, f.fused[static_cast<size_t>(l)], segments,
+                                    dattn_out);
+      return attention_backward_segments(w.attn, c, t.attn_in, kv_in, t.attn, segments, dattn_out);
     });
     if (narrowed) d = widen_narrowed_gradient(f, w, c, lg);
     else d = std::move(lg.dx);

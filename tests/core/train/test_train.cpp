@@ -172,6 +172,20 @@ std::vector<Variant> training_variants() {
   sinusoidal.positions = PositionEncoding::sinusoidal;
   sinusoidal.d_ff = 0;
   out.push_back({"sinusoidal positions, attention only", sinusoidal});
+  // Heads of 2 values and of 1 take train/fused_heads.h's path: every scoring function, and one
+  // scoring function per head.
+  for (ScoreKind score : {ScoreKind::scaled_dot, ScoreKind::general, ScoreKind::additive, ScoreKind::dot}) {
+    ModelConfig c = base;
+    c.n_heads = 4;
+    c.score = score;
+    out.push_back({std::string("heads of 2 values, ") + std::string(name_of(score)), c});
+  }
+  ModelConfig mixed = base;
+  mixed.n_heads = 8;
+  mixed.norm = NormPlacement::post;
+  mixed.head_scores = {ScoreKind::dot,      ScoreKind::additive, ScoreKind::general, ScoreKind::scaled_dot,
+                       ScoreKind::additive, ScoreKind::general,  ScoreKind::dot,     ScoreKind::scaled_dot};
+  out.push_back({"heads of 1 value, post-norm, a scoring function per head", mixed});
   return out;
 }
 

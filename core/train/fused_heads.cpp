@@ -1,0 +1,291 @@
+// Narrow heads, all of an example's at once. Each head's score is written through two feature rows
+// of HS values, one per query and one per key: dot-product heads use Q and K themselves, "general"
+// heads q·G and k, additive heads q·W_qᵀ and k·W_kᵀ (then Σ_a v_a tanh(qf_a + kf_a)). The backward
+// pass finds d loss / d features first and maps them back through G or W_q, W_k.
+//
+// Layout: per head, key-side values are stored feature-major (kfᵀ, vᵀ: HS rows of k_rows), so that
+// every inner loop runs over the keys of one row, contiguous, in vector lanes. Each row is written
+// by one loop and read by the next (no zeroing and adding in place: a vector read of values just
+// stored one at a time stalls the CPU).
+#include "train/fused_heads.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "model/exp_lanes.h"
+#include "model/kernels.h"
+
+namespace attnviz {
+
+bool fused_heads_fit(const ModelConfig& c) { return c.head_size() <= kFusedHeadsMaxSize; }
+
+namespace {
+
+using Index = Eigen::Index;
+
+// One head of one segment, gathered from the (rows, C) projections into small contiguous arrays.
+struct HeadSlices {
+  std::vector<float> qf;  // (q_rows, HS) query features
+  std::vector<float> kf;  // (HS, k_rows) key features, feature-major
+  std::vector<float> v;   // (HS, k_rows) values, feature-major
+};
+
+// out (rows, HS) or, feature-major, (HS, rows): x's rows [first, first + rows), head h's columns,
+// times the head's (HS, HS) block of `stacked` (transposed or not), or those columns themselves
+// when `stacked` is null.
+void gather_head(const Mat& x, Index first, Index rows, int h, int HS, const WeightMat* stacked, bool transposed,
+                 bool feature_major, std::vector<float>& out) {
+  out.assign(static_cast<size_t>(rows * HS), 0.0f);
+  for (Index i = 0; i < rows; ++i)
+    for (int a = 0; a < HS; ++a) {
+      float value = 0;
+      if (!stacked) {
+        value = x(first + i, h * HS + a);
+      } else {
+        // general: (q G)_a = Σ_b q_b G_ba; additive: (q W_qᵀ)_a = Σ_b q_b W_q,ab.
+        for (int b = 0; b < HS; ++b)
+          value += x(first + i, h * HS + b) * (transposed ? (*stacked)(h * HS + a, b) : (*stacked)(h * HS + b, a));
+      }
+      out[static_cast<size_t>(feature_major ? a * rows + i : i * HS + a)] = value;
+    }
+}
+
+void gather_slices(const AttentionWeights& w, ScoreKind kind, const FusedHeads& p, const RowSegment& seg, int h, int HS,
+                   HeadSlices& s) {
+  const bool general = kind == ScoreKind::general, additive = kind == ScoreKind::additive;
+  const WeightMat* query_map = general ? &w.general_w : additive ? &w.additive_wq : nullptr;
+  gather_head(p.q, seg.q_first, seg.q_rows, h, HS, query_map, additive, false, s.qf);
+  gather_head(p.k, seg.k_first, seg.k_rows, h, HS, additive ? &w.additive_wk : nullptr, true, true, s.kf);
+  gather_head(p.v, seg.k_first, seg.k_rows, h, HS, nullptr, false, true, s.v);
+}
+
+// Each of `rows` rows of n scores (mask added) becomes its softmax, as softmax_row_in_place would
+// make it, with one exponential pass over every row at once. Rows without a finite maximum (all
+// hidden, an overflowed +inf) take softmax_row_in_place itself.
+void softmax_rows(float* W, Index rows, Index n, std::vector<float>& finished) {
+  std::vector<Index> special;
+  for (Index r = 0; r < rows; ++r) {
+    float* row = W + r * n;
+    float max = -std::numeric_limits<float>::infinity();
+    for (Index j = 0; j < n; ++j) max = std::max(max, row[j]);  // NaN is passed over (and spreads below)
+    if (!std::isfinite(max)) {
+      softmax_row_in_place(row, n);
+      special.push_back(r);
+    } else {
+      for (Index j = 0; j < n; ++j) row[j] -= max;
+    }
+  }
+  finished.clear();
+  for (Index r : special) finished.insert(finished.end(), W + r * n, W + (r + 1) * n);
+  exp_lanes(W, W, static_cast<size_t>(rows * n));
+  for (Index r = 0; r < rows; ++r) {
+    float* row = W + r * n;
+    float sum = 0;
+    for (Index j = 0; j < n; ++j) sum += row[j];
+    for (Index j = 0; j < n; ++j) row[j] /= sum;
+  }
+  for (size_t k = 0; k < special.size(); ++k)
+    std::copy(finished.begin() + static_cast<std::ptrdiff_t>(k * static_cast<size_t>(n)),
+              finished.begin() + static_cast<std::ptrdiff_t>((k + 1) * static_cast<size_t>(n)), W + special[k] * n);
+}
+
+}  // namespace
+
+AttentionTrace fused_heads_forward(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
+                                   bool self_attention, const std::vector<RowSegment>& segments,
+                                   const std::vector<Mat>& masks, FusedHeads& keep) {
+  const int NH = c.n_heads, HS = c.head_size();
+  const bool any_additive = config_uses(c, ScoreKind::additive);
+  Projections p = attention_project(w, c, xq, xkv, self_attention);
+  keep.q = std::move(p.q);
+  keep.k = std::move(p.k);
+  keep.v = std::move(p.v);
+  size_t cells = 0;  // query rows × keys, over the segments
+  keep.offsets.clear();
+  keep.tanh_offsets.clear();
+  for (const RowSegment& seg : segments) {
+    keep.offsets.push_back(cells * static_cast<size_t>(NH));
+    keep.tanh_offsets.push_back(any_additive ? cells * static_cast<size_t>(NH * HS) : 0);
+    cells += static_cast<size_t>(seg.q_rows * seg.k_rows);
+  }
+  keep.weights.assign(cells * static_cast<size_t>(NH), 0.0f);
+  keep.tanh_terms.assign(any_additive ? cells * static_cast<size_t>(NH * HS) : 0, 0.0f);
+
+  AttentionTrace t;
+  t.concat = Mat::Zero(xq.rows(), c.d_model);
+  std::vector<HeadSlices> slices(static_cast<size_t>(NH));
+  std::vector<float> finished;
+  for (size_t s = 0; s < segments.size(); ++s) {
+    const RowSegment& seg = segments[s];
+    const Index Tq = seg.q_rows, Tk = seg.k_rows;
+    if (Tq == 0) continue;
+    const Index head_cells = Tq * Tk;
+    float* W_segment = keep.weights.data() + keep.offsets[s];
+    float* th_segment = any_additive ? keep.tanh_terms.data() + keep.tanh_offsets[s] : nullptr;
+    for (int h = 0; h < NH; ++h) gather_slices(w, c.score_of_head(h), keep, seg, h, HS, slices[static_cast<size_t>(h)]);
+    // Additive heads: every tanh argument of the segment, (query, feature, key), then one tanh over
+    // all of them.
+    if (any_additive) {
+      for (int h = 0; h < NH; ++h) {
+        if (c.score_of_head(h) != ScoreKind::additive) continue;
+        const HeadSlices& sl = slices[static_cast<size_t>(h)];
+        for (Index i = 0; i < Tq; ++i)
+          for (int a = 0; a < HS; ++a) {
+            const float qa = sl.qf[static_cast<size_t>(i * HS + a)];
+            const float* kfa = sl.kf.data() + a * Tk;
+            float* out = th_segment + h * head_cells * HS + (i * HS + a) * Tk;
+            for (Index j = 0; j < Tk; ++j) out[j] = qa + kfa[j];
+          }
+      }
+      auto all = Eigen::Map<Eigen::ArrayXf>(th_segment, head_cells * NH * HS);
+      all = all.tanh();
+    }
+    // Scores of every head, with the mask, then one softmax pass over all their rows.
+    const Mat& mask = masks[s];
+    for (int h = 0; h < NH; ++h) {
+      const ScoreKind kind = c.score_of_head(h);
+      const float scale = score_scale(kind, HS, c.temperature);
+      const HeadSlices& sl = slices[static_cast<size_t>(h)];
+      for (Index i = 0; i < Tq; ++i) {
+        float* row = W_segment + h * head_cells + i * Tk;
+        for (int a = 0; a < HS; ++a) {
+          // raw_j += v_a tanh(qf_a + kf_ja) (additive) or qf_a kf_ja; the first feature assigns.
+          const bool additive = kind == ScoreKind::additive;
+          const float coef = additive ? w.additive_v(h, a) : sl.qf[static_cast<size_t>(i * HS + a)];
+          const float* terms = additive ? th_segment + h * head_cells * HS + (i * HS + a) * Tk : sl.kf.data() + a * Tk;
+          if (a == 0)
+            for (Index j = 0; j < Tk; ++j) row[j] = coef * terms[j];
+          else
+            for (Index j = 0; j < Tk; ++j) row[j] += coef * terms[j];
+        }
+        const float* mask_row = mask.data() + i * mask.cols();
+        for (Index j = 0; j < Tk; ++j) row[j] = row[j] * scale + mask_row[j];
+      }
+    }
+    softmax_rows(W_segment, NH * Tq, Tk, finished);
+    for (int h = 0; h < NH; ++h) {
+      const HeadSlices& sl = slices[static_cast<size_t>(h)];
+      for (Index i = 0; i < Tq; ++i) {
+        const float* row = W_segment + h * head_cells + i * Tk;
+        for (int a = 0; a < HS; ++a) {
+          const float* va = sl.v.data() + a * Tk;
+          float out = 0;
+          for (Index j = 0; j < Tk; ++j) out += row[j] * va[j];
+          t.concat(seg.q_first + i, h * HS + a) = out;
+        }
+      }
+    }
+  }
+  t.out = linear(t.concat, w.out_w, w.out_b);
+  return t;
+}
+
+AttentionGrads fused_heads_backward(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
+                                    const AttentionTrace& fwd, const FusedHeads& kept,
+                                    const std::vector<RowSegment>& segments, const Mat& dout) {
+  const int C = c.d_model, NH = c.n_heads, HS = c.head_size();
+  Mat dconcat;
+  AttentionGrads g = attention_backward_start(w, fwd.concat, dout, dconcat);
+  Mat dq = Mat::Zero(xq.rows(), C), dk = Mat::Zero(xkv.rows(), C), dv = Mat::Zero(xkv.rows(), C);
+  HeadSlices sl;
+  std::vector<float> dO, dqf, dkf, dvT, ds;
+  for (size_t s = 0; s < segments.size(); ++s) {
+    const RowSegment& seg = segments[s];
+    const Index Tq = seg.q_rows, Tk = seg.k_rows;
+    if (Tq == 0) continue;  // no query: nothing reaches its keys and values (their rows stay zero)
+    const Index head_cells = Tq * Tk;
+    ds.resize(static_cast<size_t>(Tk));
+    for (int h = 0; h < NH; ++h) {
+      const ScoreKind kind = c.score_of_head(h);
+      const bool additive = kind == ScoreKind::additive;
+      const float scale = score_scale(kind, HS, c.temperature);
+      const float* W = kept.weights.data() + kept.offsets[s] + h * head_cells;
+      const float* th = additive ? kept.tanh_terms.data() + kept.tanh_offsets[s] + h * head_cells * HS : nullptr;
+      gather_slices(w, kind, kept, seg, h, HS, sl);
+      gather_head(dconcat, seg.q_first, Tq, h, HS, nullptr, false, false, dO);
+      dqf.assign(static_cast<size_t>(Tq * HS), 0.0f);
+      dkf.assign(static_cast<size_t>(HS * Tk), 0.0f);
+      dvT.assign(static_cast<size_t>(HS * Tk), 0.0f);
+      float* dsj = ds.data();
+      for (Index i = 0; i < Tq; ++i) {
+        const float* row = W + i * Tk;
+        // d weights_j = dO_i · v_j; d scores = W ⊙ (dW − Σ_j W dW), times the scale; dv_j += W_j dO_i.
+        for (int a = 0; a < HS; ++a) {
+          const float d = dO[static_cast<size_t>(i * HS + a)];
+          const float* va = sl.v.data() + a * Tk;
+          float* dva = dvT.data() + a * Tk;
+          if (a == 0)
+            for (Index j = 0; j < Tk; ++j) dsj[j] = d * va[j];
+          else
+            for (Index j = 0; j < Tk; ++j) dsj[j] += d * va[j];
+          for (Index j = 0; j < Tk; ++j) dva[j] += row[j] * d;
+        }
+        float dot = 0;
+        for (Index j = 0; j < Tk; ++j) dot += row[j] * dsj[j];
+        for (Index j = 0; j < Tk; ++j) dsj[j] = row[j] * (dsj[j] - dot) * scale;
+        for (int a = 0; a < HS; ++a) {
+          float* dkfa = dkf.data() + a * Tk;
+          float dq_a = 0;
+          if (additive) {  // raw_j = Σ_a v_a tanh(qf_a + kf_ja)
+            const float va = w.additive_v(h, a);
+            const float* tha = th + (i * HS + a) * Tk;
+            float dv_a = 0;
+            for (Index j = 0; j < Tk; ++j) {
+              dv_a += dsj[j] * tha[j];
+              const float d = dsj[j] * va * (1.0f - tha[j] * tha[j]);
+              dq_a += d;
+              dkfa[j] += d;
+            }
+            g.dw.additive_v(h, a) += dv_a;
+          } else {  // raw_j = qf · kf_j
+            const float qa = sl.qf[static_cast<size_t>(i * HS + a)];
+            const float* kfa = sl.kf.data() + a * Tk;
+            for (Index j = 0; j < Tk; ++j) {
+              dq_a += dsj[j] * kfa[j];
+              dkfa[j] += dsj[j] * qa;
+            }
+          }
+          dqf[static_cast<size_t>(i * HS + a)] = dq_a;
+        }
+      }
+      // Back from the features to Q and K (and to G, or W_q and W_k), and dv into place.
+      for (Index i = 0; i < Tq; ++i)
+        for (int a = 0; a < HS; ++a) {
+          const float d = dqf[static_cast<size_t>(i * HS + a)];
+          if (kind != ScoreKind::general && !additive) {
+            dq(seg.q_first + i, h * HS + a) = d;
+            continue;
+          }
+          for (int b = 0; b < HS; ++b) {
+            const float qb = kept.q(seg.q_first + i, h * HS + b);
+            if (additive) {  // qf_a = Σ_b q_b W_q,ab
+              dq(seg.q_first + i, h * HS + b) += d * w.additive_wq(h * HS + a, b);
+              g.dw.additive_wq(h * HS + a, b) += d * qb;
+            } else {  // general: qf_a = Σ_b q_b G_ba
+              dq(seg.q_first + i, h * HS + b) += d * w.general_w(h * HS + b, a);
+              g.dw.general_w(h * HS + b, a) += qb * d;
+            }
+          }
+        }
+      for (Index j = 0; j < Tk; ++j)
+        for (int a = 0; a < HS; ++a) {
+          const float d = dkf[static_cast<size_t>(a * Tk + j)];
+          dv(seg.k_first + j, h * HS + a) = dvT[static_cast<size_t>(a * Tk + j)];
+          if (!additive) {
+            dk(seg.k_first + j, h * HS + a) = d;
+            continue;
+          }
+          for (int b = 0; b < HS; ++b) {  // kf_a = Σ_b k_b W_k,ab
+            dk(seg.k_first + j, h * HS + b) += d * w.additive_wk(h * HS + a, b);
+            g.dw.additive_wk(h * HS + a, b) += d * kept.k(seg.k_first + j, h * HS + b);
+          }
+        }
+    }
+  }
+  attention_backward_projections(w, C, xq, xkv, dq, dk, dv, g);
+  return g;
+}
+
+}  // namespace attnviz

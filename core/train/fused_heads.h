@@ -1,0 +1,43 @@
+// The trainer's attention for narrow heads (one or two values each): every head of an example in one
+// pass of plain loops over flat buffers. The general path (stacked_forward.cpp, backward.cpp) builds
+// a HeadTrace and runs five Eigen products per example and head; at 16 heads of 2 values those fixed
+// costs, not arithmetic, were half of a training step (bench/README.md). Same formulas, same
+// gradients; the rounding differs from the general path's (other summation orders), which is why the
+// choice is by head size alone: the shipped models (heads of 4 values and more) keep their bits.
+#pragma once
+#include <vector>
+
+#include "base/tensor.h"
+#include "model/attention.h"
+#include "model/config.h"
+#include "model/model.h"
+#include "train/backward.h"
+
+namespace attnviz {
+
+// Whether the trainer takes this path: heads of at most kFusedHeadsMaxSize values.
+inline constexpr int kFusedHeadsMaxSize = 2;
+bool fused_heads_fit(const ModelConfig& config);
+
+// What the backward pass reads, for every segment (example) and head.
+struct FusedHeads {
+  Mat q, k, v;  // (rows, C) the projections: queries of xq's rows, keys and values of xkv's
+  // Segment s, head h: its (q_rows, k_rows) softmax weights, row-major, at offsets[s] + h·q_rows·k_rows;
+  // additive heads also their tanh terms, (q_rows, k_rows, HS) at tanh_offsets[s] + h·q_rows·k_rows·HS.
+  std::vector<float> weights, tanh_terms;
+  std::vector<size_t> offsets, tanh_offsets;
+};
+
+// Attention over stacked segments (queries: rows of xq; keys and values: rows of xkv; attention
+// never crosses a segment; masks[s] is segment s's (q_rows, k_rows) additive mask). Returns the
+// trace's concat and out; its heads stay empty: `keep` holds what the backward needs.
+AttentionTrace fused_heads_forward(const AttentionWeights& w, const ModelConfig& config, const Mat& xq, const Mat& xkv,
+                                   bool self_attention, const std::vector<RowSegment>& segments,
+                                   const std::vector<Mat>& masks, FusedHeads& keep);
+
+// attention_backward_segments for a forward of fused_heads_forward.
+AttentionGrads fused_heads_backward(const AttentionWeights& w, const ModelConfig& config, const Mat& xq, const Mat& xkv,
+                                    const AttentionTrace& forward, const FusedHeads& kept,
+                                    const std::vector<RowSegment>& segments, const Mat& dout);
+
+}  // namespace attnviz
