@@ -1,7 +1,7 @@
 // The trainer's path for narrow heads (train/fused_heads.h) against the per-head path it replaces:
 // the same attention output, weights and every gradient, for every scoring function, with masks,
 // uneven examples, narrowed query rows and an example without a query; and the trainer takes it for
-// heads of 1 and 2 values only.
+// heads of 4 values and fewer only.
 #include <doctest/doctest.h>
 
 #include <limits>
@@ -157,7 +157,7 @@ TEST_CASE("fused heads: a query that sees no key gets zero weights and output, a
   CHECK(g.dw.in_proj_w.allFinite());
 }
 
-TEST_CASE("fused heads: the trainer takes this path for heads of 1 and 2 values, the per-head path above") {
+TEST_CASE("fused heads: the trainer takes this path for heads of 4 values and fewer, the per-head path above") {
   const TrainExample ex{{1, 4, 2, 3}, {-1, 2, 5, 0}, {}};
   for (const int heads : {1, 2, 4, 8}) {
     CAPTURE(heads);

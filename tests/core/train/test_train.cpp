@@ -158,10 +158,12 @@ struct Variant {
 std::vector<Variant> training_variants() {
   const ModelConfig base = test::gpt_config({.d_model = 8, .n_heads = 2, .n_layers = 2, .d_ff = 12}, 8);
   std::vector<Variant> out;
+  // Heads of 8 values take the per-head path (train/fused_heads.h: 4 values and fewer take the other).
   for (ScoreKind score : {ScoreKind::scaled_dot, ScoreKind::general, ScoreKind::additive, ScoreKind::dot}) {
     ModelConfig c = base;
+    c.d_model = 16;
     c.score = score;
-    out.push_back({std::string("pre-norm, ") + std::string(name_of(score)), c});
+    out.push_back({std::string("pre-norm, heads of 8 values, ") + std::string(name_of(score)), c});
   }
   ModelConfig post = base;
   post.norm = NormPlacement::post;
@@ -172,8 +174,8 @@ std::vector<Variant> training_variants() {
   sinusoidal.positions = PositionEncoding::sinusoidal;
   sinusoidal.d_ff = 0;
   out.push_back({"sinusoidal positions, attention only", sinusoidal});
-  // Heads of 2 values and of 1 take train/fused_heads.h's path: every scoring function, and one
-  // scoring function per head.
+  // Heads of 4 values and fewer take train/fused_heads.h's path (the two variants above too): every
+  // scoring function, and one scoring function per head.
   for (ScoreKind score : {ScoreKind::scaled_dot, ScoreKind::general, ScoreKind::additive, ScoreKind::dot}) {
     ModelConfig c = base;
     c.n_heads = 4;
