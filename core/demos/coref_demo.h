@@ -63,6 +63,7 @@ int coref_batch_size(const CorefTrainOptions& options);
 bool coref_arch_in_grid(const CorefTrainOptions& options);
 
 // A fresh model for the options (vocabulary from coref_vocabulary()); errors for invalid sizes.
+// Unscaled dot-product and "general" heads start with small scores (coref_demo.cpp says why).
 Result<Model> coref_model_init(const CorefTrainOptions& options);
 
 // The example as token ids with one target: the referent's word at the pronoun.

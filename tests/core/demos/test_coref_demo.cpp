@@ -57,6 +57,34 @@ TEST_CASE("coref demo: the callback can stop training, and bad input is an error
   CHECK_FALSE(coref_model_init(o).ok());                                   // 64 % 5 != 0
 }
 
+TEST_CASE("coref demo: unscaled dot-product and general heads start with scores 1/HS the default's") {
+  // The same seed draws the same tensors whatever the scoring function; the unscaled kinds then
+  // shrink W_q and W_k by HS^-1/2 each (dot) or G by HS^-1 (general). Scaled and additive keep them.
+  CorefTrainOptions o;
+  o.d_model = 64;
+  o.n_heads = 4;  // HS 16: factors 1/4 and 1/16
+  auto scaled = coref_model_init(o);
+  o.score = ScoreKind::dot;
+  auto dot = coref_model_init(o);
+  o.score = ScoreKind::general;
+  auto general = coref_model_init(o);
+  o.score = ScoreKind::additive;
+  auto additive = coref_model_init(o);
+  REQUIRE((scaled.ok() && dot.ok() && general.ok() && additive.ok()));
+  for (size_t l = 0; l < scaled->weights.layers.size(); ++l) {
+    const AttentionWeights& s = scaled->weights.layers[l].attn;
+    const AttentionWeights& d = dot->weights.layers[l].attn;
+    CHECK(s.in_proj_w.cwiseAbs().maxCoeff() > 0.1f);
+    CHECK((Mat(d.in_proj_w.topRows(128)) - Mat(s.in_proj_w.topRows(128)) * 0.25f).cwiseAbs().maxCoeff() < 1e-7f);
+    CHECK(Mat(d.in_proj_w.bottomRows(64)) == Mat(s.in_proj_w.bottomRows(64)));  // W_v as drawn
+    const AttentionWeights& g = general->weights.layers[l].attn;
+    CHECK((Mat(g.general_w) - Mat(s.general_w) / 16.0f).cwiseAbs().maxCoeff() < 1e-8f);
+    CHECK(Mat(g.in_proj_w) == Mat(s.in_proj_w));
+    CHECK(Mat(additive->weights.layers[l].attn.in_proj_w) == Mat(s.in_proj_w));
+    CHECK(Mat(additive->weights.layers[l].attn.additive_v) == Mat(s.additive_v));
+  }
+}
+
 TEST_CASE("coref demo: the learning rate follows the architecture, --lr overrides it") {
   CorefTrainOptions o;  // the shipped demo
   CHECK(coref_learning_rate(o) == doctest::Approx(3e-3f));
