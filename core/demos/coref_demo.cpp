@@ -94,6 +94,8 @@ namespace {
 // (bench/README.md has the runs). Scaled dot-product and additive heads keep the default draw.
 void start_unscaled_scores_small(Model& m) {
   const ModelConfig& c = m.config;
+  // One scoring function for every head: the demo's options have no per-head override.
+  if (!c.head_scores.empty()) return;
   const float hs = static_cast<float>(c.head_size());
   for (LayerWeights& layer : m.weights.layers) {
     AttentionWeights& a = layer.attn;

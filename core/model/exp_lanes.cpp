@@ -9,11 +9,15 @@
 #include <cstdint>
 #include <cstring>
 
+// The algorithm below is glibc's expf since 2.27; another C library, or an older glibc, rounds its
+// own way, and then every value goes through std::exp.
+#define ATTNVIZ_EXP_LANES 0
 #if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__GLIBC__)
+#if __GLIBC_PREREQ(2, 27)
+#undef ATTNVIZ_EXP_LANES
 #define ATTNVIZ_EXP_LANES 1
 #include <immintrin.h>
-#else
-#define ATTNVIZ_EXP_LANES 0
+#endif
 #endif
 
 namespace attnviz {
@@ -25,9 +29,11 @@ constexpr int kTableBits = 5, kN = 1 << kTableBits;
 constexpr double kInvLn2N = 0x1.71547652b82fep+0 * kN;
 constexpr double kShift = 0x1.8p+52;  // adding it rounds to an integer, kept in the low bits
 constexpr double kC0 = 0x1.c6af84b912394p-20, kC1 = 0x1.ebfce50fac4f3p-13, kC2 = 0x1.62e42ff0c52d6p-6;
-// |x| ≥ 88 (and inf, NaN: the bits of |x| from 0x42b00000 up) take libm's own path: overflow,
-// underflow, errno.
+// |x| ≥ 88 (and inf, NaN: the bits of |x| from 0x42b00000 up) is where libm leaves this path: below
+// kUnderflow it returns +0 (so do the lanes: every hidden key of a masked softmax row is -inf), the
+// rest (overflow, NaN, the last values before underflow) goes through std::exp itself.
 constexpr uint32_t kLargeAbsBits = 0x42b00000;
+constexpr float kUnderflow = -0x1.9fe368p6f;  // log(2^-150): e^x rounds to +0 below it
 
 // table[i] = bits(2^(i/N)) − (i << (52 − 5)): adding k << 47 to table[k mod N] gives 2^(k/N).
 struct Table {
@@ -40,7 +46,11 @@ struct Table {
     }
   }
 };
-const Table kTable;
+// Built on first use (thread-safe), so a caller's own static initialiser cannot meet it unfilled.
+const uint64_t* table() {
+  static const Table t;
+  return t.bits;
+}
 
 }  // namespace
 
@@ -50,6 +60,8 @@ void exp_lanes(const float* x, float* out, size_t n) {
   const __m512d one = _mm512_set1_pd(1.0);
   const __m512i index_mask = _mm512_set1_epi64(kN - 1);
   const __m256i abs_mask = _mm256_set1_epi32(0x7fffffff), large = _mm256_set1_epi32(kLargeAbsBits);
+  const __m256 underflow = _mm256_set1_ps(kUnderflow);
+  const uint64_t* bits = table();
   for (size_t i = 0; i < n; i += 8) {
     const auto lanes = static_cast<__mmask8>(n - i >= 8 ? 0xff : (1u << (n - i)) - 1);
     const __m256 xf = _mm256_maskz_loadu_ps(lanes, x + i);
@@ -62,13 +74,16 @@ void exp_lanes(const float* x, float* out, size_t n) {
     const __m512d r2 = _mm512_mul_pd(r, r);
     __m512d y = _mm512_fmadd_pd(r, c2, one);
     y = _mm512_fmadd_pd(z, r2, y);
-    const __m512i t = _mm512_i64gather_epi64(_mm512_and_si512(ki, index_mask), kTable.bits, 8);
+    const __m512i t = _mm512_i64gather_epi64(_mm512_and_si512(ki, index_mask), bits, 8);
     const __m512d s = _mm512_castsi512_pd(_mm512_add_epi64(t, _mm512_slli_epi64(ki, 52 - kTableBits)));
     __m256 e = _mm512_cvtpd_ps(_mm512_mul_pd(y, s));
-    // Rare in a softmax (a score 88 below its row's maximum): those values through libm, from the
+    const __mmask8 zero = _mm256_mask_cmp_ps_mask(lanes, xf, underflow, _CMP_LT_OQ);  // -inf too
+    e = _mm256_mask_blend_ps(zero, e, _mm256_setzero_ps());
+    // Rare in a softmax (a score 88 to 104 below its row's maximum, or NaN): through libm, from the
     // inputs as loaded (out may be x).
-    if (const __mmask8 big =
-            _mm256_mask_cmpge_epu32_mask(lanes, _mm256_and_si256(_mm256_castps_si256(xf), abs_mask), large)) {
+    const __mmask8 large_lanes =
+        _mm256_mask_cmpge_epu32_mask(lanes, _mm256_and_si256(_mm256_castps_si256(xf), abs_mask), large);
+    if (const __mmask8 big = large_lanes & static_cast<__mmask8>(~zero)) {
       alignas(32) float in[8], res[8];
       _mm256_store_ps(in, xf);
       _mm256_store_ps(res, e);

@@ -116,11 +116,11 @@ Mat linear_naive(const Mat& x, MatRef w, const Vec& b) {
 
 namespace {
 
-// Softmax of one row with hidden entries already at -inf. Returns zeros when nothing is visible;
-// when some logits are +inf (overflowed scores) they share the weight equally.
 // Eigen's float vector width (16 with AVX-512): shorter rows never reach its vector code.
 constexpr Eigen::Index kFloatPacket = Eigen::internal::packet_traits<float>::size;
 
+// Softmax of one row with hidden entries already at -inf. Returns zeros when nothing is visible;
+// when some logits are +inf (overflowed scores) they share the weight equally.
 template <class Row>
 void softmax_row(Row&& row) {
   const float max = row.maxCoeff();

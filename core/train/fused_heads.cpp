@@ -32,38 +32,52 @@ struct HeadSlices {
   std::vector<float> v;   // (HS, k_rows) values, feature-major
 };
 
-// out (rows, HS) or, feature-major, (HS, rows): x's rows [first, first + rows), head h's columns,
-// times the head's (HS, HS) block of `stacked` (transposed or not), or those columns themselves
-// when `stacked` is null.
-void gather_head(const Mat& x, Index first, Index rows, int h, int HS, const WeightMat* stacked, bool transposed,
-                 bool feature_major, std::vector<float>& out) {
+// How a head's block of rows is laid out in its slice: (rows, HS), or feature-major (HS, rows).
+enum class Layout { by_row, by_feature };
+
+// How a head's features come from its columns: as they are, or through its (HS, HS) block of a
+// scoring parameter, f_a = Σ_b x_b M_ab (transposed: W_q, W_k) or f_a = Σ_b x_b M_ba (G).
+struct FeatureMap {
+  const WeightMat* stacked = nullptr;  // null: the columns themselves
+  bool transposed = false;
+};
+
+// x's rows [first, first + rows), head h's columns, through `map`, into out.
+void gather_head(const Mat& x, Index first, Index rows, int h, int HS, FeatureMap map, Layout layout,
+                 std::vector<float>& out) {
   out.assign(static_cast<size_t>(rows * HS), 0.0f);
   for (Index i = 0; i < rows; ++i)
     for (int a = 0; a < HS; ++a) {
       float value = 0;
-      if (!stacked) {
+      if (!map.stacked) {
         value = x(first + i, h * HS + a);
       } else {
-        // general: (q G)_a = Σ_b q_b G_ba; additive: (q W_qᵀ)_a = Σ_b q_b W_q,ab.
+        const WeightMat& m = *map.stacked;
         for (int b = 0; b < HS; ++b)
-          value += x(first + i, h * HS + b) * (transposed ? (*stacked)(h * HS + a, b) : (*stacked)(h * HS + b, a));
+          value += x(first + i, h * HS + b) * (map.transposed ? m(h * HS + a, b) : m(h * HS + b, a));
       }
-      out[static_cast<size_t>(feature_major ? a * rows + i : i * HS + a)] = value;
+      out[static_cast<size_t>(layout == Layout::by_feature ? a * rows + i : i * HS + a)] = value;
     }
 }
 
 void gather_slices(const AttentionWeights& w, ScoreKind kind, const FusedHeads& p, const RowSegment& seg, int h, int HS,
                    HeadSlices& s) {
-  const bool general = kind == ScoreKind::general, additive = kind == ScoreKind::additive;
-  const WeightMat* query_map = general ? &w.general_w : additive ? &w.additive_wq : nullptr;
-  gather_head(p.q, seg.q_first, seg.q_rows, h, HS, query_map, additive, false, s.qf);
-  gather_head(p.k, seg.k_first, seg.k_rows, h, HS, additive ? &w.additive_wk : nullptr, true, true, s.kf);
-  gather_head(p.v, seg.k_first, seg.k_rows, h, HS, nullptr, false, true, s.v);
+  FeatureMap query, key;                                          // dot-product heads: Q and K themselves
+  if (kind == ScoreKind::general) query = {&w.general_w, false};  // q G
+  if (kind == ScoreKind::additive) {                              // q W_qᵀ and k W_kᵀ
+    query = {&w.additive_wq, true};
+    key = {&w.additive_wk, true};
+  }
+  gather_head(p.q, seg.q_first, seg.q_rows, h, HS, query, Layout::by_row, s.qf);
+  gather_head(p.k, seg.k_first, seg.k_rows, h, HS, key, Layout::by_feature, s.kf);
+  gather_head(p.v, seg.k_first, seg.k_rows, h, HS, {}, Layout::by_feature, s.v);
 }
 
-// Each of `rows` rows of n scores (mask added) becomes its softmax, as softmax_row_in_place would
-// make it, with one exponential pass over every row at once. Rows without a finite maximum (all
-// hidden, an overflowed +inf) take softmax_row_in_place itself.
+// Each of `rows` rows of n scores (mask added) becomes its softmax, by softmax_row's steps (the
+// maximum subtracted, exponentials, divided by their sum) with one exponential pass over every row at
+// once: libm's bits for every row, where softmax_row takes Eigen's vector exp for rows of 16 and
+// more. Rows without a finite maximum (all hidden, an overflowed +inf) take softmax_row_in_place
+// itself; a NaN among finite scores spreads to its row (softmax_row may zero such a row instead).
 void softmax_rows(float* W, Index rows, Index n, std::vector<float>& finished) {
   std::vector<Index> special;
   for (Index r = 0; r < rows; ++r) {
@@ -130,11 +144,11 @@ AttentionTrace fused_heads_forward(const AttentionWeights& w, const ModelConfig&
     if (any_additive) {
       for (int h = 0; h < NH; ++h) {
         if (c.score_of_head(h) != ScoreKind::additive) continue;
-        const HeadSlices& sl = slices[static_cast<size_t>(h)];
+        const HeadSlices& head_data = slices[static_cast<size_t>(h)];
         for (Index i = 0; i < Tq; ++i)
           for (int a = 0; a < HS; ++a) {
-            const float qa = sl.qf[static_cast<size_t>(i * HS + a)];
-            const float* kfa = sl.kf.data() + a * Tk;
+            const float qa = head_data.qf[static_cast<size_t>(i * HS + a)];
+            const float* kfa = head_data.kf.data() + a * Tk;
             float* out = th_segment + h * head_cells * HS + (i * HS + a) * Tk;
             for (Index j = 0; j < Tk; ++j) out[j] = qa + kfa[j];
           }
@@ -147,14 +161,15 @@ AttentionTrace fused_heads_forward(const AttentionWeights& w, const ModelConfig&
     for (int h = 0; h < NH; ++h) {
       const ScoreKind kind = c.score_of_head(h);
       const float scale = score_scale(kind, HS, c.temperature);
-      const HeadSlices& sl = slices[static_cast<size_t>(h)];
+      const HeadSlices& head_data = slices[static_cast<size_t>(h)];
       for (Index i = 0; i < Tq; ++i) {
         float* row = W_segment + h * head_cells + i * Tk;
         for (int a = 0; a < HS; ++a) {
           // raw_j += v_a tanh(qf_a + kf_ja) (additive) or qf_a kf_ja; the first feature assigns.
           const bool additive = kind == ScoreKind::additive;
-          const float coef = additive ? w.additive_v(h, a) : sl.qf[static_cast<size_t>(i * HS + a)];
-          const float* terms = additive ? th_segment + h * head_cells * HS + (i * HS + a) * Tk : sl.kf.data() + a * Tk;
+          const float coef = additive ? w.additive_v(h, a) : head_data.qf[static_cast<size_t>(i * HS + a)];
+          const float* terms =
+              additive ? th_segment + h * head_cells * HS + (i * HS + a) * Tk : head_data.kf.data() + a * Tk;
           if (a == 0)
             for (Index j = 0; j < Tk; ++j) row[j] = coef * terms[j];
           else
@@ -166,11 +181,11 @@ AttentionTrace fused_heads_forward(const AttentionWeights& w, const ModelConfig&
     }
     softmax_rows(W_segment, NH * Tq, Tk, finished);
     for (int h = 0; h < NH; ++h) {
-      const HeadSlices& sl = slices[static_cast<size_t>(h)];
+      const HeadSlices& head_data = slices[static_cast<size_t>(h)];
       for (Index i = 0; i < Tq; ++i) {
         const float* row = W_segment + h * head_cells + i * Tk;
         for (int a = 0; a < HS; ++a) {
-          const float* va = sl.v.data() + a * Tk;
+          const float* va = head_data.v.data() + a * Tk;
           float out = 0;
           for (Index j = 0; j < Tk; ++j) out += row[j] * va[j];
           t.concat(seg.q_first + i, h * HS + a) = out;
@@ -189,8 +204,8 @@ AttentionGrads fused_heads_backward(const AttentionWeights& w, const ModelConfig
   Mat dconcat;
   AttentionGrads g = attention_backward_start(w, fwd.concat, dout, dconcat);
   Mat dq = Mat::Zero(xq.rows(), C), dk = Mat::Zero(xkv.rows(), C), dv = Mat::Zero(xkv.rows(), C);
-  HeadSlices sl;
-  std::vector<float> dO, dqf, dkf, dvT, ds;
+  HeadSlices head_data;
+  std::vector<float> dout_head, dqf, dkf, dvT, ds;
   for (size_t s = 0; s < segments.size(); ++s) {
     const RowSegment& seg = segments[s];
     const Index Tq = seg.q_rows, Tk = seg.k_rows;
@@ -203,28 +218,28 @@ AttentionGrads fused_heads_backward(const AttentionWeights& w, const ModelConfig
       const float scale = score_scale(kind, HS, c.temperature);
       const float* W = kept.weights.data() + kept.offsets[s] + h * head_cells;
       const float* th = additive ? kept.tanh_terms.data() + kept.tanh_offsets[s] + h * head_cells * HS : nullptr;
-      gather_slices(w, kind, kept, seg, h, HS, sl);
-      gather_head(dconcat, seg.q_first, Tq, h, HS, nullptr, false, false, dO);
+      gather_slices(w, kind, kept, seg, h, HS, head_data);
+      gather_head(dconcat, seg.q_first, Tq, h, HS, {}, Layout::by_row, dout_head);
       dqf.assign(static_cast<size_t>(Tq * HS), 0.0f);
       dkf.assign(static_cast<size_t>(HS * Tk), 0.0f);
       dvT.assign(static_cast<size_t>(HS * Tk), 0.0f);
-      float* dsj = ds.data();
+      float* dscores = ds.data();
       for (Index i = 0; i < Tq; ++i) {
         const float* row = W + i * Tk;
         // d weights_j = dO_i · v_j; d scores = W ⊙ (dW − Σ_j W dW), times the scale; dv_j += W_j dO_i.
         for (int a = 0; a < HS; ++a) {
-          const float d = dO[static_cast<size_t>(i * HS + a)];
-          const float* va = sl.v.data() + a * Tk;
+          const float d = dout_head[static_cast<size_t>(i * HS + a)];
+          const float* va = head_data.v.data() + a * Tk;
           float* dva = dvT.data() + a * Tk;
           if (a == 0)
-            for (Index j = 0; j < Tk; ++j) dsj[j] = d * va[j];
+            for (Index j = 0; j < Tk; ++j) dscores[j] = d * va[j];
           else
-            for (Index j = 0; j < Tk; ++j) dsj[j] += d * va[j];
+            for (Index j = 0; j < Tk; ++j) dscores[j] += d * va[j];
           for (Index j = 0; j < Tk; ++j) dva[j] += row[j] * d;
         }
         float dot = 0;
-        for (Index j = 0; j < Tk; ++j) dot += row[j] * dsj[j];
-        for (Index j = 0; j < Tk; ++j) dsj[j] = row[j] * (dsj[j] - dot) * scale;
+        for (Index j = 0; j < Tk; ++j) dot += row[j] * dscores[j];
+        for (Index j = 0; j < Tk; ++j) dscores[j] = row[j] * (dscores[j] - dot) * scale;
         for (int a = 0; a < HS; ++a) {
           float* dkfa = dkf.data() + a * Tk;
           float dq_a = 0;
@@ -233,18 +248,18 @@ AttentionGrads fused_heads_backward(const AttentionWeights& w, const ModelConfig
             const float* tha = th + (i * HS + a) * Tk;
             float dv_a = 0;
             for (Index j = 0; j < Tk; ++j) {
-              dv_a += dsj[j] * tha[j];
-              const float d = dsj[j] * va * (1.0f - tha[j] * tha[j]);
+              dv_a += dscores[j] * tha[j];
+              const float d = dscores[j] * va * (1.0f - tha[j] * tha[j]);
               dq_a += d;
               dkfa[j] += d;
             }
             g.dw.additive_v(h, a) += dv_a;
           } else {  // raw_j = qf · kf_j
-            const float qa = sl.qf[static_cast<size_t>(i * HS + a)];
-            const float* kfa = sl.kf.data() + a * Tk;
+            const float qa = head_data.qf[static_cast<size_t>(i * HS + a)];
+            const float* kfa = head_data.kf.data() + a * Tk;
             for (Index j = 0; j < Tk; ++j) {
-              dq_a += dsj[j] * kfa[j];
-              dkfa[j] += dsj[j] * qa;
+              dq_a += dscores[j] * kfa[j];
+              dkfa[j] += dscores[j] * qa;
             }
           }
           dqf[static_cast<size_t>(i * HS + a)] = dq_a;

@@ -293,7 +293,7 @@ Result<LossGrads> stacked_loss_grads(const Model& model, const TrainExample* exa
     const Mat& kv_in = narrowed ? f.last_kv_in : t.attn_in;
     const std::vector<RowSegment>& segments = narrowed ? f.out_segments : f.stacked.segments;
     LayerGrads lg = layer_backward_with(w, c, t, narrowed ? &kv_in : nullptr, d, [&](const Mat& dattn_out) {
-      if (!f.fused.empty())
+      if (fused_heads_fit(c))  // then stacked_forward kept every layer's heads in f.fused
         return fused_heads_backward(w.attn, c, t.attn_in, kv_in, t.attn, f.fused[static_cast<size_t>(l)], segments,
                                     dattn_out);
       return attention_backward_segments(w.attn, c, t.attn_in, kv_in, t.attn, segments, dattn_out);

@@ -28,12 +28,13 @@ struct Case {
   std::vector<Mat> masks;
 };
 
-// Three examples stacked (3, 5 and 4 rows; the second causal). Narrowed: the queries are some rows
-// of each example only (2, none, 3), as the trainer's last layer asks, the keys every row.
+// Four examples stacked (3, 5, 4 and 20 rows, the last longer than a 16-float vector register; the
+// second causal). Narrowed: the queries are some rows of each example only (2, none, 3, 6), as the
+// trainer's last layer asks, the keys every row.
 Case make_case(int C, bool narrowed) {
   Case k;
-  const std::vector<Eigen::Index> lengths = {3, 5, 4};
-  const std::vector<Eigen::Index> query_rows = narrowed ? std::vector<Eigen::Index>{2, 0, 3} : lengths;
+  const std::vector<Eigen::Index> lengths = {3, 5, 4, 20};
+  const std::vector<Eigen::Index> query_rows = narrowed ? std::vector<Eigen::Index>{2, 0, 3, 6} : lengths;
   Eigen::Index rows = 0, queries = 0;
   for (size_t s = 0; s < lengths.size(); ++s) {
     k.segments.push_back(RowSegment{queries, query_rows[s], rows, lengths[s]});
@@ -79,6 +80,11 @@ void check_close(const char* what, MatRef a, MatRef b) {
 
 std::vector<ModelConfig> narrow_configs() {
   std::vector<ModelConfig> out;
+  for (const int d_model : {16, 12}) {  // heads of 4 values (the largest this path takes) and of 3
+    ModelConfig c = test::sized_config({.d_model = d_model, .n_heads = 4, .d_ff = 8});
+    c.score = ScoreKind::general;
+    out.push_back(c);
+  }
   for (ScoreKind score : {ScoreKind::scaled_dot, ScoreKind::dot, ScoreKind::general, ScoreKind::additive}) {
     ModelConfig c = test::sized_config({.d_model = 8, .n_heads = 4, .d_ff = 8});
     c.score = score;
@@ -105,7 +111,10 @@ TEST_CASE("fused heads: the same output, weights and gradients as the per-head p
       model_ensure_score_parameters(m, 44);
       AttentionWeights& w = m.weights.layers[0].attn;
       w.in_proj_b = random_mat(3 * c.d_model, 1, 45, 0.1);
-      const Case k = make_case(c.d_model, narrowed);
+      CAPTURE(c.head_size());
+      Case k = make_case(c.d_model, narrowed);
+      // A query that sees no key: zero weights and output on both paths, and no gradient through it.
+      if (!narrowed) k.masks[2].row(1).setConstant(-std::numeric_limits<float>::infinity());
 
       FusedHeads kept;
       const AttentionTrace fused = fused_heads_forward(w, c, k.xq, k.xkv, !narrowed, k.segments, k.masks, kept);
@@ -140,7 +149,7 @@ TEST_CASE("fused heads: the same output, weights and gradients as the per-head p
 }
 
 TEST_CASE("fused heads: a query that sees no key gets zero weights and output, and no NaN anywhere") {
-  const ModelConfig c = narrow_configs()[0];
+  const ModelConfig c = narrow_configs()[2];  // scaled dot-product
   Model m = model_init_random(c, 47);
   const AttentionWeights& w = m.weights.layers[0].attn;
   Case k = make_case(c.d_model, false);

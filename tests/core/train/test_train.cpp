@@ -275,6 +275,10 @@ TEST_CASE("train: the last layer runs only the rows with a target, with every ro
   one_layer.name = "one layer";
   one_layer.config.n_layers = 1;
   variants.push_back(one_layer);
+  Variant one_narrow_layer = variants[6];  // heads of 2 values: train/fused_heads.h's path
+  one_narrow_layer.name = "one layer of narrow heads";
+  one_narrow_layer.config.n_layers = 1;
+  variants.push_back(one_narrow_layer);
   for (const Variant& v : variants) {
     CAPTURE(v.name);
     Model m = tiny_model(v.config, 7, 94);
