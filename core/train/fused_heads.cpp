@@ -105,6 +105,120 @@ void softmax_rows(float* W, Index rows, Index n, std::vector<float>& finished) {
               finished.begin() + static_cast<std::ptrdiff_t>((k + 1) * static_cast<size_t>(n)), W + special[k] * n);
 }
 
+// One head of one segment in the backward pass: what it reads.
+struct HeadBackward {
+  const AttentionWeights& w;
+  const FusedHeads& kept;
+  const RowSegment& seg;
+  int h, HS;
+  ScoreKind kind;
+  float scale;              // score_scale of the head
+  const float* weights;     // (q_rows, k_rows) its softmax weights
+  const float* tanh_terms;  // (q_rows, HS, k_rows) additive heads; null otherwise
+};
+
+// d loss / d the head's features and values, for one segment.
+struct FeatureGradients {
+  std::vector<float> dqf;      // (q_rows, HS)
+  std::vector<float> dkf;      // (HS, k_rows)
+  std::vector<float> dv;       // (HS, k_rows)
+  std::vector<float> dscores;  // (k_rows) one query row's, scratch
+};
+
+// From the head's output gradient (dout_head, (q_rows, HS)) to its features' and values' gradients,
+// query row by query row: d weights_j = dO · v_j; d scores = W ⊙ (dW − Σ_j W dW), times the scale;
+// then through the score function. Additive heads' d v_a is added to g.
+void feature_gradients(const HeadBackward& b, const HeadSlices& head_data, const std::vector<float>& dout_head,
+                       FeatureGradients& out, AttentionGrads& g) {
+  const Index Tq = b.seg.q_rows, Tk = b.seg.k_rows;
+  const int HS = b.HS;
+  out.dqf.assign(static_cast<size_t>(Tq * HS), 0.0f);
+  out.dkf.assign(static_cast<size_t>(HS * Tk), 0.0f);
+  out.dv.assign(static_cast<size_t>(HS * Tk), 0.0f);
+  out.dscores.resize(static_cast<size_t>(Tk));
+  float* dscores = out.dscores.data();
+  for (Index i = 0; i < Tq; ++i) {
+    const float* row = b.weights + i * Tk;
+    for (int a = 0; a < HS; ++a) {
+      const float d = dout_head[static_cast<size_t>(i * HS + a)];
+      const float* va = head_data.v.data() + a * Tk;
+      float* dva = out.dv.data() + a * Tk;
+      if (a == 0)
+        for (Index j = 0; j < Tk; ++j) dscores[j] = d * va[j];
+      else
+        for (Index j = 0; j < Tk; ++j) dscores[j] += d * va[j];
+      for (Index j = 0; j < Tk; ++j) dva[j] += row[j] * d;
+    }
+    float dot = 0;
+    for (Index j = 0; j < Tk; ++j) dot += row[j] * dscores[j];
+    for (Index j = 0; j < Tk; ++j) dscores[j] = row[j] * (dscores[j] - dot) * b.scale;
+    for (int a = 0; a < HS; ++a) {
+      float* dkfa = out.dkf.data() + a * Tk;
+      float dq_a = 0;
+      if (b.kind == ScoreKind::additive) {  // raw_j = Σ_a v_a tanh(qf_a + kf_ja)
+        const float va = b.w.additive_v(b.h, a);
+        const float* tha = b.tanh_terms + (i * HS + a) * Tk;
+        float dv_a = 0;
+        for (Index j = 0; j < Tk; ++j) {
+          dv_a += dscores[j] * tha[j];
+          const float d = dscores[j] * va * (1.0f - tha[j] * tha[j]);
+          dq_a += d;
+          dkfa[j] += d;
+        }
+        g.dw.additive_v(b.h, a) += dv_a;
+      } else {  // raw_j = qf · kf_j
+        const float qa = head_data.qf[static_cast<size_t>(i * HS + a)];
+        const float* kfa = head_data.kf.data() + a * Tk;
+        for (Index j = 0; j < Tk; ++j) {
+          dq_a += dscores[j] * kfa[j];
+          dkfa[j] += dscores[j] * qa;
+        }
+      }
+      out.dqf[static_cast<size_t>(i * HS + a)] = dq_a;
+    }
+  }
+}
+
+// From the features back to the head's columns of d Q and d K (through G, or W_q and W_k, whose
+// gradients it adds to g), and its values' gradient into d V.
+void scatter_to_projections(const HeadBackward& b, const FeatureGradients& f, Mat& dq, Mat& dk, Mat& dv,
+                            AttentionGrads& g) {
+  const RowSegment& seg = b.seg;
+  const int h = b.h, HS = b.HS;
+  const bool additive = b.kind == ScoreKind::additive, general = b.kind == ScoreKind::general;
+  for (Index i = 0; i < seg.q_rows; ++i)
+    for (int a = 0; a < HS; ++a) {
+      const float d = f.dqf[static_cast<size_t>(i * HS + a)];
+      if (!general && !additive) {
+        dq(seg.q_first + i, h * HS + a) = d;
+        continue;
+      }
+      for (int bi = 0; bi < HS; ++bi) {
+        const float q = b.kept.q(seg.q_first + i, h * HS + bi);
+        if (additive) {  // qf_a = Σ_b q_b W_q,ab
+          dq(seg.q_first + i, h * HS + bi) += d * b.w.additive_wq(h * HS + a, bi);
+          g.dw.additive_wq(h * HS + a, bi) += d * q;
+        } else {  // general: qf_a = Σ_b q_b G_ba
+          dq(seg.q_first + i, h * HS + bi) += d * b.w.general_w(h * HS + bi, a);
+          g.dw.general_w(h * HS + bi, a) += q * d;
+        }
+      }
+    }
+  for (Index j = 0; j < seg.k_rows; ++j)
+    for (int a = 0; a < HS; ++a) {
+      const float d = f.dkf[static_cast<size_t>(a * seg.k_rows + j)];
+      dv(seg.k_first + j, h * HS + a) = f.dv[static_cast<size_t>(a * seg.k_rows + j)];
+      if (!additive) {
+        dk(seg.k_first + j, h * HS + a) = d;
+        continue;
+      }
+      for (int bi = 0; bi < HS; ++bi) {  // kf_a = Σ_b k_b W_k,ab
+        dk(seg.k_first + j, h * HS + bi) += d * b.w.additive_wk(h * HS + a, bi);
+        g.dw.additive_wk(h * HS + a, bi) += d * b.kept.k(seg.k_first + j, h * HS + bi);
+      }
+    }
+}
+
 }  // namespace
 
 AttentionTrace fused_heads_forward(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
@@ -205,98 +319,28 @@ AttentionGrads fused_heads_backward(const AttentionWeights& w, const ModelConfig
   AttentionGrads g = attention_backward_start(w, fwd.concat, dout, dconcat);
   Mat dq = Mat::Zero(xq.rows(), C), dk = Mat::Zero(xkv.rows(), C), dv = Mat::Zero(xkv.rows(), C);
   HeadSlices head_data;
-  std::vector<float> dout_head, dqf, dkf, dvT, ds;
+  FeatureGradients grads;
+  std::vector<float> dout_head;
   for (size_t s = 0; s < segments.size(); ++s) {
     const RowSegment& seg = segments[s];
-    const Index Tq = seg.q_rows, Tk = seg.k_rows;
-    if (Tq == 0) continue;  // no query: nothing reaches its keys and values (their rows stay zero)
-    const Index head_cells = Tq * Tk;
-    ds.resize(static_cast<size_t>(Tk));
+    if (seg.q_rows == 0) continue;  // no query: nothing reaches its keys and values (their rows stay zero)
+    const Index head_cells = seg.q_rows * seg.k_rows;
     for (int h = 0; h < NH; ++h) {
       const ScoreKind kind = c.score_of_head(h);
-      const bool additive = kind == ScoreKind::additive;
-      const float scale = score_scale(kind, HS, c.temperature);
-      const float* W = kept.weights.data() + kept.offsets[s] + h * head_cells;
-      const float* th = additive ? kept.tanh_terms.data() + kept.tanh_offsets[s] + h * head_cells * HS : nullptr;
+      const HeadBackward b{
+          w,
+          kept,
+          seg,
+          h,
+          HS,
+          kind,
+          score_scale(kind, HS, c.temperature),
+          kept.weights.data() + kept.offsets[s] + h * head_cells,
+          kind == ScoreKind::additive ? kept.tanh_terms.data() + kept.tanh_offsets[s] + h * head_cells * HS : nullptr};
       gather_slices(w, kind, kept, seg, h, HS, head_data);
-      gather_head(dconcat, seg.q_first, Tq, h, HS, {}, Layout::by_row, dout_head);
-      dqf.assign(static_cast<size_t>(Tq * HS), 0.0f);
-      dkf.assign(static_cast<size_t>(HS * Tk), 0.0f);
-      dvT.assign(static_cast<size_t>(HS * Tk), 0.0f);
-      float* dscores = ds.data();
-      for (Index i = 0; i < Tq; ++i) {
-        const float* row = W + i * Tk;
-        // d weights_j = dO_i · v_j; d scores = W ⊙ (dW − Σ_j W dW), times the scale; dv_j += W_j dO_i.
-        for (int a = 0; a < HS; ++a) {
-          const float d = dout_head[static_cast<size_t>(i * HS + a)];
-          const float* va = head_data.v.data() + a * Tk;
-          float* dva = dvT.data() + a * Tk;
-          if (a == 0)
-            for (Index j = 0; j < Tk; ++j) dscores[j] = d * va[j];
-          else
-            for (Index j = 0; j < Tk; ++j) dscores[j] += d * va[j];
-          for (Index j = 0; j < Tk; ++j) dva[j] += row[j] * d;
-        }
-        float dot = 0;
-        for (Index j = 0; j < Tk; ++j) dot += row[j] * dscores[j];
-        for (Index j = 0; j < Tk; ++j) dscores[j] = row[j] * (dscores[j] - dot) * scale;
-        for (int a = 0; a < HS; ++a) {
-          float* dkfa = dkf.data() + a * Tk;
-          float dq_a = 0;
-          if (additive) {  // raw_j = Σ_a v_a tanh(qf_a + kf_ja)
-            const float va = w.additive_v(h, a);
-            const float* tha = th + (i * HS + a) * Tk;
-            float dv_a = 0;
-            for (Index j = 0; j < Tk; ++j) {
-              dv_a += dscores[j] * tha[j];
-              const float d = dscores[j] * va * (1.0f - tha[j] * tha[j]);
-              dq_a += d;
-              dkfa[j] += d;
-            }
-            g.dw.additive_v(h, a) += dv_a;
-          } else {  // raw_j = qf · kf_j
-            const float qa = head_data.qf[static_cast<size_t>(i * HS + a)];
-            const float* kfa = head_data.kf.data() + a * Tk;
-            for (Index j = 0; j < Tk; ++j) {
-              dq_a += dscores[j] * kfa[j];
-              dkfa[j] += dscores[j] * qa;
-            }
-          }
-          dqf[static_cast<size_t>(i * HS + a)] = dq_a;
-        }
-      }
-      // Back from the features to Q and K (and to G, or W_q and W_k), and dv into place.
-      for (Index i = 0; i < Tq; ++i)
-        for (int a = 0; a < HS; ++a) {
-          const float d = dqf[static_cast<size_t>(i * HS + a)];
-          if (kind != ScoreKind::general && !additive) {
-            dq(seg.q_first + i, h * HS + a) = d;
-            continue;
-          }
-          for (int b = 0; b < HS; ++b) {
-            const float qb = kept.q(seg.q_first + i, h * HS + b);
-            if (additive) {  // qf_a = Σ_b q_b W_q,ab
-              dq(seg.q_first + i, h * HS + b) += d * w.additive_wq(h * HS + a, b);
-              g.dw.additive_wq(h * HS + a, b) += d * qb;
-            } else {  // general: qf_a = Σ_b q_b G_ba
-              dq(seg.q_first + i, h * HS + b) += d * w.general_w(h * HS + b, a);
-              g.dw.general_w(h * HS + b, a) += qb * d;
-            }
-          }
-        }
-      for (Index j = 0; j < Tk; ++j)
-        for (int a = 0; a < HS; ++a) {
-          const float d = dkf[static_cast<size_t>(a * Tk + j)];
-          dv(seg.k_first + j, h * HS + a) = dvT[static_cast<size_t>(a * Tk + j)];
-          if (!additive) {
-            dk(seg.k_first + j, h * HS + a) = d;
-            continue;
-          }
-          for (int b = 0; b < HS; ++b) {  // kf_a = Σ_b k_b W_k,ab
-            dk(seg.k_first + j, h * HS + b) += d * w.additive_wk(h * HS + a, b);
-            g.dw.additive_wk(h * HS + a, b) += d * kept.k(seg.k_first + j, h * HS + b);
-          }
-        }
+      gather_head(dconcat, seg.q_first, seg.q_rows, h, HS, {}, Layout::by_row, dout_head);
+      feature_gradients(b, head_data, dout_head, grads, g);
+      scatter_to_projections(b, grads, dq, dk, dv, g);
     }
   }
   attention_backward_projections(w, C, xq, xkv, dq, dk, dv, g);
