@@ -58,7 +58,9 @@ float coref_learning_rate(const CorefTrainOptions& o) {
   float lr = 3e-3f;
   if (o.d_model > 64) lr *= 64.0f / static_cast<float>(o.d_model);
   if (o.d_model > 64 && o.n_layers == 1) lr *= 0.5f;
-  if (o.score == ScoreKind::dot || o.score == ScoreKind::general) lr *= 0.5f;
+  const bool unscaled = o.score == ScoreKind::dot || o.score == ScoreKind::general;
+  const bool deep_and_wide = o.n_layers >= 3 && o.d_model >= 64;
+  if (unscaled || deep_and_wide) lr *= 0.5f;  // once, for either reason
   return lr;
 }
 

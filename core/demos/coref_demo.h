@@ -51,6 +51,14 @@ std::string coref_arch_key(const CorefTrainOptions& options);
 // softmax early (unscaled dot: 2,900 steps at 3e-3, 500 at 1.5e-3). Re-measured after those heads
 // started with small scores (coref_model_init): without the halving, 3 of 22 dot and general
 // architectures no longer reached 99% in 3,000 steps (88-98%), though most took 100-200 fewer.
+// Scaled dot-product and additive heads are halved instead when the model is deep and wide (3 or 4
+// layers at d_model 64 or more): at the full rate their training loss spiked and held-out accuracy
+// swung between 80% and 98.6% (one head at d_model 64 x 4 layers x FFN 256, post-norm: 93.40%
+// after 3,000 steps; halved, 99% after 400). Over five random draws of the Model panel it ended
+// every run that never reached 99% (3 -> 0) and took 144 -> 154 of 170 under 2 s. Unscaled heads,
+// halved already, are not halved twice: of 27 such deep and wide runs, a second halving made 12
+// slower by 100-300 steps and one faster (bench/README.md, "Coreference training: deep and wide
+// models at half the learning rate").
 float coref_learning_rate(const CorefTrainOptions& options);
 // The examples per step a run uses: options.batch when set, else 16, and 32 for 3 layers or more. With
 // 16, deeper stacks took many more steps or never reached 99%. With 32, over two random draws of

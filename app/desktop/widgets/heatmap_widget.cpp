@@ -10,18 +10,13 @@
 #include <string>
 
 #include "render/heatmap.h"
+#include "state/axis_labels.h"
 #include "widgets/draw.h"
 
 namespace attnviz {
 
 namespace {
 constexpr float kLabelMax = 110.0f;  // longest label drawn, in pixels; longer ones end in "…"
-
-// Every k-th label when cells are smaller than a line of text.
-int label_step(float cell) {
-  const float line = ImGui::GetTextLineHeight();
-  return cell >= line * 0.85f ? 1 : static_cast<int>(std::ceil(line * 0.85f / cell));
-}
 }  // namespace
 
 float heatmap_label_extent(const std::vector<TraceToken>& tokens) {
@@ -43,17 +38,18 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
   const ImU32 dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   const ImU32 accent = IM_COL32(255, 160, 30, 255);
   const float line = ImGui::GetTextLineHeight();
-  const int step = label_step(w.cell);
+  std::vector<int> kept_cols;  // in window columns
+  for (int k : w.keep_col_labels) kept_cols.push_back(k - c0w);
   ImGui::PushID(w.id);
 
   if (w.col_labels && w.cols)
-    for (int k = 0; k < C && c0w + k < static_cast<int>(w.cols->size()); k += step) {
+    for (int k : axis_labels_shown(std::min(C, static_cast<int>(w.cols->size()) - c0w), w.cell, line, kept_cols)) {
       const TraceToken& tok = (*w.cols)[static_cast<size_t>(c0w + k)];
       const ImVec2 at(p0.x + w.cell * (k + 0.5f) - line * 0.5f, p0.y - 4 - w.col_label_gap);
       draw_text_vertical(dl, at, tok.pad ? dim_col : text_col, tok.text.c_str(), w.col_label_h - 4);
     }
   if (w.row_labels && w.rows) {
-    for (int q = 0; q < R && r0 + q < static_cast<int>(w.rows->size()); q += step) {
+    for (int q : axis_labels_shown(std::min(R, static_cast<int>(w.rows->size()) - r0), w.cell, line, {highlight})) {
       const TraceToken& tok = (*w.rows)[static_cast<size_t>(r0 + q)];
       const float tw = std::min(ImGui::CalcTextSize(tok.text.c_str()).x, kLabelMax);
       const ImVec2 at(p0.x - 4 - tw, p0.y + w.cell * (q + 0.5f) - line * 0.5f);

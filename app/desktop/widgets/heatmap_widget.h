@@ -26,7 +26,9 @@ struct HeatmapWidget {
   bool annotate = false;                          // print values when cells are large enough
   Colormap cmap = Colormap::viridis;              // the texture's colours: painted cells, annotation contrast
   float vmin = 0, vmax = 1;
-  int highlight_row = -1;                         // in matrix rows
+  int highlight_row = -1;                         // in matrix rows; its label is always drawn
+  std::vector<int> keep_col_labels;               // key columns (matrix) whose labels are always drawn
+                                                  // when cells are too small for every label
   const char* id = "heatmap";                     // ImGui id, unique within the window
   // A window into the matrix (zoom and pan on long inputs): rows [row0, row0 + nrows) and columns
   // [col0, col0 + ncols); -1: to the end. The texture must show exactly this window; labels, marks,

@@ -164,6 +164,8 @@ void pair_heatmaps(AppState& app, const GuiResources& gui, const CorefSide& a, i
     hw.cmap = pn.diff ? Colormap::diverging : app.cmap;
     hw.vmin = pn.diff ? -1.0f : 0.0f;  // differences of weights lie in [-1, 1]: white is "no change"
     hw.highlight_row = i == 1 ? bs.example.pronoun : pronoun;
+    const CorefExample& ex = i == 1 ? bs.example : a.example;  // the candidates and the property word keep their labels
+    hw.keep_col_labels = {ex.candidate_a, ex.candidate_b, ex.property};
     hw.id = i == 0 ? "pair_a" : i == 1 ? "pair_b" : "pair_diff";
     const HeatmapHit hit = heatmap_widget(hw);
     if (hit.hovered) cell_tooltip(app, A, &B, hit.row, hit.col, layer, head, i == 1);
