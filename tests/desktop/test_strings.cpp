@@ -166,6 +166,18 @@ TEST_CASE("strings: tr_format formats a table string in either language, at any 
   CHECK(tr_format(Lang::en, Str::co_no_answer, "") == "No answer: ");
 }
 
+TEST_CASE("strings: English counts agree with 1, and only the table's words change") {
+  CHECK(tr_format(Lang::en, Str::status_trace, "trained: heads1_dmodel64", 64, 1, 1, "post-norm", 1, 0.5) ==
+        "trained: heads1_dmodel64 · d_model 64 · 1 head · 1 layer · post-norm · 1 token · 0.5 ms");
+  CHECK(tr_format(Lang::en, Str::status_trace, "1 heads", 64, 4, 2, "pre-norm", 11, 0.5) ==
+        "1 heads · d_model 64 · 4 heads · 2 layers · pre-norm · 11 tokens · 0.5 ms");  // an argument's text kept
+  CHECK(tr_format(Lang::en, Str::src_summary, 32, 1, 2, 0, "scaled dot-product") ==
+        "d_model 32 · 1 head · 2 layers · d_ff 0 · scaled dot-product");
+  CHECK(tr_format(Lang::en, Str::st_summary, 1, 16, 1, 12) == "1 layer × 16 heads · 1 query × 12 keys");
+  CHECK(tr_format(Lang::ko, Str::st_summary, 1, 16, 1, 12) == "레이어 1개 × 헤드 16개 · 쿼리 1개 × 키 12개");
+  CHECK(tr_format(Lang::en, Str::loaded_model, "m", 1, 1, 8, "", 0.25) == "m: 1 layer, 1 head, d_model 8 (0.2 s)");
+}
+
 TEST_CASE("strings: every character of every string has a glyph in the app's font") {
   const auto font = font_find_and_load();
   REQUIRE_MESSAGE(font.has_value(), "no font found (fonts-nanum)");

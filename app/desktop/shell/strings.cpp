@@ -5,6 +5,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <iterator>
+#include <string_view>
 
 namespace attnviz {
 
@@ -23,6 +24,110 @@ constexpr Entry kStrings[] = {
 };
 static_assert(std::size(kStrings) == static_cast<size_t>(Str::count_), "one entry per Str value");
 
+// The nouns English puts after a count in the table ("%d heads"), and their singular.
+struct CountNoun {
+  std::string_view plural, singular;
+};
+constexpr CountNoun kCountNouns[] = {{"heads", "head"},   {"layers", "layer"},  {"tokens", "token"}, {"steps", "step"},
+                                     {"keys", "key"},     {"queries", "query"}, {"words", "word"},   {"dims", "dim"},
+                                     {"pieces", "piece"}, {"rows", "row"},      {"lines", "line"}};
+
+bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// The format with each count noun after an integer conversion whose argument is 1 made singular:
+// "%d heads" formats as "1 head", not "1 heads". Only the table's own words change, never an
+// argument's text. The arguments are read as printf reads them (int, long, long long or size_t
+// for integers, double or long double for floating point, a pointer for strings); a format it
+// cannot read comes back unchanged.
+std::string english_counts_agree(const char* format, va_list args) {
+  std::string out;
+  const std::string_view f(format);
+  size_t copied = 0;
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (f[i] != '%') continue;
+    if (i + 1 < f.size() && f[i + 1] == '%') {
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < f.size() && std::string_view("-+ #0").find(f[j]) != std::string_view::npos) ++j;
+    const auto width_or_precision = [&] {
+      if (j < f.size() && f[j] == '*') {
+        (void)va_arg(args, int);
+        ++j;
+      }
+      while (j < f.size() && f[j] >= '0' && f[j] <= '9') ++j;
+    };
+    width_or_precision();
+    if (j < f.size() && f[j] == '.') {
+      ++j;
+      width_or_precision();
+    }
+    std::string_view length;
+    const size_t length_at = j;
+    while (j < f.size() && std::string_view("hlzjtL").find(f[j]) != std::string_view::npos) ++j;
+    length = f.substr(length_at, j - length_at);
+    if (j >= f.size()) return format;
+    const char conv = f[j];
+    long long value = 0;
+    bool integer = true;
+    switch (conv) {
+      case 'd':
+      case 'i':
+      case 'c':
+      case 'u':
+      case 'x':
+      case 'X':
+      case 'o':
+        if (length == "ll")
+          value = va_arg(args, long long);
+        else if (length == "l")
+          value = va_arg(args, long);
+        else if (length == "z")
+          value = static_cast<long long>(va_arg(args, size_t));
+        else if (length.empty() || length == "h" || length == "hh")
+          value = va_arg(args, int);
+        else
+          return format;
+        break;
+      case 'f':
+      case 'F':
+      case 'g':
+      case 'G':
+      case 'e':
+      case 'E':
+      case 'a':
+      case 'A':
+        integer = false;
+        if (length == "L")
+          (void)va_arg(args, long double);
+        else
+          (void)va_arg(args, double);
+        break;
+      case 's':
+      case 'p':
+        integer = false;
+        (void)va_arg(args, const void*);
+        break;
+      default: return format;  // %n and anything else the table never holds
+    }
+    i = j;
+    if (!integer || value != 1 || conv == 'c') continue;
+    for (const CountNoun& noun : kCountNouns) {
+      const size_t at = j + 2;  // after the conversion and one space
+      if (j + 1 < f.size() && f[j + 1] == ' ' && f.substr(at, noun.plural.size()) == noun.plural &&
+          (at + noun.plural.size() == f.size() || !is_letter(f[at + noun.plural.size()]))) {
+        out.append(f.substr(copied, at - copied));
+        out.append(noun.singular);
+        copied = at + noun.plural.size();
+        break;
+      }
+    }
+  }
+  out.append(f.substr(copied));
+  return out;
+}
+
 }  // namespace
 
 const char* tr(Lang lang, Str id) {
@@ -33,9 +138,16 @@ const char* tr(Lang lang, Str id) {
 const char* str_name(Str id) { return kStrings[static_cast<size_t>(id)].name; }
 
 std::string tr_format(Lang lang, Str id, ...) {
-  const char* format = tr(lang, id);
   va_list args;
   va_start(args, id);
+  std::string agreed;
+  if (lang == Lang::en) {
+    va_list scan;
+    va_copy(scan, args);
+    agreed = english_counts_agree(tr(lang, id), scan);
+    va_end(scan);
+  }
+  const char* format = lang == Lang::en ? agreed.c_str() : tr(lang, id);
   va_list again;
   va_copy(again, args);
   // The format comes from the table, which the tests check; the compiler cannot.

@@ -280,8 +280,9 @@ void source_section(AppState& app) {
   }
   if (app.source == ModelSource::sandbox || !app.model) return;
   const ModelConfig& c = app.model->config;
-  ImGui::TextWrapped(tr(L, Str::src_summary), c.d_model, c.n_heads, c.n_layers, c.d_ff,
-                     model_source_text(app.model->source, L).c_str());
+  ImGui::TextWrapped("%s", tr_format(L, Str::src_summary, c.d_model, c.n_heads, c.n_layers, c.d_ff,
+                                     model_source_text(app.model->source, L).c_str())
+                               .c_str());
   if (c.kv_heads() != c.n_heads) ImGui::TextWrapped(tr(L, Str::src_gqa), c.n_heads, c.kv_heads());
   if (c.positions == PositionEncoding::rotary || c.norm_kind == NormKind::rms_norm || c.gated_ffn || c.parallel_residual ||
       c.sliding_window > 0) {

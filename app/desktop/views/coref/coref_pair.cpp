@@ -101,7 +101,7 @@ void pair_heatmaps(AppState& app, const GuiResources& gui, const CorefSide& a, i
   ImGui::Spacing();
   ImGui::TextUnformatted(title.c_str());
   const bool same = A.n_queries() == B.n_queries() && A.n_keys() == B.n_keys();
-  if (!same) ImGui::TextWrapped(tr(L, Str::cmp_note_tokens), A.n_queries(), B.n_queries());
+  if (!same) ImGui::TextWrapped("%s", tr_format(L, Str::cmp_note_tokens, A.n_queries(), B.n_queries()).c_str());
   const float row_w = heatmap_label_extent(A.queries);
   const float col_h = std::max(heatmap_label_extent(A.keys), heatmap_label_extent(B.keys));
   const float title_h = ImGui::GetTextLineHeightWithSpacing();

@@ -147,7 +147,9 @@ void header_tooltip(const AppState& app, const Trace& t, int column) {
 }
 
 void summary_line(const AppState& app, const Trace& t) {
-  ImGui::Text(tr(app.lang, Str::st_summary), static_cast<int>(t.layers.size()), t.config.n_heads, t.n_queries(), t.n_keys());
+  ImGui::TextUnformatted(tr_format(app.lang, Str::st_summary, static_cast<int>(t.layers.size()), t.config.n_heads,
+                                   t.n_queries(), t.n_keys())
+                             .c_str());
   if (app_computing(app)) {
     ImGui::SameLine();
     ImGui::TextDisabled("%s", tr(app.lang, Str::computing));
