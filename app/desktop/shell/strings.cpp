@@ -63,10 +63,9 @@ std::string english_counts_agree(const char* format, va_list args) {
       ++j;
       width_or_precision();
     }
-    std::string_view length;
     const size_t length_at = j;
     while (j < f.size() && std::string_view("hlzjtL").find(f[j]) != std::string_view::npos) ++j;
-    length = f.substr(length_at, j - length_at);
+    const std::string_view length = f.substr(length_at, j - length_at);
     if (j >= f.size()) return format;
     const char conv = f[j];
     long long value = 0;

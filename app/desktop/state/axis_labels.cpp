@@ -1,6 +1,5 @@
 #include "state/axis_labels.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
