@@ -53,6 +53,7 @@ void apply_train_flags(const CliOptions& o, Options& t) {
   if (o.given.count("layers")) t.n_layers = o.config.n_layers;
   t.max_steps = o.steps;
   if (o.given.count("lr")) t.lr = o.lr;
+  if (o.given.count("batch")) t.batch = o.batch;
   // The coreference demo's architecture is live in the app; the same choices here.
   if constexpr (requires { t.norm; }) {
     if (o.given.count("ffn")) t.d_ff = o.config.d_ff;
@@ -74,7 +75,7 @@ int cli_train_coref(const CliOptions& o, std::ostream& out, std::ostream& err) {
   CorefTrainOptions t;
   apply_train_flags(o, t);
   out << "training the coreference demo: d_model " << t.d_model << ", " << t.n_heads << " heads, " << t.n_layers
-      << " layers, seed " << t.seed << " (" << coref_arch_key(t) << ")\n";
+      << " layers, seed " << t.seed << ", " << coref_batch_size(t) << " sentences a step (" << coref_arch_key(t) << ")\n";
   auto result = coref_train(t, [&](const TrainProgress& p, const Model&) {
     progress_line(out, p);
     out << "\n";
@@ -94,7 +95,7 @@ int cli_train_induction(const CliOptions& o, std::ostream& out, std::ostream& er
   InductionTrainOptions t;
   apply_train_flags(o, t);
   out << "training the induction demo (attention only): d_model " << t.d_model << ", " << t.n_heads << " heads, "
-      << t.n_layers << " layers, seed " << t.seed << "\n";
+      << t.n_layers << " layers, seed " << t.seed << ", " << t.batch << " sequences a step\n";
   // Each line also shows the best induction score, so the moment the head forms is visible.
   Status callback_error = Ok{};
   auto result = induction_train(t, [&](const TrainProgress& p, const Model& m) {

@@ -243,6 +243,7 @@ TEST_CASE("cli: train coref writes a model that predict reads, JSON lists every 
   const std::string dir = temp("coref_model");
   Run train = run({"train", "coref", "--seed", "3", "--steps", "40", "--out", dir});
   REQUIRE_MESSAGE(train.status == 0, train.err);
+  CHECK(has(train.out, "seed 3, 16 sentences a step (heads4_dmodel32)\n"));
   CHECK(train.out.find("step    40") != std::string::npos);
   CHECK(train.out.find("saved") != std::string::npos);
   const std::string json = temp("predict.json");
@@ -279,13 +280,19 @@ TEST_CASE("cli: the demo commands' usage errors") {
   CHECK(has(error_of({"train", "coref", "--out", "d", "--mask", "causal"}), "does not apply to 'train'"));
   CHECK(has(error_of({"train", "induction"}), "train induction needs --out"));
   CHECK(has(error_of({"train", "sideways", "--out", "d"}), "'train induction'"));
+  CHECK(has(error_of({"train", "coref", "--out", "d", "--batch", "0"}), "--batch"));
+  CHECK(has(error_of({"train", "coref", "--out", "d", "--batch", "x"}), "--batch"));
+  CHECK(has(error_of({"attention", "--text", "hi", "--batch", "4"}), "does not apply to 'attention'"));
+  auto batch = cli_parse({"train", "coref", "--out", "d", "--batch", "48"});
+  REQUIRE_MESSAGE(batch.ok(), batch.error());
+  CHECK(batch->batch == 48);
 }
 
 TEST_CASE("cli: train induction writes an attention-only model that loads, and reports the induction head") {
   const std::string dir = temp("induction_model");
   Run train = run({"train", "induction", "--seed", "2", "--steps", "50", "--heads", "4", "--d-model", "16", "--out", dir});
   REQUIRE_MESSAGE(train.status == 0, train.err);
-  CHECK(has(train.out, "training the induction demo (attention only): d_model 16, 4 heads, 2 layers, seed 2\n"));
+  CHECK(has(train.out, "training the induction demo (attention only): d_model 16, 4 heads, 2 layers, seed 2, 8 sequences a step\n"));
   // One line per evaluation (every 25 steps): step, loss, held-out accuracy, time and induction score.
   const size_t line = train.out.find("step    25  loss ");
   REQUIRE(line != std::string::npos);
