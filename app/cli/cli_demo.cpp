@@ -54,6 +54,7 @@ void apply_train_flags(const CliOptions& o, Options& t) {
   t.max_steps = o.steps;
   if (o.given.count("lr")) t.lr = o.lr;
   if (o.given.count("batch")) t.batch = o.batch;
+  if (o.given.count("eval-every")) t.eval_every = o.eval_every;
   // The coreference demo's architecture is live in the app; the same choices here.
   if constexpr (requires { t.norm; }) {
     if (o.given.count("ffn")) t.d_ff = o.config.d_ff;

@@ -217,6 +217,9 @@ const std::vector<Flag>& flags() {
       {"batch", "N",
        "train: examples per optimiser step (default: the demo's own; coref 16, or 32 with 3 layers or more; induction 8)",
        int_flag(&CliOptions::batch, 1, 1024, "batch"), kTrain},
+      {"eval-every", "N",
+       "train: steps between held-out evaluations, where a run can stop (default: the demo's own; coref 100, induction 25)",
+       int_flag(&CliOptions::eval_every, 1, 1000000, "eval-every"), kTrain},
       {"model", "PATH",
        "a Hugging Face checkpoint folder (GPT-2, BERT, RoBERTa, DistilBERT, Llama, Mistral, Qwen2, GPT-NeoX: config.json, weights, tokenizer files), an "
        "attnviz model (folder with model.safetensors, or the file), or a shipped demo: demo:coref, demo:induction, "
@@ -426,8 +429,8 @@ std::string cli_help() {
          "       attnviz-cli attention --attention FILE [--cross] [--json FILE] [--csv FILE --layer L --head H]\n"
          "                             [--png|--svg FILE --layer L] [--measure weights|rollout]\n"
          "       attnviz-cli train coref --out DIR [--seed S] [--heads NH] [--d-model C] [--layers L] [--ffn F] [--score K]\n"
-         "                               [--norm post|pre] [--positions P] [--steps N] [--lr LR] [--batch N]\n"
-         "       attnviz-cli train induction --out DIR [--seed S] [--heads NH] [--d-model C] [--steps N] [--lr LR] [--batch N]\n"
+         "                               [--norm post|pre] [--positions P] [--steps N] [--lr LR] [--batch N]\n                               [--eval-every N]\n"
+         "       attnviz-cli train induction --out DIR [--seed S] [--heads NH] [--d-model C] [--steps N] [--lr LR] [--batch N]\n                               [--eval-every N]\n"
          "       attnviz-cli predict --model PATH --text TEXT [--ablate L:H,...] [--ablation zero|mean] [--top-k K]\n"
          "                           [--json FILE]\n"
          "       attnviz-cli heads --model PATH --text TEXT --importance [--ablation zero|mean] [--json FILE]\n"

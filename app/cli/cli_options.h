@@ -44,6 +44,7 @@ struct CliOptions {
   int steps = 3000;           // train: --steps, the most optimiser steps
   float lr = 0;               // train: --lr, AdamW's learning rate (0: the demo's own)
   int batch = 0;              // train: --batch, examples per optimiser step (0: the demo's own)
+  int eval_every = 0;         // train: --eval-every, steps between held-out evaluations (0: the demo's own)
   std::string model_path;     // --model: a checkpoint folder, a model folder, a .safetensors file or a demo (demo:coref)
   Ablation ablation;          // --ablate L:H,... and --ablation zero|mean: heads switched off
   bool importance = false;    // heads --importance: the drop of the answer's log-probability per head

@@ -53,15 +53,25 @@ Result<TrainExample> coref_train_example(const VocabIndex& index, const CorefExa
 
 }  // namespace
 
+namespace {
+
+bool deep_and_wide(const CorefTrainOptions& o) { return o.n_layers >= 3 && o.d_model >= 64; }
+
+}  // namespace
+
 float coref_learning_rate(const CorefTrainOptions& o) {
   if (o.lr > 0) return o.lr;
   float lr = 3e-3f;
   if (o.d_model > 64) lr *= 64.0f / static_cast<float>(o.d_model);
   if (o.d_model > 64 && o.n_layers == 1) lr *= 0.5f;
   const bool unscaled = o.score == ScoreKind::dot || o.score == ScoreKind::general;
-  const bool deep_and_wide = o.n_layers >= 3 && o.d_model >= 64;
-  if (unscaled || deep_and_wide) lr *= 0.5f;  // once, for either reason
+  if (unscaled || deep_and_wide(o)) lr *= 0.5f;  // once, for either reason
   return lr;
+}
+
+int coref_eval_every(const CorefTrainOptions& o) {
+  if (o.eval_every > 0) return o.eval_every;
+  return deep_and_wide(o) ? 50 : 100;
 }
 
 int coref_batch_size(const CorefTrainOptions& o) {
@@ -182,13 +192,14 @@ CorefEvaluation coref_evaluate_for_target(const Model& model, const std::vector<
 
 Result<TrainRun> coref_train(const CorefTrainOptions& o, const TrainCallback& on_progress) {
   if (o.batch < 0) return make_error("the batch size must not be negative (0: chosen for the architecture)");
+  if (o.eval_every < 0) return make_error("the steps between evaluations must not be negative (0: chosen for the architecture)");
   const int batch_size = coref_batch_size(o);
   auto model = coref_model_init(o);
   if (!model) return make_error(model.error());
   const CorefSplit data = coref_generate(o.seed);
   TrainLoopOptions loop;
   loop.max_steps = o.max_steps;
-  loop.eval_every = o.eval_every;
+  loop.eval_every = coref_eval_every(o);
   loop.report_every = o.report_every;
   loop.adam.lr = coref_learning_rate(o);
   loop.adam.weight_decay = o.weight_decay;

@@ -112,6 +112,35 @@ TEST_CASE("coref demo: the learning rate follows the architecture, --lr override
   CHECK(coref_arch_key(CorefTrainOptions{}) == "heads4_dmodel32");
 }
 
+TEST_CASE("coref demo: deep and wide models are evaluated every 50 steps, the rest every 100") {
+  CorefTrainOptions o;  // the shipped demo: 2 layers at d_model 32
+  CHECK(coref_eval_every(o) == 100);
+  o.n_layers = 4;
+  CHECK(coref_eval_every(o) == 100);  // deep but narrow
+  o.d_model = 64;
+  CHECK(coref_eval_every(o) == 50);
+  o.n_layers = 2;
+  o.d_model = 128;
+  CHECK(coref_eval_every(o) == 100);  // wide but shallow
+  o.eval_every = 7;
+  CHECK(coref_eval_every(o) == 7);
+  // The run stops to evaluate where the rule says: at step 50 and at its last step.
+  CorefTrainOptions deep;
+  deep.d_model = 64;
+  deep.n_heads = 2;
+  deep.n_layers = 3;
+  deep.max_steps = 60;
+  const auto run = coref_train(deep);
+  REQUIRE_MESSAGE(run.ok(), run.error());
+  std::vector<int> evaluated;
+  for (const auto& p : run->history) evaluated.push_back(p.step);
+  CHECK(evaluated == std::vector<int>{50, 60});
+  deep.eval_every = -1;
+  const auto bad = coref_train(deep);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().find("steps between evaluations must not be negative") != std::string::npos);
+}
+
 TEST_CASE("coref demo: the batch size follows the depth, an explicit one overrides it") {
   CorefTrainOptions o;  // the shipped demo: 2 layers
   CHECK(coref_batch_size(o) == 16);
