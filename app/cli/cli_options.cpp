@@ -89,12 +89,12 @@ const std::vector<Flag>& flags() {
          return Ok{};
        }},
       {"save-weights", "FILE", "write the model that was used as .safetensors", string_flag(&CliOptions::save_weights)},
-      {"d-model", "C", "model width d_model (default 512; train coref and induction: 32)", config_int(&ModelConfig::d_model, 1, kMaxDModel, "d-model"),
-       kAttention | kTrain},
+      {"d-model", "C", "model width d_model (default 512; train coref and induction: 32)",
+       config_int(&ModelConfig::d_model, 1, kMaxDModel, "d-model"), kAttention | kTrain},
       {"heads", "NH", "number of heads; must divide d_model (default 8; train coref: 4, induction: 2)",
        config_int(&ModelConfig::n_heads, 1, kMaxDModel, "heads"), kAttention | kTrain},
-      {"layers", "L", "number of layers (default 1; train: 2)", config_int(&ModelConfig::n_layers, 1, kMaxLayers, "layers"),
-       kAttention | kTrain},
+      {"layers", "L", "number of layers (default 1; train: 2)",
+       config_int(&ModelConfig::n_layers, 1, kMaxLayers, "layers"), kAttention | kTrain},
       {"ffn", "F", "FFN width; 0: attention-only layers (default 2048; train coref: 0)",
        config_int(&ModelConfig::d_ff, 0, kMaxFF, "ffn"), kAttention | kTrain},
       {"activation", "relu|gelu|gelu_tanh", "FFN activation (default relu)",
@@ -111,7 +111,8 @@ const std::vector<Flag>& flags() {
          o.config.ln_eps = f;
          return Ok{};
        }},
-      {"seed", "N", "seed of the random weights (train: of weights, data order and split) (default 1; train coref: 26, the shipped demo)",
+      {"seed", "N",
+       "seed of the random weights (train: of weights, data order and split) (default 1; train coref: 26, the shipped demo)",
        [](CliOptions& o, const std::string& v) -> Status {
          if (!parse_number(v, o.seed)) return bad_value("seed", v, "a non-negative whole number");
          return Ok{};
@@ -132,12 +133,14 @@ const std::vector<Flag>& flags() {
          }
          return Ok{};
        }},
-      {"temperature", "TAU", "divide the scores by TAU before softmax (default 1); generate: sample the next token "
+      {"temperature", "TAU",
+       "divide the scores by TAU before softmax (default 1); generate: sample the next token "
        "from softmax(logits / TAU) over the --top-k most probable (default 0: greedy)",
        [](CliOptions& o, const std::string& v) -> Status {
          float f = 0;
          if (o.command == CliCommand::generate) {
-           if (!parse_number(v, f) || !(f >= 0.0f && f <= 100.0f)) return bad_value("temperature", v, "a number from 0 to 100");
+           if (!parse_number(v, f) || !(f >= 0.0f && f <= 100.0f))
+             return bad_value("temperature", v, "a number from 0 to 100");
            o.sample_temperature = f;
            return Ok{};
          }
@@ -218,7 +221,8 @@ const std::vector<Flag>& flags() {
        "train: examples per optimiser step (default: the demo's own; coref 16, or 32 with 3 layers or more; induction 8)",
        int_flag(&CliOptions::batch, 1, 1024, "batch"), kTrain},
       {"eval-every", "N",
-       "train: steps between held-out evaluations, where a run can stop (default: the demo's own; coref 100, induction 25)",
+       "train: steps between held-out evaluations, where a run can stop (default: the demo's own; coref 100, or 50 for 3 "
+       "or more layers at d_model 64 or more; induction 25)",
        int_flag(&CliOptions::eval_every, 1, 1000000, "eval-every"), kTrain},
       {"model", "PATH",
        "a Hugging Face checkpoint folder (GPT-2, BERT, RoBERTa, DistilBERT, Llama, Mistral, Qwen2, GPT-NeoX: config.json, weights, tokenizer files), an "
@@ -230,18 +234,21 @@ const std::vector<Flag>& flags() {
          o.json_weights = false;
          return Ok{};
        }},
-      {"top-k", "K", "attention: strongest keys listed per query in --json (default 3; 0: none); predict: the most "
+      {"top-k", "K",
+       "attention: strongest keys listed per query in --json (default 3; 0: none); predict: the most "
        "probable tokens listed per position (default 5)",
        int_flag(&CliOptions::top_k, 0, kMaxTokens, "top-k"), kAttention | kPredict | kGenerate},
       {"csv", "FILE", "write one head's weights as CSV (needs --layer and --head)", string_flag(&CliOptions::csv_path)},
       {"png", "FILE", "draw a labelled grid of one layer's heads (needs --layer)", string_flag(&CliOptions::png_path)},
-      {"svg", "FILE", "the same grid as an SVG: vector cells, text as text (needs --layer)", string_flag(&CliOptions::svg_path)},
+      {"svg", "FILE", "the same grid as an SVG: vector cells, text as text (needs --layer)",
+       string_flag(&CliOptions::svg_path)},
       {"layer", "L", "layer number, from 0", int_flag(&CliOptions::layer, 0, kMaxLayers, "layer")},
       {"head", "H", "head number, from 0", int_flag(&CliOptions::head, 0, kMaxDModel, "head")},
       {"png-scale", "S", "scale of the PNG (default 1)",
        [](CliOptions& o, const std::string& v) -> Status {
          float f = 0;
-         if (!parse_number(v, f) || !(f >= 0.25f && f <= 8.0f)) return bad_value("png-scale", v, "a number from 0.25 to 8");
+         if (!parse_number(v, f) || !(f >= 0.25f && f <= 8.0f))
+           return bad_value("png-scale", v, "a number from 0.25 to 8");
          o.png_scale = f;
          return Ok{};
        }},

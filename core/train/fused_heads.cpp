@@ -19,7 +19,15 @@
 
 namespace attnviz {
 
-bool fused_heads_fit(const ModelConfig& c) { return c.head_size() <= kFusedHeadsMaxSize; }
+bool fused_heads_fit(const ModelConfig& c) {
+  const int hs = c.head_size();
+  if (hs <= kFusedHeadsMaxSize) return true;
+  if (hs > kFusedMappedHeadsMaxSize) return false;
+  for (int h = 0; h < c.n_heads; ++h)
+    if (const ScoreKind kind = c.score_of_head(h); kind == ScoreKind::dot || kind == ScoreKind::scaled_dot)
+      return false;
+  return true;
+}
 
 namespace {
 
@@ -35,42 +43,53 @@ struct HeadSlices {
 // How a head's block of rows is laid out in its slice: (rows, HS), or feature-major (HS, rows).
 enum class Layout { by_row, by_feature };
 
-// How a head's features come from its columns: as they are, or through its (HS, HS) block of a
-// scoring parameter, f_a = Σ_b x_b M_ab (transposed: W_q, W_k) or f_a = Σ_b x_b M_ba (G).
-struct FeatureMap {
-  const WeightMat* stacked = nullptr;  // null: the columns themselves
-  bool transposed = false;
-};
-
-// x's rows [first, first + rows), head h's columns, through `map`, into out.
-void gather_head(const Mat& x, Index first, Index rows, int h, int HS, FeatureMap map, Layout layout,
-                 std::vector<float>& out) {
-  out.assign(static_cast<size_t>(rows * HS), 0.0f);
+// x's rows [first, first + rows), head h's columns, into out.
+void gather_head(const Mat& x, Index first, Index rows, int h, int HS, Layout layout, std::vector<float>& out) {
+  out.resize(static_cast<size_t>(rows * HS));
   for (Index i = 0; i < rows; ++i)
-    for (int a = 0; a < HS; ++a) {
-      float value = 0;
-      if (!map.stacked) {
-        value = x(first + i, h * HS + a);
-      } else {
-        const WeightMat& m = *map.stacked;
-        for (int b = 0; b < HS; ++b)
-          value += x(first + i, h * HS + b) * (map.transposed ? m(h * HS + a, b) : m(h * HS + b, a));
-      }
-      out[static_cast<size_t>(layout == Layout::by_feature ? a * rows + i : i * HS + a)] = value;
-    }
+    for (int a = 0; a < HS; ++a)
+      out[static_cast<size_t>(layout == Layout::by_feature ? a * rows + i : i * HS + a)] = x(first + i, h * HS + a);
 }
 
-void gather_slices(const AttentionWeights& w, ScoreKind kind, const FusedHeads& p, const RowSegment& seg, int h, int HS,
-                   HeadSlices& s) {
-  FeatureMap query, key;                                          // dot-product heads: Q and K themselves
-  if (kind == ScoreKind::general) query = {&w.general_w, false};  // q G
-  if (kind == ScoreKind::additive) {                              // q W_qᵀ and k W_kᵀ
-    query = {&w.additive_wq, true};
-    key = {&w.additive_wk, true};
+// The rows whose columns hold a head's query and key features (FusedHeads::qf, kf).
+const Mat& query_features(const FusedHeads& p, ScoreKind kind) {
+  return kind == ScoreKind::dot || kind == ScoreKind::scaled_dot ? p.q : p.qf;
+}
+const Mat& key_features(const FusedHeads& p, ScoreKind kind) { return kind == ScoreKind::additive ? p.kf : p.k; }
+
+void gather_slices(ScoreKind kind, const FusedHeads& p, const RowSegment& seg, int h, int HS, HeadSlices& s) {
+  gather_head(query_features(p, kind), seg.q_first, seg.q_rows, h, HS, Layout::by_row, s.qf);
+  gather_head(key_features(p, kind), seg.k_first, seg.k_rows, h, HS, Layout::by_feature, s.kf);
+  gather_head(p.v, seg.k_first, seg.k_rows, h, HS, Layout::by_feature, s.v);
+}
+
+// Head h's (HS, HS) block of a stacked scoring parameter.
+template <class Stacked>
+auto head_param(Stacked& stacked, int h, int HS) {
+  return stacked.block(h * HS, 0, HS, HS);
+}
+
+// The features of every stacked row, one product per head: q·G ("general"), q·W_qᵀ and k·W_kᵀ
+// (additive). Dot-product heads' features are Q and K themselves (qf and kf stay empty when every
+// head is one).
+void compute_features(const AttentionWeights& w, const ModelConfig& c, FusedHeads& p) {
+  const int HS = c.head_size();
+  const bool mapped = config_uses(c, ScoreKind::general) || config_uses(c, ScoreKind::additive);
+  p.qf = mapped ? p.q : Mat();
+  p.kf = config_uses(c, ScoreKind::additive) ? p.k : Mat();
+  for (int h = 0; h < c.n_heads; ++h) {
+    const auto q = p.q.middleCols(h * HS, HS);
+    switch (c.score_of_head(h)) {
+      case ScoreKind::general: p.qf.middleCols(h * HS, HS).noalias() = q * head_param(w.general_w, h, HS); break;
+      case ScoreKind::additive:
+        p.qf.middleCols(h * HS, HS).noalias() = q * head_param(w.additive_wq, h, HS).transpose();
+        p.kf.middleCols(h * HS, HS).noalias() =
+            p.k.middleCols(h * HS, HS) * head_param(w.additive_wk, h, HS).transpose();
+        break;
+      case ScoreKind::dot:
+      case ScoreKind::scaled_dot: break;
+    }
   }
-  gather_head(p.q, seg.q_first, seg.q_rows, h, HS, query, Layout::by_row, s.qf);
-  gather_head(p.k, seg.k_first, seg.k_rows, h, HS, key, Layout::by_feature, s.kf);
-  gather_head(p.v, seg.k_first, seg.k_rows, h, HS, {}, Layout::by_feature, s.v);
 }
 
 // Each of `rows` rows of n scores (mask added) becomes its softmax, by softmax_row's steps (the
@@ -179,44 +198,50 @@ void feature_gradients(const HeadBackward& b, const HeadSlices& head_data, const
   }
 }
 
-// From the features back to the head's columns of d Q and d K (through G, or W_q and W_k, whose
-// gradients it adds to g), and its values' gradient into d V.
-void scatter_to_projections(const HeadBackward& b, const FeatureGradients& f, Mat& dq, Mat& dk, Mat& dv,
-                            AttentionGrads& g) {
+// The head's feature and value gradients into its columns of dqf, dkf (d loss / d the query and key
+// features, every stacked row) and dv.
+void scatter_head(const HeadBackward& b, const FeatureGradients& f, Mat& dqf, Mat& dkf, Mat& dv) {
   const RowSegment& seg = b.seg;
   const int h = b.h, HS = b.HS;
-  const bool additive = b.kind == ScoreKind::additive, general = b.kind == ScoreKind::general;
   for (Index i = 0; i < seg.q_rows; ++i)
-    for (int a = 0; a < HS; ++a) {
-      const float d = f.dqf[static_cast<size_t>(i * HS + a)];
-      if (!general && !additive) {
-        dq(seg.q_first + i, h * HS + a) = d;
-        continue;
-      }
-      for (int bi = 0; bi < HS; ++bi) {
-        const float q = b.kept.q(seg.q_first + i, h * HS + bi);
-        if (additive) {  // qf_a = Σ_b q_b W_q,ab
-          dq(seg.q_first + i, h * HS + bi) += d * b.w.additive_wq(h * HS + a, bi);
-          g.dw.additive_wq(h * HS + a, bi) += d * q;
-        } else {  // general: qf_a = Σ_b q_b G_ba
-          dq(seg.q_first + i, h * HS + bi) += d * b.w.general_w(h * HS + bi, a);
-          g.dw.general_w(h * HS + bi, a) += q * d;
-        }
-      }
-    }
+    for (int a = 0; a < HS; ++a) dqf(seg.q_first + i, h * HS + a) = f.dqf[static_cast<size_t>(i * HS + a)];
   for (Index j = 0; j < seg.k_rows; ++j)
     for (int a = 0; a < HS; ++a) {
-      const float d = f.dkf[static_cast<size_t>(a * seg.k_rows + j)];
+      dkf(seg.k_first + j, h * HS + a) = f.dkf[static_cast<size_t>(a * seg.k_rows + j)];
       dv(seg.k_first + j, h * HS + a) = f.dv[static_cast<size_t>(a * seg.k_rows + j)];
-      if (!additive) {
-        dk(seg.k_first + j, h * HS + a) = d;
-        continue;
-      }
-      for (int bi = 0; bi < HS; ++bi) {  // kf_a = Σ_b k_b W_k,ab
-        dk(seg.k_first + j, h * HS + bi) += d * b.w.additive_wk(h * HS + a, bi);
-        g.dw.additive_wk(h * HS + a, bi) += d * b.kept.k(seg.k_first + j, h * HS + bi);
-      }
     }
+}
+
+// From the features' gradients (in dq and dk's columns) to d Q and d K, one product per head over
+// every stacked row, adding the scoring parameters' gradients to g. Dot-product heads' features are
+// Q and K: their columns are d Q and d K already.
+void map_feature_gradients(const AttentionWeights& w, const ModelConfig& c, const FusedHeads& p, Mat& dq, Mat& dk,
+                           AttentionGrads& g) {
+  const int HS = c.head_size();
+  for (int h = 0; h < c.n_heads; ++h) {
+    auto dq_h = dq.middleCols(h * HS, HS);
+    const auto q = p.q.middleCols(h * HS, HS);
+    switch (c.score_of_head(h)) {
+      case ScoreKind::general: {  // qf = q G
+        head_param(g.dw.general_w, h, HS).noalias() += q.transpose() * dq_h;
+        const Mat mapped = dq_h * head_param(w.general_w, h, HS).transpose();
+        dq_h = mapped;
+        break;
+      }
+      case ScoreKind::additive: {  // qf = q W_qᵀ, kf = k W_kᵀ
+        auto dk_h = dk.middleCols(h * HS, HS);
+        head_param(g.dw.additive_wq, h, HS).noalias() += dq_h.transpose() * q;
+        head_param(g.dw.additive_wk, h, HS).noalias() += dk_h.transpose() * p.k.middleCols(h * HS, HS);
+        const Mat mapped_q = dq_h * head_param(w.additive_wq, h, HS);
+        const Mat mapped_k = dk_h * head_param(w.additive_wk, h, HS);
+        dq_h = mapped_q;
+        dk_h = mapped_k;
+        break;
+      }
+      case ScoreKind::dot:
+      case ScoreKind::scaled_dot: break;
+    }
+  }
 }
 
 }  // namespace
@@ -230,6 +255,7 @@ AttentionTrace fused_heads_forward(const AttentionWeights& w, const ModelConfig&
   keep.q = std::move(p.q);
   keep.k = std::move(p.k);
   keep.v = std::move(p.v);
+  compute_features(w, c, keep);
   size_t cells = 0;  // query rows × keys, over the segments
   keep.offsets.clear();
   keep.tanh_offsets.clear();
@@ -252,7 +278,7 @@ AttentionTrace fused_heads_forward(const AttentionWeights& w, const ModelConfig&
     const Index head_cells = Tq * Tk;
     float* W_segment = keep.weights.data() + keep.offsets[s];
     float* th_segment = any_additive ? keep.tanh_terms.data() + keep.tanh_offsets[s] : nullptr;
-    for (int h = 0; h < NH; ++h) gather_slices(w, c.score_of_head(h), keep, seg, h, HS, slices[static_cast<size_t>(h)]);
+    for (int h = 0; h < NH; ++h) gather_slices(c.score_of_head(h), keep, seg, h, HS, slices[static_cast<size_t>(h)]);
     // Additive heads: every tanh argument of the segment, (query, feature, key), then one tanh over
     // all of them.
     if (any_additive) {
@@ -337,12 +363,13 @@ AttentionGrads fused_heads_backward(const AttentionWeights& w, const ModelConfig
           score_scale(kind, HS, c.temperature),
           kept.weights.data() + kept.offsets[s] + h * head_cells,
           kind == ScoreKind::additive ? kept.tanh_terms.data() + kept.tanh_offsets[s] + h * head_cells * HS : nullptr};
-      gather_slices(w, kind, kept, seg, h, HS, head_data);
-      gather_head(dconcat, seg.q_first, seg.q_rows, h, HS, {}, Layout::by_row, dout_head);
+      gather_slices(kind, kept, seg, h, HS, head_data);
+      gather_head(dconcat, seg.q_first, seg.q_rows, h, HS, Layout::by_row, dout_head);
       feature_gradients(b, head_data, dout_head, grads, g);
-      scatter_to_projections(b, grads, dq, dk, dv, g);
+      scatter_head(b, grads, dq, dk, dv);
     }
   }
+  map_feature_gradients(w, c, kept, dq, dk, g);
   attention_backward_projections(w, C, xq, xkv, dq, dk, dv, g);
   return g;
 }

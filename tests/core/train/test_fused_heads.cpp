@@ -1,7 +1,7 @@
 // The trainer's path for narrow heads (train/fused_heads.h) against the per-head path it replaces:
 // the same attention output, weights and every gradient, for every scoring function, with masks,
 // uneven examples, narrowed query rows and an example without a query; and the trainer takes it for
-// heads of 4 values and fewer only.
+// heads of 4 values and fewer, and "general" and additive heads of 8.
 #include <doctest/doctest.h>
 
 #include <limits>
@@ -91,6 +91,11 @@ std::vector<ModelConfig> narrow_configs() {
     c.temperature = 0.7f;
     out.push_back(c);
   }
+  for (ScoreKind score : {ScoreKind::general, ScoreKind::additive}) {  // heads of 8 values, the most these take
+    ModelConfig c = test::sized_config({.d_model = 16, .n_heads = 2, .d_ff = 8});
+    c.score = score;
+    out.push_back(c);
+  }
   ModelConfig mixed = test::sized_config({.d_model = 8, .n_heads = 8, .d_ff = 8});
   mixed.head_scores = {ScoreKind::dot,      ScoreKind::additive, ScoreKind::general, ScoreKind::scaled_dot,
                        ScoreKind::additive, ScoreKind::general,  ScoreKind::dot,     ScoreKind::scaled_dot};
@@ -164,6 +169,26 @@ TEST_CASE("fused heads: a query that sees no key gets zero weights and output, a
       fused_heads_backward(w, c, k.xq, k.xkv, t, kept, k.segments, random_mat(k.xq.rows(), c.d_model, 48));
   CHECK(g.dxq.allFinite());
   CHECK(g.dw.in_proj_w.allFinite());
+}
+
+TEST_CASE("fused heads: heads of 8 values take this path when every head has score parameters") {
+  ModelConfig c = test::sized_config({.d_model = 32, .n_heads = 4, .d_ff = 8});  // heads of 8 values
+  for (ScoreKind score : {ScoreKind::general, ScoreKind::additive}) {
+    c.score = score;
+    CHECK(fused_heads_fit(c));
+  }
+  for (ScoreKind score : {ScoreKind::scaled_dot, ScoreKind::dot}) {
+    c.score = score;
+    CHECK_FALSE(fused_heads_fit(c));
+  }
+  c.score = ScoreKind::additive;
+  c.head_scores = {ScoreKind::additive, ScoreKind::general, ScoreKind::additive, ScoreKind::dot};
+  CHECK_FALSE(fused_heads_fit(c));  // one dot-product head sends them all the per-head way
+  c.head_scores.back() = ScoreKind::general;
+  CHECK(fused_heads_fit(c));
+  c.head_scores.clear();
+  c.n_heads = 2;  // heads of 16 values
+  CHECK_FALSE(fused_heads_fit(c));
 }
 
 TEST_CASE("fused heads: the trainer takes this path for heads of 4 values and fewer, the per-head path above") {

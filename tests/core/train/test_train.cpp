@@ -158,12 +158,15 @@ struct Variant {
 std::vector<Variant> training_variants() {
   const ModelConfig base = test::gpt_config({.d_model = 8, .n_heads = 2, .n_layers = 2, .d_ff = 12}, 8);
   std::vector<Variant> out;
-  // Heads of 8 values take the per-head path (train/fused_heads.h: 4 values and fewer take the other).
+  // These take the per-head path (train/fused_heads.h takes heads of 4 values and fewer, and
+  // "general" and additive heads of 8): dot-product heads of 8 values, the others of 16.
   for (ScoreKind score : {ScoreKind::scaled_dot, ScoreKind::general, ScoreKind::additive, ScoreKind::dot}) {
     ModelConfig c = base;
     c.d_model = 16;
+    if (score == ScoreKind::general || score == ScoreKind::additive) c.n_heads = 1;
     c.score = score;
-    out.push_back({std::string("pre-norm, heads of 8 values, ") + std::string(name_of(score)), c});
+    out.push_back(
+        {"pre-norm, heads of " + std::to_string(c.head_size()) + " values, " + std::string(name_of(score)), c});
   }
   ModelConfig post = base;
   post.norm = NormPlacement::post;
