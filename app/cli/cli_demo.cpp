@@ -67,7 +67,7 @@ void apply_train_flags(const CliOptions& o, Options& t) {
 // "held-out accuracy 99.04% after 200 steps", the start of the last line of a training run.
 void result_line(std::ostream& out, const TrainRun& run) {
   out << "held-out accuracy " << std::fixed << std::setprecision(2) << 100.0 * run.heldout_accuracy << "% after "
-      << run.history.back().step << " steps";
+      << counted(run.history.back().step, "step");
 }
 
 }  // namespace
@@ -75,8 +75,9 @@ void result_line(std::ostream& out, const TrainRun& run) {
 int cli_train_coref(const CliOptions& o, std::ostream& out, std::ostream& err) {
   CorefTrainOptions t;
   apply_train_flags(o, t);
-  out << "training the coreference demo: d_model " << t.d_model << ", " << t.n_heads << " heads, " << t.n_layers
-      << " layers, seed " << t.seed << ", " << coref_batch_size(t) << " sentences a step (" << coref_arch_key(t) << ")\n";
+  out << "training the coreference demo: d_model " << t.d_model << ", " << counted(t.n_heads, "head") << ", "
+      << counted(t.n_layers, "layer") << ", seed " << t.seed << ", " << counted(coref_batch_size(t), "sentence")
+      << " a step (" << coref_arch_key(t) << ")\n";
   auto result = coref_train(t, [&](const TrainProgress& p, const Model&) {
     progress_line(out, p);
     out << "\n";
@@ -95,8 +96,9 @@ int cli_train_induction(const CliOptions& o, std::ostream& out, std::ostream& er
     if (o.given.count(flag)) return fail(err, std::string("--") + flag + " applies to train coref, not train induction");
   InductionTrainOptions t;
   apply_train_flags(o, t);
-  out << "training the induction demo (attention only): d_model " << t.d_model << ", " << t.n_heads << " heads, "
-      << t.n_layers << " layers, seed " << t.seed << ", " << t.batch << " sequences a step\n";
+  out << "training the induction demo (attention only): d_model " << t.d_model << ", " << counted(t.n_heads, "head")
+      << ", " << counted(t.n_layers, "layer") << ", seed " << t.seed << ", " << counted(t.batch, "sequence")
+      << " a step\n";
   // Each line also shows the best induction score, so the moment the head forms is visible.
   Status callback_error = Ok{};
   auto result = induction_train(t, [&](const TrainProgress& p, const Model& m) {

@@ -94,12 +94,13 @@ Result<TraceInput> make_input(const CliOptions& o) {
 }
 
 void print_summary(const Trace& t, std::ostream& out) {
+  const std::string sizes = counted(t.config.n_heads, "head") + ", " + counted(t.config.n_layers, "layer");
   if (t.weights_only)
-    out << (t.cross ? "cross-attention: " : "attention file: ") << t.model_source << " — " << t.config.n_heads
-        << " heads, " << t.config.n_layers << " layer(s), weights only\n";
+    out << (t.cross ? "cross-attention: " : "attention file: ") << t.model_source << " — " << sizes
+        << ", weights only\n";
   else
-    out << "model: " << t.model_source << " — d_model " << t.config.d_model << ", " << t.config.n_heads << " heads, "
-        << t.config.n_layers << " layer(s), " << name_of(t.config.norm) << "-norm\n";
+    out << "model: " << t.model_source << " — d_model " << t.config.d_model << ", " << sizes << ", "
+        << name_of(t.config.norm) << "-norm\n";
   auto print_tokens = [&](const char* label, const std::vector<TraceToken>& tokens) {
     out << label << " (" << tokens.size() << "):";
     for (size_t i = 0; i < tokens.size(); ++i) out << " " << i << ":" << tokens[i].text << (tokens[i].in_vocab ? "" : "*");
@@ -321,6 +322,10 @@ int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
   CliOptions resolved = o;
   resolved.model_path = demo->dir;
   return run_command(resolved, out, err);
+}
+
+std::string counted(long long n, std::string_view noun) {
+  return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
 }
 
 }  // namespace attnviz

@@ -3,12 +3,17 @@
 // (a usage error) when an architecture flag disagrees with the model file's config.
 #pragma once
 #include <iosfwd>
+#include <string>
+#include <string_view>
 
 #include "cli_options.h"
 
 namespace attnviz {
 
 int cli_run(const CliOptions& options, std::ostream& out, std::ostream& err);
+
+// "1 head", "4 heads": a count and its noun, which takes an "s" unless the count is 1.
+std::string counted(long long n, std::string_view noun);
 
 // The demo commands (app/cli/cli_demo.cpp) and the answer commands (app/cli/cli_predict.cpp),
 // dispatched by cli_run.

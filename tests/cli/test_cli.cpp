@@ -268,6 +268,12 @@ TEST_CASE("cli: train coref writes a model that predict reads, JSON lists every 
   CHECK(no_it.err.find("no pronoun") != std::string::npos);
 }
 
+TEST_CASE("cli: counts agree with their number (1 head, 2 heads)") {
+  CHECK(counted(1, "head") == "1 head");
+  CHECK(counted(0, "layer") == "0 layers");
+  CHECK(counted(16, "sentence") == "16 sentences");
+}
+
 TEST_CASE("cli: the demo commands' usage errors") {
   auto error_of = [](std::vector<std::string> args) {
     auto r = cli_parse(args);
@@ -315,7 +321,7 @@ TEST_CASE("cli: train induction writes an attention-only model that loads, and r
   Run attention = run({"attention", "--weights", (std::filesystem::path(dir) / "model.safetensors").string(), "--text",
                        "t1 t2 t3 t1 t2", "--mask", "causal"});
   REQUIRE_MESSAGE(attention.status == 0, attention.err);
-  CHECK(has(attention.out, "2 layer(s)"));
+  CHECK(has(attention.out, "4 heads, 2 layers, "));
   std::filesystem::remove_all(dir);
 }
 
@@ -366,7 +372,8 @@ TEST_CASE("cli: attention --attention reads a saved attention file: statistics, 
   const std::string file = fixture_path("attention/encdec_f32.safetensors");
   Run summary = run({"attention", "--attention", file});
   REQUIRE_MESSAGE(summary.status == 0, summary.err);
-  CHECK(has(summary.out, "attention file: " + file + " (tiny random encoder-decoder) — 2 heads, 2 layer(s), weights only"));
+  CHECK(
+      has(summary.out, "attention file: " + file + " (tiny random encoder-decoder) — 2 heads, 2 layers, weights only"));
   CHECK(has(summary.out, "tokens (5): 0:<s> 1:Die 2:\xC2\xB7Katze"));
   CHECK(has(summary.out, "cross-attention: "));
   CHECK(has(summary.out, "keys (4): 0:\xC2\xB7The"));
