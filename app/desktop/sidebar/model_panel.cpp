@@ -283,7 +283,7 @@ void source_section(AppState& app) {
   ImGui::TextWrapped("%s", tr_format(L, Str::src_summary, c.d_model, c.n_heads, c.n_layers, c.d_ff,
                                      model_source_text(app.model->source, L).c_str())
                                .c_str());
-  if (c.kv_heads() != c.n_heads) ImGui::TextWrapped(tr(L, Str::src_gqa), c.n_heads, c.kv_heads());
+  if (c.kv_heads() != c.n_heads) ImGui::TextWrapped("%s", tr_format(L, Str::src_gqa, c.n_heads, c.kv_heads()).c_str());
   if (c.positions == PositionEncoding::rotary || c.norm_kind == NormKind::rms_norm || c.gated_ffn || c.parallel_residual ||
       c.sliding_window > 0) {
     std::string parts;
@@ -301,7 +301,8 @@ void source_section(AppState& app) {
     ImGui::TextWrapped("%s", parts.c_str());
   }
   if (const auto& tok = app.model->tokenizer)
-    ImGui::TextWrapped(tr(L, Str::ck_tokenizer), std::string(tok->kind_name()).c_str(), tok->vocab_size());
+    ImGui::TextWrapped(
+        "%s", tr_format(L, Str::ck_tokenizer, std::string(tok->kind_name()).c_str(), tok->vocab_size()).c_str());
   if (app.source == ModelSource::demo_coref) return;  // its architecture is live (coref_arch_section)
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("%s", tr(L, Str::src_fixed));

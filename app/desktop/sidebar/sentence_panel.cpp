@@ -85,7 +85,7 @@ void unknown_words_note(const AppState& app, const std::vector<TraceToken>& toke
   for (const TraceToken& t : tokens) unknown += t.in_vocab ? 0 : 1;
   if (unknown == 0) return;
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.6f, 0.5f, 1));
-  ImGui::TextWrapped(tr(app.lang, Str::vocab_unk_count), unknown, static_cast<int>(tokens.size()));
+  ImGui::TextWrapped("%s", tr_format(app.lang, Str::vocab_unk_count, unknown, static_cast<int>(tokens.size())).c_str());
   ImGui::PopStyleColor();
 }
 

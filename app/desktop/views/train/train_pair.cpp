@@ -188,7 +188,7 @@ void train_pair_tab(AppState& app, GuiResources& gui) {
   if (ImGui::Button(label.c_str())) train_pair_start(app);
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip(tr(L, Str::tr_pair_start_tip), base.d_model, base.seed, base.max_steps);
+    ImGui::SetTooltip("%s", tr_format(L, Str::tr_pair_start_tip, base.d_model, base.seed, base.max_steps).c_str());
   ImGui::SameLine();
   ImGui::BeginDisabled(!running);
   if (ImGui::Button(tr(L, Str::tr_stop))) train_pair_stop(app);
