@@ -10,6 +10,7 @@
 #include <imgui.h>
 
 #include "state/answer_text.h"
+#include "state/grid_fit.h"
 #include "widgets/draw.h"
 #include "widgets/measure_controls.h"
 
@@ -17,21 +18,49 @@ namespace attnviz {
 
 namespace {
 
+// The value a cell prints: fixed decimals, no "-0.000" (a drop that rounds to nothing reads as 0),
+// a star when switching that head off alone changes the answer.
+std::string cell_text(const ImportanceGrid& g, int l, int h) {
+  const float d = g.drop[static_cast<size_t>(l)][static_cast<size_t>(h)];
+  char buf[32];
+  const double shown = std::abs(d) < 0.0005f ? 0.0 : static_cast<double>(d);
+  std::snprintf(buf, sizeof buf, "%.3f%s", shown, g.flips[static_cast<size_t>(l)][static_cast<size_t>(h)] ? "*" : "");
+  return buf;
+}
+
 void grid(AppState& app, const ImportanceGrid& g) {
   const Lang L = app.lang;
   const int NL = static_cast<int>(g.drop.size()), NH = NL > 0 ? static_cast<int>(g.drop[0].size()) : 0;
   float top = 0;
   for (const auto& row : g.drop)
     for (float d : row) top = std::max(top, d);
-  const float cell_w = ImGui::CalcTextSize("-00.000*").x + 8, cell_h = ImGui::GetFrameHeight();
-  const float label_w = ImGui::CalcTextSize((std::string(tr(L, Str::layer)) + " 00").c_str()).x + 8;
+  GridFitInput fit_in;
+  fit_in.columns = NH;
+  fit_in.avail = ImGui::GetContentRegionAvail().x;
+  fit_in.label_w = std::max(ImGui::CalcTextSize((std::string(tr(L, Str::layer)) + " 00").c_str()).x,
+                            ImGui::CalcTextSize((std::string(tr(L, Str::head)) + " →").c_str()).x) +
+                   8;
+  for (int l = 0; l < NL; ++l)
+    for (int h = 0; h < NH; ++h)
+      fit_in.value_w = std::max(fit_in.value_w, ImGui::CalcTextSize(cell_text(g, l, h).c_str()).x + 6);
+  fit_in.column_label_w = ImGui::CalcTextSize((std::string(tr(L, Str::head)) + " " + std::to_string(NH)).c_str()).x + 6;
+  const GridFit lay = grid_fit(fit_in);
+  const float cell_w = lay.cell_w, label_w = fit_in.label_w, cell_h = ImGui::GetFrameHeight();
+  const float height = ImGui::GetTextLineHeightWithSpacing() + NL * (cell_h + 2);
+  // Wider than the view even at the narrowest cells (many heads): the grid scrolls sideways.
+  if (lay.scrolls)
+    ImGui::BeginChild("importance_grid", ImVec2(0, height + ImGui::GetStyle().ScrollbarSize + 4), false,
+                      ImGuiWindowFlags_HorizontalScrollbar);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  if (lay.short_labels) dl->AddText(origin, dim, (std::string(tr(L, Str::head)) + " →").c_str());
   for (int h = 0; h < NH; ++h) {
-    const std::string label = std::string(tr(L, Str::head)) + " " + std::to_string(h + 1);
+    const std::string label =
+        lay.short_labels ? std::to_string(h + 1) : std::string(tr(L, Str::head)) + " " + std::to_string(h + 1);
     const float tw = ImGui::CalcTextSize(label.c_str()).x;
-    dl->AddText(ImVec2(origin.x + label_w + h * cell_w + (cell_w - tw) * 0.5f, origin.y), dim, label.c_str());
+    if (tw <= cell_w || !lay.short_labels || h % 2 == 0)  // narrow columns: every other number
+      dl->AddText(ImVec2(origin.x + label_w + h * cell_w + (cell_w - tw) * 0.5f, origin.y), dim, label.c_str());
   }
   const float y0 = origin.y + ImGui::GetTextLineHeightWithSpacing();
   for (int l = 0; l < NL; ++l) {
@@ -46,12 +75,16 @@ void grid(AppState& app, const ImportanceGrid& g) {
       dl->AddRectFilled(p0, p1, bg);
       if (app.ablation.has(l, h)) draw_hatch(dl, p0, p1, 8.0f);
       if (l == g.best_layer && h == g.best_head) dl->AddRect(p0, p1, IM_COL32(255, 200, 60, 255), 0, 0, 2.0f);
-      char buf[32];  // fixed decimals, and no "-0.000": a drop that rounds to nothing reads as 0
-      const double shown = std::abs(d) < 0.0005f ? 0.0 : static_cast<double>(d);
-      std::snprintf(buf, sizeof buf, "%.3f%s", shown, g.flips[static_cast<size_t>(l)][static_cast<size_t>(h)] ? "*" : "");
-      const float tw = ImGui::CalcTextSize(buf).x;
-      dl->AddText(ImVec2(p0.x + (cell_w - 2 - tw) * 0.5f, y + (cell_h - ImGui::GetTextLineHeight()) * 0.5f),
-                  contrast_text_color(bg), buf);
+      const std::string text = cell_text(g, l, h);
+      if (lay.values) {
+        const float tw = ImGui::CalcTextSize(text.c_str()).x;
+        dl->AddText(ImVec2(p0.x + (cell_w - 2 - tw) * 0.5f, y + (cell_h - ImGui::GetTextLineHeight()) * 0.5f),
+                    contrast_text_color(bg), text.c_str());
+      } else if (g.flips[static_cast<size_t>(l)][static_cast<size_t>(h)]) {  // no room for the value: the star alone
+        const float tw = ImGui::CalcTextSize("*").x;
+        dl->AddText(ImVec2(p0.x + (cell_w - 2 - tw) * 0.5f, y + (cell_h - ImGui::GetTextLineHeight()) * 0.5f),
+                    contrast_text_color(bg), "*");
+      }
       ImGui::SetCursorScreenPos(p0);
       ImGui::PushID(l * NH + h);
       if (ImGui::InvisibleButton("cell", ImVec2(cell_w - 2, cell_h))) app_toggle_head(app, l, h);
@@ -62,7 +95,8 @@ void grid(AppState& app, const ImportanceGrid& g) {
     }
   }
   ImGui::SetCursorScreenPos(origin);
-  ImGui::Dummy(ImVec2(label_w + NH * cell_w, y0 - origin.y + NL * (cell_h + 2)));
+  ImGui::Dummy(ImVec2(lay.width, height));
+  if (lay.scrolls) ImGui::EndChild();
 }
 
 }  // namespace
