@@ -40,6 +40,8 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
   const float line = ImGui::GetTextLineHeight();
   std::vector<int> kept_cols;  // in window columns
   for (int k : w.keep_col_labels) kept_cols.push_back(k - c0w);
+  std::vector<int> kept_rows{highlight};  // in window rows
+  for (int q : w.keep_row_labels) kept_rows.push_back(q - r0);
   ImGui::PushID(w.id);
 
   if (w.col_labels && w.cols)
@@ -49,7 +51,7 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
       draw_text_vertical(dl, at, tok.pad ? dim_col : text_col, tok.text.c_str(), w.col_label_h - 4);
     }
   if (w.row_labels && w.rows) {
-    for (int q : axis_labels_shown(std::min(R, static_cast<int>(w.rows->size()) - r0), w.cell, line, {highlight})) {
+    for (int q : axis_labels_shown(std::min(R, static_cast<int>(w.rows->size()) - r0), w.cell, line, kept_rows)) {
       const TraceToken& tok = (*w.rows)[static_cast<size_t>(r0 + q)];
       const float tw = std::min(ImGui::CalcTextSize(tok.text.c_str()).x, kLabelMax);
       const ImVec2 at(p0.x - 4 - tw, p0.y + w.cell * (q + 0.5f) - line * 0.5f);

@@ -29,6 +29,7 @@ struct HeatmapWidget {
   int highlight_row = -1;                         // in matrix rows; its label is always drawn
   std::vector<int> keep_col_labels;               // key columns (matrix) whose labels are always drawn
                                                   // when cells are too small for every label
+  std::vector<int> keep_row_labels;               // query rows (matrix) likewise, beside highlight_row
   const char* id = "heatmap";                     // ImGui id, unique within the window
   // A window into the matrix (zoom and pan on long inputs): rows [row0, row0 + nrows) and columns
   // [col0, col0 + ncols); -1: to the end. The texture must show exactly this window; labels, marks,

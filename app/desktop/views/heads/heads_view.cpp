@@ -162,6 +162,13 @@ HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, co
   w.cmap = app.cmap;
   w.vmax = app.maps.maps.empty() ? 1.0f : app.maps.vmax;
   w.highlight_row = app_shown_query(app);
+  // The coreference roles keep their labels when cells are too small for every one: "it", the two
+  // candidates and the property word ("tired"), the tokens the lesson is about.
+  if (app.answer && app.answer->kind == AnswerKind::coref && !app_words_shown(app)) {
+    const CorefExample& e = app.answer->example;
+    w.keep_row_labels = {e.pronoun};
+    w.keep_col_labels = {e.candidate_a, e.candidate_b, e.property};
+  }
   const HeatmapHit hit = heatmap_widget(w);
   if (head.ablated)
     draw_hatch(ImGui::GetWindowDrawList(), w.origin, ImVec2(w.origin.x + g.cell * win.cols, w.origin.y + g.cell * win.rows),
