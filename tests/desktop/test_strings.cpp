@@ -5,13 +5,13 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "font_find.h"
+#include "shell/printf_format.h"
 #include "shell/strings.h"
 #include "text/utf8.h"
 
@@ -39,31 +39,15 @@ std::string code_point(char32_t cp) {  // "U+2603"
 // a conversion. A '%' that starts no valid conversion goes to *stray as the text from it onwards.
 std::vector<std::string> printf_conversions(std::string_view s, std::vector<std::string>* stray) {
   std::vector<std::string> out;
-  const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
-  const auto is_one_of = [](const char* set, char c) { return c != '\0' && std::strchr(set, c) != nullptr; };
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] != '%') continue;
     if (i + 1 < s.size() && s[i + 1] == '%') {
       ++i;
       continue;
     }
-    size_t j = i + 1;
-    while (j < s.size() && is_one_of("-+ #0'", s[j])) ++j;  // flags
-    const auto number = [&] {  // width or precision: digits or '*'
-      if (j < s.size() && s[j] == '*') ++j;
-      else
-        while (j < s.size() && is_digit(s[j])) ++j;
-    };
-    number();
-    if (j < s.size() && s[j] == '.') {
-      ++j;
-      number();
-    }
-    if (s.substr(j, 2) == "hh" || s.substr(j, 2) == "ll") j += 2;  // length
-    else if (j < s.size() && is_one_of("hlLzjt", s[j])) ++j;
-    if (j < s.size() && is_one_of("diouxXeEfFgGaAcsp", s[j])) {
-      out.emplace_back(s.substr(i, j + 1 - i));
-      i = j;
+    if (const auto c = printf_conversion_at(s, i)) {
+      out.emplace_back(s.substr(i, c->end - i));
+      i = c->end - 1;
     } else {
       size_t end = std::min(s.size(), i + 12);  // some context, cut at a character boundary
       while (end < s.size() && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) ++end;

@@ -7,6 +7,8 @@
 #include <iterator>
 #include <string_view>
 
+#include "shell/printf_format.h"
+
 namespace attnviz {
 
 namespace {
@@ -49,25 +51,12 @@ std::string english_counts_agree(const char* format, va_list args) {
       ++i;
       continue;
     }
-    size_t j = i + 1;
-    while (j < f.size() && std::string_view("-+ #0").find(f[j]) != std::string_view::npos) ++j;
-    const auto width_or_precision = [&] {
-      if (j < f.size() && f[j] == '*') {
-        (void)va_arg(args, int);
-        ++j;
-      }
-      while (j < f.size() && f[j] >= '0' && f[j] <= '9') ++j;
-    };
-    width_or_precision();
-    if (j < f.size() && f[j] == '.') {
-      ++j;
-      width_or_precision();
-    }
-    const size_t length_at = j;
-    while (j < f.size() && std::string_view("hlzjtL").find(f[j]) != std::string_view::npos) ++j;
-    const std::string_view length = f.substr(length_at, j - length_at);
-    if (j >= f.size()) return format;
-    const char conv = f[j];
+    const auto c = printf_conversion_at(f, i);
+    if (!c) return format;
+    for (int k = 0; k < c->star_args; ++k) (void)va_arg(args, int);
+    const std::string_view length = c->length;
+    const size_t j = c->end - 1;
+    const char conv = c->conversion;
     long long value = 0;
     bool integer = true;
     switch (conv) {
@@ -108,7 +97,7 @@ std::string english_counts_agree(const char* format, va_list args) {
         integer = false;
         (void)va_arg(args, const void*);
         break;
-      default: return format;  // %n and anything else the table never holds
+      default: return format;  // 'n' never parses; this keeps the compiler's switch complete
     }
     i = j;
     if (!integer || value != 1 || conv == 'c') continue;

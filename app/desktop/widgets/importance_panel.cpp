@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <imgui.h>
 
@@ -40,9 +41,12 @@ void grid(AppState& app, const ImportanceGrid& g) {
   fit_in.label_w = std::max(ImGui::CalcTextSize((std::string(tr(L, Str::layer)) + " 00").c_str()).x,
                             ImGui::CalcTextSize((std::string(tr(L, Str::head)) + " →").c_str()).x) +
                    8;
+  std::vector<std::string> texts;  // layer by layer, head by head
   for (int l = 0; l < NL; ++l)
-    for (int h = 0; h < NH; ++h)
-      fit_in.value_w = std::max(fit_in.value_w, ImGui::CalcTextSize(cell_text(g, l, h).c_str()).x + 6);
+    for (int h = 0; h < NH; ++h) {
+      texts.push_back(cell_text(g, l, h));
+      fit_in.value_w = std::max(fit_in.value_w, ImGui::CalcTextSize(texts.back().c_str()).x + 6);
+    }
   fit_in.column_label_w = ImGui::CalcTextSize((std::string(tr(L, Str::head)) + " " + std::to_string(NH)).c_str()).x + 6;
   const GridFit lay = grid_fit(fit_in);
   const float cell_w = lay.cell_w, label_w = fit_in.label_w, cell_h = ImGui::GetFrameHeight();
@@ -75,16 +79,12 @@ void grid(AppState& app, const ImportanceGrid& g) {
       dl->AddRectFilled(p0, p1, bg);
       if (app.ablation.has(l, h)) draw_hatch(dl, p0, p1, 8.0f);
       if (l == g.best_layer && h == g.best_head) dl->AddRect(p0, p1, IM_COL32(255, 200, 60, 255), 0, 0, 2.0f);
-      const std::string text = cell_text(g, l, h);
-      if (lay.values) {
-        const float tw = ImGui::CalcTextSize(text.c_str()).x;
-        dl->AddText(ImVec2(p0.x + (cell_w - 2 - tw) * 0.5f, y + (cell_h - ImGui::GetTextLineHeight()) * 0.5f),
-                    contrast_text_color(bg), text.c_str());
-      } else if (g.flips[static_cast<size_t>(l)][static_cast<size_t>(h)]) {  // no room for the value: the star alone
-        const float tw = ImGui::CalcTextSize("*").x;
-        dl->AddText(ImVec2(p0.x + (cell_w - 2 - tw) * 0.5f, y + (cell_h - ImGui::GetTextLineHeight()) * 0.5f),
-                    contrast_text_color(bg), "*");
-      }
+      // No room for the value: the star alone, where switching the head off changes the answer.
+      const bool flips = g.flips[static_cast<size_t>(l)][static_cast<size_t>(h)];
+      const char* text = lay.values ? texts[static_cast<size_t>(l * NH + h)].c_str() : flips ? "*" : "";
+      const float tw = ImGui::CalcTextSize(text).x;
+      dl->AddText(ImVec2(p0.x + (cell_w - 2 - tw) * 0.5f, y + (cell_h - ImGui::GetTextLineHeight()) * 0.5f),
+                  contrast_text_color(bg), text);
       ImGui::SetCursorScreenPos(p0);
       ImGui::PushID(l * NH + h);
       if (ImGui::InvisibleButton("cell", ImVec2(cell_w - 2, cell_h))) app_toggle_head(app, l, h);
