@@ -46,13 +46,14 @@ Status save_framebuffer(const std::string& path, int width, int height) {
   return png_write(path, img);
 }
 
-// --layout-report: where the Heads view drew each head's cells in the saved frame.
-Status save_layout_report(const std::string& path, const AppState& app, const GuiResources& gui) {
+// --layout-report: where the Heads view drew each head's cells in the saved frame, and the size of
+// the font it was drawn in.
+Status save_layout_report(const std::string& path, const AppState& app, const GuiResources& gui, float font_px) {
   nlohmann::json heads = nlohmann::json::array();
   for (const DrawnHeatmap& d : gui.drawn)
     heads.push_back({{"layer", d.layer}, {"head", d.head}, {"x", d.x}, {"y", d.y}, {"cell", d.cell}, {"rows", d.rows},
                      {"cols", d.cols}});
-  const nlohmann::json report{{"colormap", name_of(app.cmap)}, {"heads", heads}};
+  const nlohmann::json report{{"colormap", name_of(app.cmap)}, {"font_px", font_px}, {"heads", heads}};
   return file_write_atomic(path, std::string_view(report.dump(1)));
 }
 
@@ -70,8 +71,10 @@ void print_frame_stats(std::vector<double> ms) {
 struct Fonts {
   ImVector<ImWchar> ranges;
   ImFont* normal = nullptr;
-  ImFont* large = nullptr;
-  float scale = 1.0f;  // the content scale they were built for
+  ImFont* large = nullptr;  // the presentation-mode size: built the first time presentation mode is on
+  float scale = 1.0f;       // the content scale they were built for
+  bool with_large = false;  // built with the presentation-mode size (null without a Hangul font)
+  bool uploaded = false;    // the atlas is in its GL texture, and its CPU-side pixels are freed
 };
 
 // HiDPI: the monitor's content scale (GLFW: Xft.dpi on X11, the display's scale on Wayland), or
@@ -83,17 +86,30 @@ float content_scale(GLFWwindow* window, const AppOptions& opt) {
   return std::clamp(std::max(x, y), 1.0f, 4.0f);
 }
 
-// (Re)builds the font atlas at `scale`; with `upload`, the GL texture too (a scale change at run time).
-void fonts_build(Fonts& fonts, float scale, bool upload) {
+// (Re)builds the font atlas at `scale`, with the presentation-mode size when `with_large`; with
+// `upload`, the GL texture too (at run time: a scale change, or presentation mode's first use).
+// Every Hangul syllable at both sizes made a 4096 x 4096 atlas (4096 x 16384 at content scale 2),
+// and its RGBA copy for the upload 64 MB (256 MB): most launches never need the larger size.
+void fonts_build(Fonts& fonts, float scale, bool with_large, bool upload) {
   if (upload) ImGui_ImplOpenGL3_DestroyFontsTexture();
   ImGui::GetIO().Fonts->Clear();
   fonts.ranges.clear();
   fonts.normal = fonts.large = nullptr;
-  if (std::string e = fonts_load(kBaseFontPx * scale, kBaseFontPx * kPresentationScale * scale, fonts.ranges, fonts.normal, fonts.large);
-      !e.empty())
+  const float large_px = with_large ? kBaseFontPx * kPresentationScale * scale : 0.0f;
+  if (std::string e = fonts_load(kBaseFontPx * scale, large_px, fonts.ranges, fonts.normal, fonts.large); !e.empty())
     std::fprintf(stderr, "attnviz: %s\n", e.c_str());
   fonts.scale = scale;
+  fonts.with_large = with_large;
+  fonts.uploaded = false;
   if (upload) ImGui_ImplOpenGL3_CreateFontsTexture();
+}
+
+// Once the atlas is in its GL texture (the backend uploads it on the first frame after a build), its
+// CPU-side pixels, an alpha and an RGBA copy, are only memory: freed.
+void fonts_release_pixels(Fonts& fonts) {
+  if (fonts.uploaded) return;
+  ImGui::GetIO().Fonts->ClearTexData();
+  fonts.uploaded = true;
 }
 
 void toggle_fullscreen(GLFWwindow* window, int& saved_x, int& saved_y, int& saved_w, int& saved_h) {
@@ -233,7 +249,9 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
     last_frame_start = frame_start;
     const bool training_frame = app.retrain.training;  // the coreference demo retrains off the UI thread
     // The window moved to a monitor of another scale: fonts rebuilt at its size.
-    if (const float scale = content_scale(window, opt); scale != fonts.scale) fonts_build(fonts, scale, true);
+    // Presentation mode's first use adds its size to the atlas.
+    if (const float scale = content_scale(window, opt); scale != fonts.scale || (app.presentation && !fonts.with_large))
+      fonts_build(fonts, scale, app.presentation || fonts.with_large, true);
     if (app.presentation != styled_for_presentation || fonts.scale != styled_scale) {  // sizes follow the font
       ImGui::GetStyle() = base_style;
       ImGui::GetStyle().ScaleAllSizes(fonts.scale * (app.presentation ? kPresentationScale : 1.0f));
@@ -250,7 +268,8 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
-    ImGui::PushFont(app.presentation && fonts.large ? fonts.large : fonts.normal);
+    ImFont* const font = app.presentation && fonts.large ? fonts.large : fonts.normal;
+    ImGui::PushFont(font);
     int width = 0, height = 0;
     glfwGetFramebufferSize(window, &width, &height);
     shell_draw(app, shell, gui, static_cast<float>(width), static_cast<float>(height));
@@ -260,6 +279,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
     glClearColor(0.08f, 0.08f, 0.1f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    fonts_release_pixels(fonts);
     if (shell.toggle_fullscreen) {
       toggle_fullscreen(window, saved[0], saved[1], saved[2], saved[3]);
       shell.toggle_fullscreen = false;
@@ -277,7 +297,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
     if (!opt.script.empty() && !script_frame(run, script, app, idle, pending_screenshot, screenshot_now, exit_code)) break;
     if (!opt.screenshot.empty() && opt.script.empty() && idle && ++frames_after_result >= opt.frames) {
       Status s = save_framebuffer(opt.screenshot, width, height);
-      if (s && !opt.layout_report.empty()) s = save_layout_report(opt.layout_report, app, gui);
+      if (s && !opt.layout_report.empty()) s = save_layout_report(opt.layout_report, app, gui, font->FontSize);
       if (!s) {
         std::fprintf(stderr, "attnviz: %s\n", s.error().c_str());
         exit_code = 1;
@@ -376,7 +396,7 @@ int run(const AppOptions& opt) {
     // AppState (declared below) has joined every thread that wakes it, before GLFW terminates.
     const UiWakeInstalled wake(glfwPostEmptyEvent);
     Fonts fonts;
-    fonts_build(fonts, content_scale(window, opt), false);
+    fonts_build(fonts, content_scale(window, opt), opt.presentation, false);
     AppState app;
     GuiResources gui;  // scoped so its GL textures are released before the context goes away
     ShellState shell;

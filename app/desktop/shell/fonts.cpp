@@ -21,7 +21,7 @@ std::string fonts_load(float size_px, float large_px, ImVector<ImWchar>& ranges,
   cfg.OversampleH = 2;
   cfg.OversampleV = 1;
   normal = io.Fonts->AddFontFromFileTTF(path->c_str(), size_px, &cfg, ranges.Data);
-  large = io.Fonts->AddFontFromFileTTF(path->c_str(), large_px, &cfg, ranges.Data);
+  large = large_px > 0 ? io.Fonts->AddFontFromFileTTF(path->c_str(), large_px, &cfg, ranges.Data) : nullptr;
   if (!normal) {
     normal = io.Fonts->AddFontDefault();
     large = nullptr;

@@ -16,6 +16,7 @@ inline float ui_scale() { return ImGui::GetFontSize() / kBaseFontPx; }
 
 // Returns an empty string on success, else what went wrong (the UI still works, in ASCII).
 // ImGui keeps a pointer to the glyph ranges, so the caller owns them for the atlas's lifetime.
+// large_px 0: no presentation-mode font (large stays null).
 std::string fonts_load(float size_px, float large_px, ImVector<ImWchar>& ranges, ImFont*& normal, ImFont*& large);
 
 }  // namespace attnviz
