@@ -4,7 +4,11 @@
 // malformed documents.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "render/figure.h"
 #include "render/heatmap.h"
@@ -102,6 +106,67 @@ TEST_CASE("figure: the heads grid's SVG has every cell with its exact value and 
   REQUIRE(twice.ok());
   CHECK(twice->width == 2 * img->width);
   CHECK(twice->at(2 * cr.x + 2, 2 * cr.y + 2) == colormap_sample(Colormap::magma, 0.5f));
+}
+
+// What a line's pixels must be: every pixel of the image tested against the segment (round caps,
+// one pixel of anti-aliasing), as the rasteriser did before it visited only the pixels near each line.
+Image lines_brute_force(const Figure& fig, float s) {
+  Image img(static_cast<int>(std::ceil(fig.width * s)), static_cast<int>(std::ceil(fig.height * s)), fig.background);
+  for (const FigureItem& item : fig.items) {
+    const auto& l = std::get<FigureLine>(item);
+    const float hw = std::max(0.5f, l.width * s * 0.5f), opacity = l.opacity * static_cast<float>(l.color.a) / 255.0f;
+    for (size_t i = 1; i < l.points.size(); ++i) {
+      const float ax = l.points[i - 1].x * s, ay = l.points[i - 1].y * s;
+      const float dx = l.points[i].x * s - ax, dy = l.points[i].y * s - ay, len2 = dx * dx + dy * dy;
+      for (int y = 0; y < img.height; ++y)
+        for (int x = 0; x < img.width; ++x) {
+          const float px = static_cast<float>(x) + 0.5f - ax, py = static_cast<float>(y) + 0.5f - ay;
+          const float t = len2 > 0 ? std::clamp((px * dx + py * dy) / len2, 0.0f, 1.0f) : 0.0f;
+          const float ex = px - t * dx, ey = py - t * dy;
+          const float cov = std::clamp(hw + 0.5f - std::sqrt(ex * ex + ey * ey), 0.0f, 1.0f);
+          if (cov > 0) img.blend(x, y, l.color, cov * opacity);
+        }
+    }
+  }
+  return img;
+}
+
+TEST_CASE("figure: lines at every angle rasterise to the same pixels as testing every pixel") {
+  // Steep, shallow, level, upright, almost level (the row range is widest there), a point, a
+  // polyline, wide and hairline, partly outside the image, translucent over each other.
+  Figure fig;
+  fig.width = 120;
+  fig.height = 90;
+  const std::vector<std::vector<FigureLine::Point>> paths = {
+      {{10, 5}, {110, 85}},           {{5, 80}, {115, 70}},
+      {{20, 40}, {100, 40}},          {{60, 3}, {60, 88}},
+      {{3, 50}, {117, 50.01f}},       {{40, 20}, {40, 20}},
+      {{10, 10}, {30, 60}, {90, 15}}, {{-20, 30}, {140, 95}},
+      {{100, -10}, {70, 100}},        {{15.3f, 72.8f}, {16.1f, 12.4f}}};
+  for (size_t i = 0; i < paths.size(); ++i) {
+    FigureLine l;
+    l.points = paths[i];
+    l.color = Rgba{static_cast<uint8_t>(40 * i), 120, static_cast<uint8_t>(255 - 20 * i), 255};
+    l.width = i % 3 == 0 ? 0.5f : i % 3 == 1 ? 1.5f : 6.0f;
+    l.opacity = i % 2 ? 0.6f : 1.0f;
+    fig.items.push_back(l);
+  }
+  for (const float s : {1.0f, 1.5f, 2.0f}) {
+    CAPTURE(s);
+    auto drawn = figure_raster(fig, nullptr, s);
+    REQUIRE(drawn.ok());
+    const Image want = lines_brute_force(fig, s);
+    REQUIRE(drawn->width == want.width);
+    REQUIRE(drawn->height == want.height);
+    int differ = 0, touched = 0;
+    for (int y = 0; y < want.height; ++y)
+      for (int x = 0; x < want.width; ++x) {
+        differ += !(drawn->at(x, y) == want.at(x, y));
+        touched += !(want.at(x, y) == fig.background);
+      }
+    CHECK(differ == 0);
+    CHECK(touched > want.width * want.height / 10);  // the lines cover a fair share of the image
+  }
 }
 
 TEST_CASE("figure: the XML reader refuses malformed documents, naming the line") {
