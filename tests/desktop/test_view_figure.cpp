@@ -226,7 +226,8 @@ TEST_CASE("view figures: Train exports its curves once a run has reported, and s
   auto none = view_figure(app, View::train, nullptr);
   REQUIRE_FALSE(none.ok());
   CHECK(has(none.error(), "train: nothing to export yet"));
-  app.train.settings.max_steps = 30;
+  app.train.settings.d_model = 32;  // a small, short run: two reports make a curve
+  app.train.settings.max_steps = 20;
   app.train.settings.report_every = 10;
   REQUIRE(train_start(app).ok());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
