@@ -8,21 +8,30 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "render/heatmap.h"
+#include "shell/fonts.h"
 #include "state/axis_labels.h"
+#include "state/soft_wrap.h"
 #include "widgets/draw.h"
 
 namespace attnviz {
 
 namespace {
-constexpr float kLabelMax = 110.0f;  // longest label drawn, in pixels; longer ones end in "…"
+
+constexpr float kLabelMax = 110.0f;  // longest row label drawn, in pixels at the 17-pixel font; longer ones end in "…"
+
+float label_max() { return kLabelMax * ui_scale(); }  // presentation mode and HiDPI draw larger text
+
+float label_width(std::string_view text) { return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x; }
+
 }  // namespace
 
 float heatmap_label_extent(const std::vector<TraceToken>& tokens) {
   float w = 0;
   for (const TraceToken& t : tokens) w = std::max(w, ImGui::CalcTextSize(t.text.c_str()).x);
-  return std::min(w, kLabelMax) + 6.0f;
+  return std::min(w, label_max()) + 6.0f;
 }
 
 HeatmapHit heatmap_widget(const HeatmapWidget& w) {
@@ -53,10 +62,11 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
   if (w.row_labels && w.rows) {
     for (int q : axis_labels_shown(std::min(R, static_cast<int>(w.rows->size()) - r0), w.cell, line, kept_rows)) {
       const TraceToken& tok = (*w.rows)[static_cast<size_t>(r0 + q)];
-      const float tw = std::min(ImGui::CalcTextSize(tok.text.c_str()).x, kLabelMax);
-      const ImVec2 at(p0.x - 4 - tw, p0.y + w.cell * (q + 0.5f) - line * 0.5f);
+      // Right-aligned against the map; a label wider than the room ends in "…" rather than being cut.
+      const std::string shown = fit_with_ellipsis(tok.text, std::min(w.row_label_w - 6.0f, label_max()), label_width);
+      const ImVec2 at(p0.x - 4 - label_width(shown), p0.y + w.cell * (q + 0.5f) - line * 0.5f);
       ImGui::PushClipRect(ImVec2(p0.x - w.row_label_w, at.y), ImVec2(p0.x - 2, at.y + line), true);
-      dl->AddText(at, q == highlight ? accent : (tok.pad ? dim_col : text_col), tok.text.c_str());
+      dl->AddText(at, q == highlight ? accent : (tok.pad ? dim_col : text_col), shown.c_str());
       ImGui::PopClipRect();
     }
     ImGui::SetCursorScreenPos(ImVec2(p0.x - w.row_label_w, p0.y));
