@@ -1,6 +1,6 @@
 // Loads the UI fonts: a Hangul-capable TTF found through fontconfig (fonts-nanum), at the normal
-// size and at the presentation-mode size, with the Korean glyph ranges plus the symbols our strings
-// use. Falls back to ImGui's built-in font with a message.
+// size and (when asked) at the presentation-mode size, with Latin, every Hangul syllable and the
+// symbols our strings use. Falls back to ImGui's built-in font with a message.
 #pragma once
 #include <string>
 
