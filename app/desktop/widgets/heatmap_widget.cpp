@@ -5,6 +5,7 @@
 #include "widgets/heatmap_widget.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -13,6 +14,7 @@
 #include "render/heatmap.h"
 #include "shell/fonts.h"
 #include "state/axis_labels.h"
+#include "state/cell_numbers.h"
 #include "state/soft_wrap.h"
 #include "widgets/draw.h"
 
@@ -25,6 +27,18 @@ constexpr float kLabelMax = 110.0f;  // longest row label drawn, in pixels at th
 float label_max() { return kLabelMax * ui_scale(); }  // presentation mode and HiDPI draw larger text
 
 float label_width(std::string_view text) { return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x; }
+
+constexpr int kCellNumbersMaxCells = 4096;  // more cells than this are never large enough to hold a value
+
+// The size to write the cells' values at (state/cell_numbers.h), from the widest value shown.
+float widget_number_px(const HeatmapWidget& w, int R, int C) {
+  if (R * C > kCellNumbersMaxCells || w.cell < kCellNumberMinPx * ui_scale()) return 0.0f;
+  float widest = 0;
+  for (int q = 0; q < R; ++q)
+    for (int k = 0; k < C; ++k)
+      widest = std::max(widest, label_width(heatmap_value_text((*w.values)(w.row0 + q, w.col0 + k), true)));
+  return cell_number_px(w.cell, widest, ImGui::GetFontSize(), ui_scale());
+}
 
 }  // namespace
 
@@ -78,7 +92,8 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
 
   const bool painted = w.texture == 0;
   if (!painted) dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(w.texture)), p0, p1);
-  const bool annotate = w.annotate && w.cell >= 26.0f;
+  const float annotate_px = w.annotate ? widget_number_px(w, R, C) : 0.0f;
+  const bool annotate = annotate_px > 0;
   const bool mark_masked = w.mask && w.cell >= 6.0f;
   const float span = w.vmax > w.vmin ? w.vmax - w.vmin : 1.0f;
   const auto cell_colour = [&](float v) {
@@ -95,8 +110,8 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
       if (annotate) {
         const float v = (*w.values)(mq, mk);
         const std::string text = heatmap_value_text(v, true);
-        const ImVec2 sz = ImGui::CalcTextSize(text.c_str());
-        dl->AddText(ImVec2(c0.x + (w.cell - sz.x) * 0.5f, c0.y + (w.cell - sz.y) * 0.5f),
+        const ImVec2 sz = ImGui::GetFont()->CalcTextSizeA(annotate_px, FLT_MAX, 0.0f, text.c_str());
+        dl->AddText(ImGui::GetFont(), annotate_px, ImVec2(c0.x + (w.cell - sz.x) * 0.5f, c0.y + (w.cell - sz.y) * 0.5f),
                     contrast_text_color(cell_colour(v)), text.c_str());
       }
     }
