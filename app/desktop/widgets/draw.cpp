@@ -133,4 +133,13 @@ void draw_hatch(ImDrawList* dl, ImVec2 p0, ImVec2 p1, float spacing) {
   dl->PopClipRect();
 }
 
+void same_line_or_wrap(float width, float spacing) {
+  ImGui::SameLine(0, spacing);
+  if (width > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
+}
+
+float checkbox_width(const char* label) {
+  return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+}
+
 }  // namespace attnviz

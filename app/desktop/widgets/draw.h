@@ -34,4 +34,10 @@ void draw_hatch(ImDrawList* dl, ImVec2 p0, ImVec2 p1, float spacing);
 // Black or white, whichever reads better on `background`.
 ImU32 contrast_text_color(ImU32 background);
 
+// A toolbar that wraps: the next item goes on this line, `spacing` after the last one (< 0: the
+// style's), when its `width` fits in what is left of the line; else it starts the next line.
+void same_line_or_wrap(float width, float spacing = -1.0f);
+// The width of a checkbox with `label` (its box, the gap and the text).
+float checkbox_width(const char* label);
+
 }  // namespace attnviz

@@ -41,6 +41,11 @@ void ablation_mode_combo(AppState& app) {
     wrapped_tooltip((std::string(tr(L, Str::ablation_mode)) + ": " + tr(L, Str::ablation_mode_tip)).c_str());
 }
 
+float measure_combo_width(const AppState& app) {
+  return ImGui::GetFontSize() * 7.5f + ImGui::GetStyle().ItemInnerSpacing.x +
+         ImGui::CalcTextSize(tr(app.lang, Str::measure)).x;
+}
+
 void measure_combo(AppState& app) {
   const Lang L = app.lang;
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.5f);

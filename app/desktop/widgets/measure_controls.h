@@ -7,6 +7,8 @@ namespace attnviz {
 
 // A combo of the three measures, with their definitions as tooltips.
 void measure_combo(AppState& app);
+// The combo's width with its label, for a toolbar that wraps (same_line_or_wrap).
+float measure_combo_width(const AppState& app);
 // Why the chosen measure cannot be drawn (rollout of cross-attention), wrapped on a line of its
 // own; nothing when it can. Toolbars call it last.
 void measure_error(const AppState& app);

@@ -11,11 +11,12 @@
 #include <imgui.h>
 
 #include "model/mask.h"
+#include "shell/fonts.h"
 #include "shell/panels.h"
 #include "shell/view_registry.h"
 #include "widgets/draw.h"
-#include "widgets/measure_controls.h"
 #include "widgets/heatmap_widget.h"
+#include "widgets/measure_controls.h"
 
 namespace attnviz {
 
@@ -280,22 +281,23 @@ void toolbar(AppState& app, const Trace& t) {
       if (ImGui::Selectable(std::string(name_of(c)).c_str(), c == app.cmap)) app.cmap = c;
     ImGui::EndCombo();
   }
-  ImGui::SameLine();
+  // Presentation mode and narrow windows: the controls that do not fit start a second line.
+  same_line_or_wrap(measure_combo_width(app));
   measure_combo(app);
-  ImGui::SameLine();
-  colormap_legend(app.cmap, 0.0f, app.maps.maps.empty() ? 1.0f : app.maps.vmax, 120.0f * ImGui::GetFontSize() / 17.0f);
-  ImGui::SameLine();
+  const float legend_w = 120.0f * ui_scale();
+  same_line_or_wrap(legend_w);
+  colormap_legend(app.cmap, 0.0f, app.maps.maps.empty() ? 1.0f : app.maps.vmax, legend_w);
+  same_line_or_wrap(checkbox_width(tr(L, Str::annotate)));
   ImGui::Checkbox(tr(L, Str::annotate), &app.annotate);
   if (app.heads.zoom_head >= 0) {
-    ImGui::SameLine();
+    same_line_or_wrap(ImGui::CalcTextSize(tr(L, Str::back_to_grid)).x + 2 * ImGui::GetStyle().FramePadding.x);
     if (ImGui::Button(tr(L, Str::back_to_grid))) app.heads.zoom_head = -1;
   }
   std::string timing = app_computing(app) ? std::string(tr(L, Str::computing))
                                           : tr_format(L, Str::hv_timing, t.n_queries(), t.n_keys(), app.compute_seconds * 1000.0);
   if (t.weights_only && !app_computing(app))  // read from a file: no compute time to show
     timing = std::to_string(t.n_queries()) + " × " + std::to_string(t.n_keys());
-  ImGui::SameLine();
-  if (ImGui::CalcTextSize(timing.c_str()).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();  // never cut at the edge
+  same_line_or_wrap(ImGui::CalcTextSize(timing.c_str()).x);  // never cut at the edge
   ImGui::TextDisabled("%s", timing.c_str());
   measure_error(app);
   if (const std::vector<int> hidden = mask_fully_hidden_rows(t.mask); !hidden.empty()) {

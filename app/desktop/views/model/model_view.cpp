@@ -146,9 +146,7 @@ void toolbar(AppState& app, const Trace& t) {
                                                  : tr_format(L, Str::mv_summary, static_cast<int>(t.layers.size()),
                                                              t.config.n_heads, t.n_queries(), t.n_keys());
   // Keep the summary on the first line when it fits, else start the second line with it.
-  const float gap = ImGui::GetFontSize();
-  ImGui::SameLine(0, gap);
-  if (ImGui::CalcTextSize(summary.c_str()).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
+  same_line_or_wrap(ImGui::CalcTextSize(summary.c_str()).x, ImGui::GetFontSize());
   ImGui::TextDisabled("%s", summary.c_str());
   ImGui::TextDisabled("%s", tr(L, Str::mv_hint));
   measure_error(app);
