@@ -167,8 +167,11 @@ Layout layout_compare(const Trace& A, const Trace& B, bool has_diff, int n_rows,
   const float cols = static_cast<float>(g.tk_a + g.tk_b + (has_diff ? g.tk_a : 0));
   const float by_w = (avail.x - g.label_a - g.label_b - g.gap * (has_diff ? 2.5f : 1.5f)) / cols;
   const float by_h = ((avail.y - g.col_h - reserve_h) / static_cast<float>(n_rows) - g.title_h - g.gap) / static_cast<float>(g.tq);
-  // Height may force tiny cells on long sentences: rather scroll down than go below 4 px.
-  g.cell = std::clamp(std::floor(std::min(by_w, std::max(by_h, 4.0f))), 2.0f, 64.0f);
+  // Height may force tiny cells (long sentences; presentation mode, whose header takes half the
+  // view): rather scroll down than go below 12 px at the UI's scale, where the width allows it. At
+  // 1280 x 800 in presentation mode the height alone made 4-pixel cells, 48-pixel maps.
+  const float min_cell = 12.0f * ui_scale();
+  g.cell = std::clamp(std::floor(std::min(by_w, std::max(by_h, min_cell))), 2.0f, 64.0f);
   g.x_a = g.label_a;
   g.x_b = g.x_a + g.cell * static_cast<float>(g.tk_a) + g.gap + g.label_b;
   g.x_d = g.x_b + g.cell * static_cast<float>(g.tk_b) + g.gap;
