@@ -16,6 +16,7 @@
 #include "state/file_actions.h"
 #include "state/soft_wrap.h"
 #include "state/source_text.h"
+#include "widgets/draw.h"
 #include "widgets/measure_controls.h"
 
 namespace attnviz {
@@ -96,12 +97,10 @@ void view_tabs(AppState& app) {
   }
 }
 
-float text_width(std::string_view text) { return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x; }
-
 // One part of the status bar within `width`, cut with "…" when longer, and then whole in a tooltip.
 // No colour: drawn as disabled text.
 void status_text(const std::string& text, const ImVec4* colour, float width) {
-  const std::string shown = fit_with_ellipsis(text, width, text_width);
+  const std::string shown = fit_with_ellipsis(text, width, ui_text_width);
   if (colour) ImGui::TextColored(*colour, "%s", shown.c_str());
   else ImGui::TextDisabled("%s", shown.c_str());
   if (shown.size() != text.size() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text.c_str());
@@ -161,14 +160,14 @@ void status_bar(const AppState& app) {
   }
   if (!app.status.empty()) {
     const float avail = ImGui::GetContentRegionAvail().x;
-    const float room = std::max(avail * 0.4f, avail - text_width(line_short) - ImGui::GetStyle().ItemSpacing.x);
+    const float room = std::max(avail * 0.4f, avail - ui_text_width(line_short) - ImGui::GetStyle().ItemSpacing.x);
     const ImVec4 colour = app.status_is_error ? ImVec4(1, 0.45f, 0.4f, 1) : ImVec4(0.55f, 0.85f, 0.55f, 1);
     status_text(app.status, &colour, room);
     ImGui::SameLine();
   }
   if (!line.empty()) {
     const float avail = ImGui::GetContentRegionAvail().x;
-    status_text(text_width(line) <= avail ? line : line_short, nullptr, avail);
+    status_text(ui_text_width(line) <= avail ? line : line_short, nullptr, avail);
   }
 }
 

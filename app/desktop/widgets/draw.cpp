@@ -133,6 +133,8 @@ void draw_hatch(ImDrawList* dl, ImVec2 p0, ImVec2 p1, float spacing) {
   dl->PopClipRect();
 }
 
+float ui_text_width(std::string_view text) { return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x; }
+
 void same_line_or_wrap(float width, float spacing) {
   ImGui::SameLine(0, spacing);
   if (width > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
@@ -141,5 +143,7 @@ void same_line_or_wrap(float width, float spacing) {
 float checkbox_width(const char* label) {
   return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
 }
+
+float button_width(const char* label) { return ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x; }
 
 }  // namespace attnviz

@@ -1,5 +1,7 @@
 // Small drawing helpers shared by panels (ImGui 1.86 lacks some of them).
 #pragma once
+#include <string_view>
+
 #include <imgui.h>
 
 #include "render/colormap.h"
@@ -34,10 +36,14 @@ void draw_hatch(ImDrawList* dl, ImVec2 p0, ImVec2 p1, float spacing);
 // Black or white, whichever reads better on `background`.
 ImU32 contrast_text_color(ImU32 background);
 
+// The width of `text` in the current UI font (core/render's text_width measures a figure's font).
+float ui_text_width(std::string_view text);
+
 // A toolbar that wraps: the next item goes on this line, `spacing` after the last one (< 0: the
 // style's), when its `width` fits in what is left of the line; else it starts the next line.
 void same_line_or_wrap(float width, float spacing = -1.0f);
-// The width of a checkbox with `label` (its box, the gap and the text).
+// The width of a checkbox with `label` (its box, the gap and the text), and of a button.
 float checkbox_width(const char* label);
+float button_width(const char* label);
 
 }  // namespace attnviz

@@ -26,18 +26,28 @@ constexpr float kLabelMax = 110.0f;  // longest row label drawn, in pixels at th
 
 float label_max() { return kLabelMax * ui_scale(); }  // presentation mode and HiDPI draw larger text
 
-float label_width(std::string_view text) { return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x; }
-
 constexpr int kCellNumbersMaxCells = 4096;  // more cells than this are never large enough to hold a value
 
-// The size to write the cells' values at (state/cell_numbers.h), from the widest value shown.
-float widget_number_px(const HeatmapWidget& w, int R, int C) {
-  if (R * C > kCellNumbersMaxCells || w.cell < kCellNumberMinPx * ui_scale()) return 0.0f;
+// The cells' values as written (row-major over the window), and the size to write them at
+// (state/cell_numbers.h, from the widest); none when the cells cannot hold a legible one.
+struct CellNumbers {
+  std::vector<std::string> texts;
+  float px = 0;
+};
+
+CellNumbers cell_numbers(const HeatmapWidget& w, int R, int C) {
+  CellNumbers out;
+  if (!w.annotate || R * C > kCellNumbersMaxCells || w.cell < kCellNumberMinPx * ui_scale()) return out;
   float widest = 0;
+  out.texts.reserve(static_cast<size_t>(R) * static_cast<size_t>(C));
   for (int q = 0; q < R; ++q)
-    for (int k = 0; k < C; ++k)
-      widest = std::max(widest, label_width(heatmap_value_text((*w.values)(w.row0 + q, w.col0 + k), true)));
-  return cell_number_px(w.cell, widest, ImGui::GetFontSize(), ui_scale());
+    for (int k = 0; k < C; ++k) {
+      out.texts.push_back(heatmap_value_text((*w.values)(w.row0 + q, w.col0 + k), true));
+      widest = std::max(widest, ui_text_width(out.texts.back()));
+    }
+  out.px = cell_number_px(w.cell, widest, ImGui::GetFontSize(), ui_scale());
+  if (out.px <= 0) out.texts.clear();
+  return out;
 }
 
 }  // namespace
@@ -77,8 +87,8 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
     for (int q : axis_labels_shown(std::min(R, static_cast<int>(w.rows->size()) - r0), w.cell, line, kept_rows)) {
       const TraceToken& tok = (*w.rows)[static_cast<size_t>(r0 + q)];
       // Right-aligned against the map; a label wider than the room ends in "…" rather than being cut.
-      const std::string shown = fit_with_ellipsis(tok.text, std::min(w.row_label_w - 6.0f, label_max()), label_width);
-      const ImVec2 at(p0.x - 4 - label_width(shown), p0.y + w.cell * (q + 0.5f) - line * 0.5f);
+      const std::string shown = fit_with_ellipsis(tok.text, std::min(w.row_label_w - 6.0f, label_max()), ui_text_width);
+      const ImVec2 at(p0.x - 4 - ui_text_width(shown), p0.y + w.cell * (q + 0.5f) - line * 0.5f);
       ImGui::PushClipRect(ImVec2(p0.x - w.row_label_w, at.y), ImVec2(p0.x - 2, at.y + line), true);
       dl->AddText(at, q == highlight ? accent : (tok.pad ? dim_col : text_col), shown.c_str());
       ImGui::PopClipRect();
@@ -92,8 +102,8 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
 
   const bool painted = w.texture == 0;
   if (!painted) dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(w.texture)), p0, p1);
-  const float annotate_px = w.annotate ? widget_number_px(w, R, C) : 0.0f;
-  const bool annotate = annotate_px > 0;
+  const CellNumbers numbers = cell_numbers(w, R, C);
+  const bool annotate = numbers.px > 0;
   const bool mark_masked = w.mask && w.cell >= 6.0f;
   const float span = w.vmax > w.vmin ? w.vmax - w.vmin : 1.0f;
   const auto cell_colour = [&](float v) {
@@ -108,11 +118,11 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
       if (mark_masked && mq < w.mask->rows() && mk < w.mask->cols() && !std::isfinite((*w.mask)(mq, mk)))
         dl->AddLine(c0, c1, IM_COL32(150, 150, 150, 170));
       if (annotate) {
-        const float v = (*w.values)(mq, mk);
-        const std::string text = heatmap_value_text(v, true);
-        const ImVec2 sz = ImGui::GetFont()->CalcTextSizeA(annotate_px, FLT_MAX, 0.0f, text.c_str());
-        dl->AddText(ImGui::GetFont(), annotate_px, ImVec2(c0.x + (w.cell - sz.x) * 0.5f, c0.y + (w.cell - sz.y) * 0.5f),
-                    contrast_text_color(cell_colour(v)), text.c_str());
+        const std::string& text =
+            numbers.texts[static_cast<size_t>(q) * static_cast<size_t>(C) + static_cast<size_t>(k)];
+        const ImVec2 sz = ImGui::GetFont()->CalcTextSizeA(numbers.px, FLT_MAX, 0.0f, text.c_str());
+        dl->AddText(ImGui::GetFont(), numbers.px, ImVec2(c0.x + (w.cell - sz.x) * 0.5f, c0.y + (w.cell - sz.y) * 0.5f),
+                    contrast_text_color(cell_colour((*w.values)(mq, mk))), text.c_str());
       }
     }
   if (highlight >= 0 && highlight < R)

@@ -41,14 +41,17 @@ void ablation_mode_combo(AppState& app) {
     wrapped_tooltip((std::string(tr(L, Str::ablation_mode)) + ": " + tr(L, Str::ablation_mode_tip)).c_str());
 }
 
+namespace {
+float measure_box_width() { return ImGui::GetFontSize() * 7.5f; }  // the combo's box, without its label
+}  // namespace
+
 float measure_combo_width(const AppState& app) {
-  return ImGui::GetFontSize() * 7.5f + ImGui::GetStyle().ItemInnerSpacing.x +
-         ImGui::CalcTextSize(tr(app.lang, Str::measure)).x;
+  return measure_box_width() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(tr(app.lang, Str::measure)).x;
 }
 
 void measure_combo(AppState& app) {
   const Lang L = app.lang;
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.5f);
+  ImGui::SetNextItemWidth(measure_box_width());
   if (ImGui::BeginCombo(tr(L, Str::measure), measure_label(L, app.measure))) {
     for (AttentionMeasure m : kAllMeasures) {
       if (ImGui::Selectable(measure_label(L, m), m == app.measure)) app.measure = m;

@@ -5,6 +5,7 @@
 #include <imgui_stdlib.h>
 
 #include "state/soft_wrap.h"
+#include "widgets/draw.h"
 
 namespace attnviz {
 
@@ -14,14 +15,10 @@ struct WrapContext {
   float width = 0;
 };
 
-float text_width(std::string_view s) {
-  return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x;
-}
-
 int rewrap(ImGuiInputTextCallbackData* data) {
   const auto* ctx = static_cast<const WrapContext*>(data->UserData);
   const std::string wrapped = soft_wrap(soft_unwrap(std::string_view(data->Buf, static_cast<size_t>(data->BufTextLen))),
-                                        ctx->width, text_width);
+                                        ctx->width, ui_text_width);
   for (size_t i = 0; i < wrapped.size(); ++i) data->Buf[i] = wrapped[i];  // same length: only '\n' <-> ' '
   data->BufDirty = true;
   return 0;
@@ -35,7 +32,7 @@ bool sentence_box(const char* id, std::string& text, ImVec2 size) {
   const float box_w = size.x > 0 ? size.x : size.x + ImGui::GetContentRegionAvail().x;
   // Inside the frame padding, and clear of the vertical scroll bar a long text brings.
   WrapContext ctx{box_w - style.FramePadding.x * 2 - style.ScrollbarSize - 2};
-  std::string shown = soft_wrap(text, ctx.width, text_width);
+  std::string shown = soft_wrap(text, ctx.width, ui_text_width);
   // A wrapped box holds no newline of the sentence's own: every '\n' in it is a break (a pasted
   // line break becomes a space), and Enter leaves the field instead of adding one.
   const ImGuiInputTextFlags flags =

@@ -290,7 +290,7 @@ void toolbar(AppState& app, const Trace& t) {
   same_line_or_wrap(checkbox_width(tr(L, Str::annotate)));
   ImGui::Checkbox(tr(L, Str::annotate), &app.annotate);
   if (app.heads.zoom_head >= 0) {
-    same_line_or_wrap(ImGui::CalcTextSize(tr(L, Str::back_to_grid)).x + 2 * ImGui::GetStyle().FramePadding.x);
+    same_line_or_wrap(button_width(tr(L, Str::back_to_grid)));
     if (ImGui::Button(tr(L, Str::back_to_grid))) app.heads.zoom_head = -1;
   }
   std::string timing = app_computing(app) ? std::string(tr(L, Str::computing))
