@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "shell/fonts.h"
 #include "text/utf8.h"
 
 namespace attnviz {
@@ -118,12 +119,18 @@ ImU32 contrast_text_color(ImU32 background) {
   return luminance > 140.0f ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255);
 }
 
+namespace {
+
+constexpr int kHatchDimAlpha = 90;  // the black laid over a switched-off head, out of 255
+
+}  // namespace
+
 void draw_hatch(ImDrawList* dl, ImVec2 p0, ImVec2 p1, float spacing) {
   const float w = p1.x - p0.x, h = p1.y - p0.y;
   if (w <= 0 || h <= 0) return;
   spacing = std::max(spacing, 4.0f);
   dl->PushClipRect(p0, p1, true);
-  dl->AddRectFilled(p0, p1, IM_COL32(0, 0, 0, 90));
+  dl->AddRectFilled(p0, p1, IM_COL32(0, 0, 0, kHatchDimAlpha));
   // Lines from the bottom edge up and to the right, covering the whole rectangle.
   for (float d = 0; d < w + h; d += spacing) {
     const ImVec2 a(p0.x + d - h, p1.y), b(p0.x + d, p0.y);
@@ -131,6 +138,33 @@ void draw_hatch(ImDrawList* dl, ImVec2 p0, ImVec2 p1, float spacing) {
     dl->AddLine(a, b, IM_COL32(255, 255, 255, 200), 1.2f);
   }
   dl->PopClipRect();
+}
+
+ImU32 hatch_shade(ImU32 colour) {
+  const auto dim = [&](int shift) {
+    const unsigned c = (colour >> shift) & 0xFFu;
+    return (c * (255u - kHatchDimAlpha) + 127u) / 255u;
+  };
+  return IM_COL32(dim(IM_COL32_R_SHIFT), dim(IM_COL32_G_SHIFT), dim(IM_COL32_B_SHIFT), 255);
+}
+
+void draw_text_haloed(ImDrawList* dl, ImVec2 at, ImU32 colour, ImU32 halo, const char* text, float font_px) {
+  ImFont* font = ImGui::GetFont();
+  const float px = font_px > 0 ? font_px : ImGui::GetFontSize();
+  const float d = std::max(1.0f, ui_scale());
+  for (const ImVec2 o : {ImVec2(-d, 0), ImVec2(d, 0), ImVec2(0, -d), ImVec2(0, d), ImVec2(-d, -d), ImVec2(d, d),
+                         ImVec2(-d, d), ImVec2(d, -d)})
+    dl->AddText(font, px, ImVec2(at.x + o.x, at.y + o.y), halo, text);
+  dl->AddText(font, px, at, colour, text);
+}
+
+void draw_cell_text(ImDrawList* dl, ImVec2 at, ImU32 cell, bool hatched, const char* text, float font_px) {
+  if (!hatched) {
+    dl->AddText(ImGui::GetFont(), font_px > 0 ? font_px : ImGui::GetFontSize(), at, contrast_text_color(cell), text);
+    return;
+  }
+  const ImU32 shade = hatch_shade(cell);
+  draw_text_haloed(dl, at, contrast_text_color(shade), shade, text, font_px);
 }
 
 float ui_text_width(std::string_view text) { return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x; }

@@ -32,6 +32,14 @@ float diverging_legend_min_width(Lang lang);
 // A switched-off head: diagonal hatching over its map, dark lines under light ones so that it reads
 // on any colour map.
 void draw_hatch(ImDrawList* dl, ImVec2 p0, ImVec2 p1, float spacing);
+// A colour as draw_hatch leaves it between its stripes (it dims what it covers).
+ImU32 hatch_shade(ImU32 colour);
+// Text over hatching: ringed by a pixel of `halo` (hatch_shade of what lies beneath), so that the
+// stripes stop short of each letter. font_px 0: the UI font's size.
+void draw_text_haloed(ImDrawList* dl, ImVec2 at, ImU32 colour, ImU32 halo, const char* text, float font_px = 0);
+// A cell's text at `at`, black or white for the cell's colour `cell`; over hatching (`hatched`:
+// draw_hatch already covers the cell) haloed in the cell's dimmed colour.
+void draw_cell_text(ImDrawList* dl, ImVec2 at, ImU32 cell, bool hatched, const char* text, float font_px = 0);
 
 // Black or white, whichever reads better on `background`.
 ImU32 contrast_text_color(ImU32 background);

@@ -110,20 +110,23 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
     const Rgba c = colormap_sample(w.cmap, (v - w.vmin) / span);
     return IM_COL32(c.r, c.g, c.b, 255);
   };
-  for (int q = 0; (painted || annotate || mark_masked) && q < R; ++q)
+  for (int q = 0; (painted || mark_masked) && q < R; ++q)
     for (int k = 0; k < C; ++k) {
       const ImVec2 c0(p0.x + w.cell * k, p0.y + w.cell * q), c1(c0.x + w.cell, c0.y + w.cell);
       const int mq = r0 + q, mk = c0w + k;  // matrix row and column
       if (painted) dl->AddRectFilled(c0, c1, cell_colour((*w.values)(mq, mk)));
       if (mark_masked && mq < w.mask->rows() && mk < w.mask->cols() && !std::isfinite((*w.mask)(mq, mk)))
         dl->AddLine(c0, c1, IM_COL32(150, 150, 150, 170));
-      if (annotate) {
-        const std::string& text =
-            numbers.texts[static_cast<size_t>(q) * static_cast<size_t>(C) + static_cast<size_t>(k)];
-        const ImVec2 sz = ImGui::GetFont()->CalcTextSizeA(numbers.px, FLT_MAX, 0.0f, text.c_str());
-        dl->AddText(ImGui::GetFont(), numbers.px, ImVec2(c0.x + (w.cell - sz.x) * 0.5f, c0.y + (w.cell - sz.y) * 0.5f),
-                    contrast_text_color(cell_colour((*w.values)(mq, mk))), text.c_str());
-      }
+    }
+  if (w.hatched) draw_hatch(dl, p0, p1, std::max(10.0f, w.cell * 1.5f));
+  // The values over everything else; over hatching each on a plate of its cell's dimmed colour.
+  for (int q = 0; annotate && q < R; ++q)
+    for (int k = 0; k < C; ++k) {
+      const ImVec2 c0(p0.x + w.cell * k, p0.y + w.cell * q);
+      const std::string& text = numbers.texts[static_cast<size_t>(q) * static_cast<size_t>(C) + static_cast<size_t>(k)];
+      const ImVec2 sz = ImGui::GetFont()->CalcTextSizeA(numbers.px, FLT_MAX, 0.0f, text.c_str());
+      const ImVec2 at(c0.x + (w.cell - sz.x) * 0.5f, c0.y + (w.cell - sz.y) * 0.5f);
+      draw_cell_text(dl, at, cell_colour((*w.values)(r0 + q, c0w + k)), w.hatched, text.c_str(), numbers.px);
     }
   if (highlight >= 0 && highlight < R)
     dl->AddRect(ImVec2(p0.x - 1, p0.y + w.cell * highlight - 1), ImVec2(p1.x + 1, p0.y + w.cell * (highlight + 1) + 1),

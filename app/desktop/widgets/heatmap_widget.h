@@ -18,6 +18,7 @@ struct HeatmapWidget {
   const std::vector<TraceToken>* rows = nullptr;  // query labels (drawn when row_labels)
   const std::vector<TraceToken>* cols = nullptr;  // key labels (drawn when col_labels)
   const Mat* mask = nullptr;                      // additive mask: -inf cells get a diagonal mark
+  bool hatched = false;                           // a switched-off head: hatching over the cells, under the values
   ImVec2 origin;                                  // top-left of the cells
   float cell = 8;                                 // pixels per cell
   bool row_labels = false, col_labels = false;

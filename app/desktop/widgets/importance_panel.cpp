@@ -77,14 +77,15 @@ void grid(AppState& app, const ImportanceGrid& g) {
       const Rgba rgb = colormap_sample(Colormap::magma, top > 0 ? std::clamp(d / top, 0.0f, 1.0f) : 0.0f);
       const ImU32 bg = IM_COL32(rgb.r, rgb.g, rgb.b, 255);
       dl->AddRectFilled(p0, p1, bg);
-      if (app.ablation.has(l, h)) draw_hatch(dl, p0, p1, 8.0f);
+      const bool off = app.ablation.has(l, h);
+      if (off) draw_hatch(dl, p0, p1, 8.0f);
       if (l == g.best_layer && h == g.best_head) dl->AddRect(p0, p1, IM_COL32(255, 200, 60, 255), 0, 0, 2.0f);
       // No room for the value: the star alone, where switching the head off changes the answer.
       const bool flips = g.flips[static_cast<size_t>(l)][static_cast<size_t>(h)];
       const char* text = lay.values ? texts[static_cast<size_t>(l * NH + h)].c_str() : flips ? "*" : "";
-      const float tw = ImGui::CalcTextSize(text).x;
-      dl->AddText(ImVec2(p0.x + (cell_w - 2 - tw) * 0.5f, y + (cell_h - ImGui::GetTextLineHeight()) * 0.5f),
-                  contrast_text_color(bg), text);
+      const ImVec2 sz = ImGui::CalcTextSize(text);
+      const ImVec2 at(p0.x + (cell_w - 2 - sz.x) * 0.5f, y + (cell_h - sz.y) * 0.5f);
+      if (*text) draw_cell_text(dl, at, bg, off, text);
       ImGui::SetCursorScreenPos(p0);
       ImGui::PushID(l * NH + h);
       if (ImGui::InvisibleButton("cell", ImVec2(cell_w - 2, cell_h))) app_toggle_head(app, l, h);

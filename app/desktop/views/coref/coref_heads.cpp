@@ -101,13 +101,24 @@ void head_box(AppState& app, const CorefSide& a, const CorefHeadScore& s, const 
   const float line = ImGui::GetTextLineHeight(), thick = ui_scale();
   const ImVec2 p1(p.x + b.box_w, p.y + b.box_h);
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
-  dl->AddRectFilled(p, p1, s.resolves ? kCorefColResolvesBg : ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f);
+  const ImU32 bg = s.resolves ? kCorefColResolvesBg : ImGui::GetColorU32(ImGuiCol_FrameBg);
+  dl->AddRectFilled(p, p1, bg, 3.0f);
+  // Switched off: the box is hatched under what it shows, so that its title and values stay legible
+  // (its bars, what the head reads, are drawn over the hatching; what it passes on is gone).
+  const bool off = app.ablation.has(s.layer, s.head);
+  if (off) draw_hatch(dl, p, p1, line * 0.8f);
+  const auto label = [&](ImVec2 at, ImU32 colour, const char* str) {
+    if (off)
+      draw_text_haloed(dl, at, colour, hatch_shade(bg), str);
+    else
+      dl->AddText(at, colour, str);
+  };
   if (s.resolves) dl->AddRect(p, p1, kCorefColResolves, 3.0f, 0, 2.0f * thick);
   else if (s.reads_property) dl->AddRect(p, p1, kCorefColProperty, 3.0f, 0, 2.0f * thick);
   if (selected) dl->AddRect(ImVec2(p.x - 2, p.y - 2), ImVec2(p1.x + 2, p1.y + 2), text, 4.0f, 0, 2.0f * thick);
   const std::string title =
       b.compact ? std::to_string(s.head + 1) : std::string(tr(app.lang, Str::head)) + " " + std::to_string(s.head + 1);
-  dl->AddText(ImVec2(p.x + b.pad, p.y + b.pad), s.resolves ? kCorefColResolves : text, title.c_str());
+  label(ImVec2(p.x + b.pad, p.y + b.pad), s.resolves ? kCorefColResolves : text, title.c_str());
   if (s.resolves)
     coref_draw_check(dl, ImVec2(p.x + b.pad * 2 + ImGui::CalcTextSize(title.c_str()).x, p.y + b.pad), line, kCorefColResolves,
                      2.0f * thick);
@@ -118,15 +129,13 @@ void head_box(AppState& app, const CorefSide& a, const CorefHeadScore& s, const 
     if (!print) return;
     char buf[16];
     std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(value));
-    dl->AddText(ImVec2(bar_x + bar_max + b.pad, y + (h - line) * 0.5f), text, buf);
+    label(ImVec2(bar_x + bar_max + b.pad, y + (h - line) * 0.5f), text, buf);
   };
   const float y0 = p.y + b.pad + line * 1.15f;
   bar(y0 + line * 0.1f, line * 0.8f, s.to_a, kCorefColA, true);
   bar(y0 + line * 1.1f, line * 0.8f, s.to_b, kCorefColB, true);
   if (a.example.property >= 0) bar(y0 + line * 2.0f, line * 0.22f, s.to_property, kCorefColProperty, false);
 
-  if (app.ablation.has(s.layer, s.head))  // switched off: what it reads is drawn, what it passes on is not
-    draw_hatch(dl, p, ImVec2(p.x + b.box_w, p.y + b.box_h), line * 0.8f);
   ImGui::SetCursorScreenPos(p);
   ImGui::PushID(s.layer * 4096 + s.head);
   ImGui::InvisibleButton("head", ImVec2(b.box_w, b.box_h));

@@ -170,10 +170,8 @@ HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, co
     w.keep_row_labels = {e.pronoun};
     w.keep_col_labels = {e.candidate_a, e.candidate_b, e.property};
   }
+  w.hatched = head.ablated;
   const HeatmapHit hit = heatmap_widget(w);
-  if (head.ablated)
-    draw_hatch(ImGui::GetWindowDrawList(), w.origin, ImVec2(w.origin.x + g.cell * win.cols, w.origin.y + g.cell * win.rows),
-               std::max(10.0f, g.cell * 1.5f));
   if (win.rows == t.n_queries() && win.cols == t.n_keys())  // the layout report covers whole maps only
     gui.drawn.push_back(DrawnHeatmap{app.layer, h, w.origin.x, w.origin.y, w.cell, t.n_queries(), t.n_keys()});
   if (hit.label_row_clicked >= 0) app_set_shown_query(app, app_shown_query(app) == hit.label_row_clicked ? -1 : hit.label_row_clicked);

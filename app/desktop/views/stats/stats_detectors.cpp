@@ -337,14 +337,16 @@ void draw_grid(AppState& app, const Trace& t, int index, const Layout& g, ImVec2
       const Rgba rgb = colormap_sample(app.cmap, s.score);
       const ImU32 bg = IM_COL32(rgb.r, rgb.g, rgb.b, 255);
       dl->AddRectFilled(c0, c1, bg);
+      const bool off = app.ablation.has(l, h);
+      if (off) draw_hatch(dl, c0, c1, std::max(6.0f, cell / 3));  // switched off
       // Two decimals when they fit, else the short form (".95"), else colour alone.
       std::string text = heatmap_value_text(s.score, false);
       if (ImGui::CalcTextSize(text.c_str()).x + 4 > cell) text = heatmap_value_text(s.score, true);
       const ImVec2 sz = ImGui::CalcTextSize(text.c_str());
-      if (app.annotate && sz.x + 4 <= cell && sz.y <= cell)
-        dl->AddText(ImVec2(c0.x + (cell - seam - sz.x) * 0.5f, c0.y + (cell - seam - sz.y) * 0.5f), contrast_text_color(bg),
-                    text.c_str());
-      if (app.ablation.has(l, h)) draw_hatch(dl, c0, c1, std::max(6.0f, cell / 3));  // switched off
+      if (app.annotate && sz.x + 4 <= cell && sz.y <= cell) {
+        const ImVec2 at(c0.x + (cell - seam - sz.x) * 0.5f, c0.y + (cell - seam - sz.y) * 0.5f);
+        draw_cell_text(dl, at, bg, off, text.c_str());
+      }
     }
   }
   const ImVec2 p1(p0.x + cell * g.heads, p0.y + cell * g.layers);
