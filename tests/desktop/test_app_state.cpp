@@ -412,6 +412,9 @@ TEST_CASE("app state: the coreference demo retrains on a toggle, a newer change 
   CHECK(retrain_outcome_text(*app.retrain.outcome, Lang::en).find("held-out after") != std::string::npos);
   CHECK(std::filesystem::exists(demo_cache_dir(quick) + "/model.safetensors"));
   CHECK_FALSE(std::filesystem::exists(demo_cache_dir(slow)));
+  // Kept under the trainer's revision: an older trainer's model for the same key is not taken.
+  CHECK(demo_cache_dir(quick) == cache.path() + "/attnviz/coref/trainer-" + std::to_string(kCorefTrainerRevision) +
+                                     "/heads4_dmodel32_layers1_seed26");
   // Shipped grid cells and the cache answer at once; nothing trains.
   CorefTrainOptions grid = quick;
   grid.n_layers = 2;

@@ -35,9 +35,9 @@ xvfb-run -a -s '-screen 0 1280x800x24' "$app" --script "$out/actions.txt" 2> "$o
 cat "$out/err.txt"
 for png in trained twin compare; do "$check_png" "$out/$png.png" 1280 800; done
 # The finished run is in the disk cache (a cancelled one never is: tests/desktop/test_app_state.cpp).
-[ -f "$out/cache/attnviz/coref/heads2_dmodel32_layers1_seed26/model.safetensors" ] || { echo "not cached"; exit 1; }
+[ -f "$out/cache/attnviz/coref/trainer-2/heads2_dmodel32_layers1_seed26/model.safetensors" ] || { echo "not cached"; exit 1; }
 # Compare's 1 head vs N heads trained the 1-head twin of the 1-layer architecture (none is shipped).
-[ -f "$out/cache/attnviz/coref/heads1_dmodel32_layers1_seed26/model.safetensors" ] || { echo "no 1-head twin"; exit 1; }
+[ -f "$out/cache/attnviz/coref/trainer-2/heads1_dmodel32_layers1_seed26/model.safetensors" ] || { echo "no 1-head twin"; exit 1; }
 grep -q "frames drawn while the coreference demo trained" "$out/err.txt" || { echo "no frame was drawn while training"; exit 1; }
 
 # Back to it in a new launch: the disk cache answers at once, nothing trains.

@@ -76,7 +76,8 @@ std::string demo_cache_dir(const CorefTrainOptions& a) {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   const char* home = std::getenv("HOME");
   const fs::path base = xdg && *xdg ? fs::path(xdg) : home && *home ? fs::path(home) / ".cache" : fs::temp_directory_path();
-  return (base / "attnviz" / "coref" / memory_key(a)).string();
+  // Per trainer revision: a model an older trainer made for this key is not this trainer's.
+  return (base / "attnviz" / "coref" / ("trainer-" + std::to_string(kCorefTrainerRevision)) / memory_key(a)).string();
 }
 
 std::shared_ptr<const Model> demo_retrain_find(AppState& app, const CorefTrainOptions& arch) {

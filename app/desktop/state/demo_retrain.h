@@ -1,7 +1,7 @@
 // The coreference demo's architecture is live: a change in the Model panel finds a model trained
 // for it — in memory, in the shipped grid (assets/demo_coref_grid/heads{NH}_dmodel{C}), or in the
-// disk cache ($XDG_CACHE_HOME/attnviz/coref/) — or trains one off the UI thread. The views keep
-// the previous model until the new one is ready; a newer change cancels an older run. Headless.
+// disk cache ($XDG_CACHE_HOME/attnviz/coref/trainer-N/, N the trainer's revision) — or trains one off the UI thread.
+// The views keep the previous model until the new one is ready; a newer change cancels an older run. Headless.
 #pragma once
 #include <map>
 #include <memory>

@@ -1,6 +1,8 @@
 // The coreference demo trains from scratch to >= 99% held-out accuracy (word triples never seen
 // in training), deterministically, into the shipped assets/demo_coref bit for bit, and then resolves
 // "it" in the famous pair both ways.
+#include <cmath>
+
 #include <doctest/doctest.h>
 
 #include "demos/coref_demo.h"
@@ -82,6 +84,32 @@ TEST_CASE("coref demo: unscaled dot-product and general heads start with scores 
     CHECK(Mat(g.in_proj_w) == Mat(s.in_proj_w));
     CHECK(Mat(additive->weights.layers[l].attn.in_proj_w) == Mat(s.in_proj_w));
     CHECK(Mat(additive->weights.layers[l].attn.additive_v) == Mat(s.additive_v));
+  }
+}
+
+TEST_CASE("coref demo: deep models start with their residual branches' last projections 0.5/sqrt(2L) the default") {
+  // Each layer's W_O and second FFN linear; every other tensor as drawn. Models of 1-2 layers (the
+  // shipped demo and grid among them) keep the default draw.
+  for (const int layers : {1, 2, 3, 4}) {
+    CAPTURE(layers);
+    CorefTrainOptions o;
+    o.n_layers = layers;
+    o.d_ff = 64;
+    const auto m = coref_model_init(o);
+    REQUIRE(m.ok());
+    const Model drawn = model_init_random(m->config, o.seed);
+    const float scale = layers >= 3 ? 0.5f / std::sqrt(2.0f * static_cast<float>(layers)) : 1.0f;
+    for (size_t l = 0; l < drawn.weights.layers.size(); ++l) {
+      const LayerWeights& a = m->weights.layers[l];
+      const LayerWeights& d = drawn.weights.layers[l];
+      CHECK(Mat(d.attn.out_w).cwiseAbs().maxCoeff() > 0.1f);
+      CHECK((Mat(a.attn.out_w) - Mat(d.attn.out_w) * scale).cwiseAbs().maxCoeff() < 1e-7f);
+      CHECK((Mat(a.ff2_w) - Mat(d.ff2_w) * scale).cwiseAbs().maxCoeff() < 1e-7f);
+      CHECK(Mat(a.attn.in_proj_w) == Mat(d.attn.in_proj_w));
+      CHECK(Mat(a.ff1_w) == Mat(d.ff1_w));
+      CHECK(a.attn.out_b == d.attn.out_b);
+      CHECK(a.ff2_b == d.ff2_b);
+    }
   }
 }
 
