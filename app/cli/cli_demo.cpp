@@ -55,13 +55,11 @@ void apply_train_flags(const CliOptions& o, Options& t) {
   if (o.given.count("lr")) t.lr = o.lr;
   if (o.given.count("batch")) t.batch = o.batch;
   if (o.given.count("eval-every")) t.eval_every = o.eval_every;
-  // The coreference demo's architecture is live in the app; the same choices here.
-  if constexpr (requires { t.norm; }) {
-    if (o.given.count("ffn")) t.d_ff = o.config.d_ff;
-    if (o.given.count("score")) t.score = o.config.score;
-    if (o.given.count("norm")) t.norm = o.config.norm;
-    if (o.given.count("positions")) t.positions = o.config.positions;
-  }
+  // The demos' architecture is live in the app; the same choices here.
+  if (o.given.count("ffn")) t.d_ff = o.config.d_ff;
+  if (o.given.count("score")) t.score = o.config.score;
+  if (o.given.count("norm")) t.norm = o.config.norm;
+  if (o.given.count("positions")) t.positions = o.config.positions;
 }
 
 // "held-out accuracy 99.04% after 200 steps", the start of the last line of a training run.
@@ -92,13 +90,11 @@ int cli_train_coref(const CliOptions& o, std::ostream& out, std::ostream& err) {
 }
 
 int cli_train_induction(const CliOptions& o, std::ostream& out, std::ostream& err) {
-  for (const char* flag : {"ffn", "score", "norm", "positions"})
-    if (o.given.count(flag)) return fail(err, std::string("--") + flag + " applies to train coref, not train induction");
   InductionTrainOptions t;
   apply_train_flags(o, t);
-  out << "training the induction demo (attention only): d_model " << t.d_model << ", " << counted(t.n_heads, "head")
-      << ", " << counted(t.n_layers, "layer") << ", seed " << t.seed << ", " << counted(t.batch, "sequence")
-      << " a step\n";
+  out << "training the induction demo" << (t.d_ff == 0 ? " (attention only)" : "") << ": d_model " << t.d_model << ", "
+      << counted(t.n_heads, "head") << ", " << counted(t.n_layers, "layer") << ", seed " << t.seed << ", "
+      << counted(t.batch, "sequence") << " a step (" << induction_arch_key(t) << ")\n";
   // Each line also shows the best induction score, so the moment the head forms is visible.
   Status callback_error = Ok{};
   auto result = induction_train(t, [&](const TrainProgress& p, const Model& m) {

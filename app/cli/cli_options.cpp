@@ -95,7 +95,7 @@ const std::vector<Flag>& flags() {
        config_int(&ModelConfig::n_heads, 1, kMaxDModel, "heads"), kAttention | kTrain},
       {"layers", "L", "number of layers (default 1; train: 2)",
        config_int(&ModelConfig::n_layers, 1, kMaxLayers, "layers"), kAttention | kTrain},
-      {"ffn", "F", "FFN width; 0: attention-only layers (default 2048; train coref: 0)",
+      {"ffn", "F", "FFN width; 0: attention-only layers (default 2048; train coref and induction: 0)",
        config_int(&ModelConfig::d_ff, 0, kMaxFF, "ffn"), kAttention | kTrain},
       {"activation", "relu|gelu|gelu_tanh", "FFN activation (default relu)",
        config_enum(&ModelConfig::activation, activation_from_name, "activation", "relu, gelu or gelu_tanh")},
@@ -438,7 +438,9 @@ std::string cli_help() {
          "                             [--png|--svg FILE --layer L] [--measure weights|rollout]\n"
          "       attnviz-cli train coref --out DIR [--seed S] [--heads NH] [--d-model C] [--layers L] [--ffn F] [--score K]\n"
          "                               [--norm post|pre] [--positions P] [--steps N] [--lr LR] [--batch N]\n                               [--eval-every N]\n"
-         "       attnviz-cli train induction --out DIR [--seed S] [--heads NH] [--d-model C] [--steps N] [--lr LR] [--batch N]\n                               [--eval-every N]\n"
+         "       attnviz-cli train induction --out DIR [--seed S] [--heads NH] [--d-model C] [--layers L] [--ffn F]\n"
+         "                               [--score K] [--norm post|pre] [--positions P] [--steps N] [--lr LR] [--batch N]\n"
+         "                               [--eval-every N]\n"
          "       attnviz-cli predict --model PATH --text TEXT [--ablate L:H,...] [--ablation zero|mean] [--top-k K]\n"
          "                           [--json FILE]\n"
          "       attnviz-cli heads --model PATH --text TEXT --importance [--ablation zero|mean] [--json FILE]\n"

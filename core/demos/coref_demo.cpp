@@ -79,63 +79,32 @@ int coref_batch_size(const CorefTrainOptions& o) {
   return o.n_layers >= 3 ? 32 : 16;
 }
 
+DemoArch coref_arch(const CorefTrainOptions& o) {
+  return DemoArch{o.seed, o.d_model, o.n_heads, o.n_layers, o.d_ff, o.score, o.norm, o.positions};
+}
+
+CorefTrainOptions coref_options(const DemoArch& a) {
+  CorefTrainOptions o;
+  o.seed = a.seed;
+  o.d_model = a.d_model;
+  o.n_heads = a.n_heads;
+  o.n_layers = a.n_layers;
+  o.d_ff = a.d_ff;
+  o.score = a.score;
+  o.norm = a.norm;
+  o.positions = a.positions;
+  return o;
+}
+
 bool coref_arch_in_grid(const CorefTrainOptions& o) {
   const CorefTrainOptions d;
-  return o.n_layers == d.n_layers && o.d_ff == d.d_ff && o.score == d.score && o.norm == d.norm && o.positions == d.positions;
+  return o.n_layers == d.n_layers && o.d_ff == d.d_ff && o.score == d.score && o.norm == d.norm &&
+         o.positions == d.positions;
 }
 
 std::string coref_arch_key(const CorefTrainOptions& o) {
-  const CorefTrainOptions d;
-  std::string key = "heads" + std::to_string(o.n_heads) + "_dmodel" + std::to_string(o.d_model);
-  if (o.n_layers != d.n_layers) key += "_layers" + std::to_string(o.n_layers);
-  if (o.d_ff != d.d_ff) key += "_ffn" + std::to_string(o.d_ff);
-  if (o.score != d.score) key += "_" + std::string(name_of(o.score));
-  if (o.norm != d.norm) key += "_" + std::string(name_of(o.norm));
-  if (o.positions != d.positions) key += "_" + std::string(name_of(o.positions));
-  return key;
+  return demo_arch_key(coref_arch(o), coref_arch(CorefTrainOptions{}));
 }
-
-namespace {
-
-// Heads whose scores are not divided by √HS (unscaled dot-product, "general") start with scores
-// 1/HS the size the default draw gives them: W_q and W_k each HS^-1/2 smaller, or G HS^-1 smaller.
-// Their scores are sums over the head's HS values and, unscaled, grow with it, so wide heads began
-// with a saturated softmax and some never learned (one unscaled-dot head at d_model 128: 48% held-out
-// after 3,000 steps; 99.04% after 900 with this start). 1/HS is μP's scaling of attention scores
-// (Yang et al. 2021), here put into the start since the model's definition has no divisor
-// (bench/README.md has the runs). Scaled dot-product and additive heads keep the default draw.
-void start_unscaled_scores_small(Model& m) {
-  const ModelConfig& c = m.config;
-  // One scoring function for every head: the demo's options have no per-head override.
-  if (!c.head_scores.empty()) return;
-  const float hs = static_cast<float>(c.head_size());
-  for (LayerWeights& layer : m.weights.layers) {
-    AttentionWeights& a = layer.attn;
-    if (c.score == ScoreKind::dot) a.in_proj_w.topRows(2 * c.d_model) *= 1.0f / std::sqrt(hs);
-    if (c.score == ScoreKind::general) a.general_w *= 1.0f / hs;
-  }
-}
-
-// Deep models (3 layers or more) start with each residual branch's last projection, attention's W_O
-// and the FFN's second linear, 0.5/√(2L) the size of the default draw. Every branch adds to the same
-// residual stream, so at the default size a deep stack's stream starts out dominated by the branches'
-// random outputs; GPT-2 scales these projections by 1/√(2L) for that reason (Radford et al. 2019).
-// Here the half of that was best: over 124 architectures of 3–4 layers drawn from the Model panel's
-// range, the steps to 99% held-out went 48,000 → 43,650 (d_model ≥ 64: 18,100 → 15,450) with none
-// failing; 1/√(2L) itself gave 44,700, a quarter of it two runs that never reached 99%, zero 19,250
-// for the wide ones (bench/README.md, twelfth session). Models of 1–2 layers, the shipped demo and
-// grid among them, keep the default draw and so their bits.
-void start_deep_residual_branches_small(Model& m) {
-  const int layers = m.config.n_layers;
-  if (layers < 3) return;
-  const float scale = 0.5f / std::sqrt(2.0f * static_cast<float>(layers));
-  for (LayerWeights& layer : m.weights.layers) {
-    layer.attn.out_w *= scale;
-    if (layer.ff2_w.size() > 0) layer.ff2_w *= scale;
-  }
-}
-
-}  // namespace
 
 Result<Model> coref_model_init(const CorefTrainOptions& o) {
   ModelConfig c;

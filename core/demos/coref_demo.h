@@ -11,6 +11,7 @@
 
 #include "base/result.h"
 #include "demos/coref_data.h"
+#include "demos/demo_arch.h"
 #include "model/model.h"
 #include "train/train.h"
 
@@ -48,6 +49,9 @@ struct CorefTrainOptions {
 // differing parts appended otherwise ("..._layers3_ffn128_dot_post_sinusoidal"); the seed is not part
 // of it. Caches of trained models are keyed by it and the seed.
 std::string coref_arch_key(const CorefTrainOptions& options);
+// The options' architecture and seed, and options with them (every other option its default).
+DemoArch coref_arch(const CorefTrainOptions& options);
+CorefTrainOptions coref_options(const DemoArch& arch);
 // The learning rate a run uses: options.lr when set, else 3e-3 for the shipped shape, scaled by
 // 64 / d_model above 64 (wider models diverged or crawled at 3e-3: heads2_dmodel128 needed 2,500
 // steps, at 1.5e-3 it needs 300), halved again for a single layer wider than 64 (1 or 2 heads at

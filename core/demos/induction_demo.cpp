@@ -1,6 +1,7 @@
-// Mini-batches of `batch` sequences through the shared train_loop (core/train/train.h). Pre-norm,
-// learned positions and no FFN: what made induction form in under a thousand steps (the choices
-// and what else was tried are in the notes next to induction_model_init).
+// Mini-batches of `batch` sequences through the shared train_loop (core/train/train.h). The shipped
+// demo is pre-norm with learned positions and no FFN: what made induction form in under a thousand
+// steps (the choices and what else was tried are in the notes next to induction_model_init); the
+// app's Model panel can train it with any other architecture.
 #include "demos/induction_demo.h"
 
 #include <algorithm>
@@ -121,9 +122,13 @@ Result<Model> induction_model_init(const InductionTrainOptions& o) {
   c.d_model = o.d_model;
   c.n_heads = o.n_heads;
   c.n_layers = o.n_layers;
-  c.d_ff = 0;  // attention only: nothing but attention can move a token to where it is predicted
-  c.norm = NormPlacement::pre;
-  c.positions = PositionEncoding::learned;
+  c.d_ff = o.d_ff;
+  // The FFN's, as the coreference demo's. Attention-only models keep the config's default, which is
+  // what the shipped file records.
+  if (o.d_ff > 0) c.activation = Activation::gelu;
+  c.norm = o.norm;
+  c.positions = o.positions;
+  c.score = o.score;
   c.max_positions = o.length;
   c.final_norm = true;
   if (Status s = config_validate(c); !s) return make_error(s.error());
@@ -132,7 +137,30 @@ Result<Model> induction_model_init(const InductionTrainOptions& o) {
   m.source = made_source(kSourceInductionDemo, o.seed);
   // Positions as strong as tokens: the previous-token head in layer 0 reads nothing else.
   weights_init_vocab(m, seed_for(o.seed, "induction.embeddings"), 1.0, 1.0, 0.05);
+  start_unscaled_scores_small(m);
+  start_deep_residual_branches_small(m);
   return m;
+}
+
+DemoArch induction_arch(const InductionTrainOptions& o) {
+  return DemoArch{o.seed, o.d_model, o.n_heads, o.n_layers, o.d_ff, o.score, o.norm, o.positions};
+}
+
+InductionTrainOptions induction_options(const DemoArch& a) {
+  InductionTrainOptions o;
+  o.seed = a.seed;
+  o.d_model = a.d_model;
+  o.n_heads = a.n_heads;
+  o.n_layers = a.n_layers;
+  o.d_ff = a.d_ff;
+  o.score = a.score;
+  o.norm = a.norm;
+  o.positions = a.positions;
+  return o;
+}
+
+std::string induction_arch_key(const InductionTrainOptions& o) {
+  return demo_arch_key(induction_arch(o), induction_arch(InductionTrainOptions{}));
 }
 
 Result<std::vector<InductionSequence>> induction_heldout(const InductionTrainOptions& o, int count) {

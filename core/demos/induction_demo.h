@@ -5,10 +5,12 @@
 // deterministic for a seed), held-out accuracy and the heads' detector scores.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "analysis/detectors.h"
 #include "base/result.h"
+#include "demos/demo_arch.h"
 #include "demos/induction_data.h"
 #include "model/model.h"
 #include "train/train.h"
@@ -22,6 +24,10 @@ inline constexpr int kInductionSegment = 6;
 struct InductionTrainOptions {
   uint64_t seed = 1;           // weights, training data and the held-out set
   int d_model = 32, n_heads = 2, n_layers = 2;
+  int d_ff = 0;  // 0: attention only, the shipped demo (nothing but attention can move a token)
+  ScoreKind score = ScoreKind::scaled_dot;
+  NormPlacement norm = NormPlacement::pre;
+  PositionEncoding positions = PositionEncoding::learned;
   int vocab_size = 32;
   int length = kInductionLength;           // tokens per held-out sequence, and the longest training one
   int segment_length = kInductionSegment;  // tokens of the repeated segment
@@ -34,8 +40,15 @@ struct InductionTrainOptions {
   float lr = 5e-3f;
 };
 
-// A fresh attention-only model (vocabulary from induction_vocabulary); errors for invalid options.
+// A fresh model (vocabulary from induction_vocabulary); errors for invalid options, among them
+// fewer than 2 layers (an induction head reads what a layer before it wrote).
 Result<Model> induction_model_init(const InductionTrainOptions& options);
+
+// The options' architecture and seed, options with them (every other option its default), and the
+// architecture's key ("heads2_dmodel32" for the shipped shape, see demo_arch_key).
+DemoArch induction_arch(const InductionTrainOptions& options);
+InductionTrainOptions induction_options(const DemoArch& arch);
+std::string induction_arch_key(const InductionTrainOptions& options);
 
 // The fixed held-out set for a seed: `count` sequences of options.length tokens, drawn from a
 // stream of their own, so training never sees them.

@@ -298,7 +298,9 @@ TEST_CASE("cli: train induction writes an attention-only model that loads, and r
   const std::string dir = temp("induction_model");
   Run train = run({"train", "induction", "--seed", "2", "--steps", "50", "--heads", "4", "--d-model", "16", "--out", dir});
   REQUIRE_MESSAGE(train.status == 0, train.err);
-  CHECK(has(train.out, "training the induction demo (attention only): d_model 16, 4 heads, 2 layers, seed 2, 8 sequences a step\n"));
+  CHECK(has(train.out,
+            "training the induction demo (attention only): d_model 16, 4 heads, 2 layers, seed 2, 8 sequences a step "
+            "(heads4_dmodel16)\n"));
   // One line per evaluation (every 25 steps): step, loss, held-out accuracy, time and induction score.
   const size_t line = train.out.find("step    25  loss ");
   REQUIRE(line != std::string::npos);
@@ -323,6 +325,28 @@ TEST_CASE("cli: train induction writes an attention-only model that loads, and r
   REQUIRE_MESSAGE(attention.status == 0, attention.err);
   CHECK(has(attention.out, "4 heads, 2 layers, "));
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("cli: train induction takes the Model panel's architecture, and says why 1 layer cannot do it") {
+  const std::string dir = temp("induction_arch");
+  Run train = run({"train", "induction", "--steps", "25", "--layers", "3", "--ffn", "32", "--score", "additive",
+                   "--norm", "post", "--positions", "sinusoidal", "--out", dir});
+  REQUIRE_MESSAGE(train.status == 0, train.err);
+  CHECK(has(train.out,
+            "training the induction demo: d_model 32, 2 heads, 3 layers, seed 1, 8 sequences a step "
+            "(heads2_dmodel32_layers3_ffn32_additive_post_sinusoidal)\n"));
+  auto model = model_load((std::filesystem::path(dir) / "model.safetensors").string(), std::nullopt);
+  REQUIRE_MESSAGE(model.ok(), model.error());
+  CHECK(model->config.n_layers == 3);
+  CHECK(model->config.d_ff == 32);
+  CHECK(model->config.score == ScoreKind::additive);
+  CHECK(model->config.norm == NormPlacement::post);
+  CHECK(model->config.positions == PositionEncoding::sinusoidal);
+  std::filesystem::remove_all(dir);
+  Run one = run({"train", "induction", "--steps", "25", "--layers", "1", "--out", dir});
+  CHECK(one.status != 0);
+  CHECK(has(one.err, "an induction head needs at least 2 layers (got 1)"));
+  CHECK_FALSE(std::filesystem::exists(dir));
 }
 
 TEST_CASE("cli: --ffn 0 runs attention-only layers") {

@@ -2,6 +2,8 @@
 // an induction head by our detector (>= 0.9) fed by a previous-token head in layer 0, and predicts
 // held-out repeats, the shipped assets/demo_induction bit for bit; random weights score low; a seed
 // gives the same weights every time.
+#include <cmath>
+
 #include <doctest/doctest.h>
 
 #include "demos/induction_demo.h"
@@ -132,4 +134,47 @@ TEST_CASE("induction demo: the callback can stop training, and bad options are e
   bad.lr = 0;
   CHECK(error_of(bad).find("learning rate") != std::string::npos);
   CHECK_FALSE(induction_heldout(bad, 4).ok());
+}
+
+TEST_CASE("induction demo: the Model panel's architecture, its key and the model it starts") {
+  const InductionTrainOptions shipped;
+  CHECK(induction_arch_key(shipped) == "heads2_dmodel32");
+  InductionTrainOptions o;
+  o.n_layers = 3;
+  o.d_ff = 64;
+  o.score = ScoreKind::dot;
+  o.norm = NormPlacement::post;
+  o.positions = PositionEncoding::sinusoidal;
+  CHECK(induction_arch_key(o) == "heads2_dmodel32_layers3_ffn64_dot_post_sinusoidal");
+  // To the shared description and back: the same architecture and seed, the demo's other options.
+  o.seed = 9;
+  const InductionTrainOptions back = induction_options(induction_arch(o));
+  CHECK(induction_arch(back) == induction_arch(o));
+  CHECK(back.batch == shipped.batch);
+  CHECK(back.lr == shipped.lr);
+  auto m = induction_model_init(o);
+  REQUIRE_MESSAGE(m.ok(), m.error());
+  CHECK(m->config.n_layers == 3);
+  CHECK(m->config.d_ff == 64);
+  CHECK(m->config.activation == Activation::gelu);
+  CHECK(m->config.score == ScoreKind::dot);
+  CHECK(m->config.norm == NormPlacement::post);
+  CHECK(m->config.positions == PositionEncoding::sinusoidal);
+  // The same starting adjustments as the coreference demo: unscaled heads' W_q, W_k by HS^-1/2
+  // (HS 16), each residual branch's last projection by 0.5/sqrt(2L).
+  const Model drawn = model_init_random(m->config, o.seed);
+  const float residual = 0.5f / std::sqrt(6.0f);
+  for (size_t l = 0; l < drawn.weights.layers.size(); ++l) {
+    const LayerWeights& a = m->weights.layers[l];
+    const LayerWeights& d = drawn.weights.layers[l];
+    CHECK((Mat(a.attn.in_proj_w.topRows(64)) - Mat(d.attn.in_proj_w.topRows(64)) * 0.25f).cwiseAbs().maxCoeff() <
+          1e-7f);
+    CHECK((Mat(a.attn.out_w) - Mat(d.attn.out_w) * residual).cwiseAbs().maxCoeff() < 1e-7f);
+    CHECK((Mat(a.ff2_w) - Mat(d.ff2_w) * residual).cwiseAbs().maxCoeff() < 1e-7f);
+  }
+  // One layer cannot hold an induction head: said, not trained.
+  o.n_layers = 1;
+  auto one = induction_model_init(o);
+  REQUIRE_FALSE(one.ok());
+  CHECK(one.error() == "an induction head needs at least 2 layers (got 1)");
 }

@@ -1,0 +1,35 @@
+// What the Model panel's controls set for a trained demo (coreference, induction): its architecture
+// and seed, one struct for both, and the starting-weight adjustments both demos make to the engine's
+// default draw. Each demo's options convert to and from it (coref_arch, induction_arch, ...).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "model/config.h"
+#include "model/model.h"
+
+namespace attnviz {
+
+struct DemoArch {
+  uint64_t seed = 0;
+  int d_model = 32, n_heads = 4, n_layers = 2, d_ff = 0;
+  ScoreKind score = ScoreKind::scaled_dot;
+  NormPlacement norm = NormPlacement::pre;
+  PositionEncoding positions = PositionEncoding::learned;
+};
+
+bool operator==(const DemoArch& a, const DemoArch& b);
+
+// The architecture as a folder-safe key: "heads{NH}_dmodel{C}", then each part that differs from
+// the demo's shipped architecture ("_layers3_ffn128_dot_post_sinusoidal"); the seed is not part of it.
+std::string demo_arch_key(const DemoArch& arch, const DemoArch& shipped);
+
+// Heads whose scores are not divided by √HS (unscaled dot-product, "general") start with scores
+// 1/HS the size the default draw gives them; see the .cpp. Scaled dot-product and additive heads
+// keep the default draw.
+void start_unscaled_scores_small(Model& model);
+// Models of 3 layers or more start with each residual branch's last projection (attention's W_O,
+// the FFN's second linear) 0.5/√(2L) the size of the default draw; see the .cpp. 1–2 layers keep it.
+void start_deep_residual_branches_small(Model& model);
+
+}  // namespace attnviz
