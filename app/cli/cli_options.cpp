@@ -206,8 +206,8 @@ const std::vector<Flag>& flags() {
        string_flag(&CliOptions::json_path), kAttention | kPredict | kHeads | kGenerate},
       {"out", "DIR", "train: the folder to write model.safetensors to", string_flag(&CliOptions::out_dir), kTrain},
       {"steps", "N",
-       "train: the most optimiser steps (default 3000; coref stops at 99% held-out accuracy, induction once a layer-1 "
-       "head scores 0.95 as an induction head)",
+       "train: the most optimiser steps (default 3000; coref stops at 99% held-out accuracy, induction once a head past layer 0 "
+       "scores 0.95 as an induction head)",
        int_flag(&CliOptions::steps, 1, 1000000, "steps"), kTrain},
       {"lr", "LR",
        "train: AdamW's learning rate (default: the demo's own; coref 0.003 for the shipped shape, lower for wide, deep or unscaled ones; induction 0.005)",

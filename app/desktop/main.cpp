@@ -333,7 +333,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
   print_frame_stats(frame_ms);
   if (!training_ms.empty()) {  // what retraining on a toggle costs the UI: it must never block a frame
     std::sort(training_ms.begin(), training_ms.end());
-    std::fprintf(stderr, "attnviz: %zu frames drawn while the coreference demo trained: median %.1f ms, worst %.1f ms\n",
+    std::fprintf(stderr, "attnviz: %zu frames drawn while a demo trained: median %.1f ms, worst %.1f ms\n",
                  training_ms.size(), training_ms[training_ms.size() / 2], training_ms.back());
   }
   return exit_code;

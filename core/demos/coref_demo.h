@@ -24,11 +24,6 @@ namespace attnviz {
 // turns to "street". At d_model 64 every seed tried resolves redundantly (no single head, nor the
 // heads that look at the referent, changes the answer); see bench/README.md.
 inline constexpr uint64_t kCorefDemoSeed = 26;
-// What coref_train makes of an architecture and seed, by number: raised whenever a change to the
-// initial weights, the data or the training would give a model other bits, so that a cache of trained
-// models (the app's, on disk) does not take an older trainer's model for this one's. 2: deep models'
-// residual branches start smaller (coref_model_init).
-inline constexpr int kCorefTrainerRevision = 2;
 struct CorefTrainOptions {
   uint64_t seed = kCorefDemoSeed;  // weights, data order and held-out split order
   int d_model = 32, n_heads = 4, n_layers = 2, d_ff = 0;

@@ -431,6 +431,7 @@ Result<TrainRun> train_loop(Model model, const TrainLoopOptions& o, const BatchS
     }
     p.heldout_accuracy = run.heldout_accuracy;
     p.heldout_partial = heldout_partial;
+    p.target_reached = done;
     p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (p.evaluated) run.history.push_back(p);
     if (on_progress && (p.evaluated || step % report_every == 0) && !on_progress(p, run.model)) {

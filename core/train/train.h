@@ -106,6 +106,7 @@ struct TrainProgress {
   double seconds = 0;          // since training started
   bool evaluated = false;      // heldout_accuracy was measured at this step
   bool heldout_partial = false;  // ...on part of the held-out set, already too far below target to reach it
+  bool target_reached = false;   // an evaluation said the run's target is met: training stops here
 };
 
 // Called with the progress and the current weights; returning false stops training there. It runs

@@ -32,8 +32,8 @@ TEST_CASE("app demos: demo:coref/heads2_dmodel32 is the coreference demo with th
   REQUIRE(app_use_demo(app, "demo:coref/heads2_dmodel32").ok());
   CHECK(app.source == ModelSource::demo_coref);
   CHECK_FALSE(app.retrain.training);  // shipped in the grid: nothing trains
-  CHECK(app.retrain.arch.n_heads == 2);
-  CHECK(app.retrain.arch.d_model == 32);
+  CHECK(app.retrain.coref.n_heads == 2);
+  CHECK(app.retrain.coref.d_model == 32);
   CHECK(app.model->config.n_heads == 2);
   CHECK(app.model->source == "assets/demo_coref_grid/heads2_dmodel32");
   // The shipped demo's own shape is in the grid too: it opens as the demo.

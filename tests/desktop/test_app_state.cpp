@@ -379,11 +379,11 @@ namespace attnviz {
 namespace {
 // The coreference demo shown, then asked for an architecture that is neither shipped nor cached
 // (3 layers with an FFN), so it starts training; returns that architecture.
-CorefTrainOptions start_slow_retrain(AppState& app) {
+DemoJob start_slow_retrain(AppState& app) {
   REQUIRE(app_use_source(app, ModelSource::demo_coref).ok());
-  CorefTrainOptions slow = app.retrain.arch;
-  slow.n_layers = 3;
-  slow.d_ff = 64;
+  DemoJob slow{ModelSource::demo_coref, app.retrain.coref};
+  slow.arch.n_layers = 3;
+  slow.arch.d_ff = 64;
   demo_retrain_request(app, slow);
   return slow;
 }
@@ -393,11 +393,11 @@ TEST_CASE("app state: the coreference demo retrains on a toggle, a newer change 
   test::TempFile cache("attnviz_retrain_cache");
   setenv("XDG_CACHE_HOME", cache.path().c_str(), 1);
   AppState app;
-  const CorefTrainOptions slow = start_slow_retrain(app);
+  const DemoJob slow = start_slow_retrain(app);
   CHECK(app.retrain.training);
   CHECK(app.model->source == "assets/demo_coref");  // the views keep the previous model meanwhile
-  CorefTrainOptions quick;  // the shipped architecture with one layer
-  quick.n_layers = 1;
+  DemoJob quick{ModelSource::demo_coref, demo_shipped_arch(ModelSource::demo_coref)};  // the shipped one with one layer
+  quick.arch.n_layers = 1;
   demo_retrain_request(app, quick);  // the newer change: the slow run stops
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (app.retrain.training && std::chrono::steady_clock::now() < deadline) {
@@ -413,19 +413,81 @@ TEST_CASE("app state: the coreference demo retrains on a toggle, a newer change 
   CHECK(std::filesystem::exists(demo_cache_dir(quick) + "/model.safetensors"));
   CHECK_FALSE(std::filesystem::exists(demo_cache_dir(slow)));
   // Kept under the trainer's revision: an older trainer's model for the same key is not taken.
-  CHECK(demo_cache_dir(quick) == cache.path() + "/attnviz/coref/trainer-" + std::to_string(kCorefTrainerRevision) +
+  CHECK(demo_cache_dir(quick) == cache.path() + "/attnviz/coref/trainer-" + std::to_string(kDemoTrainerRevision) +
                                      "/heads4_dmodel32_layers1_seed26");
   // Shipped grid cells and the cache answer at once; nothing trains.
-  CorefTrainOptions grid = quick;
-  grid.n_layers = 2;
-  grid.n_heads = 8;
-  grid.d_model = 32;
+  DemoJob grid = quick;
+  grid.arch.n_layers = 2;
+  grid.arch.n_heads = 8;
+  grid.arch.d_model = 32;
   demo_retrain_request(app, grid);
   CHECK_FALSE(app.retrain.training);
   CHECK(app.model->source == "assets/demo_coref_grid/heads8_dmodel32");
   demo_retrain_request(app, quick);
   CHECK_FALSE(app.retrain.training);
   CHECK(app.model->config.n_layers == 1);
+  unsetenv("XDG_CACHE_HOME");
+}
+
+namespace {
+// app_update until the demo's run (or its 1-head twin's) is over, at most a minute.
+void wait_for_retrain(AppState& app) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while ((app.retrain.training || app.retrain.twin_training) && std::chrono::steady_clock::now() < deadline) {
+    app_update(app);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  REQUIRE_FALSE(app.retrain.training);
+  REQUIRE_FALSE(app.retrain.twin_training);
+}
+}  // namespace
+
+TEST_CASE("app state: the induction demo retrains on a toggle too, and says why one layer cannot do it") {
+  test::TempFile cache("attnviz_retrain_induction");
+  setenv("XDG_CACHE_HOME", cache.path().c_str(), 1);
+  AppState app;
+  REQUIRE(app_use_source(app, ModelSource::demo_induction).ok());
+  CHECK(app.retrain.induction == demo_shipped_arch(ModelSource::demo_induction));
+  DemoJob three{ModelSource::demo_induction, app.retrain.induction};
+  three.arch.n_layers = 3;
+  demo_retrain_request(app, three);
+  CHECK(app.retrain.training);
+  CHECK(app.model->source == "assets/demo_induction");  // the views keep the previous model meanwhile
+  wait_for_retrain(app);
+  CHECK(app.source == ModelSource::demo_induction);
+  CHECK(app.model->config.n_layers == 3);
+  CHECK(app.model->source == "trained: induction heads2_dmodel32_layers3");
+  REQUIRE(app.retrain.outcome);
+  CHECK(app.retrain.outcome->reached());  // its answers and an induction head past layer 0
+  CHECK(demo_cache_dir(three) == cache.path() + "/attnviz/induction/trainer-" + std::to_string(kDemoTrainerRevision) +
+                                     "/heads2_dmodel32_layers3_seed1");
+  CHECK(std::filesystem::exists(demo_cache_dir(three) + "/model.safetensors"));
+  // Compare's 1 head vs N heads: the 1-head model of this architecture, trained for real.
+  CHECK(demo_single_head(app) == nullptr);  // it starts training
+  wait_for_retrain(app);
+  const auto one = demo_single_head(app);
+  REQUIRE(one);
+  CHECK(one->config.n_heads == 1);
+  CHECK(one->config.n_layers == 3);
+  // One layer: refused at once with the reason, in the UI's language; the 3-layer model is still
+  // shown, and so is its architecture in the Model panel.
+  DemoJob single_layer = three;
+  single_layer.arch.n_layers = 1;
+  demo_retrain_request(app, single_layer);
+  CHECK_FALSE(app.retrain.training);
+  REQUIRE(app.retrain.outcome);
+  CHECK_FALSE(app.retrain.outcome->reached());
+  CHECK(retrain_outcome_text(*app.retrain.outcome, Lang::en)
+            .find("induction heads2_dmodel32_layers1: an induction head "
+                  "needs 2 layers or more.") == 0);
+  CHECK(retrain_outcome_text(*app.retrain.outcome, Lang::ko).find("레이어가 2개 이상 필요합니다") != std::string::npos);
+  CHECK(app.model->config.n_layers == 3);
+  CHECK(app.retrain.induction.n_layers == 3);
+  // The coreference demo kept its own architecture meanwhile; the shipped one comes back in memory.
+  CHECK(app.retrain.coref == demo_shipped_arch(ModelSource::demo_coref));
+  demo_retrain_request(app, DemoJob{ModelSource::demo_induction, demo_shipped_arch(ModelSource::demo_induction)});
+  CHECK_FALSE(app.retrain.training);
+  CHECK(app.model->source == "assets/demo_induction");
   unsetenv("XDG_CACHE_HOME");
 }
 

@@ -49,15 +49,29 @@ TEST_CASE("source text: a retrain's outcome, reached, short of the target or fai
   o.target = 0.99f;
   o.steps = 800;
   o.seconds = 1.8;
+  o.target_met = true;
   REQUIRE(o.reached());
   CHECK(retrain_outcome_text(o, Lang::en) == "heads2_dmodel128_layers1: 99.42% held-out after 800 steps, 1.8 s");
   CHECK(retrain_outcome_text(o, Lang::ko) == "heads2_dmodel128_layers1: 검증 정확도 99.42% (800단계, 1.8초)");
   o.accuracy = 0.9731f;
   o.steps = 2000;
+  o.target_met = false;
   REQUIRE_FALSE(o.reached());
   CHECK(retrain_outcome_text(o, Lang::en) == "heads2_dmodel128_layers1 did not reach 99% within 2000 steps: 97.31% held-out");
   CHECK(retrain_outcome_text(o, Lang::ko) ==
         "heads2_dmodel128_layers1: 목표 99%에 2000단계 안에 이르지 못했습니다 (검증 정확도 97.31%)");
+  // The induction demo's target is a head as well as answers: short of it, the run says no head formed.
+  RetrainOutcome ind = o;
+  ind.demo = ModelSource::demo_induction;
+  ind.arch = "induction heads2_dmodel32_layers3";
+  ind.accuracy = 0.9625f;
+  ind.steps = 3000;
+  CHECK(
+      retrain_outcome_text(ind, Lang::en) ==
+      "induction heads2_dmodel32_layers3 formed no induction head within 3000 steps: 96.25% of the repeats predicted");
+  CHECK(retrain_outcome_text(ind, Lang::ko) ==
+        "induction heads2_dmodel32_layers3: 3000단계 안에 인덕션 헤드가 생기지 않았습니다 (반복 구간 예측 96.25%)");
+  o.target_met = true;
   o.error = "out of memory";
   CHECK_FALSE(o.reached());
   CHECK(retrain_outcome_text(o, Lang::ko) == "heads2_dmodel128_layers1 학습 실패: out of memory");

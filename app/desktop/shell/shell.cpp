@@ -122,13 +122,13 @@ void status_bar(const AppState& app) {
     const std::string overlay = tr_format(app.lang, Str::ck_loading_short, static_cast<int>(f * 100.0f + 0.5f));
     ImGui::ProgressBar(f, ImVec2(ImGui::GetFontSize() * 12, 0), overlay.c_str());
     ImGui::SameLine();
-  } else if (app.retrain.training) {  // the coreference demo trains for a new architecture
+  } else if (app.retrain.training) {  // a trained demo trains for a new architecture
     ImGui::ProgressBar(demo_retrain_progress(app), ImVec2(ImGui::GetFontSize() * 14, 0),
-                       tr_format(app.lang, Str::rt_training, coref_arch_key(app.retrain.running).c_str()).c_str());
+                       tr_format(app.lang, Str::rt_training, demo_job_label(app.retrain.running).c_str()).c_str());
     ImGui::SameLine();
   } else if (app.retrain.twin_training) {  // Compare's 1-head model of this architecture
     ImGui::TextColored(ImVec4(0.55f, 0.85f, 0.55f, 1), "%s",
-                       tr_format(app.lang, Str::rt_training, coref_arch_key(app.retrain.twin).c_str()).c_str());
+                       tr_format(app.lang, Str::rt_training, demo_job_label(app.retrain.twin).c_str()).c_str());
     ImGui::SameLine();
   } else if (app_computing(app)) {
     ImGui::ProgressBar(app.worker.progress(), ImVec2(160, 0), tr(app.lang, Str::computing));

@@ -303,18 +303,18 @@ void source_section(AppState& app) {
   if (const auto& tok = app.model->tokenizer)
     ImGui::TextWrapped(
         "%s", tr_format(L, Str::ck_tokenizer, std::string(tok->kind_name()).c_str(), tok->vocab_size()).c_str());
-  if (app.source == ModelSource::demo_coref) return;  // its architecture is live (coref_arch_section)
+  if (demo_is_live(app.source)) return;  // its architecture is live (demo_arch_section)
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("%s", tr(L, Str::src_fixed));
   ImGui::PopStyleColor();
 }
 
-// The coreference demo's architecture: every change shows that demo trained with it — from the
-// shipped grid or the cache at once, or trained off the UI thread (progress here and in the status
-// bar; the views keep the previous model until it is ready).
-void coref_arch_section(AppState& app) {
+// A trained demo's architecture (coreference or induction): every change shows that demo trained
+// with it — shipped or cached at once, or trained off the UI thread (progress here and in the
+// status bar; the views keep the previous model until it is ready).
+void demo_arch_section(AppState& app) {
   const Lang L = app.lang;
-  CorefTrainOptions a = app.retrain.arch;
+  DemoArch a = demo_shown_arch(app.retrain, app.source);
   bool changed = false;
   if (ImGui::BeginCombo(tr(L, Str::d_model), std::to_string(a.d_model).c_str())) {
     for (int size : {16, 32, 64, 128, 256})
@@ -345,18 +345,18 @@ void coref_arch_section(AppState& app) {
   changed |= score_combo(L, a.score);
   changed |= norm_combo(L, a.norm);
   changed |= positions_combo(L, a.positions, false);
-  if (changed) demo_retrain_request(app, a);
+  if (changed) demo_retrain_request(app, DemoJob{app.source, a});
   const DemoRetrain& r = app.retrain;
   if (r.training) {
     const float f = demo_retrain_progress(app);
-    ImGui::ProgressBar(f, ImVec2(-1, 0), tr_format(L, Str::rt_training, coref_arch_key(r.running).c_str()).c_str());
+    ImGui::ProgressBar(f, ImVec2(-1, 0), tr_format(L, Str::rt_training, demo_job_label(r.running).c_str()).c_str());
   } else if (r.outcome) {
     ImGui::PushStyleColor(ImGuiCol_Text, r.outcome->reached() ? ImVec4(0.55f, 0.85f, 0.55f, 1) : ImVec4(1.0f, 0.6f, 0.4f, 1));
     ImGui::TextWrapped("%s", retrain_outcome_text(*r.outcome, L).c_str());
     ImGui::PopStyleColor();
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s", tr(L, Str::rt_hint));
+  ImGui::TextWrapped("%s", tr(L, app.source == ModelSource::demo_induction ? Str::rt_hint_induction : Str::rt_hint));
   ImGui::PopStyleColor();
 }
 
@@ -404,9 +404,9 @@ void panel_model(AppState& app) {
     size_section(app);
     architecture_section(app);
   }
-  if (app.source == ModelSource::demo_coref) {
+  if (demo_is_live(app.source)) {
     section_header(tr(app.lang, Str::model_size));
-    coref_arch_section(app);
+    demo_arch_section(app);
   }
   if (app.source != ModelSource::attention) {  // a file's weights were masked (or not) when they were saved
     section_header(tr(app.lang, Str::masks));

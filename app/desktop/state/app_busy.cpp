@@ -13,8 +13,9 @@ std::vector<std::string> app_busy(const AppState& app) {
                    std::to_string(app.shown_id) + ")");
   if (app.model_loader.busy() || app.model_loader.has_result())
     busy.push_back("a model load (" + app.model_loader.path() + ")");
-  if (app.retrain.training) busy.push_back("the coreference demo retraining");
-  if (app.retrain.twin_training) busy.push_back("the coreference demo's 1-head twin training");
+  if (app.retrain.training) busy.push_back("a demo retraining (" + demo_job_label(app.retrain.running) + ")");
+  if (app.retrain.twin_training)
+    busy.push_back("a demo's 1-head twin training (" + demo_job_label(app.retrain.twin) + ")");
   if (app.importance.busy()) busy.push_back("the importance grid");
   if (app.generation.remaining > 0)
     busy.push_back("generation (" + std::to_string(app.generation.remaining) + " tokens due)");

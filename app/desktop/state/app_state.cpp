@@ -74,7 +74,7 @@ void app_send_edit(AppState& app) {
   if (app_needs_b(app) && !fixed_heads) {
     req.b = compare_job(app.compare.mode, app.compare.sentence, req.a);
     req.b->input.ablation = {};  // B is the comparison's other side: every head on
-  } else if (app_needs_b(app) && app.source == ModelSource::demo_coref) {
+  } else if (app_needs_b(app) && demo_is_live(app.source)) {
     // Trained models: the 1-head demo of the same architecture, trained for real.
     if (auto one = demo_single_head(app)) {
       req.b = req.a;
@@ -124,10 +124,10 @@ void app_update(AppState& app) {
   }
   // The Compare view needs B: ask for it when the view opens or its mode changed.
   if (app_needs_b(app) && app.trace && !app.trace_b && !app_computing(app) && app.error_b.empty() && app.error.empty()) {
-    if (app.source == ModelSource::demo_coref && app.compare.mode == CompareMode::single_vs_multi) {
+    if (demo_is_live(app.source) && app.compare.mode == CompareMode::single_vs_multi) {
       if (demo_single_head(app)) app.dirty = true;  // else it trains; the view says so until it is ready
-    } else if (app.source != ModelSource::sandbox && app.source != ModelSource::demo_coref &&
-             app.compare.mode == CompareMode::single_vs_multi)
+    } else if (app.source != ModelSource::sandbox && !demo_is_live(app.source) &&
+               app.compare.mode == CompareMode::single_vs_multi)
       app.error_b = "1 head vs N heads rebuilds a sandbox model with one head; a trained model has fixed heads "
                     "(the Train view trains a 1-head and an N-head model side by side)";
     else

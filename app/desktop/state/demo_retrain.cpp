@@ -6,10 +6,11 @@
 #include <filesystem>
 
 #include "asset_paths.h"
+#include "demos/coref_demo.h"
+#include "demos/induction_demo.h"
 #include "io/model_file.h"
 #include "io/model_open.h"
 #include "state/app_state.h"
-#include "state/model_source.h"
 
 namespace attnviz {
 
@@ -17,13 +18,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string memory_key(const CorefTrainOptions& a) { return coref_arch_key(a) + "_seed" + std::to_string(a.seed); }
+const char* demo_folder(ModelSource demo) { return demo == ModelSource::demo_induction ? "induction" : "coref"; }
 
-void install(AppState& app, std::shared_ptr<const Model> model, const CorefTrainOptions& arch,
+std::string memory_key(const DemoJob& j) {
+  return std::string(demo_folder(j.demo)) + "/" + demo_job_key(j) + "_seed" + std::to_string(j.arch.seed);
+}
+
+void install(AppState& app, std::shared_ptr<const Model> model, const DemoJob& job,
              std::optional<RetrainOutcome> outcome) {
-  app.retrain.memory[memory_key(arch)] = model;
+  app.retrain.memory[memory_key(job)] = model;
   app.model = std::move(model);
-  app.source = ModelSource::demo_coref;
+  app.source = job.demo;
   app.model_error.clear();
   app.retrain.outcome = std::move(outcome);
   app.dirty = true;
@@ -40,23 +45,42 @@ void abandon(DemoRetrain& r) {
   r.training = false;
 }
 
-// Starts training `arch` on `runner`. Reports every few steps: the progress bar moves, and a newer
-// change stops the run within a few milliseconds (the runner stops at a report) instead of
-// blocking a frame until the next evaluation.
-void start_training(TrainRunner& runner, const CorefTrainOptions& arch) {
-  CorefTrainOptions job = arch;
-  job.report_every = 4;
-  runner.start([job](const TrainCallback& cb) { return coref_train(job, cb); });
+// Reports every few steps: the progress bar moves, and a newer change stops the run within a few
+// milliseconds (the runner stops at a report) instead of blocking a frame until the next evaluation.
+constexpr int kReportEvery = 4;
+
+int max_steps(const DemoJob& j) {
+  return j.demo == ModelSource::demo_induction ? induction_options(j.arch).max_steps : coref_options(j.arch).max_steps;
 }
 
-// A finished run as a shared model, written to the disk cache (atomically) when it reached the
-// target, so that coming back to the architecture is instant, on this launch and the next.
-std::shared_ptr<const Model> finished_model(const TrainSnapshot& snap, const CorefTrainOptions& arch, bool reached) {
+float target_accuracy(const DemoJob& j) {
+  return j.demo == ModelSource::demo_induction ? induction_options(j.arch).target_accuracy
+                                               : coref_options(j.arch).target_accuracy;
+}
+
+// Starts training the job's demo on `runner`.
+void start_training(TrainRunner& runner, const DemoJob& j) {
+  if (j.demo == ModelSource::demo_induction) {
+    InductionTrainOptions o = induction_options(j.arch);
+    o.report_every = kReportEvery;
+    runner.start([o](const TrainCallback& cb) { return induction_train(o, cb); });
+    return;
+  }
+  CorefTrainOptions o = coref_options(j.arch);
+  o.report_every = kReportEvery;
+  runner.start([o](const TrainCallback& cb) { return coref_train(o, cb); });
+}
+
+bool target_met(const TrainSnapshot& snap) { return !snap.reports.empty() && snap.reports.back().target_reached; }
+
+// A finished run as a shared model, written to the disk cache (atomically) when it met its target,
+// so that coming back to the architecture is instant, on this launch and the next.
+std::shared_ptr<const Model> finished_model(const TrainSnapshot& snap, const DemoJob& job) {
   auto model = std::make_shared<Model>(*snap.model);
-  model->source = std::string(kTrainedSourcePrefix) + coref_arch_key(arch);
+  model->source = std::string(kTrainedSourcePrefix) + demo_job_label(job);
   std::error_code ec;
-  if (reached) fs::create_directories(demo_cache_dir(arch), ec);
-  if (reached && !ec) (void)model_save((fs::path(demo_cache_dir(arch)) / "model.safetensors").string(), *model);
+  if (target_met(snap)) fs::create_directories(demo_cache_dir(job), ec);
+  if (target_met(snap) && !ec) (void)model_save((fs::path(demo_cache_dir(job)) / "model.safetensors").string(), *model);
   return model;
 }
 
@@ -70,86 +94,134 @@ std::shared_ptr<const Model> open_shared(const std::string& dir, const std::stri
   return std::make_shared<const Model>(std::move(*m));
 }
 
+// The shipped model for the job, if any: each demo's own (its architecture and seed), and the
+// coreference grid's (its other head counts and widths).
+std::shared_ptr<const Model> find_shipped(AppState& app, const DemoJob& j) {
+  const bool the_demo = j.arch == demo_shipped_arch(j.demo);
+  if (j.demo == ModelSource::demo_induction) {
+    if (!the_demo) return nullptr;
+    auto dir = demo_model_find(app.assets, "demo:induction");
+    return dir ? open_shared(dir->dir, "assets/demo_induction") : nullptr;
+  }
+  const CorefTrainOptions o = coref_options(j.arch);
+  if (!coref_arch_in_grid(o)) return nullptr;
+  const std::string name = the_demo ? "demo:coref" : "demo:coref/" + coref_arch_key(o);
+  auto dir = demo_model_find(app.assets, name);  // an error only when the assets lack it: then train
+  return dir ? open_shared(dir->dir, the_demo ? "assets/demo_coref" : "assets/demo_coref_grid/" + coref_arch_key(o))
+             : nullptr;
+}
+
 }  // namespace
 
-std::string demo_cache_dir(const CorefTrainOptions& a) {
+bool demo_is_live(ModelSource s) { return s == ModelSource::demo_coref || s == ModelSource::demo_induction; }
+
+DemoArch demo_shipped_arch(ModelSource demo) {
+  return demo == ModelSource::demo_induction ? induction_arch(InductionTrainOptions{})
+                                             : coref_arch(CorefTrainOptions{});
+}
+
+std::string demo_job_key(const DemoJob& j) { return demo_arch_key(j.arch, demo_shipped_arch(j.demo)); }
+
+std::string demo_job_label(const DemoJob& j) {
+  return (j.demo == ModelSource::demo_induction ? "induction " : "") + demo_job_key(j);
+}
+
+DemoArch& demo_shown_arch(DemoRetrain& r, ModelSource demo) {
+  return demo == ModelSource::demo_induction ? r.induction : r.coref;
+}
+
+const DemoArch& demo_shown_arch(const DemoRetrain& r, ModelSource demo) {
+  return demo == ModelSource::demo_induction ? r.induction : r.coref;
+}
+
+std::string demo_cache_dir(const DemoJob& j) {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   const char* home = std::getenv("HOME");
   const fs::path base = xdg && *xdg ? fs::path(xdg) : home && *home ? fs::path(home) / ".cache" : fs::temp_directory_path();
   // Per trainer revision: a model an older trainer made for this key is not this trainer's.
-  return (base / "attnviz" / "coref" / ("trainer-" + std::to_string(kCorefTrainerRevision)) / memory_key(a)).string();
+  return (base / "attnviz" / demo_folder(j.demo) / ("trainer-" + std::to_string(kDemoTrainerRevision)) /
+          (demo_job_key(j) + "_seed" + std::to_string(j.arch.seed)))
+      .string();
 }
 
-std::shared_ptr<const Model> demo_retrain_find(AppState& app, const CorefTrainOptions& arch) {
+std::shared_ptr<const Model> demo_retrain_find(AppState& app, const DemoJob& j) {
   DemoRetrain& r = app.retrain;
-  if (auto it = r.memory.find(memory_key(arch)); it != r.memory.end()) return it->second;
-  std::shared_ptr<const Model> found;
-  if (coref_arch_in_grid(arch)) {
-    const CorefTrainOptions shipped;
-    const bool the_demo = arch.n_heads == shipped.n_heads && arch.d_model == shipped.d_model && arch.seed == shipped.seed;
-    const std::string name = the_demo ? "demo:coref" : "demo:coref/" + coref_arch_key(arch);
-    auto shipped_dir = demo_model_find(app.assets, name);  // an error only when the assets lack it: then train
-    if (shipped_dir)
-      found = open_shared(shipped_dir->dir, the_demo ? "assets/demo_coref" : "assets/demo_coref_grid/" + coref_arch_key(arch));
-  }
-  if (!found) found = open_shared(demo_cache_dir(arch), std::string(kCacheSourcePrefix) + coref_arch_key(arch));
-  if (found) r.memory[memory_key(arch)] = found;
+  if (auto it = r.memory.find(memory_key(j)); it != r.memory.end()) return it->second;
+  std::shared_ptr<const Model> found = find_shipped(app, j);
+  if (!found) found = open_shared(demo_cache_dir(j), std::string(kCacheSourcePrefix) + demo_job_label(j));
+  if (found) r.memory[memory_key(j)] = found;
   return found;
 }
 
-void demo_retrain_request(AppState& app, const CorefTrainOptions& arch) {
+void demo_retrain_request(AppState& app, const DemoJob& j) {
   DemoRetrain& r = app.retrain;
-  r.arch = arch;
-  if (auto found = demo_retrain_find(app, arch)) {
+  if (!r.training) r.arch_in_view = demo_shown_arch(r, j.demo);
+  if (j.demo == ModelSource::demo_induction && j.arch.n_layers < 2) {
+    // An induction head reads what a head in an earlier layer wrote: said at once, in the UI's
+    // language, and the model in view stays (as does a run already going for another architecture).
+    r.outcome = RetrainOutcome{};
+    r.outcome->demo = j.demo;
+    r.outcome->arch = demo_job_label(j);
+    r.outcome->too_few_layers = true;
+    return;  // the panel keeps showing the architecture in view (or the one training)
+  }
+  demo_shown_arch(r, j.demo) = j.arch;
+  if (auto found = demo_retrain_find(app, j)) {
     if (r.training) abandon(r);
-    install(app, found, arch, std::nullopt);
+    install(app, found, j, std::nullopt);
     return;
   }
   // Train it: the views keep showing the previous model meanwhile.
-  r.running = arch;
+  r.running = j;
   r.training = true;
   r.outcome.reset();
-  start_training(r.runner, arch);
+  start_training(r.runner, j);
 }
 
 void demo_retrain_poll(AppState& app) {
   DemoRetrain& r = app.retrain;
   poll_twin(app);
   if (!r.training) return;
-  if (app.source != ModelSource::demo_coref) {  // the person moved to another model: the run is not wanted
+  if (app.source != r.running.demo) {  // the person moved to another model: the run is not wanted
     abandon(r);
     return;
   }
   const TrainSnapshot snap = r.runner.snapshot();
   RetrainOutcome outcome;
-  outcome.arch = coref_arch_key(r.running);
+  outcome.demo = r.running.demo;
+  outcome.arch = demo_job_label(r.running);
   if (!snap.error.empty()) {
     r.training = false;
     outcome.error = snap.error;
     r.outcome = std::move(outcome);
+    demo_shown_arch(r, r.running.demo) = r.arch_in_view;  // the panel shows the model in view again
     return;
   }
   if (!snap.finished || !snap.model) return;
   r.training = false;
   outcome.accuracy = last_accuracy(snap);
-  outcome.target = r.running.target_accuracy;
+  outcome.target = target_accuracy(r.running);
+  outcome.target_met = target_met(snap);
   outcome.steps = snap.reports.empty() ? 0 : snap.reports.back().step;
   outcome.seconds = snap.reports.empty() ? 0.0 : snap.reports.back().seconds;
-  auto model = finished_model(snap, r.running, outcome.reached());
+  auto model = finished_model(snap, r.running);
   install(app, std::move(model), r.running, std::move(outcome));
 }
 
 std::string retrain_outcome_text(const RetrainOutcome& o, Lang lang) {
   if (!o.error.empty()) return tr_format(lang, Str::rt_failed, o.arch.c_str(), o.error.c_str());
+  if (o.too_few_layers) return tr_format(lang, Str::rt_induction_two_layers, o.arch.c_str());
   if (o.reached())
     return tr_format(lang, Str::rt_reached, o.arch.c_str(), 100.0 * o.accuracy, o.steps, o.seconds);
+  if (o.demo == ModelSource::demo_induction)
+    return tr_format(lang, Str::rt_no_induction_head, o.arch.c_str(), o.steps, 100.0 * o.accuracy);
   return tr_format(lang, Str::rt_fell_short, o.arch.c_str(), 100.0 * o.target, o.steps, 100.0 * o.accuracy);
 }
 
 std::shared_ptr<const Model> demo_single_head(AppState& app) {
   DemoRetrain& r = app.retrain;
-  CorefTrainOptions one = r.arch;
-  one.n_heads = 1;
+  DemoJob one{app.source, demo_shown_arch(r, app.source)};
+  one.arch.n_heads = 1;
   if (auto found = demo_retrain_find(app, one)) return found;
   if (r.twin_training && memory_key(r.twin) == memory_key(one)) return nullptr;  // on its way
   r.twin = one;
@@ -159,7 +231,7 @@ std::shared_ptr<const Model> demo_single_head(AppState& app) {
 }
 
 namespace {
-// The twin's run: cached like any trained model (when it reached the target), then B is asked for.
+// The twin's run: cached like any trained model (when it met its target), then B is asked for.
 void poll_twin(AppState& app) {
   DemoRetrain& r = app.retrain;
   if (!r.twin_training) return;
@@ -171,7 +243,7 @@ void poll_twin(AppState& app) {
   }
   if (!snap.finished) return;
   r.twin_training = false;
-  r.memory[memory_key(r.twin)] = finished_model(snap, r.twin, last_accuracy(snap) >= r.twin.target_accuracy);
+  r.memory[memory_key(r.twin)] = finished_model(snap, r.twin);
   app.trace_b.reset();  // Compare asks for B again, now with the trained 1-head model
   app.error_b.clear();
   app.dirty = true;
@@ -183,7 +255,8 @@ float demo_retrain_progress(const AppState& app) {
   if (!r.training) return 0.0f;
   const TrainSnapshot snap = r.runner.snapshot();
   if (snap.reports.empty()) return 0.0f;
-  return std::min(1.0f, static_cast<float>(snap.reports.back().step) / static_cast<float>(std::max(1, r.running.max_steps)));
+  return std::min(1.0f,
+                  static_cast<float>(snap.reports.back().step) / static_cast<float>(std::max(1, max_steps(r.running))));
 }
 
 }  // namespace attnviz

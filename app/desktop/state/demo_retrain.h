@@ -1,7 +1,9 @@
-// The coreference demo's architecture is live: a change in the Model panel finds a model trained
-// for it — in memory, in the shipped grid (assets/demo_coref_grid/heads{NH}_dmodel{C}), or in the
-// disk cache ($XDG_CACHE_HOME/attnviz/coref/trainer-N/, N the trainer's revision) — or trains one off the UI thread.
-// The views keep the previous model until the new one is ready; a newer change cancels an older run. Headless.
+// The trained demos' architecture is live: a change in the Model panel finds the demo (coreference
+// or induction) trained for it — in memory, shipped (the coreference grid,
+// assets/demo_coref_grid/heads{NH}_dmodel{C}, and each demo's own model), or in the disk cache
+// ($XDG_CACHE_HOME/attnviz/{coref,induction}/trainer-N/, N the trainers' revision) — or trains one
+// off the UI thread. The views keep the previous model until the new one is ready; a newer change
+// cancels an older run. Headless.
 #pragma once
 #include <map>
 #include <memory>
@@ -9,8 +11,9 @@
 #include <string>
 #include <string_view>
 
-#include "demos/coref_demo.h"
+#include "demos/demo_arch.h"
 #include "shell/strings.h"
+#include "state/model_source.h"
 #include "train/runner.h"
 
 namespace attnviz {
@@ -18,46 +21,73 @@ namespace attnviz {
 struct AppState;
 
 // Model::source of a model this app trained, and of one it found in its disk cache: the prefix,
-// then coref_arch_key (model_source_text translates both).
+// then demo_job_label (model_source_text translates both).
 inline constexpr std::string_view kTrainedSourcePrefix = "trained: ";
 inline constexpr std::string_view kCacheSourcePrefix = "cache: ";
 
+// A trained demo and the architecture (and seed) to train it with.
+struct DemoJob {
+  ModelSource demo = ModelSource::demo_coref;  // demo_coref or demo_induction
+  DemoArch arch;
+};
+
+// Whether `source` is a demo whose architecture is live.
+bool demo_is_live(ModelSource source);
+// The demo's shipped architecture and seed.
+DemoArch demo_shipped_arch(ModelSource demo);
+// The architecture's folder-safe key relative to the demo's shipped one ("heads4_dmodel32_layers3").
+std::string demo_job_key(const DemoJob& job);
+// What the UI calls it: the key, after "induction " for the induction demo (the coreference demo is
+// the one people meet first, and its keys stand alone).
+std::string demo_job_label(const DemoJob& job);
+
 // How the last run ended; retrain_outcome_text says it in the UI's language.
 struct RetrainOutcome {
-  std::string arch;       // coref_arch_key of the architecture trained
+  ModelSource demo = ModelSource::demo_coref;
+  std::string arch;       // demo_job_label of the architecture trained
   float accuracy = 0;     // held-out, 0..1, of the last evaluation
   float target = 0;       // the run's target accuracy
+  bool target_met = false;  // the run stopped because its target was met (for induction: the head formed too)
   int steps = 0;
   double seconds = 0;
   std::string error;      // the run failed: why (the numbers above are then unset)
-  bool reached() const { return error.empty() && accuracy >= target; }
+  bool too_few_layers = false;  // the induction demo with one layer: refused before training
+  bool reached() const { return error.empty() && !too_few_layers && target_met; }
 };
 std::string retrain_outcome_text(const RetrainOutcome& outcome, Lang lang);
 
 struct DemoRetrain {
-  CorefTrainOptions arch;   // what the Model panel shows for the coreference demo
-  CorefTrainOptions running;  // the architecture being trained (when runner runs)
+  DemoArch coref = demo_shipped_arch(ModelSource::demo_coref);          // what the Model panel shows
+  DemoArch induction = demo_shipped_arch(ModelSource::demo_induction);  // for each demo
+  DemoJob running;                                                      // what is being trained (when runner runs)
   bool training = false;
+  DemoArch arch_in_view;  // the architecture of the model shown while `running` trains: the panel's again if it fails
   TrainRunner runner;
-  std::map<std::string, std::shared_ptr<const Model>> memory;  // coref_arch_key + seed -> trained model
+  std::map<std::string, std::shared_ptr<const Model>> memory;  // demo, key and seed -> trained model
   std::optional<RetrainOutcome> outcome;  // of the run that made the shown model (none: it was found)
-  // Compare's 1-head twin of the shown architecture, trained in the background when neither the
-  // grid nor the cache has it; the views keep showing the N-head model meanwhile.
+  // Compare's 1-head twin of the shown architecture, trained in the background when nothing shipped
+  // or cached has it; the views keep showing the N-head model meanwhile.
   TrainRunner twin_runner;
-  CorefTrainOptions twin;
+  DemoJob twin;
   bool twin_training = false;
 };
 
-// The folder of the disk cache for an architecture and seed.
-std::string demo_cache_dir(const CorefTrainOptions& arch);
+// The architecture the Model panel shows for a live demo (coreference or induction).
+DemoArch& demo_shown_arch(DemoRetrain& retrain, ModelSource demo);
+const DemoArch& demo_shown_arch(const DemoRetrain& retrain, ModelSource demo);
 
-// The demo trained with `arch` when it is in memory, shipped or cached (never trains); null otherwise.
-std::shared_ptr<const Model> demo_retrain_find(AppState& app, const CorefTrainOptions& arch);
+// The folder of the disk cache for a demo, architecture and seed.
+std::string demo_cache_dir(const DemoJob& job);
 
-// Shows the demo trained with `arch`: at once when it is cached or shipped, else after training.
-void demo_retrain_request(AppState& app, const CorefTrainOptions& arch);
-// Compare's 1-head model of the shown architecture: found at once, or null while it trains (the
-// training starts here when needed; demo_retrain_poll caches it and asks for B again).
+// The demo trained with the job's architecture when it is in memory, shipped or cached (never
+// trains); null otherwise.
+std::shared_ptr<const Model> demo_retrain_find(AppState& app, const DemoJob& job);
+
+// Shows the demo trained with the job's architecture: at once when it is cached or shipped, else
+// after training.
+void demo_retrain_request(AppState& app, const DemoJob& job);
+// Compare's 1-head model of the shown demo's architecture: found at once, or null while it trains
+// (the training starts here when needed; demo_retrain_poll caches it and asks for B again).
 std::shared_ptr<const Model> demo_single_head(AppState& app);
 
 // Once per frame (app_update): installs a finished run, caches it, says how it went.

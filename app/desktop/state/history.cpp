@@ -23,12 +23,9 @@ Edit edit_capture(const AppState& app) {
   shared_fields(e) = shared_fields(app);
   e.compare_mode = app.compare.mode;
   e.compare_sentence = app.compare.sentence;
-  e.coref_arch = app.retrain.arch;
+  e.coref_arch = app.retrain.coref;
+  e.induction_arch = app.retrain.induction;
   return e;
-}
-
-bool same_arch(const CorefTrainOptions& a, const CorefTrainOptions& b) {
-  return coref_arch_key(a) == coref_arch_key(b) && a.seed == b.seed;
 }
 
 // Everything but the sentences: a step that changes only these is typing.
@@ -38,7 +35,7 @@ bool same_settings(const Edit& a, const Edit& b) {
          a.ablation.mode == b.ablation.mode && a.measure == b.measure &&
          a.word_view.merge_pieces == b.word_view.merge_pieces && a.word_view.hide_special == b.word_view.hide_special &&
          a.compare_mode == b.compare_mode && a.cmap == b.cmap && a.annotate == b.annotate &&
-         same_arch(a.coref_arch, b.coref_arch);
+         a.coref_arch == b.coref_arch && a.induction_arch == b.induction_arch;
 }
 
 bool same_sentences(const Edit& a, const Edit& b) {
@@ -47,12 +44,15 @@ bool same_sentences(const Edit& a, const Edit& b) {
 }
 
 void edit_apply(AppState& app, const Edit& e) {
-  const bool arch_changed = !same_arch(app.retrain.arch, e.coref_arch);
+  // The shown demo retrains (or finds) the architecture restored; the other one's is only remembered.
+  const DemoArch& restored = app.source == ModelSource::demo_induction ? e.induction_arch : e.coref_arch;
+  const bool shown_changed = demo_is_live(app.source) && demo_shown_arch(app.retrain, app.source) != restored;
   shared_fields(app) = shared_fields(e);
   app.compare.mode = e.compare_mode;
   app.compare.sentence = e.compare_sentence;
-  if (arch_changed && app.source == ModelSource::demo_coref) demo_retrain_request(app, e.coref_arch);
-  app.retrain.arch = e.coref_arch;
+  app.retrain.coref = e.coref_arch;
+  app.retrain.induction = e.induction_arch;
+  if (shown_changed) demo_retrain_request(app, DemoJob{app.source, demo_shown_arch(app.retrain, app.source)});
   app.trace_b.reset();  // B belongs to the compare settings restored
   app.error_b.clear();
   app.dirty = true;

@@ -12,7 +12,7 @@
 
 #include "analysis/measures.h"
 #include "analysis/word_view.h"
-#include "demos/coref_demo.h"
+#include "demos/demo_arch.h"
 #include "model/ablation.h"
 #include "model/config.h"
 #include "render/colormap.h"
@@ -39,7 +39,7 @@ struct Edit {
   std::string compare_sentence;
   Colormap cmap = Colormap::viridis;
   bool annotate = true;
-  CorefTrainOptions coref_arch;  // the coreference demo's live architecture
+  DemoArch coref_arch, induction_arch;  // the trained demos' live architectures
 };
 
 struct History {

@@ -8,6 +8,7 @@
 #include "base/enum_names.h"
 #include "base/rng.h"
 #include "demos/coref_data.h"
+#include "demos/coref_demo.h"
 #include "demos/induction_data.h"
 #include "demos/induction_demo.h"
 #include "io/model_open.h"
@@ -79,8 +80,8 @@ Status app_use_source(AppState& app, ModelSource source, const std::string& path
   }
   if (source != ModelSource::file)  // the short name people see in the panel and the status bar
     m->source = source == ModelSource::demo_coref ? "assets/demo_coref" : "assets/demo_induction";
-  if (source == ModelSource::demo_coref) {  // the shipped architecture, whatever was trained before
-    app.retrain.arch = CorefTrainOptions{};
+  if (demo_is_live(source)) {  // the shipped architecture, whatever was trained before
+    demo_shown_arch(app.retrain, source) = demo_shipped_arch(source);
     app.retrain.outcome.reset();
   }
   install_model(app, std::move(*m), source, path);
@@ -98,12 +99,12 @@ Status app_use_demo(AppState& app, const std::string& name) {
   if (demo->grid_key.empty()) return Ok{};
   // One of the grid's models: the coreference demo with that architecture, as the Model panel
   // would pick it (and shows it), found in the grid without training.
-  CorefTrainOptions arch = app.retrain.arch;
+  CorefTrainOptions arch = coref_options(app.retrain.coref);
   char rest = 0;
   if (std::sscanf(demo->grid_key.c_str(), "heads%d_dmodel%d%c", &arch.n_heads, &arch.d_model, &rest) != 2 ||
       coref_arch_key(arch) != demo->grid_key || !coref_arch_in_grid(arch))
     return make_error(name + ": not an architecture of the coreference grid");
-  demo_retrain_request(app, arch);
+  demo_retrain_request(app, DemoJob{ModelSource::demo_coref, coref_arch(arch)});
   if (app.retrain.training) {  // the grid's folder is there, yet its model did not open
     app.retrain.runner.reset();
     app.retrain.training = false;

@@ -273,9 +273,11 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     app.measure = *m;
   } else if (v == "importance") {  // the "Which heads matter" button; the next line waits for the grid
     app_start_importance(app);
-  } else if (v == "coref_arch") {  // the Model panel's architecture controls of the coreference demo
-    if (app.source != ModelSource::demo_coref) return fail("the coreference demo is not the model shown (model coref)");
-    CorefTrainOptions o = app.retrain.arch;
+  } else if (v == "arch" || v == "coref_arch") {  // the Model panel's architecture controls of the demo shown
+    if (v == "coref_arch" && app.source != ModelSource::demo_coref)
+      return fail("the coreference demo is not the model shown (model coref)");
+    if (!demo_is_live(app.source)) return fail("no trained demo is shown (model coref or model induction)");
+    DemoArch o = demo_shown_arch(app.retrain, app.source);
     for (const std::string& kv : a) {
       const size_t eq = kv.find('=');
       const std::string key = kv.substr(0, eq), value = eq == std::string::npos ? "" : kv.substr(eq + 1);
@@ -291,7 +293,7 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
       if (!ok) return fail("bad value for " + key + ": '" + value + "'");
     }
     if (o.d_model % o.n_heads != 0) return fail("d_model must be divisible by heads");
-    demo_retrain_request(app, o);
+    demo_retrain_request(app, DemoJob{app.source, o});
   } else if (v == "coref_swap") {  // the Coreference view's buttons (app/desktop/views/coref/coref_state.h)
     if (a.empty()) {
       if (!coref_use_minimal_pair(app)) return fail("the sentence has no property word to swap (tired, wide, ...)");

@@ -20,7 +20,9 @@
 //   train start|pause|resume|stop|reset|wait|compare|use | train save PATH | train demo coref|induction
 //   train pair_stop|pair_reset
 //   train seed N | train heads N | train d_model N | train steps N | train report N   (see script_train)
-//   coref_arch heads=N d_model=C layers=L ffn=F score=S norm=N positions=P (any of them; trains if not cached)
+//   arch heads=N d_model=C layers=L ffn=F score=S norm=N positions=P (any of them): the shown demo's
+//     (coreference or induction) architecture; trains if not shipped or cached. coref_arch: the same,
+//     when the coreference demo is shown
 //   head_off L H | head_on L H | ablation zero|mean | measure weights|value-norm|rollout | importance (waits)
 //   screenshot PATH | quit          (# starts a comment)
 //   try LINE | paste PATH | expect error|no_error|model_error|status|tokens|sentence|model [TEXT]   (tests)
