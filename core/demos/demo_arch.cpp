@@ -2,12 +2,56 @@
 #include "demos/demo_arch.h"
 
 #include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "base/parse_number.h"
 
 namespace attnviz {
 
 bool operator==(const DemoArch& a, const DemoArch& b) {
   return a.seed == b.seed && a.d_model == b.d_model && a.n_heads == b.n_heads && a.n_layers == b.n_layers &&
          a.d_ff == b.d_ff && a.score == b.score && a.norm == b.norm && a.positions == b.positions;
+}
+
+std::string demo_arch_format(const DemoArch& a) {
+  return "heads=" + std::to_string(a.n_heads) + " d_model=" + std::to_string(a.d_model) +
+         " layers=" + std::to_string(a.n_layers) + " ffn=" + std::to_string(a.d_ff) +
+         " score=" + std::string(name_of(a.score)) + " norm=" + std::string(name_of(a.norm)) +
+         " positions=" + std::string(name_of(a.positions)) + " seed=" + std::to_string(a.seed);
+}
+
+Result<DemoArch> demo_arch_parse(std::string_view text, DemoArch a) {
+  std::istringstream words{std::string(text)};
+  std::string kv;
+  while (words >> kv) {
+    const size_t eq = kv.find('=');
+    const std::string key = kv.substr(0, eq), value = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    bool ok = true;
+    if (key == "heads")
+      ok = parse_int_in(value, 1, 64, a.n_heads);
+    else if (key == "d_model")
+      ok = parse_int_in(value, 1, 1024, a.d_model);
+    else if (key == "layers")
+      ok = parse_int_in(value, 1, 4, a.n_layers);
+    else if (key == "ffn")
+      ok = parse_int_in(value, 0, 4096, a.d_ff);
+    else if (key == "score")
+      ok = (score_from_name(value) ? (a.score = *score_from_name(value), true) : false);
+    else if (key == "norm")
+      ok = (norm_from_name(value) ? (a.norm = *norm_from_name(value), true) : false);
+    else if (key == "positions")
+      ok = (positions_from_name(value) ? (a.positions = *positions_from_name(value), true) : false);
+    else if (key == "seed") {
+      int seed = 0;
+      ok = parse_int_in(value, 0, std::numeric_limits<int>::max(), seed);
+      a.seed = static_cast<uint64_t>(seed);
+    } else
+      return make_error("unknown key '" + key + "' (heads, d_model, layers, ffn, score, norm, positions, seed)");
+    if (!ok) return make_error("bad value for " + key + ": '" + value + "'");
+  }
+  if (a.d_model % a.n_heads != 0) return make_error("d_model must be divisible by heads");
+  return a;
 }
 
 std::string demo_arch_key(const DemoArch& a, const DemoArch& shipped) {

@@ -4,7 +4,9 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 
+#include "base/result.h"
 #include "model/config.h"
 #include "model/model.h"
 
@@ -25,6 +27,13 @@ struct DemoArch {
 };
 
 bool operator==(const DemoArch& a, const DemoArch& b);
+
+// "heads=4 d_model=32 layers=2 ffn=0 score=scaled_dot norm=pre positions=learned seed=26": every
+// field as key=value, for scripts and saved sessions.
+std::string demo_arch_format(const DemoArch& arch);
+// Reads key=value words (those demo_arch_format writes, any of them, in any order) over `base`.
+// Errors name an unknown key, a bad value, or heads that do not divide d_model; nothing is guessed.
+Result<DemoArch> demo_arch_parse(std::string_view text, DemoArch base);
 
 // The architecture as a folder-safe key: "heads{NH}_dmodel{C}", then each part that differs from
 // the demo's shipped architecture ("_layers3_ffn128_dot_post_sinusoidal"); the seed is not part of it.

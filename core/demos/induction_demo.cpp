@@ -68,7 +68,8 @@ Status options_check(const InductionTrainOptions& o) {
   if (o.segment_length < 2) return make_error("the repeated segment needs at least 2 tokens");
   if (o.batch < 1 || o.max_steps < 1 || o.eval_every < 1 || o.report_every < 0)
     return make_error("batch, steps and evaluation interval must be positive");
-  if (!(o.lr > 0.0f && o.lr < 1.0f)) return make_error("the learning rate must be between 0 and 1");
+  if (!(o.lr >= 0.0f && o.lr < 1.0f))
+    return make_error("the learning rate must be between 0 and 1 (0: chosen for the architecture)");
   if (o.vocab_size > kMaxVocab) return make_error("at most " + std::to_string(kMaxVocab) + " tokens in the vocabulary");
   // induction_sequence checks length and vocabulary against the segment; ask it once up front.
   Rng probe(0);
@@ -140,6 +141,14 @@ Result<Model> induction_model_init(const InductionTrainOptions& o) {
   start_unscaled_scores_small(m);
   start_deep_residual_branches_small(m);
   return m;
+}
+
+float induction_learning_rate(const InductionTrainOptions& o) {
+  if (o.lr > 0) return o.lr;
+  float lr = 5e-3f;
+  if (o.d_model > 64) lr *= 64.0f / static_cast<float>(o.d_model);
+  if (o.score == ScoreKind::general || (o.norm == NormPlacement::post && o.n_layers >= 3)) lr *= 0.5f;  // once
+  return lr;
 }
 
 DemoArch induction_arch(const InductionTrainOptions& o) {
@@ -228,7 +237,7 @@ Result<TrainRun> induction_train(const InductionTrainOptions& o, const TrainCall
   loop.max_steps = o.max_steps;
   loop.eval_every = o.eval_every;
   loop.report_every = o.report_every;
-  loop.adam.lr = o.lr;
+  loop.adam.lr = induction_learning_rate(o);
   auto batch = [&](int) -> Result<std::vector<TrainExample>> {
     std::vector<TrainExample> out;
     for (int b = 0; b < o.batch; ++b) {

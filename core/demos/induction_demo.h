@@ -37,12 +37,21 @@ struct InductionTrainOptions {
   float target_accuracy = 0.95f;  // ...and the held-out accuracy on the repeats reaches this
   int eval_every = 25;            // steps between held-out evaluations
   int report_every = 0;           // steps between callbacks; 0: at every evaluation
-  float lr = 5e-3f;
+  float lr = 0;                   // AdamW's learning rate; 0: induction_learning_rate's choice for the architecture
 };
 
 // A fresh model (vocabulary from induction_vocabulary); errors for invalid options, among them
 // fewer than 2 layers (an induction head reads what a layer before it wrote).
 Result<Model> induction_model_init(const InductionTrainOptions& options);
+
+// The learning rate a run uses: options.lr when set, else 5e-3 (the shipped demo's), scaled by
+// 64 / d_model above 64, and halved once for "general" heads or post-norm models of 3 layers or
+// more. At 5e-3, d_model 128 never learned (18% of the repeats after 3,000 steps; at 2.5e-3 an
+// induction head in 425 steps), general heads stalled (88%, no head; halved, one in 1,175 steps),
+// and so did one head at d_model 64 × 3 post-norm layers (3%; halved, a head in 1,100 steps).
+// Halving 2-layer post-norm or deep pre-norm models slowed them (1,650 → 2,950 and 925 → 1,325
+// steps). bench/README.md, twelfth session.
+float induction_learning_rate(const InductionTrainOptions& options);
 
 // The options' architecture and seed, options with them (every other option its default), and the
 // architecture's key ("heads2_dmodel32" for the shipped shape, see demo_arch_key).

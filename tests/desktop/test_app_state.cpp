@@ -198,11 +198,53 @@ TEST_CASE("app state: a bad session changes nothing and names what is wrong") {
   CHECK(app_apply_session(app, s).error() == "session: unknown view 'gallery'");
   s.ui["view"] = "heads";
   s.ui["langauge"] = "ko";  // a typo must not fall back to the default silently
+  CHECK(
+      app_apply_session(app, s).error() ==
+      "session: ui: unknown key 'langauge' (known: view, language, colormap, compare_sentence, compare_mode, annotate, "
+      "measure, ablated, ablation, model_source, model_path, sentence_b, demo_arch)");
+  s.ui.erase("langauge");
+  s.ui["demo_arch"] = "heads=2";
+  CHECK(app_apply_session(app, s).error() == "session: demo_arch needs model_source coref or induction");
+  s.ui["model_source"] = "induction";
+  s.ui["demo_arch"] = "heads=2 layers=3 depth=9";
   CHECK(app_apply_session(app, s).error() ==
-        "session: ui: unknown key 'langauge' (known: view, language, colormap, compare_sentence, compare_mode, annotate, "
-        "measure, ablated, ablation, model_source, model_path, sentence_b)");
+        "session: demo_arch: unknown key 'depth' (heads, d_model, layers, ffn, score, norm, positions, seed)");
+  s.ui["demo_arch"] = "heads=3";
+  CHECK(app_apply_session(app, s).error() == "session: demo_arch: d_model must be divisible by heads");
+  s.ui["demo_arch"] = "layers=5";
+  CHECK(app_apply_session(app, s).error() == "session: demo_arch: bad value for layers: '5'");
   CHECK(app.heads.zoom_head == 2);  // nothing was touched
   CHECK(app.compare.mode == CompareMode::single_vs_multi);
+  CHECK(app.source == ModelSource::sandbox);
+}
+
+TEST_CASE("app state: a session keeps a trained demo's architecture and reopens on it") {
+  test::TempFile cache("attnviz_session_arch");
+  setenv("XDG_CACHE_HOME", cache.path().c_str(), 1);
+  AppState app;
+  REQUIRE(app_use_source(app, ModelSource::demo_coref).ok());
+  DemoJob grid{ModelSource::demo_coref, app.retrain.coref};
+  grid.arch.n_heads = 8;
+  demo_retrain_request(app, grid);  // shipped in the grid: shown at once
+  REQUIRE(app.model->source == "assets/demo_coref_grid/heads8_dmodel32");
+  const Session s = app_capture_session(app);
+  CHECK(s.ui.at("demo_arch") ==
+        "heads=8 d_model=32 layers=2 ffn=0 score=scaled_dot norm=pre positions=learned seed=26");
+  REQUIRE(app_use_source(app, ModelSource::sandbox).ok());
+  REQUIRE(app_apply_session(app, session_from_json(session_to_json(s)).value()).ok());
+  CHECK(app.source == ModelSource::demo_coref);
+  CHECK(app.retrain.coref.n_heads == 8);
+  CHECK(app.model->source == "assets/demo_coref_grid/heads8_dmodel32");
+  CHECK_FALSE(app.retrain.training);
+  // The shipped architecture writes it too, and a session without it opens the shipped one.
+  REQUIRE(app_use_source(app, ModelSource::demo_induction).ok());
+  Session shipped = app_capture_session(app);
+  CHECK(shipped.ui.at("demo_arch") ==
+        "heads=2 d_model=32 layers=2 ffn=0 score=scaled_dot norm=pre positions=learned seed=1");
+  shipped.ui.erase("demo_arch");
+  REQUIRE(app_apply_session(app, shipped).ok());
+  CHECK(app.model->source == "assets/demo_induction");
+  unsetenv("XDG_CACHE_HOME");
 }
 
 TEST_CASE("app state: every view's reset() returns it to how it first opens") {
@@ -488,6 +530,18 @@ TEST_CASE("app state: the induction demo retrains on a toggle too, and says why 
   demo_retrain_request(app, DemoJob{ModelSource::demo_induction, demo_shipped_arch(ModelSource::demo_induction)});
   CHECK_FALSE(app.retrain.training);
   CHECK(app.model->source == "assets/demo_induction");
+  // Undo and redo walk the architecture too, each model found in memory at once.
+  history_track(app, 0.0);
+  demo_retrain_request(app, three);
+  CHECK_FALSE(app.retrain.training);
+  history_track(app, 1.0);
+  REQUIRE(history_undo(app));
+  CHECK(app.retrain.induction == demo_shipped_arch(ModelSource::demo_induction));
+  CHECK(app.model->source == "assets/demo_induction");
+  REQUIRE(history_redo(app));
+  CHECK(app.retrain.induction.n_layers == 3);
+  CHECK(app.model->config.n_layers == 3);
+  CHECK_FALSE(app.retrain.training);
   unsetenv("XDG_CACHE_HOME");
 }
 

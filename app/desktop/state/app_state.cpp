@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <tuple>
 
 #include "io/json.h"
@@ -210,13 +211,16 @@ Session app_capture_session(const AppState& app) {
   s.ui["model_source"] = source_id(saved_source ? app.source : ModelSource::sandbox);
   if (app.source == ModelSource::file || app.source == ModelSource::attention) s.ui["model_path"] = app.model_path;
   if (!app.sentence_b.empty()) s.ui["sentence_b"] = app.sentence_b;
+  // A trained demo's live architecture: the session reopens on it (found, or trained again).
+  if (demo_is_live(app.source)) s.ui["demo_arch"] = demo_arch_format(demo_shown_arch(app.retrain, app.source));
   return s;
 }
 
 Status app_apply_session(AppState& app, const Session& s) {
   // Validate the UI part completely before touching the state: a bad file changes nothing.
-  const JsonKeys ui_keys = {"view",    "language", "colormap", "compare_sentence", "compare_mode", "annotate",
-                            "measure", "ablated",  "ablation", "model_source",     "model_path",   "sentence_b"};
+  const JsonKeys ui_keys = {"view",       "language",   "colormap", "compare_sentence", "compare_mode",
+                            "annotate",   "measure",    "ablated",  "ablation",         "model_source",
+                            "model_path", "sentence_b", "demo_arch"};
   for (const auto& entry : s.ui)
     if (std::find(ui_keys.begin(), ui_keys.end(), entry.first) == ui_keys.end())
       return make_error("session: ui: " + json_unknown_key(entry.first, ui_keys));
@@ -267,6 +271,13 @@ Status app_apply_session(AppState& app, const Session& s) {
   const auto path = s.ui.find("model_path");
   if ((source == ModelSource::file || source == ModelSource::attention) && path == s.ui.end())
     return make_error("session: model_source " + std::string(source_id(source)) + " needs model_path");
+  std::optional<DemoArch> arch;
+  if (auto it = s.ui.find("demo_arch"); it != s.ui.end()) {
+    if (!demo_is_live(source)) return make_error("session: demo_arch needs model_source coref or induction");
+    auto parsed = demo_arch_parse(it->second, demo_shipped_arch(source));
+    if (!parsed) return make_error("session: demo_arch: " + parsed.error());
+    arch = *parsed;
+  }
   // Last check, first change: loading the model may fail (a moved file) and then nothing changes.
   if (Status st = app_use_source(app, source, path == s.ui.end() ? std::string() : path->second); !st)
     return make_error("session: " + st.error());
@@ -287,6 +298,8 @@ Status app_apply_session(AppState& app, const Session& s) {
   app.trace_b.reset();
   app.error_b.clear();
   app.dirty = true;
+  // The demo's architecture last: shown at once when shipped or cached, else trained off the UI thread.
+  if (arch && *arch != demo_shown_arch(app.retrain, source)) demo_retrain_request(app, DemoJob{source, *arch});
   return Ok{};
 }
 

@@ -277,23 +277,11 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     if (v == "coref_arch" && app.source != ModelSource::demo_coref)
       return fail("the coreference demo is not the model shown (model coref)");
     if (!demo_is_live(app.source)) return fail("no trained demo is shown (model coref or model induction)");
-    DemoArch o = demo_shown_arch(app.retrain, app.source);
-    for (const std::string& kv : a) {
-      const size_t eq = kv.find('=');
-      const std::string key = kv.substr(0, eq), value = eq == std::string::npos ? "" : kv.substr(eq + 1);
-      bool ok = true;
-      if (key == "heads") ok = parse_int_in(value, 1, 64, o.n_heads);
-      else if (key == "d_model") ok = parse_int_in(value, 1, 1024, o.d_model);
-      else if (key == "layers") ok = parse_int_in(value, 1, 4, o.n_layers);
-      else if (key == "ffn") ok = parse_int_in(value, 0, 4096, o.d_ff);
-      else if (key == "score") ok = (score_from_name(value) ? (o.score = *score_from_name(value), true) : false);
-      else if (key == "norm") ok = (norm_from_name(value) ? (o.norm = *norm_from_name(value), true) : false);
-      else if (key == "positions") ok = (positions_from_name(value) ? (o.positions = *positions_from_name(value), true) : false);
-      else return fail("unknown key '" + key + "' (heads, d_model, layers, ffn, score, norm, positions)");
-      if (!ok) return fail("bad value for " + key + ": '" + value + "'");
-    }
-    if (o.d_model % o.n_heads != 0) return fail("d_model must be divisible by heads");
-    demo_retrain_request(app, DemoJob{app.source, o});
+    std::string words;
+    for (const std::string& kv : a) words += kv + " ";
+    auto o = demo_arch_parse(words, demo_shown_arch(app.retrain, app.source));
+    if (!o) return fail(o.error());
+    demo_retrain_request(app, DemoJob{app.source, *o});
   } else if (v == "coref_swap") {  // the Coreference view's buttons (app/desktop/views/coref/coref_state.h)
     if (a.empty()) {
       if (!coref_use_minimal_pair(app)) return fail("the sentence has no property word to swap (tired, wide, ...)");

@@ -131,7 +131,7 @@ TEST_CASE("induction demo: the callback can stop training, and bad options are e
   bad.batch = 0;
   CHECK(error_of(bad).find("positive") != std::string::npos);
   bad = o;
-  bad.lr = 0;
+  bad.lr = -1e-3f;
   CHECK(error_of(bad).find("learning rate") != std::string::npos);
   CHECK_FALSE(induction_heldout(bad, 4).ok());
 }
@@ -152,6 +152,22 @@ TEST_CASE("induction demo: the Model panel's architecture, its key and the model
   CHECK(induction_arch(back) == induction_arch(o));
   CHECK(back.batch == shipped.batch);
   CHECK(back.lr == shipped.lr);
+  // The learning rate follows the width and the scoring function unless given.
+  CHECK(induction_learning_rate(shipped) == doctest::Approx(5e-3f));
+  InductionTrainOptions wide;
+  wide.d_model = 128;
+  CHECK(induction_learning_rate(wide) == doctest::Approx(2.5e-3f));
+  wide.score = ScoreKind::general;
+  CHECK(induction_learning_rate(wide) == doctest::Approx(1.25e-3f));
+  wide.norm = NormPlacement::post;
+  wide.n_layers = 3;
+  CHECK(induction_learning_rate(wide) == doctest::Approx(1.25e-3f));  // halved once for either reason
+  wide.score = ScoreKind::scaled_dot;
+  CHECK(induction_learning_rate(wide) == doctest::Approx(1.25e-3f));
+  wide.n_layers = 2;
+  CHECK(induction_learning_rate(wide) == doctest::Approx(2.5e-3f));  // post-norm with 2 layers keeps it
+  wide.lr = 1e-2f;
+  CHECK(induction_learning_rate(wide) == doctest::Approx(1e-2f));
   auto m = induction_model_init(o);
   REQUIRE_MESSAGE(m.ok(), m.error());
   CHECK(m->config.n_layers == 3);
