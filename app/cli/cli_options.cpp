@@ -210,7 +210,7 @@ const std::vector<Flag>& flags() {
        "scores 0.95 as an induction head)",
        int_flag(&CliOptions::steps, 1, 1000000, "steps"), kTrain},
       {"lr", "LR",
-       "train: AdamW's learning rate (default: the demo's own; coref 0.003 for the shipped shape, lower for wide, deep or unscaled ones; induction 0.005 for the shipped shape, lower for wide, \"general\" or deep post-norm ones)",
+       "train: AdamW's learning rate (default: the demo's own; coref 0.003 for the shipped shape, lower for wide, deep or unscaled ones; induction 0.005 for the shipped shape, lower for wide, unscaled or deep post-norm ones)",
        [](CliOptions& o, const std::string& v) -> Status {
          float f = 0;
          if (!parse_number(v, f) || !(f > 0 && f < 1)) return bad_value("lr", v, "a number between 0 and 1");

@@ -147,7 +147,8 @@ float induction_learning_rate(const InductionTrainOptions& o) {
   if (o.lr > 0) return o.lr;
   float lr = 5e-3f;
   if (o.d_model > 64) lr *= 64.0f / static_cast<float>(o.d_model);
-  if (o.score == ScoreKind::general || (o.norm == NormPlacement::post && o.n_layers >= 3)) lr *= 0.5f;  // once
+  const bool unscaled = o.score == ScoreKind::dot || o.score == ScoreKind::general;
+  if (unscaled || (o.norm == NormPlacement::post && o.n_layers >= 3)) lr *= 0.5f;  // once, for either reason
   return lr;
 }
 

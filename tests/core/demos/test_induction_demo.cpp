@@ -157,6 +157,8 @@ TEST_CASE("induction demo: the Model panel's architecture, its key and the model
   InductionTrainOptions wide;
   wide.d_model = 128;
   CHECK(induction_learning_rate(wide) == doctest::Approx(2.5e-3f));
+  wide.score = ScoreKind::dot;
+  CHECK(induction_learning_rate(wide) == doctest::Approx(1.25e-3f));
   wide.score = ScoreKind::general;
   CHECK(induction_learning_rate(wide) == doctest::Approx(1.25e-3f));
   wide.norm = NormPlacement::post;
