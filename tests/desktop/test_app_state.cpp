@@ -490,30 +490,34 @@ TEST_CASE("app state: the induction demo retrains on a toggle too, and says why 
   AppState app;
   REQUIRE(app_use_source(app, ModelSource::demo_induction).ok());
   CHECK(app.retrain.induction == demo_shipped_arch(ModelSource::demo_induction));
-  DemoJob three{ModelSource::demo_induction, app.retrain.induction};
-  three.arch.n_layers = 3;
-  demo_retrain_request(app, three);
+  // One head a layer: the quickest to train (one training in this test: it runs under the sanitizers).
+  DemoJob one{ModelSource::demo_induction, app.retrain.induction};
+  one.arch.n_heads = 1;
+  demo_retrain_request(app, one);
   CHECK(app.retrain.training);
   CHECK(app.model->source == "assets/demo_induction");  // the views keep the previous model meanwhile
   wait_for_retrain(app);
   CHECK(app.source == ModelSource::demo_induction);
-  CHECK(app.model->config.n_layers == 3);
-  CHECK(app.model->source == "trained: induction heads2_dmodel32_layers3");
+  CHECK(app.model->config.n_heads == 1);
+  CHECK(app.model->source == "trained: induction heads1_dmodel32");
   REQUIRE(app.retrain.outcome);
   CHECK(app.retrain.outcome->reached());  // its answers and an induction head past layer 0
-  CHECK(demo_cache_dir(three) == cache.path() + "/attnviz/induction/trainer-" + std::to_string(kDemoTrainerRevision) +
-                                     "/heads2_dmodel32_layers3_seed1");
-  CHECK(std::filesystem::exists(demo_cache_dir(three) + "/model.safetensors"));
-  // Compare's 1 head vs N heads: the 1-head model of this architecture, trained for real.
-  CHECK(demo_single_head(app) == nullptr);  // it starts training
-  wait_for_retrain(app);
-  const auto one = demo_single_head(app);
-  REQUIRE(one);
-  CHECK(one->config.n_heads == 1);
-  CHECK(one->config.n_layers == 3);
-  // One layer: refused at once with the reason, in the UI's language; the 3-layer model is still
-  // shown, and so is its architecture in the Model panel.
-  DemoJob single_layer = three;
+  CHECK(demo_cache_dir(one) ==
+        cache.path() + "/attnviz/induction/trainer-" + std::to_string(kDemoTrainerRevision) + "/heads1_dmodel32_seed1");
+  CHECK(std::filesystem::exists(demo_cache_dir(one) + "/model.safetensors"));
+  // Back to the shipped one, found at once; Compare's 1 head vs N heads then takes the 1-head model
+  // of its architecture, the one just trained, from memory.
+  const DemoJob shipped{ModelSource::demo_induction, demo_shipped_arch(ModelSource::demo_induction)};
+  demo_retrain_request(app, shipped);
+  CHECK_FALSE(app.retrain.training);
+  CHECK(app.model->source == "assets/demo_induction");
+  const auto twin = demo_single_head(app);
+  REQUIRE(twin);
+  CHECK(twin->source == "trained: induction heads1_dmodel32");
+  CHECK_FALSE(app.retrain.twin_training);
+  // One layer: refused at once with the reason, in the UI's language; the model shown stays, and so
+  // does its architecture in the Model panel.
+  DemoJob single_layer = shipped;
   single_layer.arch.n_layers = 1;
   demo_retrain_request(app, single_layer);
   CHECK_FALSE(app.retrain.training);
@@ -523,24 +527,21 @@ TEST_CASE("app state: the induction demo retrains on a toggle too, and says why 
             .find("induction heads2_dmodel32_layers1: an induction head "
                   "needs 2 layers or more.") == 0);
   CHECK(retrain_outcome_text(*app.retrain.outcome, Lang::ko).find("레이어가 2개 이상 필요합니다") != std::string::npos);
-  CHECK(app.model->config.n_layers == 3);
-  CHECK(app.retrain.induction.n_layers == 3);
-  // The coreference demo kept its own architecture meanwhile; the shipped one comes back in memory.
+  CHECK(app.model->config.n_layers == 2);
+  CHECK(app.retrain.induction == shipped.arch);
+  // The coreference demo kept its own architecture meanwhile.
   CHECK(app.retrain.coref == demo_shipped_arch(ModelSource::demo_coref));
-  demo_retrain_request(app, DemoJob{ModelSource::demo_induction, demo_shipped_arch(ModelSource::demo_induction)});
-  CHECK_FALSE(app.retrain.training);
-  CHECK(app.model->source == "assets/demo_induction");
   // Undo and redo walk the architecture too, each model found in memory at once.
   history_track(app, 0.0);
-  demo_retrain_request(app, three);
+  demo_retrain_request(app, one);
   CHECK_FALSE(app.retrain.training);
   history_track(app, 1.0);
   REQUIRE(history_undo(app));
-  CHECK(app.retrain.induction == demo_shipped_arch(ModelSource::demo_induction));
+  CHECK(app.retrain.induction == shipped.arch);
   CHECK(app.model->source == "assets/demo_induction");
   REQUIRE(history_redo(app));
-  CHECK(app.retrain.induction.n_layers == 3);
-  CHECK(app.model->config.n_layers == 3);
+  CHECK(app.retrain.induction.n_heads == 1);
+  CHECK(app.model->config.n_heads == 1);
   CHECK_FALSE(app.retrain.training);
   unsetenv("XDG_CACHE_HOME");
 }
