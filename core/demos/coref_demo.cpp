@@ -79,22 +79,9 @@ int coref_batch_size(const CorefTrainOptions& o) {
   return o.n_layers >= 3 ? 32 : 16;
 }
 
-DemoArch coref_arch(const CorefTrainOptions& o) {
-  return DemoArch{o.seed, o.d_model, o.n_heads, o.n_layers, o.d_ff, o.score, o.norm, o.positions};
-}
+DemoArch coref_arch(const CorefTrainOptions& o) { return demo_arch_of(o); }
 
-CorefTrainOptions coref_options(const DemoArch& a) {
-  CorefTrainOptions o;
-  o.seed = a.seed;
-  o.d_model = a.d_model;
-  o.n_heads = a.n_heads;
-  o.n_layers = a.n_layers;
-  o.d_ff = a.d_ff;
-  o.score = a.score;
-  o.norm = a.norm;
-  o.positions = a.positions;
-  return o;
-}
+CorefTrainOptions coref_options(const DemoArch& a) { return demo_options_for<CorefTrainOptions>(a); }
 
 bool coref_arch_in_grid(const CorefTrainOptions& o) {
   const CorefTrainOptions d;

@@ -28,6 +28,27 @@ struct DemoArch {
 
 bool operator==(const DemoArch& a, const DemoArch& b);
 
+// A demo's training options (CorefTrainOptions, InductionTrainOptions: the same field names) to
+// their architecture and seed, and options with an architecture and seed, every other field the
+// options' default.
+template <class Options>
+DemoArch demo_arch_of(const Options& o) {
+  return DemoArch{o.seed, o.d_model, o.n_heads, o.n_layers, o.d_ff, o.score, o.norm, o.positions};
+}
+template <class Options>
+Options demo_options_for(const DemoArch& a) {
+  Options o;
+  o.seed = a.seed;
+  o.d_model = a.d_model;
+  o.n_heads = a.n_heads;
+  o.n_layers = a.n_layers;
+  o.d_ff = a.d_ff;
+  o.score = a.score;
+  o.norm = a.norm;
+  o.positions = a.positions;
+  return o;
+}
+
 // "heads=4 d_model=32 layers=2 ffn=0 score=scaled_dot norm=pre positions=learned seed=26": every
 // field as key=value, for scripts and saved sessions.
 std::string demo_arch_format(const DemoArch& arch);

@@ -152,22 +152,9 @@ float induction_learning_rate(const InductionTrainOptions& o) {
   return lr;
 }
 
-DemoArch induction_arch(const InductionTrainOptions& o) {
-  return DemoArch{o.seed, o.d_model, o.n_heads, o.n_layers, o.d_ff, o.score, o.norm, o.positions};
-}
+DemoArch induction_arch(const InductionTrainOptions& o) { return demo_arch_of(o); }
 
-InductionTrainOptions induction_options(const DemoArch& a) {
-  InductionTrainOptions o;
-  o.seed = a.seed;
-  o.d_model = a.d_model;
-  o.n_heads = a.n_heads;
-  o.n_layers = a.n_layers;
-  o.d_ff = a.d_ff;
-  o.score = a.score;
-  o.norm = a.norm;
-  o.positions = a.positions;
-  return o;
-}
+InductionTrainOptions induction_options(const DemoArch& a) { return demo_options_for<InductionTrainOptions>(a); }
 
 std::string induction_arch_key(const InductionTrainOptions& o) {
   return demo_arch_key(induction_arch(o), induction_arch(InductionTrainOptions{}));
