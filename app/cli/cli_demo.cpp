@@ -104,7 +104,8 @@ int cli_train_induction(const CliOptions& o, std::ostream& out, std::ostream& er
       callback_error = make_error(s.error());
       return false;
     }
-    out << "  induction " << std::fixed << std::setprecision(3) << s->best_induction << "\n";
+    out << "  induction " << std::fixed << std::setprecision(3) << s->best_on_repeat << " (detector "
+        << s->best_on_repeat_general << ")\n";
     out.unsetf(std::ios::floatfield);
     return true;
   });
@@ -115,9 +116,11 @@ int cli_train_induction(const CliOptions& o, std::ostream& out, std::ostream& er
   auto path = save_in(o.out_dir, result->model);
   if (!path) return fail(err, path.error());
   result_line(out, *result);
-  out << "; induction head L" << s->best_induction_layer << "H"
-      << s->best_induction_head << " " << std::setprecision(3) << s->best_induction << ", previous-token head L0H"
-      << s->best_previous_head << " " << s->best_previous << " — saved " << *path << "\n";
+  const bool reached = !result->history.empty() && result->history.back().target_reached;
+  out << "; induction head L" << s->best_on_repeat_layer << "H" << s->best_on_repeat_head << " " << std::setprecision(3)
+      << s->best_on_repeat << " on the repeat (detector " << s->best_on_repeat_general << "), previous-token head L0H"
+      << s->best_previous_head << " " << s->best_previous << (reached ? "" : "; target not reached") << " — saved "
+      << *path << "\n";
   return 0;
 }
 

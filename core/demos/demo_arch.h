@@ -15,8 +15,9 @@ namespace attnviz {
 // What the demos' trainers (coref_train, induction_train) make of an architecture and seed, by
 // number: raised whenever a change to the initial weights, the data or the training would give a
 // model other bits, so that a cache of trained models (the app's, on disk) does not take an older
-// trainer's model for this one's. 2: deep models' residual branches start smaller.
-inline constexpr int kDemoTrainerRevision = 2;
+// trainer's model for this one's. 2: deep models' residual branches start smaller. 3: the induction
+// demo stops once its head copies on the repeat (InductionScores::best_on_repeat).
+inline constexpr int kDemoTrainerRevision = 3;
 
 struct DemoArch {
   uint64_t seed = 0;

@@ -187,6 +187,9 @@ Result<InductionScores> induction_scores(const Model& model, uint64_t seed, int 
   auto seqs = sequences_from(seed, static_cast<int>(model.vocab.size()), length, segment_length, kScoreCount);
   if (!seqs) return make_error(seqs.error());
   GridMean induction, previous;
+  const size_t L = static_cast<size_t>(model.config.n_layers), H = static_cast<size_t>(model.config.n_heads);
+  std::vector<std::vector<double>> copied(L, std::vector<double>(H, 0.0));
+  int copies = 0;
   for (const InductionSequence& s : *seqs) {
     TraceInput in;
     in.text = induction_text(s, model.vocab);
@@ -195,10 +198,25 @@ Result<InductionScores> induction_scores(const Model& model, uint64_t seed, int 
     if (!trace) return make_error(trace.error());
     induction.add(detector_grid(Detector::induction, *trace));
     previous.add(detector_grid(Detector::previous_token, *trace));
+    for (int k = 0; k + 1 < s.repeat_length; ++k, ++copies)
+      for (size_t l = 0; l < L; ++l)
+        for (size_t h = 0; h < H; ++h)
+          copied[l][h] += trace->head(static_cast<int>(l), static_cast<int>(h)).weights(s.repeat_start + k, k + 1);
   }
   InductionScores out;
   out.induction = induction.grid(Detector::induction);
   out.previous_token = previous.grid(Detector::previous_token);
+  out.on_repeat.assign(L, std::vector<float>(H, 0.0f));
+  for (size_t l = 0; l < L; ++l)
+    for (size_t h = 0; h < H; ++h) {
+      out.on_repeat[l][h] = copies > 0 ? static_cast<float>(copied[l][h] / copies) : 0.0f;
+      if (l >= 1 && (out.on_repeat[l][h] > out.best_on_repeat || out.best_on_repeat_layer < 0)) {
+        out.best_on_repeat = out.on_repeat[l][h];
+        out.best_on_repeat_layer = static_cast<int>(l);
+        out.best_on_repeat_head = static_cast<int>(h);
+        out.best_on_repeat_general = out.induction.by_layer_head[l][h].score;
+      }
+    }
   for (size_t l = 1; l < out.induction.by_layer_head.size(); ++l)
     for (size_t h = 0; h < out.induction.by_layer_head[l].size(); ++h)
       if (out.induction.by_layer_head[l][h].score > out.best_induction || out.best_induction_layer < 0) {
@@ -242,7 +260,7 @@ Result<TrainRun> induction_train(const InductionTrainOptions& o, const TrainCall
     if (e.accuracy >= o.target_accuracy) {
       auto scores = induction_scores(m, o.seed, o.length, o.segment_length);
       if (!scores) return make_error(scores.error());
-      e.done = scores->best_induction >= o.target;
+      e.done = scores->best_on_repeat >= o.target && scores->best_on_repeat_general >= o.target_general;
     }
     return e;
   };

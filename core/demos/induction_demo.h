@@ -33,8 +33,12 @@ struct InductionTrainOptions {
   int segment_length = kInductionSegment;  // tokens of the repeated segment
   int batch = 8;
   int max_steps = 3000;
-  float target = 0.95f;           // stop once the best induction score past layer 0 reaches this...
-  float target_accuracy = 0.95f;  // ...and the held-out accuracy on the repeats reaches this
+  // Stop once one head past layer 0 copies on the repeat (InductionScores::best_on_repeat) at least
+  // `target`, does induction over every repeated token (its detector score) at least
+  // `target_general`, and the held-out accuracy on the repeats reaches `target_accuracy`.
+  float target = 0.95f;
+  float target_general = 0.8f;
+  float target_accuracy = 0.99f;
   int eval_every = 25;            // steps between held-out evaluations
   int report_every = 0;           // steps between callbacks; 0: at every evaluation
   float lr = 0;                   // AdamW's learning rate; 0: induction_learning_rate's choice for the architecture
@@ -72,11 +76,22 @@ TrainExample induction_train_example(const InductionSequence& sequence);
 float induction_evaluate(const Model& model, const std::vector<InductionSequence>& sequences);
 
 // The detector grids of every head, each score averaged over held-out sequences run through
-// trace_run on their induction_text with a causal mask.
+// trace_run on their induction_text with a causal mask, and how each head copies on the repeat.
+// The induction detector reads every token that came before, the filler's chance repeats too (about
+// a quarter of the tokens it reads), which the model is never asked to predict; on the repeat, the
+// one place the task needs the head, the same attention is higher: the shipped shape's head reads
+// 0.91 as a detector and 0.95 on the repeat after 750 steps, and it took 575 more steps, with every
+// answer already right, to reach 0.95 as a detector (bench/README.md, thirteenth session).
 struct InductionScores {
   DetectorGrid induction;       // [L][NH]
   DetectorGrid previous_token;  // [L][NH]
-  float best_induction = 0;     // the best head past layer 0 (the earliest layer that can do it)
+  // [L][NH] the mean attention from each repeated token that has a next token to predict (all but
+  // the repeat's last) to the token after its first copy: the one it must copy.
+  std::vector<std::vector<float>> on_repeat;
+  float best_on_repeat = 0;  // the best head past layer 0 on the repeat: the induction head
+  int best_on_repeat_layer = -1, best_on_repeat_head = -1;
+  float best_on_repeat_general = 0;  // that head's induction detector score
+  float best_induction = 0;          // the best detector score past layer 0 (the earliest layer that can do it)
   int best_induction_layer = -1, best_induction_head = -1;
   float best_previous = 0;      // the best head of layer 0
   int best_previous_head = -1;

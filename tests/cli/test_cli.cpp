@@ -301,15 +301,19 @@ TEST_CASE("cli: train induction writes an attention-only model that loads, and r
   CHECK(has(train.out,
             "training the induction demo (attention only): d_model 16, 4 heads, 2 layers, seed 2, 8 sequences a step "
             "(heads4_dmodel16)\n"));
-  // One line per evaluation (every 25 steps): step, loss, held-out accuracy, time and induction score.
+  // One line per evaluation (every 25 steps): step, loss, held-out accuracy, time, and the induction
+  // head's score on the repeat with its detector score.
   const size_t line = train.out.find("step    25  loss ");
   REQUIRE(line != std::string::npos);
   const std::string first = train.out.substr(line, train.out.find('\n', line) - line);
   CHECK(has(first, "% "));
   CHECK(has(first, " s  induction 0."));
+  CHECK(has(first, " (detector 0."));
   CHECK(has(train.out, "step    50  loss "));
   CHECK(has(train.out, "steps; induction head L1H"));
+  CHECK(has(train.out, " on the repeat (detector 0."));
   CHECK(has(train.out, ", previous-token head L0H"));
+  CHECK(has(train.out, "; target not reached — saved "));  // 50 steps form no head
   CHECK(has(train.out, "saved "));
   auto model = model_load((std::filesystem::path(dir) / "model.safetensors").string(), std::nullopt);
   REQUIRE_MESSAGE(model.ok(), model.error());

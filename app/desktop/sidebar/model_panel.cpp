@@ -266,15 +266,15 @@ void source_section(AppState& app) {
     const Trace& t = app.attention->trace;
     ImGui::TextWrapped("%s", tr_format(L, Str::attn_opened, app.model_path.c_str(), t.config.n_layers, t.config.n_heads,
                                        t.n_queries()).c_str());
-    if (!app.attention->model.empty()) ImGui::TextWrapped("%s", app.attention->model.c_str());
-    if (app.attention->cross_trace) ImGui::TextWrapped("%s", tr(L, Str::attn_has_cross));
+    if (!app.attention->model.empty()) text_wrapped(app.attention->model);
+    if (app.attention->cross_trace) text_wrapped(tr(L, Str::attn_has_cross));
     if (const auto& off = app.attention->off_rows; !off.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.35f, 1));
-      ImGui::TextWrapped("%s", tr_format(L, Str::attn_rows_off, static_cast<int>(off.size()), off_rows_summary(off, 6).c_str()).c_str());
+      text_wrapped(tr_format(L, Str::attn_rows_off, static_cast<int>(off.size()), off_rows_summary(off, 6).c_str()));
       ImGui::PopStyleColor();
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", tr(L, Str::attn_no_switch));
+    text_wrapped(tr(L, Str::attn_no_switch));
     ImGui::PopStyleColor();
     return;
   }
@@ -283,7 +283,7 @@ void source_section(AppState& app) {
   ImGui::TextWrapped("%s", tr_format(L, Str::src_summary, c.d_model, c.n_heads, c.n_layers, c.d_ff,
                                      model_source_text(app.model->source, L).c_str())
                                .c_str());
-  if (c.kv_heads() != c.n_heads) ImGui::TextWrapped("%s", tr_format(L, Str::src_gqa, c.n_heads, c.kv_heads()).c_str());
+  if (c.kv_heads() != c.n_heads) text_wrapped(tr_format(L, Str::src_gqa, c.n_heads, c.kv_heads()));
   if (c.positions == PositionEncoding::rotary || c.norm_kind == NormKind::rms_norm || c.gated_ffn || c.parallel_residual ||
       c.sliding_window > 0) {
     std::string parts;
@@ -298,14 +298,14 @@ void source_section(AppState& app) {
     if (c.gated_ffn) add("SwiGLU");
     if (c.parallel_residual) add(tr(L, Str::src_parallel_residual));
     if (c.sliding_window > 0) add(tr_format(L, Str::src_sliding_window, c.sliding_window));
-    ImGui::TextWrapped("%s", parts.c_str());
+    text_wrapped(parts);
   }
   if (const auto& tok = app.model->tokenizer)
     ImGui::TextWrapped(
         "%s", tr_format(L, Str::ck_tokenizer, std::string(tok->kind_name()).c_str(), tok->vocab_size()).c_str());
   if (demo_is_live(app.source)) return;  // its architecture is live (demo_arch_section)
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s", tr(L, Str::src_fixed));
+  text_wrapped(tr(L, Str::src_fixed));
   ImGui::PopStyleColor();
 }
 
@@ -352,11 +352,11 @@ void demo_arch_section(AppState& app) {
     ImGui::ProgressBar(f, ImVec2(-1, 0), tr_format(L, Str::rt_training, demo_job_label(r.running).c_str()).c_str());
   } else if (r.outcome) {
     ImGui::PushStyleColor(ImGuiCol_Text, r.outcome->reached() ? ImVec4(0.55f, 0.85f, 0.55f, 1) : ImVec4(1.0f, 0.6f, 0.4f, 1));
-    ImGui::TextWrapped("%s", retrain_outcome_text(*r.outcome, L).c_str());
+    text_wrapped(retrain_outcome_text(*r.outcome, L));
     ImGui::PopStyleColor();
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s", tr(L, app.source == ModelSource::demo_induction ? Str::rt_hint_induction : Str::rt_hint));
+  text_wrapped(tr(L, app.source == ModelSource::demo_induction ? Str::rt_hint_induction : Str::rt_hint));
   ImGui::PopStyleColor();
 }
 
@@ -369,7 +369,7 @@ void vocab_section(AppState& app) {
   ImGui::SetNextItemOpen(app.vocab_open);
   app.vocab_open = ImGui::CollapsingHeader(title.c_str());
   if (!app.vocab_open) return;
-  ImGui::TextWrapped("%s", tr(L, Str::vocab_hint));
+  text_wrapped(tr(L, Str::vocab_hint));
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   for (size_t i = 0; i < vocab.size(); ++i) {
     const std::string& w = vocab[i];

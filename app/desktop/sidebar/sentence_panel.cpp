@@ -6,6 +6,7 @@
 #include <imgui_stdlib.h>
 
 #include "shell/panels.h"
+#include "widgets/draw.h"
 #include "widgets/sentence_box.h"
 
 namespace attnviz {
@@ -85,7 +86,7 @@ void unknown_words_note(const AppState& app, const std::vector<TraceToken>& toke
   for (const TraceToken& t : tokens) unknown += t.in_vocab ? 0 : 1;
   if (unknown == 0) return;
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.6f, 0.5f, 1));
-  ImGui::TextWrapped("%s", tr_format(app.lang, Str::vocab_unk_count, unknown, static_cast<int>(tokens.size())).c_str());
+  text_wrapped(tr_format(app.lang, Str::vocab_unk_count, unknown, static_cast<int>(tokens.size())));
   ImGui::PopStyleColor();
 }
 
@@ -145,7 +146,7 @@ void panel_sentence(AppState& app) {
   const bool from_file = app.source == ModelSource::attention;  // tokens and weights from a file: nothing to type
   if (from_file) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", tr(app.lang, Str::attn_tokens_note));
+    text_wrapped(tr(app.lang, Str::attn_tokens_note));
     ImGui::PopStyleColor();
     if (app.attention && app.attention->cross_trace && ImGui::Checkbox(tr(app.lang, Str::attn_show_cross), &app.cross))
       app.dirty = true;
@@ -165,7 +166,7 @@ void panel_sentence(AppState& app) {
       app.dirty = true;
   }
   if (app_reads_pairs(app)) {
-    ImGui::TextWrapped("%s", tr(app.lang, Str::ck_sentence_b));
+    text_wrapped(tr(app.lang, Str::ck_sentence_b));
     if (sentence_box("##sentence_b", app.sentence_b, ImVec2(-1, ImGui::GetTextLineHeight() * 2.2f)))
       app.dirty = true;
   }

@@ -71,6 +71,20 @@ void start_training(TrainRunner& runner, const DemoJob& j) {
   runner.start([o](const TrainCallback& cb) { return coref_train(o, cb); });
 }
 
+// Why an induction run fell short, in numbers: its best head on the repeat (16 short traces, once a
+// run, on the frame that sees it end).
+void describe_best_head(const Model& model, const DemoJob& j, RetrainOutcome& outcome) {
+  const InductionTrainOptions o = induction_options(j.arch);
+  auto s = induction_scores(model, o.seed, o.length, o.segment_length);
+  if (!s) return;  // the message then gives the answers only
+  outcome.head_layer = s->best_on_repeat_layer;
+  outcome.head = s->best_on_repeat_head;
+  outcome.head_on_repeat = s->best_on_repeat;
+  outcome.head_general = s->best_on_repeat_general;
+  outcome.head_target = o.target;
+  outcome.head_general_target = o.target_general;
+}
+
 bool target_met(const TrainSnapshot& snap) { return !snap.reports.empty() && snap.reports.back().target_reached; }
 
 // A finished run as a shared model, written to the disk cache (atomically) when it met its target,
@@ -204,6 +218,8 @@ void demo_retrain_poll(AppState& app) {
   outcome.target_met = target_met(snap);
   outcome.steps = snap.reports.empty() ? 0 : snap.reports.back().step;
   outcome.seconds = snap.reports.empty() ? 0.0 : snap.reports.back().seconds;
+  if (r.running.demo == ModelSource::demo_induction && !outcome.target_met)
+    describe_best_head(*snap.model, r.running, outcome);
   auto model = finished_model(snap, r.running);
   install(app, std::move(model), r.running, std::move(outcome));
 }
@@ -213,6 +229,17 @@ std::string retrain_outcome_text(const RetrainOutcome& o, Lang lang) {
   if (o.too_few_layers) return tr_format(lang, Str::rt_induction_two_layers, o.arch.c_str());
   if (o.reached())
     return tr_format(lang, Str::rt_reached, o.arch.c_str(), 100.0 * o.accuracy, o.steps, o.seconds);
+  if (o.demo == ModelSource::demo_induction && o.head_layer >= 0) {  // what fell short, with its numbers
+    const int layer = o.head_layer + 1, head = o.head + 1;           // as the views count them
+    if (o.head_on_repeat < o.head_target)
+      return tr_format(lang, Str::rt_induction_copy_short, o.arch.c_str(), o.steps, layer, head, o.head_on_repeat,
+                       o.head_target, 100.0 * o.accuracy);
+    if (o.accuracy < o.target)
+      return tr_format(lang, Str::rt_induction_answers_short, o.arch.c_str(), layer, head, o.head_on_repeat, o.steps,
+                       100.0 * o.accuracy, 100.0 * o.target);
+    return tr_format(lang, Str::rt_induction_head_narrow, o.arch.c_str(), layer, head, o.head_on_repeat, o.steps,
+                     o.head_general, o.head_general_target);
+  }
   if (o.demo == ModelSource::demo_induction)
     return tr_format(lang, Str::rt_no_induction_head, o.arch.c_str(), o.steps, 100.0 * o.accuracy);
   return tr_format(lang, Str::rt_fell_short, o.arch.c_str(), 100.0 * o.target, o.steps, 100.0 * o.accuracy);

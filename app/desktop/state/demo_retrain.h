@@ -52,6 +52,10 @@ struct RetrainOutcome {
   double seconds = 0;
   std::string error;      // the run failed: why (the numbers above are then unset)
   bool too_few_layers = false;  // the induction demo with one layer: refused before training
+  // The induction demo short of its target: its best head on the repeat (InductionScores, from 0),
+  // what that head puts on the token to copy and its detector score, and the run's thresholds.
+  int head_layer = -1, head = -1;
+  float head_on_repeat = 0, head_general = 0, head_target = 0, head_general_target = 0;
   bool reached() const { return error.empty() && !too_few_layers && target_met; }
 };
 std::string retrain_outcome_text(const RetrainOutcome& outcome, Lang lang);

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "shell/fonts.h"
+#include "state/soft_wrap.h"
 #include "text/utf8.h"
 
 namespace attnviz {
@@ -168,6 +169,29 @@ void draw_cell_text(ImDrawList* dl, ImVec2 at, ImU32 cell, bool hatched, const c
 }
 
 float ui_text_width(std::string_view text) { return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x; }
+
+void text_wrapped(std::string_view text) {
+  const float width = ImGui::GetContentRegionAvail().x;
+  std::string shown;
+  size_t start = 0;
+  while (true) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    const std::string_view paragraph = text.substr(start, end - start);
+    for (size_t w = 0; w < paragraph.size();) {
+      const size_t space = std::min(paragraph.find(' ', w), paragraph.size());
+      if (ui_text_width(paragraph.substr(w, space - w)) > width) {
+        ImGui::TextWrapped("%.*s", static_cast<int>(text.size()), text.data());
+        return;
+      }
+      w = space + 1;
+    }
+    shown += soft_wrap(paragraph, width, ui_text_width);
+    if (end == text.size()) break;
+    shown += '\n';
+    start = end + 1;
+  }
+  ImGui::TextUnformatted(shown.data(), shown.data() + shown.size());
+}
 
 void same_line_or_wrap(float width, float spacing) {
   ImGui::SameLine(0, spacing);

@@ -47,6 +47,12 @@ ImU32 contrast_text_color(ImU32 background);
 // The width of `text` in the current UI font (core/render's text_width measures a figure's font).
 float ui_text_width(std::string_view text);
 
+// Text wrapped to what is left of the line, at spaces only (state/soft_wrap.h): Dear ImGui 1.86's
+// TextWrapped also breaks after '.' and ',', which split numbers across lines ("99." / "06%").
+// Newlines in the text are kept. Text with a word wider than the line goes to TextWrapped, which can
+// break inside the word.
+void text_wrapped(std::string_view text);
+
 // A toolbar that wraps: the next item goes on this line, `spacing` after the last one (< 0: the
 // style's), when its `width` fits in what is left of the line; else it starts the next line.
 void same_line_or_wrap(float width, float spacing = -1.0f);

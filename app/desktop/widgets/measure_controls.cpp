@@ -6,6 +6,7 @@
 #include <string>
 
 #include "state/answer_text.h"
+#include "widgets/draw.h"
 
 namespace attnviz {
 
@@ -67,7 +68,7 @@ void measure_error(const AppState& app) {
   if (!app.maps.error.empty()) {  // on a line of its own, wrapped: it is a sentence, not a label
     const Lang L = app.lang;
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.6f, 0.5f, 1));
-    ImGui::TextWrapped("%s", tr_format(L, Str::measure_unavailable, app.maps.error.c_str()).c_str());
+    text_wrapped(tr_format(L, Str::measure_unavailable, app.maps.error.c_str()));
     ImGui::PopStyleColor();
   }
 }

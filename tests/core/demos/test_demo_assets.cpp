@@ -56,11 +56,13 @@ TEST_CASE("demo assets: the induction model has an induction head and predicts h
   InductionTrainOptions o;
   auto scores = induction_scores(m, o.seed);
   REQUIRE(scores.ok());
-  MESSAGE("induction head L" << scores->best_induction_layer << "H" << scores->best_induction_head << " "
-                             << scores->best_induction << ", previous-token " << scores->best_previous);
-  CHECK(scores->best_induction >= 0.9f);
-  CHECK(scores->best_induction_layer == 1);
+  MESSAGE("induction head L" << scores->best_on_repeat_layer << "H" << scores->best_on_repeat_head << " "
+                             << scores->best_on_repeat << " on the repeat (detector " << scores->best_on_repeat_general
+                             << "), previous-token " << scores->best_previous);
+  CHECK(scores->best_on_repeat >= 0.95f);
+  CHECK(scores->best_on_repeat_general >= 0.8f);
+  CHECK(scores->best_on_repeat_layer == 1);
   auto heldout = induction_heldout(o, 64);
   REQUIRE(heldout.ok());
-  CHECK(induction_evaluate(m, *heldout) >= 0.95f);
+  CHECK(induction_evaluate(m, *heldout) >= 0.99f);
 }

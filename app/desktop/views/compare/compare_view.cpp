@@ -292,7 +292,7 @@ void toolbar(AppState& app, const Trace& t, bool head_selector) {
   }
   if (!modes) return;
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s", tr(L, explain_str(app.compare.mode)));
+  text_wrapped(tr(L, explain_str(app.compare.mode)));
   ImGui::PopStyleColor();
 }
 
@@ -332,8 +332,11 @@ void sides_line(const AppState& app, const Trace& A, const Trace& B) {
     ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1), "B: %s", answer_text(*app.answer_b, B, app.lang).c_str());
   }
   // Random weights show the mechanics of splitting into heads, not what heads learn: say so.
-  if (app.compare.mode == CompareMode::single_vs_multi && app.source == ModelSource::sandbox)
-    ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.35f, 1), "%s", tr(app.lang, Str::cmp_random_note));
+  if (app.compare.mode == CompareMode::single_vs_multi && app.source == ModelSource::sandbox) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.7f, 0.35f, 1));
+    text_wrapped(tr(app.lang, Str::cmp_random_note));
+    ImGui::PopStyleColor();
+  }
 }
 
 // Small thumbnails above the big maps. In single_vs_multi: A's heads that make up the average;
@@ -501,9 +504,9 @@ void compare_view_draw(AppState& app, GuiResources& gui) {
   if (!app.compare.maps.note.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.35f, 1));
     if (A.n_queries() != B.n_queries() || A.n_keys() != B.n_keys()) {
-      ImGui::TextWrapped("%s", tr_format(L, Str::cmp_note_tokens, A.n_queries(), B.n_queries()).c_str());
+      text_wrapped(tr_format(L, Str::cmp_note_tokens, A.n_queries(), B.n_queries()));
     } else {
-      ImGui::TextWrapped("%s", app.compare.maps.note.c_str());
+      text_wrapped(app.compare.maps.note);
     }
     ImGui::PopStyleColor();
   }

@@ -132,13 +132,13 @@ void answer_group(AppState& app, const CorefSide& a) {
   const Lang L = app.lang;
   if (app.source == ModelSource::sandbox || !app.model) {
     fact_group(tr(L, Str::co_answer), ImGui::GetContentRegionAvail().x * 0.6f, false);
-    ImGui::TextWrapped("%s", tr(L, Str::co_sandbox));
+    text_wrapped(tr(L, Str::co_sandbox));
     if (ImGui::Button(tr(L, Str::co_use_demo))) (void)app_use_source(app, ModelSource::demo_coref);  // failures: Model panel
     return;
   }
   if (!a.answer) {
     fact_group(tr(L, Str::co_answer), ImGui::GetContentRegionAvail().x * 0.6f, false);
-    ImGui::TextWrapped("%s", tr_format(L, Str::co_no_answer, no_answer_text(a.answer_error, L).c_str()).c_str());
+    text_wrapped(tr_format(L, Str::co_no_answer, no_answer_text(a.answer_error, L).c_str()));
     return;
   }
   const CorefPrediction& p = *a.answer;

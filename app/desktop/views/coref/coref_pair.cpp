@@ -101,7 +101,7 @@ void pair_heatmaps(AppState& app, const GuiResources& gui, const CorefSide& a, i
   ImGui::Spacing();
   ImGui::TextUnformatted(title.c_str());
   const bool same = A.n_queries() == B.n_queries() && A.n_keys() == B.n_keys();
-  if (!same) ImGui::TextWrapped("%s", tr_format(L, Str::cmp_note_tokens, A.n_queries(), B.n_queries()).c_str());
+  if (!same) text_wrapped(tr_format(L, Str::cmp_note_tokens, A.n_queries(), B.n_queries()));
   const float row_w = heatmap_label_extent(A.queries);
   const float col_h = std::max(heatmap_label_extent(A.keys), heatmap_label_extent(B.keys));
   const float title_h = ImGui::GetTextLineHeightWithSpacing();
@@ -200,7 +200,7 @@ void coref_pair_section(AppState& app, const GuiResources& gui, const CorefSide&
   CorefState& v = app.coref;
   section_header(tr(L, Str::co_pair_title));
   if (v.minimal_pair.empty()) {
-    ImGui::TextWrapped("%s", tr(L, Str::co_pair_no_property));
+    text_wrapped(tr(L, Str::co_pair_no_property));
     return;
   }
   const bool is_pair = coref_b_shown(app) && app.compare.sentence == v.minimal_pair;

@@ -429,8 +429,8 @@ void stats_detectors_section(AppState& app, const Trace& t, float max_height) {
   const float band_max = std::max(show_hint ? band_with_hint : max_height - used, ImGui::GetFontSize() * 6);
   if (show_hint) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", tr(L, Str::dt_hint));
-    if (sandbox) ImGui::TextWrapped("%s", tr(L, Str::dt_random_note));
+    text_wrapped(tr(L, Str::dt_hint));
+    if (sandbox) text_wrapped(tr(L, Str::dt_random_note));
     ImGui::PopStyleColor();
   } else {
     g = layout_solve(app, t, avail_w, band_max);

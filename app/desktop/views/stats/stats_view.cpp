@@ -181,7 +181,7 @@ void table_toolbar(AppState& app, const Trace& t) {
   if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(hint).x) ImGui::NewLine();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::AlignTextToFramePadding();
-  ImGui::TextWrapped("%s", hint);
+  text_wrapped(hint);
   ImGui::PopStyleColor();
 }
 

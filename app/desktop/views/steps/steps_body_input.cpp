@@ -8,6 +8,7 @@
 #include "views/steps/steps_body.h"
 #include "views/steps/steps_draw.h"
 #include "views/steps/steps_format.h"
+#include "widgets/draw.h"
 #include "widgets/heatmap_widget.h"
 
 namespace attnviz {
@@ -68,7 +69,7 @@ void steps_vector_line(const char* name, const Mat& m, int row, int dims, int de
   const int n = std::min(dims, static_cast<int>(m.cols()));
   for (int a = 0; a < n; ++a) s += (a ? ", " : "") + steps_number(m(row, a), decimals);
   s += n < m.cols() ? ", …]" : "]";
-  ImGui::TextWrapped("%s", s.c_str());
+  text_wrapped(s);
 }
 
 std::string steps_shape_text(const StepsView& v, LectureStep step) {
@@ -183,7 +184,7 @@ void rotation_and_sharing(StepsView& v, float avail, float label_w) {
   ImGui::TextColored(ImColor(kStepsAccent), "%s",
                      tr_format(L, Str::steps_rope_title, c.rotary_dims(), c.head_size(), static_cast<double>(c.rope.theta)).c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s", tr(L, Str::steps_rope_note));
+  text_wrapped(tr(L, Str::steps_rope_note));
   ImGui::PopStyleColor();
   const int dims = steps_dims_fit(avail, label_w, 4, v.decimals, 2);
   NumberTable table;

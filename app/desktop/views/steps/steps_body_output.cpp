@@ -10,6 +10,7 @@
 #include "views/steps/steps_body.h"
 #include "views/steps/steps_draw.h"
 #include "views/steps/steps_format.h"
+#include "widgets/draw.h"
 #include "widgets/heatmap_widget.h"
 
 namespace attnviz {
@@ -186,7 +187,7 @@ void steps_body_out(StepsView& v) {
   ImGui::TextDisabled("%s", tr_format(L, Str::steps_first_dims, table.groups[0].dims, static_cast<int>(out.cols())).c_str());
   steps_number_table(table);
   ImGui::Spacing();
-  ImGui::TextWrapped("%s", tr(L, t.config.d_ff == 0 ? Str::steps_out_next_no_ffn : Str::steps_out_next));
+  text_wrapped(tr(L, t.config.d_ff == 0 ? Str::steps_out_next_no_ffn : Str::steps_out_next));
 }
 
 }  // namespace attnviz

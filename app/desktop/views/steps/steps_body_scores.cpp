@@ -10,6 +10,7 @@
 #include "views/steps/steps_body.h"
 #include "views/steps/steps_draw.h"
 #include "views/steps/steps_format.h"
+#include "widgets/draw.h"
 #include "widgets/heatmap_widget.h"
 
 namespace attnviz {
@@ -178,7 +179,7 @@ void steps_body_scores(StepsView& v) {
   } else {
     example += formula_of(h.score) + " = " + steps_number(v.scores.raw(q, best), v.decimals);
   }
-  ImGui::TextWrapped("%s", example.c_str());
+  text_wrapped(example);
   ImGui::Spacing();
 
   const float m = row_max_abs(v.scores.raw, q);
@@ -222,11 +223,13 @@ void steps_body_scale(StepsView& v) {
     ImGui::TextColored(ImColor(kStepsAccent), "%s", line.c_str());
     ImGui::PopFont();
   }
-  if (h.score == ScoreKind::dot) ImGui::TextWrapped("%s", tr(L, Str::steps_scale_dot));
-  if (h.score == ScoreKind::general) ImGui::TextWrapped("%s", tr(L, Str::steps_scale_general));
-  if (h.score == ScoreKind::additive) ImGui::TextWrapped("%s", tr(L, Str::steps_scale_additive));
-  if (has_tau) ImGui::TextWrapped("%s", tr_format(L, Str::steps_scale_temperature, static_cast<double>(d.temperature)).c_str());
-  else if (!d.uses_root) ImGui::TextWrapped("%s", tr(L, Str::steps_scale_unchanged));
+  if (h.score == ScoreKind::dot) text_wrapped(tr(L, Str::steps_scale_dot));
+  if (h.score == ScoreKind::general) text_wrapped(tr(L, Str::steps_scale_general));
+  if (h.score == ScoreKind::additive) text_wrapped(tr(L, Str::steps_scale_additive));
+  if (has_tau)
+    text_wrapped(tr_format(L, Str::steps_scale_temperature, static_cast<double>(d.temperature)));
+  else if (!d.uses_root)
+    text_wrapped(tr(L, Str::steps_scale_unchanged));
   ImGui::Spacing();
 
   const float m = row_max_abs(v.scores.scaled, q);
@@ -262,7 +265,8 @@ void steps_body_mask(StepsView& v) {
   int hidden = 0;
   for (int j = 0; j < t.n_keys(); ++j) hidden += std::isfinite(t.mask(q, j)) ? 0 : 1;
   const bool any_mask = (t.mask.array() == -INFINITY).any();
-  if (!any_mask) ImGui::TextWrapped("%s", tr(L, Str::steps_mask_none));
+  if (!any_mask)
+    text_wrapped(tr(L, Str::steps_mask_none));
   else {
     ImGui::PushFont(steps_large_font());
     ImGui::TextColored(ImColor(hidden ? kStepsHidden : kStepsAccent), "%s",

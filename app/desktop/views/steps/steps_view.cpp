@@ -12,6 +12,7 @@
 #include "views/steps/steps_draw.h"
 #include "views/steps/steps_format.h"
 #include "views/steps/steps_text.h"
+#include "widgets/draw.h"
 
 namespace attnviz {
 
@@ -149,7 +150,7 @@ void steps_view_draw(AppState& app, GuiResources& gui) {
   ImGui::SameLine();
   ImGui::TextWrapped("· %s", tr(L, kStepsTitle[app.steps.step]));
   ImGui::PopFont();
-  ImGui::TextWrapped("%s", tr(L, kStepsExplain[app.steps.step]));
+  text_wrapped(tr(L, kStepsExplain[app.steps.step]));
   ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(140, 200, 255, 255));
   ImGui::TextWrapped("%s: %s", tr(L, Str::steps_shape), steps_shape_text(v, step).c_str());
   ImGui::PopStyleColor();

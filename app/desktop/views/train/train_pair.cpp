@@ -12,6 +12,7 @@
 #include "analysis/coref_readout.h"
 #include "views/train/train_actions.h"
 #include "views/train/train_parts.h"
+#include "widgets/draw.h"
 #include "widgets/heatmap_widget.h"
 #include "widgets/plot.h"
 
@@ -71,7 +72,7 @@ void side_text(const AppState& app, const PairSide& side, float width) {
     return;
   }
   if (!side.readout) {
-    ImGui::TextWrapped("%s", tr(L, Str::tr_no_candidates));
+    text_wrapped(tr(L, Str::tr_no_candidates));
     return;
   }
   const Trace& t = *p.trace;

@@ -12,6 +12,7 @@
 
 #include "analysis/coref_readout.h"
 #include "views/train/train_parts.h"
+#include "widgets/draw.h"
 #include "widgets/heatmap_widget.h"
 #include "widgets/plot.h"
 
@@ -217,8 +218,10 @@ void probe_section(AppState& app, GuiResources& gui, const TrainSnapshot& s, con
   const int rows = (NH + g.columns - 1) / g.columns;
   ImGui::SetCursorScreenPos(start);
   ImGui::Dummy(ImVec2(g.row_label_w + g.columns * panel.x, g.col_label_h + rows * panel.y));
-  if (!coref) ImGui::TextWrapped("%s", tr(L, Str::tr_induction_hint));
-  else if (!readout) ImGui::TextWrapped("%s", tr(L, Str::tr_no_candidates));
+  if (!coref)
+    text_wrapped(tr(L, Str::tr_induction_hint));
+  else if (!readout)
+    text_wrapped(tr(L, Str::tr_no_candidates));
 }
 
 }  // namespace
