@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Takes the README's screenshots again (docs/*.png, 1280 x 800 under Xvfb) from the built app, each
 # from fresh XDG folders so that nothing remembered or cached changes them: the app as it opens,
-# a head switched off, the Coreference view with "Which heads matter", the softmax step for "it"
-# and Korean Compare (tired vs wide). docs/detectors_ko.png and docs/cli_layer0.png are not here:
-# the first needs the induction demo's Statistics at one sequence (README), the second is the CLI's.
+# a head switched off, the Coreference view with "Which heads matter", the softmax step for "it",
+# Korean Compare (tired vs wide) and Korean Statistics on the induction demo's own sequence.
+# docs/cli_layer0.png is not here: it is the CLI's.
 # usage: scripts/docs_screenshots.sh [path/to/attnviz] [OUT_DIR]   (defaults: build/app/attnviz, docs)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -64,3 +64,12 @@ screenshot $out/compare_ko.png
 quit
 ACTIONS
 run compare_ko --script "$tmp/compare_ko.txt"
+
+cat > "$tmp/detectors_ko.txt" <<ACTIONS
+model induction
+lang ko
+view stats
+screenshot $out/detectors_ko.png
+quit
+ACTIONS
+run detectors_ko --script "$tmp/detectors_ko.txt"
