@@ -16,7 +16,8 @@ namespace attnviz {
 // number: raised whenever a change to the initial weights, the data or the training would give a
 // model other bits, so that a cache of trained models (the app's, on disk) does not take an older
 // trainer's model for this one's. 2: deep models' residual branches start smaller. 3: the induction
-// demo stops once its head copies on the repeat (InductionScores::best_on_repeat).
+// demo stops once its head copies on the repeat (InductionScores::best_on_repeat), and halves its
+// learning rate for post-norm models with an FFN.
 inline constexpr int kDemoTrainerRevision = 3;
 
 struct DemoArch {

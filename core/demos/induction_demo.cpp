@@ -148,7 +148,8 @@ float induction_learning_rate(const InductionTrainOptions& o) {
   float lr = 5e-3f;
   if (o.d_model > 64) lr *= 64.0f / static_cast<float>(o.d_model);
   const bool unscaled = o.score == ScoreKind::dot || o.score == ScoreKind::general;
-  if (unscaled || (o.norm == NormPlacement::post && o.n_layers >= 3)) lr *= 0.5f;  // once, for either reason
+  const bool post_deep_or_ffn = o.norm == NormPlacement::post && (o.n_layers >= 3 || o.d_ff > 0);
+  if (unscaled || post_deep_or_ffn) lr *= 0.5f;  // once, for either reason
   return lr;
 }
 

@@ -50,12 +50,14 @@ Result<Model> induction_model_init(const InductionTrainOptions& options);
 
 // The learning rate a run uses: options.lr when set, else 5e-3 (the shipped demo's), scaled by
 // 64 / d_model above 64, and halved once for unscaled heads (dot-product, "general") or post-norm
-// models of 3 layers or more. At 5e-3, d_model 128 never learned (18% of the repeats after 3,000
-// steps; at 2.5e-3 an induction head in 425 steps), general heads stalled (88%, no head; halved,
-// one in 1,175 steps), so did 8 dot-product heads at d_model 64 × 3 layers (27%; halved, a head in
-// 1,000 steps) and one head at d_model 64 × 3 post-norm layers (3%; halved, a head in 1,100 steps).
-// Halving 2-layer post-norm or deep pre-norm models slowed them (1,650 → 2,950 and 925 → 1,325
-// steps). bench/README.md, twelfth session.
+// models of 3 layers or more or with an FFN. At 5e-3, d_model 128 never learned (18% of the repeats
+// after 3,000 steps; at 2.5e-3 an induction head in 425 steps), general heads stalled (88%, no head;
+// halved, one in 1,175 steps), so did 8 dot-product heads at d_model 64 × 3 layers (27%; halved, a
+// head in 1,000 steps) and one head at d_model 64 × 3 post-norm layers (3%; halved, a head in 1,100
+// steps). Halving 2-layer post-norm models without an FFN or deep pre-norm models slowed them (1,650
+// → 2,950 and 925 → 1,325 steps; bench/README.md, twelfth session). With an FFN, 2-layer post-norm
+// models of scaled dot-product heads met the target in none of 6 architectures (five at 10-54% of
+// the repeats); halved, in 5 of 6, in 825-1,750 steps (thirteenth session).
 float induction_learning_rate(const InductionTrainOptions& options);
 
 // The options' architecture and seed, options with them (every other option its default), and the

@@ -205,7 +205,11 @@ TEST_CASE("induction demo: the Model panel's architecture, its key and the model
   wide.score = ScoreKind::scaled_dot;
   CHECK(induction_learning_rate(wide) == doctest::Approx(1.25e-3f));
   wide.n_layers = 2;
-  CHECK(induction_learning_rate(wide) == doctest::Approx(2.5e-3f));  // post-norm with 2 layers keeps it
+  CHECK(induction_learning_rate(wide) == doctest::Approx(2.5e-3f));  // post-norm with 2 layers keeps it...
+  wide.d_ff = 64;
+  CHECK(induction_learning_rate(wide) == doctest::Approx(1.25e-3f));  // ...unless it has an FFN
+  wide.norm = NormPlacement::pre;
+  CHECK(induction_learning_rate(wide) == doctest::Approx(2.5e-3f));
   wide.lr = 1e-2f;
   CHECK(induction_learning_rate(wide) == doctest::Approx(1e-2f));
   auto m = induction_model_init(o);
