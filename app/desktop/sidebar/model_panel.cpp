@@ -259,13 +259,13 @@ void source_section(AppState& app) {
   if (shown == ModelSource::file || app.model_loader.busy()) open_model_section(app);
   if (!app.model_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
-    ImGui::TextWrapped(tr(L, Str::src_error), app.model_error.c_str());
+    text_wrapped(tr_format(L, Str::src_error, app.model_error.c_str()));
     ImGui::PopStyleColor();
   }
   if (app.source == ModelSource::attention && app.attention) {
     const Trace& t = app.attention->trace;
-    ImGui::TextWrapped("%s", tr_format(L, Str::attn_opened, app.model_path.c_str(), t.config.n_layers, t.config.n_heads,
-                                       t.n_queries()).c_str());
+    text_wrapped(
+        tr_format(L, Str::attn_opened, app.model_path.c_str(), t.config.n_layers, t.config.n_heads, t.n_queries()));
     if (!app.attention->model.empty()) text_wrapped(app.attention->model);
     if (app.attention->cross_trace) text_wrapped(tr(L, Str::attn_has_cross));
     if (const auto& off = app.attention->off_rows; !off.empty()) {
@@ -280,9 +280,8 @@ void source_section(AppState& app) {
   }
   if (app.source == ModelSource::sandbox || !app.model) return;
   const ModelConfig& c = app.model->config;
-  ImGui::TextWrapped("%s", tr_format(L, Str::src_summary, c.d_model, c.n_heads, c.n_layers, c.d_ff,
-                                     model_source_text(app.model->source, L).c_str())
-                               .c_str());
+  text_wrapped(tr_format(L, Str::src_summary, c.d_model, c.n_heads, c.n_layers, c.d_ff,
+                         model_source_text(app.model->source, L).c_str()));
   if (c.kv_heads() != c.n_heads) text_wrapped(tr_format(L, Str::src_gqa, c.n_heads, c.kv_heads()));
   if (c.positions == PositionEncoding::rotary || c.norm_kind == NormKind::rms_norm || c.gated_ffn || c.parallel_residual ||
       c.sliding_window > 0) {
@@ -301,8 +300,7 @@ void source_section(AppState& app) {
     text_wrapped(parts);
   }
   if (const auto& tok = app.model->tokenizer)
-    ImGui::TextWrapped(
-        "%s", tr_format(L, Str::ck_tokenizer, std::string(tok->kind_name()).c_str(), tok->vocab_size()).c_str());
+    text_wrapped(tr_format(L, Str::ck_tokenizer, std::string(tok->kind_name()).c_str(), tok->vocab_size()));
   if (demo_is_live(app.source)) return;  // its architecture is live (demo_arch_section)
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   text_wrapped(tr(L, Str::src_fixed));

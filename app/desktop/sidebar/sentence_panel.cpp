@@ -133,7 +133,7 @@ void word_toggles(AppState& app) {
   ImGui::Checkbox(tr(L, Str::words_hide_special), &app.word_view.hide_special);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(L, Str::words_hide_special_tip));
   if (app.word_view.any() && app.measure != AttentionMeasure::weights) ImGui::TextDisabled("%s", tr(L, Str::words_measure_note));
-  if (!app.words.error.empty()) ImGui::TextWrapped(tr(L, Str::words_cannot), app.words.error.c_str());
+  if (!app.words.error.empty()) text_wrapped(tr_format(L, Str::words_cannot, app.words.error.c_str()));
 }
 
 void panel_sentence(AppState& app) {
@@ -172,7 +172,7 @@ void panel_sentence(AppState& app) {
   }
   if (!app.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1));
-    ImGui::TextWrapped("%s %s", app.error.c_str(), app.trace ? tr(app.lang, Str::error_kept) : "");
+    text_wrapped(app.trace ? app.error + " " + tr(app.lang, Str::error_kept) : app.error);
     ImGui::PopStyleColor();
   }
   if (app.trace) {

@@ -491,7 +491,7 @@ void compare_view_draw(AppState& app, GuiResources& gui) {
   if (app.compare.mode == CompareMode::sentence_b && app.source != ModelSource::attention) sentence_b_row(app);
   if (!app.error_b.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1));
-    ImGui::TextWrapped("%s %s", tr(L, Str::cmp_error_b), app.error_b.c_str());
+    text_wrapped(std::string(tr(L, Str::cmp_error_b)) + " " + app.error_b);
     ImGui::PopStyleColor();
   }
   if (!app.trace_b || rows.empty()) {

@@ -223,7 +223,7 @@ void coref_pair_section(AppState& app, const GuiResources& gui, const CorefSide&
     ImGui::TextDisabled("%s", tr(L, Str::co_pair_not_pair));
   }
   if (!app.error_b.empty()) {
-    ImGui::TextWrapped("%s %s", tr(L, Str::cmp_error_b), app.error_b.c_str());
+    text_wrapped(std::string(tr(L, Str::cmp_error_b)) + " " + app.error_b);
     return;
   }
   if (!app.trace_b) {

@@ -148,11 +148,11 @@ void steps_view_draw(AppState& app, GuiResources& gui) {
   ImGui::PushFont(steps_large_font());
   ImGui::TextColored(ImColor(kStepsAccent), "%d / %d", app.steps.step + 1, kLectureStepCount);
   ImGui::SameLine();
-  ImGui::TextWrapped("· %s", tr(L, kStepsTitle[app.steps.step]));
+  text_wrapped(std::string("· ") + tr(L, kStepsTitle[app.steps.step]));
   ImGui::PopFont();
   text_wrapped(tr(L, kStepsExplain[app.steps.step]));
   ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(140, 200, 255, 255));
-  ImGui::TextWrapped("%s: %s", tr(L, Str::steps_shape), steps_shape_text(v, step).c_str());
+  text_wrapped(std::string(tr(L, Str::steps_shape)) + ": " + steps_shape_text(v, step));
   ImGui::PopStyleColor();
   ImGui::Spacing();
 

@@ -68,7 +68,7 @@ void side_text(const AppState& app, const PairSide& side, float width) {
   }
   const TrainProbe& p = *side.probe;
   if (!p.trace) {
-    if (!p.error.empty()) ImGui::TextWrapped(tr(L, Str::tr_probe_error), p.error.c_str());
+    if (!p.error.empty()) text_wrapped(tr_format(L, Str::tr_probe_error, p.error.c_str()));
     return;
   }
   if (!side.readout) {

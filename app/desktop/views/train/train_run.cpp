@@ -158,7 +158,8 @@ void probe_section(AppState& app, GuiResources& gui, const TrainSnapshot& s, con
   const Lang L = app.lang;
   const TrainProbe& p = tv.probe;
   if (!p.trace) {
-    if (!p.error.empty()) ImGui::TextWrapped(tr(L, Str::tr_probe_error), p.error.c_str());
+    if (!p.error.empty())
+      text_wrapped(tr_format(L, Str::tr_probe_error, p.error.c_str()));
     else ImGui::TextDisabled("%s", tr(L, s.running || s.model ? Str::tr_probe_wait : Str::tr_probe_none));
     return;
   }
