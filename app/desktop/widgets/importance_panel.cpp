@@ -29,6 +29,10 @@ std::string cell_text(const ImportanceGrid& g, int l, int h) {
   return buf;
 }
 
+// Room around a cell's value or its column's label: the low drops are near-black cells on the dark
+// background, so with less the numbers of neighbouring cells read as one ("8.579*0.000").
+constexpr float kCellPadding = 14;
+
 void grid(AppState& app, const ImportanceGrid& g) {
   const Lang L = app.lang;
   const int NL = static_cast<int>(g.drop.size()), NH = NL > 0 ? static_cast<int>(g.drop[0].size()) : 0;
@@ -45,9 +49,10 @@ void grid(AppState& app, const ImportanceGrid& g) {
   for (int l = 0; l < NL; ++l)
     for (int h = 0; h < NH; ++h) {
       texts.push_back(cell_text(g, l, h));
-      fit_in.value_w = std::max(fit_in.value_w, ImGui::CalcTextSize(texts.back().c_str()).x + 6);
+      fit_in.value_w = std::max(fit_in.value_w, ImGui::CalcTextSize(texts.back().c_str()).x + kCellPadding);
     }
-  fit_in.column_label_w = ImGui::CalcTextSize((std::string(tr(L, Str::head)) + " " + std::to_string(NH)).c_str()).x + 6;
+  fit_in.column_label_w =
+      ImGui::CalcTextSize((std::string(tr(L, Str::head)) + " " + std::to_string(NH)).c_str()).x + kCellPadding;
   const GridFit lay = grid_fit(fit_in);
   const float cell_w = lay.cell_w, label_w = fit_in.label_w, cell_h = ImGui::GetFrameHeight();
   const float height = ImGui::GetTextLineHeightWithSpacing() + NL * (cell_h + 2);
