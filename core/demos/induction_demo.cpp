@@ -218,13 +218,6 @@ Result<InductionScores> induction_scores(const Model& model, uint64_t seed, int 
         out.best_on_repeat_general = out.induction.by_layer_head[l][h].score;
       }
     }
-  for (size_t l = 1; l < out.induction.by_layer_head.size(); ++l)
-    for (size_t h = 0; h < out.induction.by_layer_head[l].size(); ++h)
-      if (out.induction.by_layer_head[l][h].score > out.best_induction || out.best_induction_layer < 0) {
-        out.best_induction = out.induction.by_layer_head[l][h].score;
-        out.best_induction_layer = static_cast<int>(l);
-        out.best_induction_head = static_cast<int>(h);
-      }
   if (!out.previous_token.by_layer_head.empty())
     for (size_t h = 0; h < out.previous_token.by_layer_head[0].size(); ++h)
       if (out.previous_token.by_layer_head[0][h].score > out.best_previous || out.best_previous_head < 0) {

@@ -93,8 +93,6 @@ struct InductionScores {
   float best_on_repeat = 0;  // the best head past layer 0 on the repeat: the induction head
   int best_on_repeat_layer = -1, best_on_repeat_head = -1;
   float best_on_repeat_general = 0;  // that head's induction detector score
-  float best_induction = 0;          // the best detector score past layer 0 (the earliest layer that can do it)
-  int best_induction_layer = -1, best_induction_head = -1;
   float best_previous = 0;      // the best head of layer 0
   int best_previous_head = -1;
 };

@@ -173,21 +173,20 @@ float ui_text_width(std::string_view text) { return ImGui::CalcTextSize(text.dat
 void text_wrapped(std::string_view text) {
   const float width = ImGui::GetContentRegionAvail().x;
   std::string shown;
-  size_t start = 0;
-  while (true) {
+  for (size_t start = 0;;) {  // paragraph by paragraph: soft_wrap leaves text with newlines alone
     const size_t end = std::min(text.find('\n', start), text.size());
-    const std::string_view paragraph = text.substr(start, end - start);
-    for (size_t w = 0; w < paragraph.size();) {
-      const size_t space = std::min(paragraph.find(' ', w), paragraph.size());
-      if (ui_text_width(paragraph.substr(w, space - w)) > width) {
-        ImGui::TextWrapped("%.*s", static_cast<int>(text.size()), text.data());
-        return;
-      }
-      w = space + 1;
-    }
-    shown += soft_wrap(paragraph, width, ui_text_width);
+    shown += soft_wrap(text.substr(start, end - start), width, ui_text_width);
     if (end == text.size()) break;
     shown += '\n';
+    start = end + 1;
+  }
+  // A line still too wide is one word longer than the line (soft_wrap keeps words whole).
+  for (size_t start = 0; start <= shown.size();) {
+    const size_t end = std::min(shown.find('\n', start), shown.size());
+    if (ui_text_width(std::string_view(shown).substr(start, end - start)) > width) {
+      ImGui::TextWrapped("%.*s", static_cast<int>(text.size()), text.data());
+      return;
+    }
     start = end + 1;
   }
   ImGui::TextUnformatted(shown.data(), shown.data() + shown.size());
