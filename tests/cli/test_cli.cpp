@@ -23,7 +23,7 @@ using attnviz::test::has;
 
 namespace {
 
-std::string temp(const std::string& name) { return temp_path("attnviz_cli_" + name); }
+TempFile temp(const std::string& name) { return TempFile("attnviz_cli_" + name); }
 
 using Run = CliRun;
 CliRun run(const std::vector<std::string>& args) { return cli_in_process(args); }
@@ -78,10 +78,10 @@ TEST_CASE("cli: flags set the config and combine masks, --flag=value works") {
 TEST_CASE("cli: --weights + --input-npy + --json reproduce PyTorch's numbers (encoder fixture)") {
   const std::string fixture = fixture_path("torch/encoder_c64_h4_post_relu_causal.safetensors");
   const TensorFile f = load_fixture(fixture);
-  const std::string npy = temp("input.npy");
+  const TempFile npy = temp("input.npy");
   const auto bytes = npy_serialize(fixture_mat(f, "fixture.input"));
   REQUIRE(file_write_atomic(npy, std::span<const uint8_t>(bytes)).ok());
-  const std::string json_path = temp("trace.json");
+  const TempFile json_path = temp("trace.json");
   Run r = run({"attention", "--weights", fixture, "--input-npy", npy, "--mask", "causal", "--json", json_path});
   REQUIRE_MESSAGE(r.status == 0, r.err);
   auto text = file_read_bytes(json_path);
@@ -108,7 +108,7 @@ TEST_CASE("cli: --weights + --input-npy + --json reproduce PyTorch's numbers (en
 }
 
 TEST_CASE("cli: --csv, --png and --save-weights write files, the summary names tokens and heads") {
-  const std::string csv = temp("head.csv"), png = temp("layer.png"), weights = temp("model.safetensors");
+  const TempFile csv = temp("head.csv"), png = temp("layer.png"), weights = temp("model.safetensors");
   Run r = run({"attention", "--text", "The cat, the mat", "--d-model", "32", "--heads", "2", "--ffn", "32", "--csv", csv,
                "--layer", "0", "--head", "1", "--png", png, "--save-weights", weights});
   REQUIRE_MESSAGE(r.status == 0, r.err);
@@ -123,7 +123,7 @@ TEST_CASE("cli: --csv, --png and --save-weights write files, the summary names t
   CHECK((*p)[1] == 'P');
   CHECK((*p)[2] == 'N');
   // The saved model reproduces the same attention when loaded back.
-  const std::string csv2 = temp("head2.csv");
+  const TempFile csv2 = temp("head2.csv");
   Run again = run({"attention", "--text", "The cat, the mat", "--weights", weights, "--csv", csv2, "--layer", "0", "--head", "1"});
   REQUIRE_MESSAGE(again.status == 0, again.err);
   CHECK(file_read_bytes(csv2)->size() == c->size());
@@ -139,7 +139,7 @@ TEST_CASE("cli: unreadable or invalid files exit 1 naming the problem, as does a
   Run missing = run({"attention", "--text", "hi", "--weights", "/nonexistent/model.safetensors"});
   CHECK(missing.status == 1);
   CHECK(missing.err.find("/nonexistent/model.safetensors") != std::string::npos);
-  const std::string junk = temp("junk.safetensors");
+  const TempFile junk = temp("junk.safetensors");
   REQUIRE(file_write_atomic(junk, std::string_view("not a safetensors file at all")).ok());
   Run bad = run({"attention", "--text", "hi", "--weights", junk});
   CHECK(bad.status == 1);
@@ -240,13 +240,13 @@ TEST_CASE("cli: --score replaces the file's scoring function on every head, its 
 }
 
 TEST_CASE("cli: train coref writes a model that predict reads, JSON lists every head's attention to the candidates") {
-  const std::string dir = temp("coref_model");
+  const TempFile dir = temp("coref_model");
   Run train = run({"train", "coref", "--seed", "3", "--steps", "40", "--out", dir});
   REQUIRE_MESSAGE(train.status == 0, train.err);
   CHECK(has(train.out, "seed 3, 16 sentences a step (heads4_dmodel32)\n"));
   CHECK(train.out.find("step    40") != std::string::npos);
   CHECK(train.out.find("saved") != std::string::npos);
-  const std::string json = temp("predict.json");
+  const TempFile json = temp("predict.json");
   Run predict = run({"predict", "--model", dir, "--text", "The animal didn't cross the street because it was too tired.",
                      "--json", json});
   REQUIRE_MESSAGE(predict.status == 0, predict.err);
@@ -407,7 +407,7 @@ TEST_CASE("cli: attention --attention reads a saved attention file: statistics, 
   CHECK(has(summary.out, "keys (4): 0:\xC2\xB7The"));
   CHECK(summary.err.empty());
 
-  const std::string json = temp("attn.json"), csv = temp("attn.csv"), png = temp("attn.png");
+  const TempFile json = temp("attn.json"), csv = temp("attn.csv"), png = temp("attn.png");
   Run out = run({"attention", "--attention", file, "--json", json, "--csv", csv, "--layer", "1", "--head", "1", "--png", png,
                  "--measure", "rollout"});
   REQUIRE_MESSAGE(out.status == 0, out.err);
@@ -457,7 +457,7 @@ TEST_CASE("cli: --attention with a flag that needs a model is a usage error nami
   t.shape = {1, 2, 2};
   t.data = {0.5f, 0.5f, 0.25f, 0.25f};
   f.tensors = {t};
-  const std::string path = temp("off.safetensors");
+  const TempFile path = temp("off.safetensors");
   REQUIRE(safetensors_write(path, f).ok());
   Run off = run({"attention", "--attention", path});
   CHECK(off.status == 0);
