@@ -363,6 +363,20 @@ TEST_CASE("app state: heads switched off change the answer, come back on, and se
   REQUIRE(app.maps.maps.size() == 8);
   CHECK(app_head_map(app, 1, 0) == app_head_map(app, 1, 3));
   CHECK(app.maps.error.empty());
+  CHECK(app_map_per_layer(app));  // so the views draw it once per layer
+  app.measure = AttentionMeasure::value_norm;
+  settle(app);
+  CHECK_FALSE(app_map_per_layer(app));
+  CHECK(app_head_map(app, 1, 0) != app_head_map(app, 1, 3));
+  AppState cross;  // rollout is not defined across a source: the heads' own weights, each drawn apart
+  cross.cross = true;
+  cross.measure = AttentionMeasure::rollout;
+  cross.dirty = true;
+  settle(cross);
+  REQUIRE(cross.trace);
+  CHECK(test::has(cross.maps.error, "not defined for cross-attention"));
+  CHECK_FALSE(app_map_per_layer(cross));
+  CHECK(app_head_map(cross, 0, 1) == cross.trace->head(0, 1).weights);
 
   // A smaller model drops the heads it no longer has, and says so.
   app_use_source(app, ModelSource::sandbox);

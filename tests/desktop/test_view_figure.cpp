@@ -146,6 +146,37 @@ TEST_CASE("view figures: Heads, Model view, Lines, Step by step and Statistics e
     }
     for (const TraceToken& tok : t.keys) CHECK(has(svg.text, tok.text));
   }
+  SUBCASE("rollout: one map per layer (every head mixed in) in Heads, Model view and Lines, titled so") {
+    app.measure = AttentionMeasure::rollout;
+    app_update(app);
+    REQUIRE(app_map_per_layer(app));
+    auto rollout = attention_rollout(t);
+    REQUIRE(rollout.ok());
+    const float top = std::max((*rollout)[0].maxCoeff(), (*rollout)[1].maxCoeff());
+    const SvgRead heads = export_view(app, View::heads);  // the chosen layer's one map, no head panels
+    CHECK(check_panel(heads, "rollout", (*rollout)[1], app.cmap, 0, (*rollout)[1].maxCoeff()) ==
+          static_cast<int>(heads.cells.size()));
+    CHECK(has(heads.text, "Rollout through layer 2 (all heads)"));
+    CHECK_FALSE(has(heads.text, "Head 1"));
+    const SvgRead model = export_view(app, View::model);  // a column of layers
+    for (int l = 0; l < NL; ++l)
+      check_panel(model, "l" + std::to_string(l), (*rollout)[static_cast<size_t>(l)], app.cmap, 0, top);
+    CHECK(model.cells.size() == static_cast<size_t>(NL * t.n_queries() * t.n_keys()));
+    const SvgRead lines = export_view(app, View::lines);  // one line per key above 1%, not one per head
+    int expected = 0;
+    for (int k = 0; k < t.n_keys(); ++k) expected += (*rollout)[1](7, k) >= 0.01f ? 1 : 0;
+    CHECK(static_cast<int>(lines.links.size()) == expected);
+    for (const SvgCell& l : lines.links) {
+      CHECK(l.panel == "rollout");
+      CHECK(std::abs(l.value - (*rollout)[1](7, l.col)) <= 1e-6f);
+    }
+    CHECK(has(lines.text, "Rollout (all heads)"));
+    // The weights again: a panel per head.
+    app.measure = AttentionMeasure::weights;
+    app_update(app);
+    CHECK_FALSE(app_map_per_layer(app));
+    CHECK(export_view(app, View::heads).cells.size() == static_cast<size_t>(NH * t.n_queries() * t.n_keys()));
+  }
   SUBCASE("step by step: the softmax step shows the chosen head's weights") {
     app.head = 2;
     app.steps.step = 6;  // softmax

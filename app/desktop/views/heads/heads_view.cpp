@@ -67,20 +67,26 @@ void toggle_hidden_cell(AppState& app, int q, int k) {
 void head_tooltip(const AppState& app, const Trace& t, int h, int q, int k) {
   const HeadTrace& head = t.head(app.layer, h);
   const Lang L = app.lang;
+  // The rollout's one map is the layer's, not head h's: no head, weight or scores of its own.
+  const bool per_layer = app_map_per_layer(app);
   ImGui::BeginTooltip();
-  ImGui::Text("%s %d · %s %d", tr(L, Str::layer), app.layer + 1, tr(L, Str::head), h + 1);
-  if (head.ablated) {
-    ImGui::SameLine();
-    ImGui::TextColored(ImVec4(1, 0.6f, 0.3f, 1), "· %s", tr(L, Str::head_off_short));
+  if (per_layer) {
+    ImGui::TextUnformatted(tr_format(L, Str::rollout_panel, app.layer + 1).c_str());
+  } else {
+    ImGui::Text("%s %d · %s %d", tr(L, Str::layer), app.layer + 1, tr(L, Str::head), h + 1);
+    if (head.ablated) {
+      ImGui::SameLine();
+      ImGui::TextColored(ImVec4(1, 0.6f, 0.3f, 1), "· %s", tr(L, Str::head_off_short));
+    }
   }
   ImGui::Text("%s: %s (#%d)", tr(L, Str::query), t.queries[static_cast<size_t>(q)].text.c_str(), q);
   ImGui::Text("%s: %s (#%d)", tr(L, Str::key), t.keys[static_cast<size_t>(k)].text.c_str(), k);
   ImGui::Separator();
-  ImGui::Text("%s: %.6f", tr(L, Str::weight), head.weights(q, k));
+  if (!per_layer) ImGui::Text("%s: %.6f", tr(L, Str::weight), head.weights(q, k));
   if (app.measure != AttentionMeasure::weights && !app.maps.maps.empty())
     ImGui::Text("%s: %.6f", measure_label(L, app.measure), app_head_map(app, app.layer, h)(q, k));
   // An attention file holds no scores (nor the Q and K to recompute them); words have none of their own.
-  if (!t.weights_only && !app_words_shown(app)) {
+  if (!per_layer && !t.weights_only && !app_words_shown(app)) {
     const HeadScoreCell cell = head_score_at(head, app.trace->config, q, k);
     ImGui::Text("%s: %.6f", tr(L, Str::raw_score), cell.raw);
     ImGui::Text("%s: %.6f", tr(L, Str::scaled_score), cell.scaled);
@@ -120,25 +126,31 @@ void head_switch(AppState& app, int h, float size) {
 HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, const GridLayout& g, ImVec2 origin, bool row_labels,
                      bool col_labels, const HeadWindow& win) {
   const HeadTrace& head = t.head(app.layer, h);
+  // The rollout: the layer's one map, which every head feeds; it has no head to switch off.
+  const bool per_layer = app_map_per_layer(app);
   ImGui::PushID(h);
   ImGui::SetCursorScreenPos(origin);
   // Weights from an attention file: no model to run with a head off, so no switch.
+  const bool has_switch = !t.weights_only && !per_layer;
   const float box = ImGui::GetFontSize();
-  const float before_title = t.weights_only ? 0.0f : box + 4;
-  if (!t.weights_only) head_switch(app, h, box);
-  const std::string name = std::string(tr(app.lang, Str::head)) + " " + std::to_string(h + 1);
-  const std::string off = head.ablated ? " · " + std::string(tr(app.lang, Str::head_off_short)) : "";
+  const float before_title = has_switch ? box + 4 : 0.0f;
+  if (has_switch) head_switch(app, h, box);
+  const std::string name = per_layer ? tr_format(app.lang, Str::rollout_panel, app.layer + 1)
+                                     : std::string(tr(app.lang, Str::head)) + " " + std::to_string(h + 1);
+  const std::string off = head.ablated && !per_layer ? " · " + std::string(tr(app.lang, Str::head_off_short)) : "";
   std::string details;
-  if (t.config.kv_heads() != t.config.n_heads)  // grouped-query attention: the K/V head it reads
+  if (t.config.kv_heads() != t.config.n_heads && !per_layer)  // grouped-query attention: the K/V head it reads
     details += " · " + tr_format(app.lang, Str::kv_head_short, t.config.kv_group(h) + 1);
-  if (head.score != ScoreKind::scaled_dot && !t.weights_only) details += " · " + std::string(name_of(head.score));
+  if (head.score != ScoreKind::scaled_dot && !t.weights_only && !per_layer)
+    details += " · " + std::string(name_of(head.score));
   // A narrow map (many heads, a short sentence) keeps its title to what fits: the head and whether it
   // is off; the title's tooltip has the rest.
   const float title_w = std::max(1.0f, g.cell * win.cols - before_title);
   const std::string full = name + details + off;
   const std::string title = ImGui::CalcTextSize(full.c_str()).x <= title_w ? full : name + off;
-  if (ImGui::Selectable(title.c_str(), app.heads.zoom_head == h || app.head == h, 0, ImVec2(title_w, 0))) {
-    app.head = h;
+  if (ImGui::Selectable(title.c_str(), !per_layer && (app.heads.zoom_head == h || app.head == h), 0,
+                        ImVec2(title_w, 0))) {
+    if (!per_layer) app.head = h;
     app.heads.zoom_head = app.heads.zoom_head == h ? -1 : h;
   }
   if (title != full && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", full.c_str());
@@ -170,7 +182,7 @@ HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, co
     w.keep_row_labels = {e.pronoun};
     w.keep_col_labels = {e.candidate_a, e.candidate_b, e.property};
   }
-  w.hatched = head.ablated;
+  w.hatched = head.ablated && !per_layer;
   const HeatmapHit hit = heatmap_widget(w);
   if (win.rows == t.n_queries() && win.cols == t.n_keys())  // the layout report covers whole maps only
     gui.drawn.push_back(DrawnHeatmap{app.layer, h, w.origin.x, w.origin.y, w.cell, t.n_queries(), t.n_keys()});
@@ -180,7 +192,7 @@ HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, co
     if (hit.ctrl_clicked && !app_words_shown(app)) toggle_hidden_cell(app, hit.row, hit.col);  // the mask is per piece
     else if (hit.clicked) {
       app_set_shown_query(app, hit.row);
-      app.head = h;
+      if (!per_layer) app.head = h;
     }
     if (hit.double_clicked) app.heads.zoom_head = app.heads.zoom_head == h ? -1 : h;
   }
@@ -287,7 +299,7 @@ void toolbar(AppState& app, const Trace& t) {
   colormap_legend(app.cmap, 0.0f, app.maps.maps.empty() ? 1.0f : app.maps.vmax, legend_w);
   same_line_or_wrap(checkbox_width(tr(L, Str::annotate)));
   ImGui::Checkbox(tr(L, Str::annotate), &app.annotate);
-  if (app.heads.zoom_head >= 0) {
+  if (app.heads.zoom_head >= 0 && (!app_map_per_layer(app) || zoomable(t))) {  // the rollout's one map has no grid
     same_line_or_wrap(button_width(tr(L, Str::back_to_grid)));
     if (ImGui::Button(tr(L, Str::back_to_grid))) app.heads.zoom_head = -1;
   }
@@ -322,13 +334,18 @@ void heads_view_draw(AppState& app, GuiResources& gui) {
   if (!view_begin(app, View::heads)) return;
   const Trace& t = app_shown_trace(app);
   toolbar(app, t);
+  // The rollout is one map for the layer (any head's index reaches it); otherwise each head, or the zoomed one.
+  const bool per_layer = app_map_per_layer(app);
   std::vector<int> heads;
-  if (app.heads.zoom_head >= 0) heads.push_back(app.heads.zoom_head);
+  if (per_layer)
+    heads.push_back(0);
+  else if (app.heads.zoom_head >= 0)
+    heads.push_back(app.heads.zoom_head);
   else
     for (int h = 0; h < t.config.n_heads; ++h) heads.push_back(h);
   if (app.heads.zoom_head >= 0 && zoomable(t)) {
     ImGui::BeginChild("zoomed", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
-    draw_zoomed(app, gui, t, app.heads.zoom_head);
+    draw_zoomed(app, gui, t, heads.front());
     ImGui::EndChild();
     ImGui::End();
     return;

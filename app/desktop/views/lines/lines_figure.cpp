@@ -28,9 +28,15 @@ Result<Figure> lines_figure(const AppState& app, const FontRaster* font) {
   if (app.layer < 0 || app.layer >= static_cast<int>(t.layers.size())) return make_error("lines: no such layer");
   const Lang L = app.lang;
   const int NH = t.config.n_heads, Tq = t.n_queries(), Tk = t.n_keys();
+  const bool per_layer = app_map_per_layer(app);  // the rollout: the layer's one map, in one colour
   std::vector<int> shown;
-  for (int h = 0; h < NH; ++h)
-    if (h >= static_cast<int>(app.lines.hidden.size()) || app.lines.hidden[static_cast<size_t>(h)] == 0) shown.push_back(h);
+  if (per_layer)
+    shown.push_back(0);
+  else
+    for (int h = 0; h < NH; ++h)
+      if (h >= static_cast<int>(app.lines.hidden.size()) || app.lines.hidden[static_cast<size_t>(h)] == 0)
+        shown.push_back(h);
+  auto color_of = [&](int h) { return per_layer ? lines_rollout_color() : lines_head_color(h); };
 
   FigurePage page = page_make(font, 420);  // the diagram widens the page as it needs
   page_line(page, std::string(tr(L, Str::view_lines)) + " — " + tr(L, Str::layer) + " " + std::to_string(app.layer + 1) + " / " +
@@ -41,12 +47,13 @@ Result<Figure> lines_figure(const AppState& app, const FontRaster* font) {
   float x = page.margin;
   TextPainter measure(font, px);
   for (int h : shown) {
-    const std::string name = std::string(tr(L, Str::head)) + " " + std::to_string(h + 1);
+    const std::string name = per_layer ? std::string(tr(L, Str::rollout_column))
+                                       : std::string(tr(L, Str::head)) + " " + std::to_string(h + 1);
     FigureRect sw;
     sw.x = x;
     sw.y = page.y + 2;
     sw.w = sw.h = px - 2;
-    sw.fill = lines_head_color(h);
+    sw.fill = color_of(h);
     page.fig.items.push_back(sw);
     FigureText label{x + px + 2, page.y, name, px, kPageInk};
     page.fig.items.push_back(label);
@@ -91,10 +98,10 @@ Result<Figure> lines_figure(const AppState& app, const FontRaster* font) {
     const float dy = (static_cast<float>(g.rank) - 0.5f * (n - 1)) * fan;
     FigureLine line;
     line.points = {{xa + 2, q_y(g.q) + dy}, {xb - 2, k_y(g.k) + dy}};
-    line.color = lines_head_color(h);
+    line.color = color_of(h);
     line.width = focused ? 2.5f : 2.0f;
     line.opacity = std::clamp(focused ? std::max(g.alpha, 0.1f) : g.alpha, 0.0f, 1.0f);
-    line.tag = FigureCellTag{"h" + std::to_string(h), g.q, g.k, g.value};
+    line.tag = FigureCellTag{per_layer ? "rollout" : "h" + std::to_string(h), g.q, g.k, g.value};
     page.fig.items.push_back(std::move(line));
   }
   const float lh = px;

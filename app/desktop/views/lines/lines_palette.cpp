@@ -30,4 +30,6 @@ Rgba lines_head_color(int h) {
   return hsv_color(std::fmod(static_cast<float>(h) * 0.381966f, 1.0f), 0.65f, 0.95f);
 }
 
+Rgba lines_rollout_color() { return Rgba{150, 150, 170, 255}; }
+
 }  // namespace attnviz

@@ -7,4 +7,7 @@ namespace attnviz {
 
 Rgba lines_head_color(int head);
 
+// The rollout's lines: one colour for the layer's one map (every head mixed in), none of the heads'.
+Rgba lines_rollout_color();
+
 }  // namespace attnviz

@@ -31,6 +31,13 @@ ImU32 head_color(int h, float alpha) {
   return IM_COL32(c.r, c.g, c.b, a);
 }
 
+// A line's colour: its head's, or the rollout's (one map for the layer).
+ImU32 line_color(const AppState& app, int h, float alpha) {
+  if (!app_map_per_layer(app)) return head_color(h, alpha);
+  const Rgba c = lines_rollout_color();
+  return IM_COL32(c.r, c.g, c.b, static_cast<int>(std::clamp(alpha, 0.0f, 1.0f) * 255.0f + 0.5f));
+}
+
 bool head_shown(const AppState& app, int h) {
   return h >= static_cast<int>(app.lines.hidden.size()) || app.lines.hidden[static_cast<size_t>(h)] == 0;
 }
@@ -116,6 +123,11 @@ void toolbar(AppState& app, const Trace& t) {
   measure_combo(app);
   ImGui::SameLine(0, ImGui::GetFontSize() * 1.2f);
   ImGui::AlignTextToFramePadding();
+  if (app_map_per_layer(app)) {  // no head to show or hide: the rollout mixes them all
+    ImGui::TextDisabled("%s", tr(L, Str::rollout_lines_note));
+    measure_error(app);
+    return;
+  }
   ImGui::TextUnformatted(tr(L, Str::panel_heads));
   const float swatch_w = ImGui::GetFrameHeight() * 1.25f;
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x * 0.5f, ImGui::GetStyle().ItemSpacing.y));
@@ -211,7 +223,8 @@ void focus_panel(const AppState& app, const Trace& t, const std::vector<int>& sh
   ImGui::TextColored(ImVec4(1.0f, 0.63f, 0.12f, 1.0f), "%s: %s", tr(L, by_query ? Str::query : Str::key),
                      own[static_cast<size_t>(me)].text.c_str());
   ImGui::TextDisabled("%s", by_query ? tr(L, Str::ln_strongest) : tr(L, Str::ln_into_key));
-  ImGui::TextDisabled("%s", tr(L, Str::ln_mean_weight));
+  ImGui::TextDisabled("%s", app_map_per_layer(app) ? tr_format(L, Str::rollout_panel, app.layer + 1).c_str()
+                                                   : tr(L, Str::ln_mean_weight));
   ImGui::Separator();
   if (shown.empty()) return;
   std::vector<std::pair<float, int>> order;
@@ -241,7 +254,7 @@ void focus_panel(const AppState& app, const Trace& t, const std::vector<int>& sh
       const float wh = by_query ? shown_value(app, app.layer, h, me, o) : shown_value(app, app.layer, h, o, me);
       const float seg = bar_w * wh / static_cast<float>(shown.size()) / full;
       if (seg <= 0) continue;
-      dl->AddRectFilled(ImVec2(x, y0), ImVec2(x + seg, y1), head_color(h, 1.0f));
+      dl->AddRectFilled(ImVec2(x, y0), ImVec2(x + seg, y1), line_color(app, h, 1.0f));
       x += seg;
     }
     char buf[16];
@@ -263,9 +276,12 @@ void lines_view_draw(AppState& app, GuiResources& /*gui: lines need no texture*/
     ImGui::End();
     return;
   }
-  std::vector<int> shown;
-  for (int h = 0; h < NH; ++h)
-    if (head_shown(app, h)) shown.push_back(h);
+  std::vector<int> shown;  // the heads drawn; the rollout's one map (any head's index reaches it)
+  if (app_map_per_layer(app))
+    shown.push_back(0);
+  else
+    for (int h = 0; h < NH; ++h)
+      if (head_shown(app, h)) shown.push_back(h);
   const float s = ui_scale();
   const float font = ImGui::GetFontSize();
 
@@ -370,7 +386,8 @@ void lines_view_draw(AppState& app, GuiResources& /*gui: lines need no texture*/
     for (const Segment& g : segs) {
       const int h = shown[static_cast<size_t>(g.rank)];
       const float dy = (static_cast<float>(g.rank) - 0.5f * static_cast<float>(n_shown - 1)) * fan;
-      dl->AddLine(ImVec2(xa, q_y(g.q) + dy), ImVec2(xb, k_y(g.k) + dy), head_color(h, std::max(g.w, floor_alpha)), thick);
+      dl->AddLine(ImVec2(xa, q_y(g.q) + dy), ImVec2(xb, k_y(g.k) + dy), line_color(app, h, std::max(g.w, floor_alpha)),
+                  thick);
     }
 
     // Labels; the focused token's partners get a box as strong as their mean weight.

@@ -11,16 +11,20 @@ namespace attnviz {
 Result<Figure> model_figure(const AppState& app, const FontRaster* font) {
   const Trace& t = app_shown_trace(app);
   const int NL = static_cast<int>(t.layers.size()), NH = t.config.n_heads;
+  const bool per_layer = app_map_per_layer(app);  // the rollout: one map per layer, as the view shows it
   HeatmapGridSpec spec = page_grid_spec(app, t);
   std::vector<const Mat*> maps;
   for (int l = 0; l < NL; ++l)
-    for (int h = 0; h < NH; ++h) {
+    for (int h = 0; h < (per_layer ? 1 : NH); ++h) {
       maps.push_back(&app_head_map(app, l, h));
-      spec.panels.push_back(HeatmapPanel{"L" + std::to_string(l + 1) + " H" + std::to_string(h + 1), maps.back(),
-                                         "l" + std::to_string(l) + ".h" + std::to_string(h)});
+      const std::string layer = "L" + std::to_string(l + 1);
+      spec.panels.push_back(per_layer ? HeatmapPanel{layer + " " + measure_label(app.lang, app.measure), maps.back(),
+                                                     "l" + std::to_string(l)}
+                                      : HeatmapPanel{layer + " H" + std::to_string(h + 1), maps.back(),
+                                                     "l" + std::to_string(l) + ".h" + std::to_string(h)});
     }
   if (app.measure != AttentionMeasure::weights) spec.vmax = maps_top(maps);
-  spec.columns = NH;
+  spec.columns = per_layer ? 1 : NH;
   const int longest = std::max(t.n_queries(), t.n_keys());
   spec.cell_px = std::clamp(120 / std::max(1, longest), 1, 12);
   spec.annotate = false;  // thumbnails: the numbers are in the Heads view

@@ -37,10 +37,13 @@ struct ModelGrid {
 
 std::string numbered(Lang L, Str what, int i) { return std::string(tr(L, what)) + " " + std::to_string(i); }
 
+// Columns of the grid: one per head, or one in all for the rollout (a map per layer, every head mixed in).
+int grid_columns(const AppState& app, const Trace& t) { return app_map_per_layer(app) ? 1 : t.config.n_heads; }
+
 ModelGrid layout_model_grid(const AppState& app, const Trace& t, ImVec2 avail) {
   const Lang L = app.lang;
   const float s = ui_scale();
-  const int NL = static_cast<int>(t.layers.size()), NH = t.config.n_heads;
+  const int NL = static_cast<int>(t.layers.size()), NH = grid_columns(app, t);
   const float Tq = static_cast<float>(std::max(1, t.n_queries())), Tk = static_cast<float>(std::max(1, t.n_keys()));
   ModelGrid g;
   g.gap = std::round(ImGui::GetFontSize() * 0.4f);
@@ -57,7 +60,7 @@ ModelGrid layout_model_grid(const AppState& app, const Trace& t, ImVec2 avail) {
   px = std::max(px, std::max(40.0f * s / longest, 1.0f));  // at least one pixel per token
   g.px = px;
   g.thumb = ImVec2(px * Tk, px * Tq);
-  const float widest_title = ImGui::CalcTextSize(numbered(L, Str::head, NH).c_str()).x;
+  const float widest_title = app_map_per_layer(app) ? 0.0f : ImGui::CalcTextSize(numbered(L, Str::head, NH).c_str()).x;
   g.short_heads = widest_title > g.thumb.x + g.gap * 0.5f;
   return g;
 }
@@ -66,14 +69,20 @@ ModelGrid layout_model_grid(const AppState& app, const Trace& t, ImVec2 avail) {
 void thumbnail_tooltip(const AppState& app, const GuiResources& gui, const Trace& t, int layer, int h) {
   const Lang L = app.lang;
   const HeadTrace& head = t.head(layer, h);
+  const bool per_layer = app_map_per_layer(app);
   std::vector<bool> punct;
   punct.reserve(t.keys.size());
   for (const TraceToken& k : t.keys) punct.push_back(k.kind == TokenKind::punct);
-  const HeadStats st = head_stats(head.weights, punct);
+  // The rollout's rows are distributions too (products of row-stochastic maps): its statistics are the map's.
+  const HeadStats st = head_stats(per_layer ? app_head_map(app, layer, h) : head.weights, punct);
 
   ImGui::BeginTooltip();
-  ImGui::TextColored(ImVec4(1.0f, 0.63f, 0.12f, 1.0f), "%s %d · %s %d", tr(L, Str::layer), layer + 1, tr(L, Str::head), h + 1);
-  if (head.score != ScoreKind::scaled_dot) {
+  if (per_layer)
+    ImGui::TextColored(ImVec4(1.0f, 0.63f, 0.12f, 1.0f), "%s", tr_format(L, Str::rollout_panel, layer + 1).c_str());
+  else
+    ImGui::TextColored(ImVec4(1.0f, 0.63f, 0.12f, 1.0f), "%s %d · %s %d", tr(L, Str::layer), layer + 1,
+                       tr(L, Str::head), h + 1);
+  if (head.score != ScoreKind::scaled_dot && !per_layer) {
     ImGui::SameLine();
     ImGui::TextDisabled("%s", std::string(name_of(head.score)).c_str());
   }
@@ -120,7 +129,7 @@ void thumbnail_tooltip(const AppState& app, const GuiResources& gui, const Trace
   ImGui::EndGroup();
   ImGui::Separator();
   ImGui::TextDisabled("%s", tr(L, Str::mv_click_open));
-  if (!t.weights_only)  // an attention file's heads cannot be switched off
+  if (!t.weights_only && !per_layer)  // an attention file's heads cannot be switched off, nor the rollout
     ImGui::TextDisabled("%s", tr(L, t.head(layer, h).ablated ? Str::mv_right_click_on : Str::mv_right_click_off));
   ImGui::EndTooltip();
 }
@@ -159,7 +168,8 @@ void model_view_draw(AppState& app, GuiResources& gui) {
   if (!view_begin(app, View::model)) return;
   const Trace& t = app_shown_trace(app);
   toolbar(app, t);
-  const int NL = static_cast<int>(t.layers.size()), NH = t.config.n_heads;
+  const int NL = static_cast<int>(t.layers.size()), NH = grid_columns(app, t);
+  const bool per_layer = app_map_per_layer(app);
   if (NL == 0 || NH == 0 || t.n_queries() == 0 || t.n_keys() == 0) {
     ImGui::End();
     return;
@@ -196,9 +206,9 @@ void model_view_draw(AppState& app, GuiResources& gui) {
       const bool hovered = ImGui::IsItemHovered() && !over_headers;
       ImGui::PopID();
       dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(gui_shown_texture(app, gui, l, h))), p0, p1);
-      if (t.head(l, h).ablated) draw_hatch(dl, p0, p1, std::max(6.0f, g.thumb.x / 5.0f));
+      if (t.head(l, h).ablated && !per_layer) draw_hatch(dl, p0, p1, std::max(6.0f, g.thumb.x / 5.0f));
       // A right-click (or X on the chosen head) switches the head off or on.
-      if (hovered && ImGui::IsMouseClicked(ImGuiMouseButton_Right)) app_toggle_head(app, l, h);
+      if (hovered && !per_layer && ImGui::IsMouseClicked(ImGuiMouseButton_Right)) app_toggle_head(app, l, h);
       if (has_query) {
         // Ticks in the gaps beside the row keep the row itself visible in small thumbnails; an
         // outline is added once rows are tall enough not to be hidden by it.
@@ -208,7 +218,7 @@ void model_view_draw(AppState& app, GuiResources& gui) {
         dl->AddLine(ImVec2(p1.x + 1, mid), ImVec2(p1.x + tick + 1, mid), kAccent, thick);
         if (g.px >= 6.0f) dl->AddRect(ImVec2(x, qy), ImVec2(p1.x, qy + g.px), IM_COL32(255, 160, 30, 170), 0, 0, 1.0f);
       }
-      const bool current = l == app.layer && h == app.head;
+      const bool current = l == app.layer && (per_layer || h == app.head);
       if (current) dl->AddRect(ImVec2(x - 2 * s, y - 2 * s), ImVec2(p1.x + 2 * s, p1.y + 2 * s), kAccent, 0, 0, 2.0f * s);
       else dl->AddRect(ImVec2(x - 1, y - 1), ImVec2(p1.x + 1, p1.y + 1), border);
       if (hovered) {
@@ -216,10 +226,10 @@ void model_view_draw(AppState& app, GuiResources& gui) {
         hovered_h = h;
         dl->AddRect(ImVec2(x - 1, y - 1), ImVec2(p1.x + 1, p1.y + 1), hover_col, 0, 0, 1.5f * s);
       }
-      if (clicked) {
+      if (clicked) {  // the head in the Heads view; the rollout's layer there
         app.layer = l;
-        app.head = h;
-        app.heads.zoom_head = h;
+        if (!per_layer) app.head = h;
+        app.heads.zoom_head = per_layer ? -1 : h;
         app.view = View::heads;
       }
     }
@@ -235,11 +245,13 @@ void model_view_draw(AppState& app, GuiResources& gui) {
   for (int h = 0; h < NH; ++h) {
     const float x = grid0.x + static_cast<float>(h) * g.pitch().x;
     if (x > win1.x || x + g.thumb.x < hdr_x + g.row_hdr_w - g.gap) continue;
-    const std::string label = g.short_heads ? std::to_string(h + 1) : numbered(L, Str::head, h + 1);
+    const std::string label = per_layer       ? std::string(tr(L, Str::rollout_column))
+                              : g.short_heads ? std::to_string(h + 1)
+                                              : numbered(L, Str::head, h + 1);
     const float tw = ImGui::CalcTextSize(label.c_str()).x;
-    const bool on = h == app.head || h == hovered_h;
-    dl->AddText(ImVec2(x + (g.thumb.x - tw) * 0.5f, hdr_y + (g.col_hdr_h - g.gap - line) * 0.5f),
-                h == app.head ? kAccent : (on ? text : dim), label.c_str());
+    const bool chosen = per_layer || h == app.head, on = chosen || h == hovered_h;
+    dl->AddText(ImVec2(x + std::max(0.0f, g.thumb.x - tw) * 0.5f, hdr_y + (g.col_hdr_h - g.gap - line) * 0.5f),
+                chosen ? kAccent : (on ? text : dim), label.c_str());
   }
   dl->AddRectFilled(ImVec2(hdr_x, hdr_y + g.col_hdr_h - g.gap), ImVec2(hdr_x + g.row_hdr_w - g.gap, win1.y), bg);
   for (int l = 0; l < NL; ++l) {
