@@ -378,8 +378,21 @@ TEST_CASE("app state: heads switched off change the answer, come back on, and se
   CHECK_FALSE(app_map_per_layer(cross));
   CHECK(app_head_map(cross, 0, 1) == cross.trace->head(0, 1).weights);
 
+  // Another model starts with every head on (the switched-off heads were the demo's), and says so.
+  REQUIRE(app_use_source(app, ModelSource::sandbox).ok());
+  CHECK(app.ablation.heads.empty());
+  CHECK(test::has(app.status, "every head is on again (off before: L1 H1, L1 H4)"));
+  app.config = ModelConfig{};
+  app.config.n_heads = 4;
+  app.dirty = true;
+  settle(app);
+  CHECK(app_toggle_head(app, 0, 0));
+  CHECK(app_toggle_head(app, 0, 3));
+  settle(app);
+  CHECK(app.trace->head(0, 3).ablated);
+  REQUIRE(app_use_source(app, ModelSource::sandbox).ok());  // the sandbox again: the same model, the same heads off
+  CHECK(app.ablation.heads.size() == 2);
   // A smaller model drops the heads it no longer has, and says so.
-  app_use_source(app, ModelSource::sandbox);
   app.config = ModelConfig{};
   app.config.d_model = 16;
   app.config.n_heads = 2;

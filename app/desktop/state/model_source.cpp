@@ -38,6 +38,18 @@ bool text_in_vocab(const std::string& text, const std::vector<std::string>& voca
 
 void install_model(AppState& app, Model model, ModelSource source, const std::string& path);
 
+// Another model starts with every head on: the heads switched off were the previous model's (its
+// layer 1 head 1 is not this one's). The status bar says which came back on. A demo retrained with
+// another architecture is the same demo and keeps them (app_state.cpp's ablation_fit_model).
+void heads_on_for_new_model(AppState& app) {
+  if (app.ablation.heads.empty()) return;
+  const std::string msg =
+      tr_format(app.lang, Str::ablation_new_model, ablation_heads_label(app.ablation.heads).c_str());
+  app.ablation.heads.clear();
+  app.status = app.status.empty() || app.status_is_error ? msg : app.status + " · " + msg;
+  app.status_is_error = false;
+}
+
 }  // namespace
 
 std::string induction_sample_text() {
@@ -49,6 +61,7 @@ std::string induction_sample_text() {
 
 Status app_use_source(AppState& app, ModelSource source, const std::string& path) {
   if (source == ModelSource::sandbox) {
+    if (app.source != ModelSource::sandbox) heads_on_for_new_model(app);
     app.model.reset();
     app.attention.reset();
     app.attention_b.reset();
@@ -159,6 +172,7 @@ void app_poll_model_loader(AppState& app) {
 namespace {
 
 void install_model(AppState& app, Model model, ModelSource source, const std::string& path) {
+  heads_on_for_new_model(app);
   app.model = std::make_shared<const Model>(std::move(model));
   app.attention.reset();
   app.attention_b.reset();
@@ -184,6 +198,7 @@ void app_use_trained(AppState& app, std::shared_ptr<const Model> model) {
   if (!model) return;
   const bool decoder = app.train.demo == DemoKind::induction;
   if (app.source != ModelSource::trained) {
+    heads_on_for_new_model(app);
     app.mask = MaskSpec{};
     app.mask.causal = decoder;
     if (decoder && !text_in_vocab(app.sentence, model->vocab)) app.sentence = induction_sample_text();
