@@ -223,8 +223,15 @@ void focus_panel(const AppState& app, const Trace& t, const std::vector<int>& sh
   ImGui::TextColored(ImVec4(1.0f, 0.63f, 0.12f, 1.0f), "%s: %s", tr(L, by_query ? Str::query : Str::key),
                      own[static_cast<size_t>(me)].text.c_str());
   ImGui::TextDisabled("%s", by_query ? tr(L, Str::ln_strongest) : tr(L, Str::ln_into_key));
-  ImGui::TextDisabled("%s", app_map_per_layer(app) ? tr_format(L, Str::rollout_panel, app.layer + 1).c_str()
-                                                   : tr(L, Str::ln_mean_weight));
+  // The numbers are in the measure's own units, as the Heads view prints them (the lines' opacity is
+  // scaled by the largest value; the numbers are not).
+  const float unit = app.maps.maps.empty() ? 1.0f : app.maps.vmax;
+  const std::string what = app_map_per_layer(app)  ? tr_format(L, Str::rollout_panel, app.layer + 1)
+                           : app.maps.maps.empty() ? std::string(tr(L, Str::ln_mean_weight))
+                                                   : tr_format(L, Str::ln_mean_measure, measure_label(L, app.measure));
+  ImGui::PushTextWrapPos(0.0f);  // "mean value-norm over the shown heads" is wider than a narrow panel
+  ImGui::TextDisabled("%s", what.c_str());
+  ImGui::PopTextWrapPos();
   ImGui::Separator();
   if (shown.empty()) return;
   std::vector<std::pair<float, int>> order;
@@ -258,7 +265,7 @@ void focus_panel(const AppState& app, const Trace& t, const std::vector<int>& sh
       x += seg;
     }
     char buf[16];
-    std::snprintf(buf, sizeof buf, "%.3f", w);
+    std::snprintf(buf, sizeof buf, "%.3f", w * unit);
     dl->AddText(ImVec2(p.x + name_w + bar_w + font * 0.5f, p.y), ImGui::GetColorU32(ImGuiCol_Text), buf);
     ImGui::Dummy(ImVec2(name_w + bar_w + font * 0.5f + value_w, line));
   }
