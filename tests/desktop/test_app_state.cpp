@@ -11,12 +11,12 @@
 
 #include "analysis/coref_readout.h"
 #include "analysis/export.h"
+#include "analysis/generate.h"
 #include "analysis/word_view.h"
 #include "base/file_io.h"
-#include "analysis/generate.h"
 #include "io/session.h"
-#include "state/app_memory.h"
 #include "state/app_busy.h"
+#include "state/app_memory.h"
 #include "state/app_state.h"
 #include "state/attention_source.h"
 #include "state/file_actions.h"
@@ -25,6 +25,7 @@
 #include "support/app_settle.h"
 #include "support/check_util.h"
 #include "support/fixture_util.h"
+#include "views/coref/coref_state.h"
 
 namespace attnviz {
 namespace {
@@ -402,6 +403,39 @@ TEST_CASE("app state: heads switched off change the answer, come back on, and se
   CHECK(app.error.empty());
   CHECK(app.ablation.heads == std::vector<HeadRef>{HeadRef{0, 0}});
   CHECK(app.status.find("no longer has") != std::string::npos);
+}
+
+TEST_CASE("app state: sentence B follows A while it is A's minimal pair, a letter at a time too") {
+  const std::string tired = "The animal didn't cross the street because it was too tired.";
+  const std::string wide = "The animal didn't cross the street because it was too wide.";
+  AppState app;
+  app_open_on_meaning(app);
+  app.view = View::coref;  // the view that shows the pair: B is computed
+  settle(app);
+  REQUIRE(app.sentence == tired);
+  REQUIRE(app.compare.sentence == wide);  // the pair, as the app opens
+  // "tired" typed over with "wide": B becomes the "tired" sentence instead of A's twin.
+  for (const char* step : {"The animal didn't cross the street because it was too .",
+                           "The animal didn't cross the street because it was too wi.", wide.c_str()}) {
+    app.sentence = step;
+    app.dirty = true;
+    app_update(app);
+  }
+  settle(app);
+  CHECK(app.compare.sentence == tired);
+  REQUIRE(app.trace_b);
+  CHECK(app.trace_b->keys[10].text == "tired");  // B's trace is the new B
+  // "Make B the main sentence" swaps them, and B stays the pair without following anything.
+  coref_swap_sentences(app);
+  settle(app);
+  CHECK(app.sentence == tired);
+  CHECK(app.compare.sentence == wide);
+  // A B typed by hand is the person's: it stays when A changes.
+  app.compare.sentence = "The trophy didn't fit in the suitcase because it was too big.";
+  app.sentence = wide;
+  app.dirty = true;
+  settle(app);
+  CHECK(app.compare.sentence == "The trophy didn't fit in the suitcase because it was too big.");
 }
 
 TEST_CASE("app state: which heads matter runs off the UI thread and belongs to its trace") {

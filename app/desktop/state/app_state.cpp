@@ -60,6 +60,7 @@ void app_send_edit(AppState& app) {
   }
   if (!app.dirty) return;
   ablation_fit_model(app);
+  compare_follow_sentence_a(app.compare, app.sentence);
   ComputeRequest req;
   req.id = ++app.posted_id;
   req.a.config = app.config;

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 
 #include "base/enum_names.h"
+#include "demos/coref_data.h"
 
 namespace attnviz {
 
@@ -18,6 +20,14 @@ static_assert(std::size(kModeNames) == std::size(kAllCompareModes));
 ScoreKind other_scaling(ScoreKind k) { return k == ScoreKind::dot ? ScoreKind::scaled_dot : ScoreKind::dot; }
 
 }  // namespace
+
+void compare_follow_sentence_a(CompareState& s, const std::string& sentence_a) {
+  std::string pair = coref_minimal_pair(coref_make(sentence_a));
+  if (pair.empty()) return;  // no property word, or one half typed ("too wid"): wait for the next
+  const std::string before = std::exchange(s.last_a_with_pair, sentence_a);
+  if (!before.empty() && before != sentence_a && s.sentence == coref_minimal_pair(coref_make(before)))
+    s.sentence = std::move(pair);
+}
 
 std::string_view compare_mode_name(CompareMode m) { return enum_name(kModeNames, m); }
 

@@ -40,6 +40,7 @@ struct CompareMaps {
 struct CompareState {
   CompareMode mode = CompareMode::sentence_b;
   std::string sentence = "The animal didn't cross the street because it was too wide.";
+  std::string last_a_with_pair;  // the last sentence A sent that has a minimal pair (compare_follow_sentence_a)
   CompareMaps maps;
 
   void reset() { *this = CompareState{}; }
@@ -47,6 +48,12 @@ struct CompareState {
 
 // B's job for the chosen mode: A's job with one thing changed.
 ComputeJob compare_job(CompareMode mode, const std::string& sentence_b, const ComputeJob& a);
+
+// Called with sentence A whenever an edit is sent: while B is the minimal pair of the A before
+// ("... too wide." for "... too tired."), B becomes the new A's pair, so typing "wide" into A does
+// not leave A and B the same sentence, even when the word is typed a letter at a time (the A before
+// is the last one that had a pair). A B typed by hand stays.
+void compare_follow_sentence_a(CompareState& s, const std::string& sentence_a);
 
 // Rebuilds `maps` for `layer` unless they were built for this (version, layer) already.
 void compare_maps_update(CompareState& s, const Trace* a, const Trace* b, int layer, uint64_t trace_version);
