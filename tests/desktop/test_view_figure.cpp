@@ -277,6 +277,17 @@ TEST_CASE("view figures: Train exports its curves once a run has reported, and s
   CHECK(longest == s.reports.size());  // the loss curve: one point per report
   CHECK(has(svg.text, "Training loss (cross-entropy)"));
   CHECK(has(svg.text, "Held-out accuracy"));
+  CHECK(has(svg.text, "target 99%"));
+  // The induction demo's dashed line is its trainer's target too (it said 95% after the target moved to 99%).
+  train_choose_demo(app.train, DemoKind::induction);
+  app.train.settings.max_steps = 20;
+  app.train.settings.report_every = 10;
+  REQUIRE(train_start(app).ok());
+  while (!app.train.runner.snapshot().finished && !app.train.runner.snapshot().stopped &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  REQUIRE(app.train.runner.snapshot().finished);
+  CHECK(has(export_view(app, View::train).text, "target 99%"));
 }
 
 TEST_CASE("view figures: a hostile sentence stays well-formed, and the file action writes both formats") {
