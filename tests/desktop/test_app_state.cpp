@@ -648,6 +648,11 @@ TEST_CASE("app state: an attention file is shown without a model, a failed open 
   CHECK(test::has(app.answer_error, "no model"));
   CHECK_FALSE(app_toggle_head(app, 0, 0));  // no model to switch a head off in
   CHECK(app_model_config(app).n_heads == 2);
+  app.measure = AttentionMeasure::rollout;  // the weights are enough for rollout: one map per layer
+  settle(app);
+  CHECK(app_map_per_layer(app));
+  CHECK(app_head_map(app, 1, 0) == app_head_map(app, 1, 1));
+  app.measure = AttentionMeasure::weights;
   app.cross = true;  // the file has cross-attention: its keys are the source tokens
   app.dirty = true;
   settle(app);
