@@ -24,9 +24,8 @@ ScoreKind other_scaling(ScoreKind k) { return k == ScoreKind::dot ? ScoreKind::s
 void compare_follow_sentence_a(CompareState& s, const std::string& sentence_a) {
   std::string pair = coref_minimal_pair(coref_make(sentence_a));
   if (pair.empty()) return;  // no property word, or one half typed ("too wid"): wait for the next
-  const std::string before = std::exchange(s.last_a_with_pair, sentence_a);
-  if (!before.empty() && before != sentence_a && s.sentence == coref_minimal_pair(coref_make(before)))
-    s.sentence = std::move(pair);
+  if (s.sentence == s.a_pair) s.sentence = pair;
+  s.a_pair = std::move(pair);
 }
 
 std::string_view compare_mode_name(CompareMode m) { return enum_name(kModeNames, m); }

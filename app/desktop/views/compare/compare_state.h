@@ -40,7 +40,7 @@ struct CompareMaps {
 struct CompareState {
   CompareMode mode = CompareMode::sentence_b;
   std::string sentence = "The animal didn't cross the street because it was too wide.";
-  std::string last_a_with_pair;  // the last sentence A sent that has a minimal pair (compare_follow_sentence_a)
+  std::string a_pair;  // the minimal pair of the last sentence A sent that has one (compare_follow_sentence_a)
   CompareMaps maps;
 
   void reset() { *this = CompareState{}; }

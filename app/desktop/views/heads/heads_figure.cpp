@@ -22,21 +22,19 @@ Result<Figure> heads_figure(const AppState& app, const FontRaster* font) {
   if (app.layer < 0 || app.layer >= static_cast<int>(t.layers.size())) return make_error("heads: no such layer");
   const int NH = t.config.n_heads;
   HeatmapGridSpec spec = page_grid_spec(app, t);
-  const bool zoomed = app.heads.zoom_head >= 0 && app.heads.zoom_head < NH;
+  const bool per_layer = app_map_per_layer(app);  // the rollout: the layer's one map, as the view shows it
+  const std::vector<int> heads = heads_drawn(app.heads, per_layer, NH);
   std::vector<const Mat*> maps;
-  if (app_map_per_layer(app)) {  // the rollout: the layer's one map, as the view shows it
-    maps.push_back(&app_head_map(app, app.layer, 0));
-    spec.panels.push_back(HeatmapPanel{tr_format(app.lang, Str::rollout_panel, app.layer + 1), maps.back(), "rollout"});
-  } else {
-    for (int h = zoomed ? app.heads.zoom_head : 0; h < (zoomed ? app.heads.zoom_head + 1 : NH); ++h) {
-      maps.push_back(&app_head_map(app, app.layer, h));
-      spec.panels.push_back(
-          HeatmapPanel{heads_panel_title(app, t, app.layer, h), maps.back(), "h" + std::to_string(h)});
-    }
+  for (int h : heads) {
+    maps.push_back(&app_head_map(app, app.layer, h));
+    spec.panels.push_back(
+        per_layer ? HeatmapPanel{tr_format(app.lang, Str::rollout_panel, app.layer + 1), maps.back(), "rollout"}
+                  : HeatmapPanel{heads_panel_title(app, t, app.layer, h), maps.back(), "h" + std::to_string(h)});
   }
   if (app.measure != AttentionMeasure::weights) spec.vmax = maps_top(maps);
   spec.highlight_row = app_shown_query(app);
-  if (zoomed || app_map_per_layer(app)) spec.cell_px = 36;
+  const bool zoomed = app.heads.zoom_head >= 0 && app.heads.zoom_head < NH;
+  if (zoomed || per_layer) spec.cell_px = 36;  // one map: larger cells
   spec.caption = std::string(tr(app.lang, Str::view_heads)) + " — " + tr(app.lang, Str::layer) + " " + std::to_string(app.layer + 1) +
                  " / " + std::to_string(t.layers.size()) + " — " + measure_label(app.lang, app.measure);
   return heatmap_grid_figure(spec, font);

@@ -1,6 +1,7 @@
 // What the Heads view remembers between frames: which head is zoomed and, for a long input, the
 // window of that head on screen. Headless: lives in AppState, saved by no session.
 #pragma once
+#include <vector>
 
 namespace attnviz {
 
@@ -15,5 +16,15 @@ struct HeadsState {
 
   void reset() { *this = HeadsState{}; }
 };
+
+// The heads the Heads view and its figure draw: the rollout's one map when the map is per layer
+// (index 0: every head's index reaches it), else the zoomed head, else every head.
+inline std::vector<int> heads_drawn(const HeadsState& s, bool map_per_layer, int n_heads) {
+  if (map_per_layer) return {0};
+  if (s.zoom_head >= 0 && s.zoom_head < n_heads) return {s.zoom_head};
+  std::vector<int> all;
+  for (int h = 0; h < n_heads; ++h) all.push_back(h);
+  return all;
+}
 
 }  // namespace attnviz

@@ -334,15 +334,7 @@ void heads_view_draw(AppState& app, GuiResources& gui) {
   if (!view_begin(app, View::heads)) return;
   const Trace& t = app_shown_trace(app);
   toolbar(app, t);
-  // The rollout is one map for the layer (any head's index reaches it); otherwise each head, or the zoomed one.
-  const bool per_layer = app_map_per_layer(app);
-  std::vector<int> heads;
-  if (per_layer)
-    heads.push_back(0);
-  else if (app.heads.zoom_head >= 0)
-    heads.push_back(app.heads.zoom_head);
-  else
-    for (int h = 0; h < t.config.n_heads; ++h) heads.push_back(h);
+  const std::vector<int> heads = heads_drawn(app.heads, app_map_per_layer(app), t.config.n_heads);
   if (app.heads.zoom_head >= 0 && zoomable(t)) {
     ImGui::BeginChild("zoomed", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
     draw_zoomed(app, gui, t, heads.front());

@@ -29,14 +29,7 @@ Result<Figure> lines_figure(const AppState& app, const FontRaster* font) {
   const Lang L = app.lang;
   const int NH = t.config.n_heads, Tq = t.n_queries(), Tk = t.n_keys();
   const bool per_layer = app_map_per_layer(app);  // the rollout: the layer's one map, in one colour
-  std::vector<int> shown;
-  if (per_layer)
-    shown.push_back(0);
-  else
-    for (int h = 0; h < NH; ++h)
-      if (h >= static_cast<int>(app.lines.hidden.size()) || app.lines.hidden[static_cast<size_t>(h)] == 0)
-        shown.push_back(h);
-  auto color_of = [&](int h) { return per_layer ? lines_rollout_color() : lines_head_color(h); };
+  const std::vector<int> shown = lines_drawn_heads(app, NH);
 
   FigurePage page = page_make(font, 420);  // the diagram widens the page as it needs
   page_line(page, std::string(tr(L, Str::view_lines)) + " — " + tr(L, Str::layer) + " " + std::to_string(app.layer + 1) + " / " +
@@ -53,7 +46,7 @@ Result<Figure> lines_figure(const AppState& app, const FontRaster* font) {
     sw.x = x;
     sw.y = page.y + 2;
     sw.w = sw.h = px - 2;
-    sw.fill = color_of(h);
+    sw.fill = lines_color(app, h);
     page.fig.items.push_back(sw);
     FigureText label{x + px + 2, page.y, name, px, kPageInk};
     page.fig.items.push_back(label);
@@ -98,7 +91,7 @@ Result<Figure> lines_figure(const AppState& app, const FontRaster* font) {
     const float dy = (static_cast<float>(g.rank) - 0.5f * (n - 1)) * fan;
     FigureLine line;
     line.points = {{xa + 2, q_y(g.q) + dy}, {xb - 2, k_y(g.k) + dy}};
-    line.color = color_of(h);
+    line.color = lines_color(app, h);
     line.width = focused ? 2.5f : 2.0f;
     line.opacity = std::clamp(focused ? std::max(g.alpha, 0.1f) : g.alpha, 0.0f, 1.0f);
     line.tag = FigureCellTag{per_layer ? "rollout" : "h" + std::to_string(h), g.q, g.k, g.value};

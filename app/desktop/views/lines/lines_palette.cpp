@@ -1,6 +1,8 @@
 // The heads' palette: bright enough to read on the app's dark background and on a white page.
 #include "views/lines/lines_palette.h"
 
+#include "state/app_state.h"
+
 #include <cmath>
 
 namespace attnviz {
@@ -30,6 +32,16 @@ Rgba lines_head_color(int h) {
   return hsv_color(std::fmod(static_cast<float>(h) * 0.381966f, 1.0f), 0.65f, 0.95f);
 }
 
-Rgba lines_rollout_color() { return Rgba{150, 150, 170, 255}; }
+std::vector<int> lines_drawn_heads(const AppState& app, int n_heads) {
+  if (app_map_per_layer(app)) return {0};
+  std::vector<int> shown;
+  for (int h = 0; h < n_heads; ++h)
+    if (lines_head_shown(app.lines, h)) shown.push_back(h);
+  return shown;
+}
+
+Rgba lines_color(const AppState& app, int head) {
+  return app_map_per_layer(app) ? Rgba{150, 150, 170, 255} : lines_head_color(head);
+}
 
 }  // namespace attnviz

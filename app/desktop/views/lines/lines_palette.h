@@ -1,13 +1,20 @@
-// The Lines view's colour for each head, shared by the window and the exported figure: a
-// qualitative palette of twelve, then hues spread by the golden angle. Headless.
+// What the Lines view draws, shared by the window and the exported figure: which heads, and each
+// head's colour (a qualitative palette of twelve, then hues spread by the golden angle). Headless.
 #pragma once
+#include <vector>
+
 #include "render/image.h"
 
 namespace attnviz {
 
+struct AppState;
+
 Rgba lines_head_color(int head);
 
-// The rollout's lines: one colour for the layer's one map (every head mixed in), none of the heads'.
-Rgba lines_rollout_color();
+// The heads drawn: those the legend shows, or the rollout's one map (index 0: every head's index
+// reaches it) when the map is per layer (app_map_per_layer).
+std::vector<int> lines_drawn_heads(const AppState& app, int n_heads);
+// A drawn head's colour: its own, or one grey for the rollout (every head mixed in).
+Rgba lines_color(const AppState& app, int head);
 
 }  // namespace attnviz

@@ -12,4 +12,9 @@ struct LinesState {
   void reset() { *this = LinesState{}; }
 };
 
+// Whether head h is shown in the legend (a head past `hidden`, from a larger model, is).
+inline bool lines_head_shown(const LinesState& s, int h) {
+  return h >= static_cast<int>(s.hidden.size()) || s.hidden[static_cast<size_t>(h)] == 0;
+}
+
 }  // namespace attnviz

@@ -25,22 +25,15 @@ constexpr float kMinWeight = 0.01f;  // lighter lines are not drawn: invisible a
 constexpr int kLineBudget = 1500;    // most lines drawn when no token is in focus
 const ImU32 kAccent = IM_COL32(255, 160, 30, 255);
 
-ImU32 head_color(int h, float alpha) {
-  const int a = static_cast<int>(std::clamp(alpha, 0.0f, 1.0f) * 255.0f + 0.5f);
-  const Rgba c = lines_head_color(h);
-  return IM_COL32(c.r, c.g, c.b, a);
-}
-
-// A line's colour: its head's, or the rollout's (one map for the layer).
-ImU32 line_color(const AppState& app, int h, float alpha) {
-  if (!app_map_per_layer(app)) return head_color(h, alpha);
-  const Rgba c = lines_rollout_color();
+ImU32 with_alpha(Rgba c, float alpha) {
   return IM_COL32(c.r, c.g, c.b, static_cast<int>(std::clamp(alpha, 0.0f, 1.0f) * 255.0f + 0.5f));
 }
 
-bool head_shown(const AppState& app, int h) {
-  return h >= static_cast<int>(app.lines.hidden.size()) || app.lines.hidden[static_cast<size_t>(h)] == 0;
-}
+// A head's legend colour, and a drawn line's (its head's, or the rollout's).
+ImU32 head_color(int h, float alpha) { return with_alpha(lines_head_color(h), alpha); }
+ImU32 line_color(const AppState& app, int h, float alpha) { return with_alpha(lines_color(app, h), alpha); }
+
+bool head_shown(const AppState& app, int h) { return lines_head_shown(app.lines, h); }
 
 // Where everything sits, in screen pixels, for one frame.
 struct LinesLayout {
@@ -283,12 +276,7 @@ void lines_view_draw(AppState& app, GuiResources& /*gui: lines need no texture*/
     ImGui::End();
     return;
   }
-  std::vector<int> shown;  // the heads drawn; the rollout's one map (any head's index reaches it)
-  if (app_map_per_layer(app))
-    shown.push_back(0);
-  else
-    for (int h = 0; h < NH; ++h)
-      if (head_shown(app, h)) shown.push_back(h);
+  const std::vector<int> shown = lines_drawn_heads(app, NH);
   const float s = ui_scale();
   const float font = ImGui::GetFontSize();
 
