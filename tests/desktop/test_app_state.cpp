@@ -14,6 +14,8 @@
 #include "analysis/generate.h"
 #include "analysis/word_view.h"
 #include "base/file_io.h"
+#include "demos/induction_demo.h"
+#include "io/model_open.h"
 #include "io/session.h"
 #include "state/app_busy.h"
 #include "state/app_memory.h"
@@ -604,6 +606,40 @@ TEST_CASE("app state: the induction demo retrains on a toggle too, and says why 
   CHECK(app.retrain.induction.n_heads == 1);
   CHECK(app.model->config.n_heads == 1);
   CHECK_FALSE(app.retrain.training);
+  unsetenv("XDG_CACHE_HOME");
+}
+
+TEST_CASE("app state: a run's ending is done on its training thread: named, cached once met, a shortfall explained") {
+  // demo_retrain_poll only installs what demo_run_ending left: a frame never saves or traces.
+  test::TempFile cache("attnviz_run_ending");
+  setenv("XDG_CACHE_HOME", cache.path().c_str(), 1);
+  const DemoJob job{ModelSource::demo_induction, demo_shipped_arch(ModelSource::demo_induction)};
+  InductionTrainOptions o = induction_options(job.arch);
+  o.max_steps = 50;  // far short of an induction head
+  auto run = induction_train(o);
+  REQUIRE(run.ok());
+  REQUIRE_FALSE(run->history.back().target_reached);
+  RetrainOutcome ending;
+  demo_run_ending(job, *run, ending);
+  CHECK(run->model.source == "trained: induction heads2_dmodel32");
+  CHECK_FALSE(std::filesystem::exists(demo_cache_dir(job)));  // short of its target: not cached
+  const auto scores = induction_scores(run->model, o.seed, o.length, o.segment_length);
+  REQUIRE(scores.ok());
+  CHECK(ending.head_layer == 1);  // past layer 0, where an induction head can be
+  CHECK(ending.head_layer == scores->best_on_repeat_layer);
+  CHECK(ending.head == scores->best_on_repeat_head);
+  CHECK(ending.head_on_repeat == scores->best_on_repeat);
+  CHECK(ending.head_on_repeat < o.target);
+  CHECK(ending.head_target == doctest::Approx(0.95));
+  CHECK(ending.head_general_target == doctest::Approx(0.8));
+  // The same run said to have met its target: cached, and read back with the same weights.
+  run->history.back().target_reached = true;
+  RetrainOutcome met;
+  demo_run_ending(job, *run, met);
+  CHECK(met.head_layer == -1);  // nothing to explain
+  auto back = model_open(demo_cache_dir(job));
+  REQUIRE(back.ok());
+  CHECK((back->weights.layers[1].attn.out_w.array() == run->model.weights.layers[1].attn.out_w.array()).all());
   unsetenv("XDG_CACHE_HOME");
 }
 

@@ -58,21 +58,7 @@ float target_accuracy(const DemoJob& j) {
                                                : coref_options(j.arch).target_accuracy;
 }
 
-// Starts training the job's demo on `runner`.
-void start_training(TrainRunner& runner, const DemoJob& j) {
-  if (j.demo == ModelSource::demo_induction) {
-    InductionTrainOptions o = induction_options(j.arch);
-    o.report_every = kReportEvery;
-    runner.start([o](const TrainCallback& cb) { return induction_train(o, cb); });
-    return;
-  }
-  CorefTrainOptions o = coref_options(j.arch);
-  o.report_every = kReportEvery;
-  runner.start([o](const TrainCallback& cb) { return coref_train(o, cb); });
-}
-
-// Why an induction run fell short, in numbers: its best head on the repeat (16 short traces, once a
-// run, on the frame that sees it end).
+// Why an induction run fell short, in numbers: its best head on the repeat (16 short traces).
 void describe_best_head(const Model& model, const DemoJob& j, RetrainOutcome& outcome) {
   const InductionTrainOptions o = induction_options(j.arch);
   auto s = induction_scores(model, o.seed, o.length, o.segment_length);
@@ -87,15 +73,42 @@ void describe_best_head(const Model& model, const DemoJob& j, RetrainOutcome& ou
 
 bool target_met(const TrainSnapshot& snap) { return !snap.reports.empty() && snap.reports.back().target_reached; }
 
-// A finished run as a shared model, written to the disk cache (atomically) when it met its target,
-// so that coming back to the architecture is instant, on this launch and the next.
-std::shared_ptr<const Model> finished_model(const TrainSnapshot& snap, const DemoJob& job) {
-  auto model = std::make_shared<Model>(*snap.model);
-  model->source = std::string(kTrainedSourcePrefix) + demo_job_label(job);
-  std::error_code ec;
-  if (target_met(snap)) fs::create_directories(demo_cache_dir(job), ec);
-  if (target_met(snap) && !ec) (void)model_save((fs::path(demo_cache_dir(job)) / "model.safetensors").string(), *model);
-  return model;
+}  // namespace
+
+void demo_run_ending(const DemoJob& j, TrainRun& run, RetrainOutcome& ending) {
+  run.model.source = std::string(kTrainedSourcePrefix) + demo_job_label(j);
+  const bool met = !run.history.empty() && run.history.back().target_reached;
+  if (met) {
+    std::error_code ec;
+    fs::create_directories(demo_cache_dir(j), ec);
+    if (!ec) (void)model_save((fs::path(demo_cache_dir(j)) / "model.safetensors").string(), run.model);
+  } else if (j.demo == ModelSource::demo_induction) {
+    describe_best_head(run.model, j, ending);
+  }
+}
+
+namespace {
+
+// Starts training the job's demo on `runner`; demo_run_ending then runs on the training thread
+// before the runner says the run finished, writing into the returned outcome.
+std::shared_ptr<const RetrainOutcome> start_training(TrainRunner& runner, const DemoJob& j) {
+  auto ending = std::make_shared<RetrainOutcome>();
+  runner.start([j, ending](const TrainCallback& cb) {
+    auto train = [&]() -> Result<TrainRun> {
+      if (j.demo == ModelSource::demo_induction) {
+        InductionTrainOptions o = induction_options(j.arch);
+        o.report_every = kReportEvery;
+        return induction_train(o, cb);
+      }
+      CorefTrainOptions o = coref_options(j.arch);
+      o.report_every = kReportEvery;
+      return coref_train(o, cb);
+    };
+    Result<TrainRun> run = train();
+    if (run && !run->stopped) demo_run_ending(j, *run, *ending);
+    return run;
+  });
+  return ending;
 }
 
 float last_accuracy(const TrainSnapshot& snap) { return snap.reports.empty() ? 0.0f : snap.reports.back().heldout_accuracy; }
@@ -189,7 +202,7 @@ void demo_retrain_request(AppState& app, const DemoJob& j) {
   r.running = j;
   r.training = true;
   r.outcome.reset();
-  start_training(r.runner, j);
+  r.ending = start_training(r.runner, j);
 }
 
 void demo_retrain_poll(AppState& app) {
@@ -201,7 +214,7 @@ void demo_retrain_poll(AppState& app) {
     return;
   }
   const TrainSnapshot snap = r.runner.snapshot();
-  RetrainOutcome outcome;
+  RetrainOutcome outcome = r.ending && snap.finished ? *r.ending : RetrainOutcome{};  // its best head, if found
   outcome.demo = r.running.demo;
   outcome.arch = demo_job_label(r.running);
   if (!snap.error.empty()) {
@@ -218,10 +231,7 @@ void demo_retrain_poll(AppState& app) {
   outcome.target_met = target_met(snap);
   outcome.steps = snap.reports.empty() ? 0 : snap.reports.back().step;
   outcome.seconds = snap.reports.empty() ? 0.0 : snap.reports.back().seconds;
-  if (r.running.demo == ModelSource::demo_induction && !outcome.target_met)
-    describe_best_head(*snap.model, r.running, outcome);
-  auto model = finished_model(snap, r.running);
-  install(app, std::move(model), r.running, std::move(outcome));
+  install(app, snap.model, r.running, std::move(outcome));  // named and cached by demo_run_ending
 }
 
 std::string retrain_outcome_text(const RetrainOutcome& o, Lang lang) {
@@ -253,7 +263,7 @@ std::shared_ptr<const Model> demo_single_head(AppState& app) {
   if (r.twin_training && memory_key(r.twin) == memory_key(one)) return nullptr;  // on its way
   r.twin = one;
   r.twin_training = true;
-  start_training(r.twin_runner, one);
+  (void)start_training(r.twin_runner, one);  // its ending only names and caches it
   return nullptr;
 }
 
@@ -270,7 +280,7 @@ void poll_twin(AppState& app) {
   }
   if (!snap.finished) return;
   r.twin_training = false;
-  r.memory[memory_key(r.twin)] = finished_model(snap, r.twin);
+  r.memory[memory_key(r.twin)] = snap.model;  // named and cached by demo_run_ending
   app.trace_b.reset();  // Compare asks for B again, now with the trained 1-head model
   app.error_b.clear();
   app.dirty = true;

@@ -69,6 +69,7 @@ struct DemoRetrain {
   TrainRunner runner;
   std::map<std::string, std::shared_ptr<const Model>> memory;  // demo, key and seed -> trained model
   std::optional<RetrainOutcome> outcome;  // of the run that made the shown model (none: it was found)
+  std::shared_ptr<const RetrainOutcome> ending;  // what demo_run_ending found for `running` (read once finished)
   // Compare's 1-head twin of the shown architecture, trained in the background when nothing shipped
   // or cached has it; the views keep showing the N-head model meanwhile.
   TrainRunner twin_runner;
@@ -93,6 +94,12 @@ void demo_retrain_request(AppState& app, const DemoJob& job);
 // Compare's 1-head model of the shown demo's architecture: found at once, or null while it trains
 // (the training starts here when needed; demo_retrain_poll caches it and asks for B again).
 std::shared_ptr<const Model> demo_single_head(AppState& app);
+
+// A run over (not stopped), on its training thread, so that the frame installing it only swaps
+// pointers: names the model ("trained: <label>"), writes it to the disk cache when it met its
+// target (model_save: 20-30 ms at d_model 128 × 4 layers), and for an induction run short of its
+// target puts its best head on the repeat into `ending` (16 short traces: 10-40 ms there).
+void demo_run_ending(const DemoJob& job, TrainRun& run, RetrainOutcome& ending);
 
 // Once per frame (app_update): installs a finished run, caches it, says how it went.
 void demo_retrain_poll(AppState& app);
