@@ -75,6 +75,10 @@ void thumbnail_tooltip(const AppState& app, const GuiResources& gui, const Trace
   for (const TraceToken& k : t.keys) punct.push_back(k.kind == TokenKind::punct);
   // The rollout's rows are distributions too (products of row-stochastic maps): its statistics are the map's.
   const HeadStats st = head_stats(per_layer ? app_head_map(app, layer, h) : head.weights, punct);
+  // A value-norm map is not a distribution: the statistics stay the weights', said so, and the map
+  // shown adds its own largest cell.
+  const bool value_norm =
+      app.measure == AttentionMeasure::value_norm && !app.maps.maps.empty() && !per_layer && !app_words_shown(app);
 
   ImGui::BeginTooltip();
   if (per_layer)
@@ -100,6 +104,7 @@ void thumbnail_tooltip(const AppState& app, const GuiResources& gui, const Trace
   ImGui::SameLine(0, ImGui::GetFontSize());
   ImGui::BeginGroup();
   const float uniform = std::log(static_cast<float>(std::max(1, t.real_keys > 0 ? t.real_keys : t.n_keys())));
+  if (value_norm) ImGui::TextDisabled("%s", tr(L, Str::mv_stats_of_weights));
   if (ImGui::BeginTable("stats", 2, ImGuiTableFlags_SizingFixedFit)) {
     auto row = [](const char* name, const std::string& value) {
       ImGui::TableNextRow();
@@ -119,6 +124,16 @@ void thumbnail_tooltip(const AppState& app, const GuiResources& gui, const Trace
     row(tr(L, Str::mv_first_token), buf);
     std::snprintf(buf, sizeof buf, "%.1f%%", st.punct_share * 100.0f);
     row(tr(L, Str::mv_punct), buf);
+    if (value_norm) {  // where this head moves the most, in the map's own units
+      const Mat& map = app_head_map(app, layer, h);
+      Eigen::Index qi = 0, ki = 0;
+      if (map.rows() == t.n_queries() && map.cols() == t.n_keys() && map.size() > 0) {
+        const float largest = map.maxCoeff(&qi, &ki);
+        std::snprintf(buf, sizeof buf, "%.3f  (%s → %s)", largest, t.queries[static_cast<size_t>(qi)].text.c_str(),
+                      t.keys[static_cast<size_t>(ki)].text.c_str());
+        row(tr(L, Str::mv_largest_value_norm), buf);
+      }
+    }
     ImGui::EndTable();
   }
   if (const int query = app_shown_query(app); query >= 0 && query < t.n_queries()) {
