@@ -24,6 +24,7 @@
 #include "state/app_memory.h"
 #include "state/app_state.h"
 #include "state/attention_source.h"
+#include "state/demo_retrain.h"
 #include "state/model_source.h"
 #include "state/options.h"
 #include "state/recent_models.h"
@@ -398,6 +399,7 @@ int run(const AppOptions& opt) {
     Fonts fonts;
     fonts_build(fonts, content_scale(window, opt), opt.presentation, false);
     AppState app;
+    demo_cache_prune();  // older trainers' models, never read by this build
     GuiResources gui;  // scoped so its GL textures are released before the context goes away
     ShellState shell;
     app.presentation = opt.presentation;

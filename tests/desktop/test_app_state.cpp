@@ -643,6 +643,33 @@ TEST_CASE("app state: a run's ending is done on its training thread: named, cach
   unsetenv("XDG_CACHE_HOME");
 }
 
+TEST_CASE("app state: older trainers' models leave the disk cache, this build's and a newer one's stay") {
+  test::TempFile cache("attnviz_cache_prune");
+  setenv("XDG_CACHE_HOME", cache.path().c_str(), 1);
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(cache.path()) / "attnviz";
+  const std::string now = "trainer-" + std::to_string(kDemoTrainerRevision);
+  const std::string newer = "trainer-" + std::to_string(kDemoTrainerRevision + 1);
+  const std::vector<fs::path> old = {root / "coref" / "trainer-1" / "heads4_dmodel32_layers1_seed26",
+                                     root / "coref" / "trainer-2" / "heads1_dmodel32_seed26",
+                                     root / "induction" / "trainer-2" / "heads1_dmodel32_seed1",
+                                     root / "coref" / "heads4_dmodel32_layers3_seed26"};  // before revisions
+  const std::vector<fs::path> kept = {root / "coref" / now / "heads4_dmodel32_layers1_seed26",
+                                      root / "induction" / newer / "heads1_dmodel32_seed1",
+                                      root / "coref" / "notes"};  // not ours to judge
+  for (const auto& dirs : {old, kept})
+    for (const fs::path& d : dirs) {
+      fs::create_directories(d);
+      REQUIRE(file_write_atomic((d / "model.safetensors").string(), std::string_view("x")).ok());
+    }
+  CHECK(demo_cache_prune() == 4);  // coref trainer-1 and trainer-2, induction trainer-2, the unrevised key
+  for (const fs::path& d : old) CHECK_FALSE(fs::exists(d));
+  CHECK_FALSE(fs::exists(root / "coref" / "trainer-2"));
+  for (const fs::path& d : kept) CHECK(fs::exists(d / "model.safetensors"));
+  CHECK(demo_cache_prune() == 0);  // nothing left to do
+  unsetenv("XDG_CACHE_HOME");
+}
+
 TEST_CASE("app state: leaving the coreference demo while it retrains lets the run go without waiting for it") {
   // Found by the soak test: the frame that noticed the switch joined the training thread, which
   // stops only at its first report (after generating its data): 0.3 s, up to 8 s under the sanitizer.

@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
+#include <vector>
 
 #include "asset_paths.h"
 #include "demos/coref_demo.h"
@@ -161,14 +163,56 @@ const DemoArch& demo_shown_arch(const DemoRetrain& r, ModelSource demo) {
   return demo == ModelSource::demo_induction ? r.induction : r.coref;
 }
 
-std::string demo_cache_dir(const DemoJob& j) {
+namespace {
+// <XDG cache>/attnviz, or ~/.cache/attnviz, or the temporary folder's.
+fs::path cache_root() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   const char* home = std::getenv("HOME");
   const fs::path base = xdg && *xdg ? fs::path(xdg) : home && *home ? fs::path(home) / ".cache" : fs::temp_directory_path();
+  return base / "attnviz";
+}
+
+// The revision of a "trainer-N" folder name; -1 for any other name.
+int trainer_revision(const std::string& name) {
+  constexpr std::string_view prefix = "trainer-";
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return -1;
+  int n = 0;
+  for (size_t i = prefix.size(); i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9' || n > 1000000) return -1;
+    n = n * 10 + (name[i] - '0');
+  }
+  return n;
+}
+}  // namespace
+
+std::string demo_cache_dir(const DemoJob& j) {
   // Per trainer revision: a model an older trainer made for this key is not this trainer's.
-  return (base / "attnviz" / demo_folder(j.demo) / ("trainer-" + std::to_string(kDemoTrainerRevision)) /
+  return (cache_root() / demo_folder(j.demo) / ("trainer-" + std::to_string(kDemoTrainerRevision)) /
           (demo_job_key(j) + "_seed" + std::to_string(j.arch.seed)))
       .string();
+}
+
+int demo_cache_prune() {
+  int removed = 0;
+  for (ModelSource demo : {ModelSource::demo_coref, ModelSource::demo_induction}) {
+    const fs::path folder = cache_root() / demo_folder(demo);
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec)) continue;
+    std::vector<fs::path> old;
+    for (const fs::directory_entry& e : fs::directory_iterator(folder, ec)) {
+      const std::string name = e.path().filename().string();
+      const int revision = trainer_revision(name);
+      // An older trainer's folder, or a model kept before the cache had revisions (<key>_seed<N>).
+      const bool before_revisions =
+          revision < 0 && name.rfind("heads", 0) == 0 && name.find("_seed") != std::string::npos;
+      if ((revision >= 0 && revision < kDemoTrainerRevision) || before_revisions) old.push_back(e.path());
+    }
+    for (const fs::path& p : old) {
+      fs::remove_all(p, ec);
+      if (!ec) ++removed;
+    }
+  }
+  return removed;
 }
 
 std::shared_ptr<const Model> demo_retrain_find(AppState& app, const DemoJob& j) {

@@ -83,6 +83,10 @@ const DemoArch& demo_shown_arch(const DemoRetrain& retrain, ModelSource demo);
 
 // The folder of the disk cache for a demo, architecture and seed.
 std::string demo_cache_dir(const DemoJob& job);
+// Removes what older trainers left in the disk cache (their trainer-N folders, N below
+// kDemoTrainerRevision, and models kept before the cache had revisions), which this build never
+// reads; a newer build's folders stay. Returns how many folders went. The app calls it at launch.
+int demo_cache_prune();
 
 // The demo trained with the job's architecture when it is in memory, shipped or cached (never
 // trains); null otherwise.
