@@ -2,6 +2,10 @@
 // written to the disk cache atomically (model_save), so a crash never leaves half a file there.
 #include "state/demo_retrain.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <string_view>
@@ -91,11 +95,17 @@ void demo_run_ending(const DemoJob& j, TrainRun& run, RetrainOutcome& ending) {
 
 namespace {
 
+// The calling thread (and the shard threads it starts, which inherit it) gives way to the UI
+// thread: Linux's nice 10 for this thread alone. Training takes both cores; at equal priority a
+// frame waited behind it.
+void yield_to_the_ui() { (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10); }
+
 // Starts training the job's demo on `runner`; demo_run_ending then runs on the training thread
 // before the runner says the run finished, writing into the returned outcome.
 std::shared_ptr<const RetrainOutcome> start_training(TrainRunner& runner, const DemoJob& j) {
   auto ending = std::make_shared<RetrainOutcome>();
   runner.start([j, ending](const TrainCallback& cb) {
+    yield_to_the_ui();
     auto train = [&]() -> Result<TrainRun> {
       if (j.demo == ModelSource::demo_induction) {
         InductionTrainOptions o = induction_options(j.arch);
