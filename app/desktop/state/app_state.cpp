@@ -185,9 +185,11 @@ const Mat& app_head_map(const AppState& app, int layer, int head) {
   return measure_map_of(app.maps, *app.trace, layer, head);
 }
 
-bool app_map_per_layer(const AppState& app) {
-  return app.measure == AttentionMeasure::rollout && !app.maps.maps.empty() && !app_words_shown(app);
+AttentionMeasure app_measure_drawn(const AppState& app) {
+  return app.maps.maps.empty() || app_words_shown(app) ? AttentionMeasure::weights : app.measure;
 }
+
+bool app_map_per_layer(const AppState& app) { return app_measure_drawn(app) == AttentionMeasure::rollout; }
 
 void app_reset_views(AppState& app) {
   app.heads.reset();

@@ -139,6 +139,10 @@ const ImportanceGrid* app_importance(const AppState& app);
 // The map the heatmap views draw for a head of A: its weights (in words when shown) or the chosen measure's.
 const Mat& app_head_map(const AppState& app, int layer, int head);
 
+// The measure the heatmap views draw: the chosen one once its maps are built, else the weights (the
+// words are shown, or the measure could not be built).
+AttentionMeasure app_measure_drawn(const AppState& app);
+
 // Whether the heatmap views show one map per layer rather than one per head: the rollout, which
 // mixes every head of the layers up to it, once it is built (app_head_map gives it for any head).
 bool app_map_per_layer(const AppState& app);

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <string_view>
@@ -85,9 +86,10 @@ void demo_run_ending(const DemoJob& j, TrainRun& run, RetrainOutcome& ending) {
   run.model.source = std::string(kTrainedSourcePrefix) + demo_job_label(j);
   const bool met = !run.history.empty() && run.history.back().target_reached;
   if (met) {
+    const fs::path dir = demo_cache_dir(j);
     std::error_code ec;
-    fs::create_directories(demo_cache_dir(j), ec);
-    if (!ec) (void)model_save((fs::path(demo_cache_dir(j)) / "model.safetensors").string(), run.model);
+    fs::create_directories(dir, ec);
+    if (!ec) (void)model_save((dir / "model.safetensors").string(), run.model);
   } else if (j.demo == ModelSource::demo_induction) {
     describe_best_head(run.model, j, ending);
   }
@@ -183,15 +185,13 @@ fs::path cache_root() {
 }
 
 // The revision of a "trainer-N" folder name; -1 for any other name.
-int trainer_revision(const std::string& name) {
+int trainer_revision(std::string_view name) {
   constexpr std::string_view prefix = "trainer-";
-  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return -1;
-  int n = 0;
-  for (size_t i = prefix.size(); i < name.size(); ++i) {
-    if (name[i] < '0' || name[i] > '9' || n > 1000000) return -1;
-    n = n * 10 + (name[i] - '0');
-  }
-  return n;
+  if (!name.starts_with(prefix)) return -1;
+  name.remove_prefix(prefix.size());
+  int n = -1;
+  const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), n);
+  return ec == std::errc{} && end == name.data() + name.size() && n >= 0 ? n : -1;
 }
 }  // namespace
 

@@ -16,7 +16,7 @@ struct MeasureMaps {
   uint64_t trace_version = 0;  // the trace they were built from; 0: none
   uint64_t version = 0;        // bumped on every rebuild (textures follow it)
   std::vector<Mat> maps;       // [layer * NH + head]; empty for the weights or on error
-  float vmax = 1.0f;           // the largest value: colours span [0, vmax]
+  float vmax = 1.0f;           // the largest value: colours span [0, vmax]; 1 while there are no maps
   std::string error;           // why the measure cannot be shown (rollout of cross-attention)
 };
 

@@ -173,7 +173,7 @@ HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, co
   w.col_label_gap = g.title_h;
   w.annotate = app.annotate;
   w.cmap = app.cmap;
-  w.vmax = app.maps.maps.empty() ? 1.0f : app.maps.vmax;
+  w.vmax = app.maps.vmax;
   w.highlight_row = app_shown_query(app);
   // The coreference roles keep their labels when cells are too small for every one: "it", the two
   // candidates and the property word ("tired"), the tokens the lesson is about.
@@ -234,7 +234,7 @@ unsigned window_texture(AppState& app, GuiResources& gui, const Trace& t, int h,
   key = key * 1000003u + app.maps.version;
   if (!gui.zoom_window.holds(key, app.cmap, side)) {
     const Mat block = app_head_map(app, app.layer, h).block(win.row0, win.col0, win.rows, win.cols);
-    gui.zoom_window.update(key, {&block}, app.cmap, 0.0f, app.maps.maps.empty() ? 1.0f : app.maps.vmax, side);
+    gui.zoom_window.update(key, {&block}, app.cmap, 0.0f, app.maps.vmax, side);
   }
   return gui.zoom_window.texture(0);
 }
@@ -296,7 +296,7 @@ void toolbar(AppState& app, const Trace& t) {
   measure_combo(app);
   const float legend_w = 120.0f * ui_scale();
   same_line_or_wrap(legend_w);
-  colormap_legend(app.cmap, 0.0f, app.maps.maps.empty() ? 1.0f : app.maps.vmax, legend_w);
+  colormap_legend(app.cmap, 0.0f, app.maps.vmax, legend_w);
   same_line_or_wrap(checkbox_width(tr(L, Str::annotate)));
   ImGui::Checkbox(tr(L, Str::annotate), &app.annotate);
   if (app.heads.zoom_head >= 0 && (!app_map_per_layer(app) || zoomable(t))) {  // the rollout's one map has no grid

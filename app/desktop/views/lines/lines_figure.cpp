@@ -71,7 +71,7 @@ Result<Figure> lines_figure(const AppState& app, const FontRaster* font) {
 
   const int query = app_shown_query(app);
   const bool focused = query >= 0 && query < Tq;
-  const float scale = app.maps.maps.empty() ? 1.0f : app.maps.vmax;  // measures: by their largest value
+  const float scale = app.maps.vmax;  // measures: by their largest value
   std::vector<Link> links;
   for (int q = focused ? query : 0; q < (focused ? query + 1 : Tq); ++q)
     for (int k = 0; k < Tk; ++k)

@@ -186,7 +186,7 @@ struct Focus {
 
 // One head's cell under the chosen measure, scaled into [0, 1] (value norms by their largest value).
 float shown_value(const AppState& app, int layer, int h, int q, int k) {
-  return app_head_map(app, layer, h)(q, k) / (app.maps.maps.empty() ? 1.0f : app.maps.vmax);
+  return app_head_map(app, layer, h)(q, k) / app.maps.vmax;
 }
 
 // Mean over the shown heads of the (measured) weight between q and k.
@@ -218,7 +218,7 @@ void focus_panel(const AppState& app, const Trace& t, const std::vector<int>& sh
   ImGui::TextDisabled("%s", by_query ? tr(L, Str::ln_strongest) : tr(L, Str::ln_into_key));
   // The numbers are in the measure's own units, as the Heads view prints them (the lines' opacity is
   // scaled by the largest value; the numbers are not).
-  const float unit = app.maps.maps.empty() ? 1.0f : app.maps.vmax;
+  const float unit = app.maps.vmax;
   const std::string what = app_map_per_layer(app)  ? tr_format(L, Str::rollout_panel, app.layer + 1)
                            : app.maps.maps.empty() ? std::string(tr(L, Str::ln_mean_weight))
                                                    : tr_format(L, Str::ln_mean_measure, measure_label(L, app.measure));

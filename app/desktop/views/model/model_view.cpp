@@ -77,8 +77,7 @@ void thumbnail_tooltip(const AppState& app, const GuiResources& gui, const Trace
   const HeadStats st = head_stats(per_layer ? app_head_map(app, layer, h) : head.weights, punct);
   // A value-norm map is not a distribution: the statistics stay the weights', said so, and the map
   // shown adds its own largest cell.
-  const bool value_norm =
-      app.measure == AttentionMeasure::value_norm && !app.maps.maps.empty() && !per_layer && !app_words_shown(app);
+  const bool value_norm = app_measure_drawn(app) == AttentionMeasure::value_norm;
 
   ImGui::BeginTooltip();
   if (per_layer)
