@@ -4,11 +4,20 @@
 // The kept threads block on a condition variable between calls (no spinning: an idle OpenMP team
 // spinning took CPU from the other shard on a busy machine). One caller at a time uses them; a
 // second caller meanwhile (another training job, or fn itself calling run_sharded) starts threads
-// of its own, as every call once did.
+// of its own, as every call once did. Kept threads run at the priority of the thread that made them
+// (Linux threads inherit their creator's nice value), so each priority has threads of its own: a
+// demo retraining at nice 10 behind the UI must not run its shards at the UI's priority, nor the
+// UI's own calls at 10.
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -122,10 +131,23 @@ class KeptThreads {
   std::vector<std::thread> threads_;
 };
 
+// The calling thread's nice value (Linux: per thread).
+int caller_nice() {
+  errno = 0;
+  const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
+  return errno == 0 ? nice : 0;
+}
+
+// The kept threads of the caller's priority, made by the first caller at that priority (and so
+// inheriting it). Made on first use and never destroyed: at exit nothing joins threads that may
+// still be waiting, and no call can find them half torn down.
 KeptThreads& kept_threads() {
-  // Made on first use and never destroyed: at exit nothing joins threads that may still be
-  // waiting, and no call can find them half torn down.
-  static KeptThreads* threads = new KeptThreads();
+  static std::mutex* mutex = new std::mutex();
+  static std::map<int, KeptThreads*>* by_nice = new std::map<int, KeptThreads*>();
+  const int nice = caller_nice();
+  std::lock_guard<std::mutex> lock(*mutex);
+  KeptThreads*& threads = (*by_nice)[nice];
+  if (!threads) threads = new KeptThreads();
   return *threads;
 }
 

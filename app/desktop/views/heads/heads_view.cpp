@@ -83,7 +83,7 @@ void head_tooltip(const AppState& app, const Trace& t, int h, int q, int k) {
   ImGui::Text("%s: %s (#%d)", tr(L, Str::key), t.keys[static_cast<size_t>(k)].text.c_str(), k);
   ImGui::Separator();
   if (!per_layer) ImGui::Text("%s: %.6f", tr(L, Str::weight), head.weights(q, k));
-  if (app.measure != AttentionMeasure::weights && !app.maps.maps.empty())
+  if (app_measure_drawn(app) != AttentionMeasure::weights)
     ImGui::Text("%s: %.6f", measure_label(L, app.measure), app_head_map(app, app.layer, h)(q, k));
   // An attention file holds no scores (nor the Q and K to recompute them); words have none of their own.
   if (!per_layer && !t.weights_only && !app_words_shown(app)) {
