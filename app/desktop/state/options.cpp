@@ -14,7 +14,8 @@ const char* app_usage() {
          "       attnviz --version [--verbose]\n"
          "DEMO: demo:coref, demo:induction or demo:coref/heads{NH}_dmodel{C} (--version --verbose lists them)\n"
          "A plain launch reopens where you left off ($XDG_STATE_HOME/attnviz/state.json); --session, --model,\n"
-         "--attention, --script and --screenshot start without it unless --remember is given.\n"
+         "--attention, --script and --screenshot start without it unless --remember is given; a --script starts\n"
+         "from the sandbox (its first line can be 'model coref'), so that it replays the same everywhere.\n"
          "keys: ←/→ head, ↑/↓ layer, space next step, F5 presentation mode, F11 full screen, Ctrl+S / Ctrl+O sessions,\n"
          "      Ctrl+Z / Ctrl+Shift+Z undo / redo\n";
 }

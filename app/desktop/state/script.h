@@ -1,7 +1,9 @@
 // --script FILE: drives the app through a list of actions, one per line, as a person would with
 // mouse and keyboard — used by the GUI tests. Each action runs once the engine has answered the
 // previous one, and a frame is drawn in between (`nowait` runs one at once: a person does not wait
-// either). Layers, heads and queries count from 0.
+// either). Layers, heads and queries count from 0. A script starts from the sandbox, not from the
+// coreference demo a plain launch opens on, so that it replays the same everywhere: `model coref`
+// first to begin there.
 //
 //   sentence TEXT | sentence_b TEXT (pair, BERT) | source TEXT | cross on|off | compare_sentence TEXT
 //   d_model N | heads N | layers N | ffn N (0: attention only) | seed N | score NAME | temperature T | norm post|pre
