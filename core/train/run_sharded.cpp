@@ -8,12 +8,7 @@
 // (Linux threads inherit their creator's nice value), so each priority has threads of its own: a
 // demo retraining at nice 10 behind the UI must not run its shards at the UI's priority, nor the
 // UI's own calls at 10.
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <atomic>
-#include <cerrno>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -25,6 +20,7 @@
 
 #include <omp.h>
 
+#include "base/thread_priority.h"
 #include "train/subnormals.h"
 #include "train/train.h"
 
@@ -131,20 +127,13 @@ class KeptThreads {
   std::vector<std::thread> threads_;
 };
 
-// The calling thread's nice value (Linux: per thread).
-int caller_nice() {
-  errno = 0;
-  const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
-  return errno == 0 ? nice : 0;
-}
-
 // The kept threads of the caller's priority, made by the first caller at that priority (and so
 // inheriting it). Made on first use and never destroyed: at exit nothing joins threads that may
 // still be waiting, and no call can find them half torn down.
 KeptThreads& kept_threads() {
   static std::mutex* mutex = new std::mutex();
   static std::map<int, KeptThreads*>* by_nice = new std::map<int, KeptThreads*>();
-  const int nice = caller_nice();
+  const int nice = this_thread_nice();
   std::lock_guard<std::mutex> lock(*mutex);
   KeptThreads*& threads = (*by_nice)[nice];
   if (!threads) threads = new KeptThreads();

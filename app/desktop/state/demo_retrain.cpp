@@ -2,10 +2,6 @@
 // written to the disk cache atomically (model_save), so a crash never leaves half a file there.
 #include "state/demo_retrain.h"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +9,7 @@
 #include <vector>
 
 #include "asset_paths.h"
+#include "base/thread_priority.h"
 #include "demos/coref_demo.h"
 #include "demos/induction_demo.h"
 #include "io/model_file.h"
@@ -100,7 +97,7 @@ namespace {
 // The calling thread (and the shard threads it starts, which inherit it) gives way to the UI
 // thread: Linux's nice 10 for this thread alone. Training takes both cores; at equal priority a
 // frame waited behind it.
-void yield_to_the_ui() { (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10); }
+void yield_to_the_ui() { (void)this_thread_set_nice(10); }
 
 // Starts training the job's demo on `runner`; demo_run_ending then runs on the training thread
 // before the runner says the run finished, writing into the returned outcome.

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <functional>
@@ -17,11 +16,9 @@
 #include <vector>
 
 #include <omp.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "base/rng.h"
+#include "base/thread_priority.h"
 #include "model/embed.h"
 #include "model/kernels.h"
 #include "model/layer.h"
@@ -472,23 +469,17 @@ TEST_CASE("train: run_sharded runs each shard once per call, for callers at once
 TEST_CASE("train: run_sharded runs every shard at its caller's priority, whichever priority came first") {
   // A demo retrains at nice 10 behind the UI (app/desktop/state/demo_retrain.cpp): its shards must
   // not run at the UI's priority, nor the UI's at 10, whichever of them started the kept threads.
-  const auto own_nice = [] {
-    errno = 0;
-    const int n = getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
-    REQUIRE(errno == 0);
-    return n;
-  };
-  const auto shard_nices = [&] {
+  const auto shard_nices = [] {
     std::vector<int> nices(kTrainShards, -100);
-    run_sharded(kTrainShards, [&](int s) { nices[static_cast<size_t>(s)] = own_nice(); });
+    run_sharded(kTrainShards, [&](int s) { nices[static_cast<size_t>(s)] = this_thread_nice(); });
     return nices;
   };
-  const int base = own_nice();
+  const int base = this_thread_nice();
   REQUIRE(base <= 14);
   CHECK(shard_nices() == std::vector<int>(kTrainShards, base));
   std::vector<int> lower;
   std::thread behind([&] {
-    REQUIRE(setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), base + 5) == 0);
+    REQUIRE(this_thread_set_nice(base + 5));
     lower = shard_nices();
   });
   behind.join();

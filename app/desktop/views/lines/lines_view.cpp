@@ -219,10 +219,11 @@ void focus_panel(const AppState& app, const Trace& t, const std::vector<int>& sh
   // The numbers are in the measure's own units, as the Heads view prints them (the lines' opacity is
   // scaled by the largest value; the numbers are not).
   const float unit = app.maps.vmax;
-  const std::string what = app_map_per_layer(app) ? tr_format(L, Str::rollout_panel, app.layer + 1)
-                           : app_measure_drawn(app) == AttentionMeasure::weights
+  const AttentionMeasure drawn = app_measure_drawn(app);
+  const std::string what = drawn == AttentionMeasure::rollout ? tr_format(L, Str::rollout_panel, app.layer + 1)
+                           : drawn == AttentionMeasure::weights
                                ? std::string(tr(L, Str::ln_mean_weight))
-                               : tr_format(L, Str::ln_mean_measure, measure_label(L, app.measure));
+                               : tr_format(L, Str::ln_mean_measure, measure_label(L, drawn));
   ImGui::PushTextWrapPos(0.0f);  // "mean value-norm over the shown heads" is wider than a narrow panel
   ImGui::TextDisabled("%s", what.c_str());
   ImGui::PopTextWrapPos();
