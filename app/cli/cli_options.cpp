@@ -118,6 +118,15 @@ const std::vector<Flag>& flags() {
          return Ok{};
        },
        kAttention | kTrain | kGenerate},
+      {"generator", "NAME",
+       "what draws the sandbox's weights from --seed: philox4x32-10 (default) or polar-splitmix64 (the weights of "
+       "sessions and files made before it)",
+       [](CliOptions& o, const std::string& v) -> Status {
+         auto g = rng_generator_from_name(v);
+         if (!g) return make_error("--generator: " + g.error());
+         o.generator = *g;
+         return Ok{};
+       }},
       {"score", "KIND", "scoring function of every head: scaled_dot, dot, general (Luong) or additive (Bahdanau)",
        config_enum(&ModelConfig::score, score_from_name, "score", "scaled_dot, dot, general or additive"),
        kAttention | kTrain},
@@ -273,8 +282,8 @@ const Flag* find_flag(std::string_view name) {
 // The attention command's flags that only mean something when a model runs.
 constexpr const char* kNeedsModel[] = {"model", "weights", "text", "text-b", "source", "input-npy", "save-weights",
                                        "ablate", "ablation", "mask", "d-model", "heads", "layers", "ffn",
-                                       "activation", "norm", "positions", "ln-eps", "seed", "score", "head-scores",
-                                       "temperature"};
+                                       "activation", "norm", "positions", "ln-eps", "seed", "generator", "score",
+                                       "head-scores", "temperature"};
 
 Status check_combination(const CliOptions& o) {
   if (o.command == CliCommand::train_coref || o.command == CliCommand::train_induction) {

@@ -10,6 +10,7 @@
 #include "analysis/measures.h"
 #include "analysis/word_view.h"
 #include "base/result.h"
+#include "base/rng.h"
 #include "model/ablation.h"
 #include "model/config.h"
 #include "render/colormap.h"
@@ -30,6 +31,7 @@ struct CliOptions {
   std::string save_weights;   // --save-weights FILE.safetensors: write the model used
   ModelConfig config;         // --d-model, --heads, --layers, --ffn, --activation, --norm, ...
   uint64_t seed = 1;          // --seed: the sandbox's random weights
+  RngGenerator generator = kRngNewest;  // --generator: what draws them from the seed
   MaskSpec mask;              // --mask (repeatable)
   std::string json_path;      // --json FILE ('-' = standard output)
   std::string csv_path;       // --csv FILE with --layer and --head

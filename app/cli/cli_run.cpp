@@ -270,8 +270,8 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
   };
   const std::string& path = o.model_path.empty() ? o.weights_path : o.model_path;
   // The process ends soon after: a file's F32 weights are read in place, not copied.
-  auto model =
-      path.empty() ? model_init_random(o.config, o.seed) : model_open(path, o.config, {}, MappedValues::in_place);
+  auto model = path.empty() ? model_init_random(o.config, o.seed, o.generator)
+                            : model_open(path, o.config, {}, MappedValues::in_place);
   if (!model) return fail(model.error());
   if (!path.empty()) {
     // A flag at odds with the file is a usage error, as one at odds with another flag is.

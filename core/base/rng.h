@@ -1,14 +1,44 @@
 // Deterministic random numbers for weight initialisation: the same seed gives the same bits on
-// every machine and compiler. Our own generator (SplitMix64) and normal sampler (Marsaglia's polar
-// method with our own logarithm) — std::normal_distribution and libm are implementation-defined.
+// every machine and compiler. Two normal generators, both ours (std::normal_distribution and libm
+// are implementation-defined): Philox4x32-10 with a float Box-Muller, counter-based, for new
+// weights; SplitMix64 with Marsaglia's polar method, serial, for weights saved before it.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "base/result.h"
 #include "base/tensor.h"
 
 namespace attnviz {
+
+// Which generator a model's random weights come from. Files record it by name beside the seed,
+// because a seed alone no longer says which weights it means.
+enum class RngGenerator {
+  polar_splitmix64,  // "polar-splitmix64": Rng::fill_normal, one stream drawn in order
+  philox4x32_10,     // "philox4x32-10": philox_fill_normal, any part of a stream on its own
+};
+inline constexpr RngGenerator kRngNewest = RngGenerator::philox4x32_10;         // what new weights use
+inline constexpr RngGenerator kRngUnrecorded = RngGenerator::polar_splitmix64;  // a file naming none
+std::string_view rng_generator_name(RngGenerator generator);
+// The generator with that name; an unknown name is an error naming it and the known ones.
+Result<RngGenerator> rng_generator_from_name(std::string_view name);
+// Whether a stream can be drawn in parts (philox_fill_normal's `first`), e.g. on several threads.
+bool rng_generator_splits(RngGenerator generator);
+// out[i] = the i-th of `stream`'s N(0, stddev²) values, i in [0, n), from either generator.
+void rng_fill_normal(RngGenerator generator, uint64_t stream, float* out, size_t n, double stddev);
+
+// Philox4x32-10 (Salmon, Moraes, Dror and Shaw, "Parallel random numbers: as easy as 1, 2, 3",
+// SC'11): the 128-bit block for `counter` under `key`, as Random123's philox4x32 with 10 rounds.
+std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> counter, std::array<uint32_t, 2> key);
+// Values [first, first + n) of the normal stream keyed by `stream`: out[i] is value first + i, the
+// same bits however the stream is cut into parts, on any thread, CPU or compiler. Value v comes from
+// block b = 8 * (v / 32) + v % 8 (counter b, key `stream`), in float arithmetic: its words (w0, w1)
+// give the pair (r cos t, r sin t) as values v % 32 in [0, 8) and [8, 16) of its group of 32, and
+// (w2, w3) the pair at [16, 24) and [24, 32), where r = sqrt(-2 ln u) * stddev with
+// u = (w >> 1 + 1/2) / 2^31 and t = 2 pi w' / 2^32. |value| < 6.67 stddev.
+void philox_fill_normal(uint64_t stream, uint64_t first, float* out, size_t n, double stddev);
 
 class Rng {
  public:

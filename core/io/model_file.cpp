@@ -138,8 +138,10 @@ Result<Model> model_from_tensors(const TensorFile& file, const std::optional<Mod
   // Other tools' metadata ("format": "pt", ...) is theirs; a key in our namespace that we do not
   // read is a typo whose meaning would be lost.
   for (const auto& [key, value] : file.metadata)
-    if (key.rfind("attnviz.", 0) == 0 && key != kConfigKey && key != kVocabKey && key != kSeedKey)
-      return make_error("the file's metadata: " + json_unknown_key(key, {kConfigKey, kVocabKey, kSeedKey}));
+    if (key.rfind("attnviz.", 0) == 0 && key != kConfigKey && key != kVocabKey && key != kSeedKey &&
+        key != kGeneratorKey)
+      return make_error("the file's metadata: " +
+                        json_unknown_key(key, {kConfigKey, kVocabKey, kSeedKey, kGeneratorKey}));
   auto config = config_for_file(file, fallback);
   if (!config) return make_error(config.error());
   // Every weight comes from the file; none is drawn only to be overwritten. The scoring functions'
@@ -154,6 +156,12 @@ Result<Model> model_from_tensors(const TensorFile& file, const std::optional<Mod
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), model.seed);
     if (ec != std::errc() || end != text.data() + text.size())
       return make_error(metadata_label(kSeedKey) + " is not a whole number");
+  }
+  model.generator = kRngUnrecorded;
+  if (auto it = file.metadata.find(kGeneratorKey); it != file.metadata.end()) {
+    auto g = rng_generator_from_name(it->second);
+    if (!g) return make_error(metadata_label(kGeneratorKey) + ": " + g.error());
+    model.generator = *g;
   }
   TensorReader r(file);
   for (int i = 0; i < config->n_layers; ++i) {
@@ -216,6 +224,7 @@ TensorFile model_to_tensors(const Model& model) {
   TensorFile f;
   f.metadata[kConfigKey] = config_to_json(c).dump();
   f.metadata[kSeedKey] = std::to_string(model.seed);
+  f.metadata[kGeneratorKey] = std::string(rng_generator_name(model.generator));
   auto blocks = [&](std::string name, MatRef stacked) {
     Tensor t = tensor_from_mat(std::move(name), stacked);
     t.shape = {c.n_heads, c.head_size(), c.head_size()};

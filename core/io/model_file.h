@@ -18,6 +18,9 @@ inline constexpr const char* kVocabKey = "attnviz.vocab";    // metadata: JSON l
 // without it (e.g. a raw PyTorch state dict) uses kDefaultSeed.
 inline constexpr const char* kSeedKey = "attnviz.seed";
 inline constexpr uint64_t kDefaultSeed = 1;
+// metadata: the name of the generator that drew the model's random weights (Model::generator), and
+// draws the scoring parameters a file lacks; a file without it means kRngUnrecorded, as before.
+inline constexpr const char* kGeneratorKey = "attnviz.generator";
 // The tensor that makes a file without our config a PyTorch encoder's state dict.
 inline constexpr const char* kRawEncoderProbe = "layers.0.self_attn.in_proj_weight";
 // Parameters of the general/additive scoring functions that a plain PyTorch file lacks are drawn

@@ -1,4 +1,5 @@
 // Session JSON: {"format": "attnviz.session", "version": 1, "sentence": ..., "config": {...}, ...}.
+// "generator" came later within version 1: it is optional, and its absence means the first one.
 #include "io/session.h"
 
 #include <nlohmann/json.hpp>
@@ -41,6 +42,7 @@ std::string session_to_json(const Session& s) {
   j["cross"] = s.cross;
   j["config"] = nlohmann::ordered_json::parse(config_to_json(s.config).dump());
   j["seed"] = s.seed;
+  j["generator"] = rng_generator_name(s.generator);
   j["mask"] = nlohmann::ordered_json::parse(mask_to_json(s.mask).dump());
   j["selection"] = {{"layer", s.layer}, {"head", s.head}, {"query", s.query}};
   j["ui"] = s.ui;
@@ -71,7 +73,7 @@ Result<Session> session_from_json(std::string_view text) {
     return fail("version " + std::to_string(version->get<int64_t>()) + " is not supported (this attnviz reads version " +
                 std::to_string(kSessionVersion) + ")");
   if (Status st = json_keys_known(j, {"format", "version", "sentence", "source_sentence", "cross", "config", "seed",
-                                      "mask", "selection", "ui"});
+                                      "generator", "mask", "selection", "ui"});
       !st)
     return fail(st.error());
   Session s;
@@ -84,6 +86,13 @@ Result<Session> session_from_json(std::string_view text) {
   if (auto it = j.find("seed"); it != j.end()) {
     if (!it->is_number_unsigned()) return fail("'seed' must be a non-negative whole number");
     s.seed = it->get<uint64_t>();
+  }
+  s.generator = kRngUnrecorded;
+  if (auto it = j.find("generator"); it != j.end()) {
+    if (!it->is_string()) return fail("'generator' must be text");
+    auto g = rng_generator_from_name(it->get_ref<const std::string&>());
+    if (!g) return fail(g.error());
+    s.generator = *g;
   }
   if (auto it = j.find("config"); it != j.end()) {
     auto c = config_from_json(*it);

@@ -1,4 +1,5 @@
-// A saved session: the sentence(s), model config, seed, masks and what was selected, as JSON.
+// A saved session: the sentence(s), model config, seed and its generator, masks and what was
+// selected, as JSON.
 // Core knows the engine part; the app's own view settings travel as plain strings in `ui`, so
 // core stays free of UI types. Reading is strict: unknown keys (but in `ui`, whose keys are the
 // app's), wrong types, unknown versions, absurd nesting and invalid configs are errors, and nothing
@@ -10,6 +11,7 @@
 #include <string_view>
 
 #include "base/result.h"
+#include "base/rng.h"
 #include "model/config.h"
 
 namespace attnviz {
@@ -22,6 +24,9 @@ struct Session {
   bool cross = false;
   ModelConfig config;
   uint64_t seed = 1;
+  // What draws the sandbox's weights from the seed. A file without "generator" was written before
+  // there was a choice and reads as kRngUnrecorded, so it reopens to the weights it showed.
+  RngGenerator generator = kRngNewest;
   MaskSpec mask;
   int layer = 0, head = 0, query = -1;       // selection
   std::map<std::string, std::string> ui;     // app settings: view, language, colour map, ...

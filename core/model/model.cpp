@@ -1,5 +1,5 @@
-// Random initialisation and shape checking of Model. Initialisation runs in double through our
-// own Rng so the floats are bit-identical on every machine.
+// Random initialisation and shape checking of Model. Initialisation draws from our own generators
+// (base/rng.h), so the floats are bit-identical on every machine and at any thread count.
 #include "model/model.h"
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "base/memory_tuning.h"
 #include "base/rng.h"
@@ -100,23 +101,48 @@ const WeightMat* same_tensor(const Draw<WeightMat>& draw, const DrawPlan<const W
   return nullptr;
 }
 
+// A part of one tensor of the plan: its values [begin, end).
+struct DrawPart {
+  size_t draw;
+  size_t begin, end;
+};
+
+// Values per part of a tensor whose stream can be drawn in parts: 1 MB, enough to keep the threads'
+// hand-overs rare, small enough that both threads end together.
+constexpr size_t kPartValues = size_t{1} << 18;
+
 // Draws every tensor of the plan, each from its own stream, or copies it from `earlier` when that
-// has it. Tensors are independent, so they are drawn in parallel: the values do not depend on the
-// thread count.
-void run_plan(const DrawPlan<WeightMat>& plan, uint64_t seed, const DrawPlan<const WeightMat>* earlier) {
-  const auto n = static_cast<std::ptrdiff_t>(plan.draws.size());
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::ptrdiff_t d = 0; d < n; ++d) {
-    const Draw<WeightMat>& draw = plan.draws[static_cast<size_t>(d)];
+// has it. Tensors are independent, and so are the parts of a Philox stream: they are drawn in
+// parallel, and the values do not depend on the thread count. A polar stream is drawn in order,
+// a tensor to a thread.
+void run_plan(const DrawPlan<WeightMat>& plan, uint64_t seed, RngGenerator generator,
+              const DrawPlan<const WeightMat>* earlier) {
+  std::vector<const WeightMat*> from(plan.draws.size(), nullptr);
+  std::vector<DrawPart> parts;
+  for (size_t d = 0; d < plan.draws.size(); ++d) {
+    const Draw<WeightMat>& draw = plan.draws[d];
     draw.out->resize(draw.rows, draw.cols);
+    from[d] = earlier ? same_tensor(draw, *earlier) : nullptr;
+    const auto n = static_cast<size_t>(draw.out->size());
+    const size_t step = from[d] || rng_generator_splits(generator) ? kPartValues : std::max<size_t>(n, 1);
+    for (size_t begin = 0; begin < n; begin += step) parts.push_back({d, begin, std::min(n, begin + step)});
+  }
+  const auto count = static_cast<std::ptrdiff_t>(parts.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::ptrdiff_t i = 0; i < count; ++i) {
+    const DrawPart& part = parts[static_cast<size_t>(i)];
+    const Draw<WeightMat>& draw = plan.draws[part.draw];
+    float* out = draw.out->data() + part.begin;
+    const size_t n = part.end - part.begin;
     // Fresh memory, all of it about to be written: its pages mapped in one call, not one fault each.
-    memory_populate_for_write(draw.out->data(), static_cast<size_t>(draw.out->size()) * sizeof(float));
-    if (const WeightMat* from = earlier ? same_tensor(draw, *earlier) : nullptr) {
-      draw.out->array() = from->array();  // into the memory just mapped (assigning would allocate anew)
-      continue;
+    memory_populate_for_write(out, n * sizeof(float));
+    if (const WeightMat* copy = from[part.draw]) {
+      std::copy_n(copy->data() + part.begin, n, out);
+    } else if (rng_generator_splits(generator)) {
+      philox_fill_normal(seed_for(seed, draw.name), part.begin, out, n, draw.stddev);
+    } else {
+      rng_fill_normal(generator, seed_for(seed, draw.name), out, n, draw.stddev);
     }
-    Rng rng(seed_for(seed, draw.name));
-    rng.fill_normal(draw.out->data(), static_cast<size_t>(draw.out->size()), draw.stddev);
   }
 }
 
@@ -146,10 +172,11 @@ void set_constant_weights(Model& model) {
   }
 }
 
-Model fresh_model(const ModelConfig& c, uint64_t seed) {
+Model fresh_model(const ModelConfig& c, uint64_t seed, RngGenerator generator) {
   Model model;
   model.config = c;
   model.seed = seed;
+  model.generator = generator;
   model.source = made_source(kSourceSandbox, seed);
   model.weights.layers.resize(static_cast<size_t>(c.n_layers));
   set_constant_weights(model);
@@ -180,7 +207,7 @@ void model_init_score_parameters(Model& model, uint64_t seed) {
     plan_general(plan, model, i);
     plan_additive(plan, model, i);
   }
-  run_plan(plan, seed, nullptr);
+  run_plan(plan, seed, model.generator, nullptr);
 }
 
 void model_ensure_score_parameters(Model& model, uint64_t seed) {
@@ -192,20 +219,20 @@ void model_ensure_score_parameters(Model& model, uint64_t seed) {
     if (general && a.general_w.size() == 0) plan_general(plan, model, i);
     if (additive && a.additive_v.size() == 0) plan_additive(plan, model, i);
   }
-  run_plan(plan, seed, nullptr);
+  run_plan(plan, seed, model.generator, nullptr);
 }
 
-Model model_init_random(const ModelConfig& c, uint64_t seed) {
-  Model model = fresh_model(c, seed);
-  run_plan(plan_random_weights(model), seed, nullptr);
+Model model_init_random(const ModelConfig& c, uint64_t seed, RngGenerator generator) {
+  Model model = fresh_model(c, seed, generator);
+  run_plan(plan_random_weights(model), seed, generator, nullptr);
   return model;
 }
 
-Model model_init_random_from(const ModelConfig& c, uint64_t seed, const Model& earlier) {
-  if (earlier.seed != seed) return model_init_random(c, seed);
-  Model model = fresh_model(c, seed);
+Model model_init_random_from(const ModelConfig& c, uint64_t seed, const Model& earlier, RngGenerator generator) {
+  if (earlier.seed != seed || earlier.generator != generator) return model_init_random(c, seed, generator);
+  Model model = fresh_model(c, seed, generator);
   const DrawPlan<const WeightMat> earlier_plan = plan_random_weights(earlier);
-  run_plan(plan_random_weights(model), seed, &earlier_plan);
+  run_plan(plan_random_weights(model), seed, generator, &earlier_plan);
   return model;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "base/rng.h"
 #include "base/tensor.h"
 #include "base/weight_matrix.h"
 #include "model/config.h"
@@ -66,6 +67,10 @@ struct Model {
   // and `vocab` stays empty. Null for word-level models (sandbox, demos).
   std::shared_ptr<const SubwordTokenizer> tokenizer;
   uint64_t seed = 0;               // hashed embeddings of the sandbox depend on it
+  // What drew the random weights (model_init_random's, and the scoring parameters drawn for a file
+  // that lacks them): a model read from a file that names none, or opened from a checkpoint, keeps
+  // the first generator, as it drew them before there was a choice.
+  RngGenerator generator = kRngUnrecorded;
   std::string source = "sandbox";  // where it came from, for the UI and JSON output
 };
 
@@ -87,21 +92,23 @@ OutputHead model_output_head(const Model& model);
 
 // Random weights, Xavier-style normal scale, zero biases, unit LayerNorm: the sandbox model.
 // Every tensor draws from its own stream seeded by (seed, tensor name), so the values are the
-// same on any machine and do not shift when a tensor is added. The config must be valid.
-Model model_init_random(const ModelConfig& config, uint64_t seed);
-// The same model, but every tensor `earlier` already holds (same name, shape and seed) is copied
-// rather than drawn again: adding a layer, or changing what leaves the weights' shapes alone (norm
-// placement, scoring function, heads), costs only the new tensors. `earlier` must itself be
-// model_init_random's (of any config); with another seed everything is drawn.
-Model model_init_random_from(const ModelConfig& config, uint64_t seed, const Model& earlier);
+// same on any machine and do not shift when a tensor is added. The generator is recorded in the
+// model; a session or file made before kRngNewest names kRngUnrecorded. The config must be valid.
+Model model_init_random(const ModelConfig& config, uint64_t seed, RngGenerator generator = kRngNewest);
+// The same model, but every tensor `earlier` already holds (same name, shape, seed and generator)
+// is copied rather than drawn again: adding a layer, or changing what leaves the weights' shapes
+// alone (norm placement, scoring function, heads), costs only the new tensors. `earlier` must
+// itself be model_init_random's (of any config); with another seed or generator everything is drawn.
+Model model_init_random_from(const ModelConfig& config, uint64_t seed, const Model& earlier,
+                             RngGenerator generator = kRngNewest);
 
 // Draws only the general/additive scoring parameters of every layer (same streams as
-// model_init_random). The layers must already exist.
+// model_init_random, with model.generator). The layers must already exist.
 void model_init_score_parameters(Model& model, uint64_t seed);
 // Draws the scoring parameters the config uses (a head scoring "general" or "additive") and the
-// model lacks, nothing else: loaded files and checkpoints have no such weights, and most never use
-// them, so they are made only when a scoring function asks for them. Call after changing the
-// config's score or head_scores on a model that came from a file.
+// model lacks, nothing else, with model.generator: loaded files and checkpoints have no such
+// weights, and most never use them, so they are made only when a scoring function asks for them.
+// Call after changing the config's score or head_scores on a model that came from a file.
 void model_ensure_score_parameters(Model& model, uint64_t seed);
 
 // Checks every weight shape against the config and that all values are finite; the message names

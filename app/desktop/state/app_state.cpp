@@ -20,7 +20,8 @@ namespace {
 template <class From, class To>
 void copy_session_fields(const From& from, To& to) {
   const auto fields = [](auto& x) {
-    return std::tie(x.sentence, x.source_sentence, x.cross, x.config, x.seed, x.mask, x.layer, x.head, x.query);
+    return std::tie(x.sentence, x.source_sentence, x.cross, x.config, x.seed, x.generator, x.mask, x.layer, x.head,
+                    x.query);
   };
   fields(to) = fields(from);
 }
@@ -65,6 +66,7 @@ void app_send_edit(AppState& app) {
   req.id = ++app.posted_id;
   req.a.config = app.config;
   req.a.seed = app.seed;
+  req.a.generator = app.generator;
   req.a.input.text = app.sentence;
   req.a.input.token_ids = app_generation_ids(app);  // generated tokens are kept as ids
   if (app_reads_pairs(app)) req.a.input.text_b = app.sentence_b;

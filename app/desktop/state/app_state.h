@@ -44,6 +44,7 @@ struct AppState {
   bool cross = false;
   ModelConfig config;  // the sandbox: the paper's base model, C = 512, 8 heads, post-norm, sinusoidal
   uint64_t seed = 1;
+  RngGenerator generator = kRngNewest;  // what draws the sandbox from the seed (a session may name the first)
   MaskSpec mask;
   ModelSource source = ModelSource::sandbox;
   std::shared_ptr<const Model> model;  // the model of every source but the sandbox (null there)

@@ -51,11 +51,13 @@ std::shared_ptr<const Model> run_job(const ComputeJob& job, CachedModel& cache, 
       error = s.error();
       return nullptr;
     }
-    const std::string key = config_to_json(job.config).dump() + "#" + std::to_string(job.seed);
+    const std::string key = config_to_json(job.config).dump() + "#" + std::to_string(job.seed) + "#" +
+                            std::string(rng_generator_name(job.generator));
     if (!cache.model || key != cache.key) {
-      // Tensors the last model already has (same name, shape and seed) are copied, not drawn.
-      cache.model = std::make_shared<const Model>(cache.model ? model_init_random_from(job.config, job.seed, *cache.model)
-                                                              : model_init_random(job.config, job.seed));
+      // Tensors the last model already has (same name, shape, seed and generator) are copied, not drawn.
+      cache.model = std::make_shared<const Model>(
+          cache.model ? model_init_random_from(job.config, job.seed, *cache.model, job.generator)
+                      : model_init_random(job.config, job.seed, job.generator));
       cache.key = key;
     }
     model = cache.model;

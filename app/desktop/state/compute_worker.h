@@ -21,8 +21,9 @@
 namespace attnviz {
 
 struct ComputeJob {
-  ModelConfig config;  // with seed: the sandbox's random model, unless `model` is set
+  ModelConfig config;  // with seed and generator: the sandbox's random model, unless `model` is set
   uint64_t seed = 1;
+  RngGenerator generator = kRngNewest;
   std::shared_ptr<const Model> model;  // a fixed model (demo, file, trained): config and seed unused
   TraceInput input;
 };

@@ -14,8 +14,8 @@ namespace {
 // The fields Edit and AppState name alike, copied either way by one list.
 template <class S>
 auto shared_fields(S& s) {
-  return std::tie(s.sentence, s.source_sentence, s.sentence_b, s.cross, s.config, s.seed, s.mask, s.ablation, s.measure,
-                  s.word_view, s.cmap, s.annotate);
+  return std::tie(s.sentence, s.source_sentence, s.sentence_b, s.cross, s.config, s.seed, s.generator, s.mask,
+                  s.ablation, s.measure, s.word_view, s.cmap, s.annotate);
 }
 
 Edit edit_capture(const AppState& app) {
@@ -31,8 +31,8 @@ Edit edit_capture(const AppState& app) {
 // Everything but the sentences: a step that changes only these is typing.
 bool same_settings(const Edit& a, const Edit& b) {
   return a.cross == b.cross && config_to_json(a.config) == config_to_json(b.config) && a.seed == b.seed &&
-         mask_to_json(a.mask) == mask_to_json(b.mask) && a.ablation.heads == b.ablation.heads &&
-         a.ablation.mode == b.ablation.mode && a.measure == b.measure &&
+         a.generator == b.generator && mask_to_json(a.mask) == mask_to_json(b.mask) &&
+         a.ablation.heads == b.ablation.heads && a.ablation.mode == b.ablation.mode && a.measure == b.measure &&
          a.word_view.merge_pieces == b.word_view.merge_pieces && a.word_view.hide_special == b.word_view.hide_special &&
          a.compare_mode == b.compare_mode && a.cmap == b.cmap && a.annotate == b.annotate &&
          a.coref_arch == b.coref_arch && a.induction_arch == b.induction_arch;

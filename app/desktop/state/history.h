@@ -12,6 +12,7 @@
 
 #include "analysis/measures.h"
 #include "analysis/word_view.h"
+#include "base/rng.h"
 #include "demos/demo_arch.h"
 #include "model/ablation.h"
 #include "model/config.h"
@@ -31,6 +32,7 @@ struct Edit {
   bool cross = false;
   ModelConfig config;
   uint64_t seed = 1;
+  RngGenerator generator = kRngNewest;
   MaskSpec mask;
   Ablation ablation;
   AttentionMeasure measure = AttentionMeasure::weights;

@@ -191,7 +191,8 @@ TEST_CASE("model io: an unknown config key or attnviz metadata key is an error n
   TensorFile seed = model_to_tensors(m);
   seed.metadata["attnviz.sed"] = "5";
   CHECK(model_from_tensors(seed, std::nullopt).error() ==
-        "the file's metadata: unknown key 'attnviz.sed' (known: attnviz.config, attnviz.vocab, attnviz.seed)");
+        "the file's metadata: unknown key 'attnviz.sed' (known: attnviz.config, attnviz.vocab, attnviz.seed, "
+        "attnviz.generator)");
   // Other tools' metadata is theirs to define.
   TensorFile other = model_to_tensors(m);
   other.metadata["format"] = "pt";
@@ -276,6 +277,44 @@ TEST_CASE("model io: a file without scoring parameters draws them only for a sco
   auto from_additive_file = model_from_tensors(model_to_tensors(additive), std::nullopt);
   REQUIRE(from_additive_file.ok());
   CHECK(from_additive_file->weights.layers[0].attn.additive_v == additive.weights.layers[0].attn.additive_v);
+}
+
+TEST_CASE("model io: the generator travels with the seed; a file without it means the first one") {
+  const Model m = model_init_random(small(), 3);
+  const TensorFile f = model_to_tensors(m);
+  CHECK(f.metadata.at(kGeneratorKey) == "philox4x32-10");
+  auto back = model_from_tensors(f, std::nullopt);
+  REQUIRE_MESSAGE(back.ok(), back.error());
+  CHECK(back->generator == RngGenerator::philox4x32_10);
+
+  // A file from before: no generator named. Scoring parameters it lacks are drawn as they were then.
+  TensorFile old = f;
+  old.metadata.erase(kGeneratorKey);
+  std::erase_if(old.tensors, [](const Tensor& t) { return t.name.find("score_") != std::string::npos; });
+  auto read = model_from_tensors(old, std::nullopt);
+  REQUIRE_MESSAGE(read.ok(), read.error());
+  CHECK(read->generator == RngGenerator::polar_splitmix64);
+  Model general = *read;
+  general.config.score = ScoreKind::general;
+  model_ensure_score_parameters(general, kMissingScoreSeed);
+  const Model then = model_init_random(small(), kMissingScoreSeed, RngGenerator::polar_splitmix64);
+  CHECK(general.weights.layers[1].attn.general_w == then.weights.layers[1].attn.general_w);
+  // Saved again, the file names the generator it was read with.
+  CHECK(model_to_tensors(*read).metadata.at(kGeneratorKey) == "polar-splitmix64");
+  // A raw PyTorch state dict has no metadata at all: the same.
+  TensorFile plain = old;
+  plain.metadata.clear();
+  ModelConfig fallback;
+  fallback.n_heads = 4;
+  auto raw = model_from_tensors(plain, fallback);
+  REQUIRE_MESSAGE(raw.ok(), raw.error());
+  CHECK(raw->generator == RngGenerator::polar_splitmix64);
+
+  TensorFile unknown = f;
+  unknown.metadata[kGeneratorKey] = "mt19937";
+  CHECK(model_from_tensors(unknown, std::nullopt).error() ==
+        "the file's 'attnviz.generator' metadata: unknown random generator 'mt19937' (known: polar-splitmix64, "
+        "philox4x32-10)");
 }
 
 TEST_CASE("model io: a file with only some of the additive scoring tensors is refused, naming them") {
