@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh package
-cmake -S . -B build-package -DCMAKE_BUILD_TYPE=Release -DATTNVIZ_NATIVE=OFF -DATTNVIZ_BUILD_TESTS=OFF \
+cmake -S . -B build-package -DCMAKE_BUILD_TYPE=Release -DATTNVIZ_MARCH= -DATTNVIZ_BUILD_TESTS=OFF \
       -DATTNVIZ_BENCH=OFF >/dev/null
 cmake --build build-package -j "$(nproc)"
 (cd build-package && cpack -G DEB)

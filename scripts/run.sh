@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds attnviz and launches the desktop app. Arguments go to the app.
+# Installs what is missing, builds the desktop app (and the core library it links; not the CLI, the
+# tests or the benchmarks: scripts/test.sh builds those) and launches it. Arguments go to the app.
 # usage: scripts/run.sh [app options]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh app
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j "$(nproc)"
+cmake --build build -j "$(nproc)" --target attnviz
 exec ./build/app/attnviz "$@"

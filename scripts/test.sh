@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds attnviz and runs the whole test suite (core, CLI, GUI under Xvfb) with ctest, built with
 # AddressSanitizer + UndefinedBehaviorSanitizer (-fno-sanitize-recover: the first report fails the
-# test). One build: no build fuses multiply-adds (-ffp-contract=off), so this one rounds like the
-# Release build that trained the shipped demos, and the training tests retrain them bit for bit here.
+# test), for x86-64-v3 (AVX2 and FMA: what most users' CPUs run, whatever this machine has). A
+# second, small pass builds the part of core that training runs for another instruction set (this
+# CPU's own when it has more than x86-64-v3, such as AVX-512, else x86-64-v2: no AVX at all) and
+# the suite checks that both compute the same bits (tests/portability/); the training tests retrain
+# every shipped demo to its bytes in the first.
 # The sanitizer build uses clang: it compiles the instrumented tree in about 8 CPU-minutes where GCC
 # took 28, and its UBSan checks more (null-pointer offsets); the app's own build (scripts/run.sh)
 # stays GCC, and the training tests show both compilers make the same bits (bench/README.md,
@@ -14,8 +17,17 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh test
 jobs="$(nproc)"
 
+# The second pass: attnviz-portability-check alone, GCC, for the other instruction set.
+other_march=x86-64-v2
+if g++ -march=native -dM -E -x c++ /dev/null | grep -q '__AVX512F__'; then other_march=native; fi
+echo "attnviz: training's part of core for -march=$other_march (the portability check's second build)"
+cmake -S . -B build-portable -DCMAKE_BUILD_TYPE=Release -DATTNVIZ_PORTABILITY_ONLY=ON -DATTNVIZ_BUILD_APP=OFF \
+  -DATTNVIZ_MARCH="$other_march" >/dev/null
+cmake --build build-portable -j "$jobs" --target attnviz-portability-check
+other_pass="$PWD/build-portable/tests/portability/attnviz-portability-check"
+
 if [ "${1:-}" = "--no-sanitize" ]; then
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DATTNVIZ_OTHER_PASS="$other_pass" >/dev/null
   cmake --build build -j "$jobs"
   (cd build && ctest --output-on-failure -j "$jobs")
   exit 0
@@ -28,6 +40,7 @@ if [ -f build-sanitize/CMakeCache.txt ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*
   rm -rf build-sanitize
 fi
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Release -DATTNVIZ_SANITIZE=ON -DATTNVIZ_BENCH=OFF \
+  -DATTNVIZ_MARCH=x86-64-v3 -DATTNVIZ_OTHER_PASS="$other_pass" \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 cmake --build build-sanitize -j "$jobs"
 # Leaks are errors for our code; tests/sanitizer.supp lists the system libraries (Mesa, X11,

@@ -1,11 +1,13 @@
-// attention_forward runs heads in parallel (OpenMP); Eigen's own GEMM threading handles the
-// projections. The naive twin is a direct transcription of the formulas with scalar loops.
+// attention_forward runs heads in parallel (OpenMP); the products are products.h's (the large
+// projections linear()'s). The naive twin is a direct transcription of the formulas with scalar loops.
 #include "model/attention.h"
 
 #include <cmath>
 #include <utility>
 
 #include "model/kernels.h"
+#include "model/portable_math.h"
+#include "model/products.h"
 #include "model/rope.h"
 
 namespace attnviz {
@@ -23,11 +25,11 @@ Mat head_raw_scores(const AttentionWeights& w, const ModelConfig& c, int h, cons
   const int hs = c.head_size();
   switch (c.score_of_head(h)) {
     case ScoreKind::scaled_dot:
-    case ScoreKind::dot: return q * k.transpose();
-    case ScoreKind::general: return (q * head_block(w.general_w, h, hs)) * k.transpose();
+    case ScoreKind::dot: return product_abt(q, k);
+    case ScoreKind::general: return product_abt(product_ab(q, head_block(w.general_w, h, hs)), k);
     case ScoreKind::additive: {
-      const Mat pq = q * head_block(w.additive_wq, h, hs).transpose();
-      const Mat pk = k * head_block(w.additive_wk, h, hs).transpose();
+      const Mat pq = product_abt(q, head_block(w.additive_wq, h, hs));
+      const Mat pk = product_abt(k, head_block(w.additive_wk, h, hs));
       return additive_scores(pq, pk, w.additive_v.row(h));
     }
   }
@@ -46,14 +48,14 @@ HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& c, int h, M
   if (!keep_scores && dot_product) {
     // Long inputs: one (Tq, Tk) matrix, scaled through Q (Tq x HS values, not Tq x Tk) and turned
     // into the weights in place; head_scores recomputes the scores when asked.
-    head.weights.noalias() = (head.q * score_scale(head.score, HS, c.temperature)) * head.k.transpose();
+    head.weights = product_abt(head.q * score_scale(head.score, HS, c.temperature), head.k);
     softmax_masked_in_place(head.weights, mask);
   } else {
     head.scores_raw = head_raw_scores(w, c, h, head.q, head.k);
     head.scores_scaled = head.scores_raw * score_scale(head.score, HS, c.temperature);
     head.weights = softmax_masked(head.scores_scaled, mask);
   }
-  head.out.noalias() = head.weights * head.v;
+  head.out = product_ab(head.weights, head.v);
   return head;
 }
 
@@ -61,14 +63,15 @@ HeadScores head_scores(const HeadTrace& head, const ModelConfig& c) {
   if (head.scores_raw.size() > 0 || head.weights.size() == 0) return {head.scores_raw, head.scores_scaled};
   // Only dot-product heads drop their scores, and theirs need no weights but Q and K.
   HeadScores s;
-  s.raw.noalias() = head.q * head.k.transpose();
+  s.raw = product_abt(head.q, head.k);
   s.scaled = s.raw * score_scale(head.score, c.head_size(), c.temperature);
   return s;
 }
 
 HeadScoreCell head_score_at(const HeadTrace& head, const ModelConfig& c, int q, int k) {
   if (head.scores_raw.size() > 0) return {head.scores_raw(q, k), head.scores_scaled(q, k)};
-  const float raw = head.q.row(q).dot(head.k.row(k));
+  // dot_portable sums as product_abt does: the cell equals head_scores' bit for bit.
+  const float raw = dot_portable(head.q.row(q).data(), head.k.row(k).data(), static_cast<size_t>(head.q.cols()));
   return {raw, raw * score_scale(head.score, c.head_size(), c.temperature)};
 }
 
@@ -79,17 +82,17 @@ void attention_ablate(AttentionTrace& t, const LayerAblation& ablate, int hs) {
 }
 
 Projections attention_project(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
-                              bool self_attention, int q_first, int k_first) {
+                              bool self_attention, int q_first, int k_first, Products products) {
   const int C = c.d_model, KV = c.kv_dim();
   Projections p;
   if (self_attention) {
-    const Mat qkv = linear(xq, w.in_proj_w, w.in_proj_b);  // one GEMM, (T, C + 2·KV)
+    const Mat qkv = linear(xq, w.in_proj_w, w.in_proj_b, products);  // one GEMM, (T, C + 2·KV)
     p.q = qkv.leftCols(C);
     p.k = qkv.middleCols(C, KV);
     p.v = qkv.rightCols(KV);
   } else {
-    p.q = linear(xq, w.in_proj_w.topRows(C), w.in_proj_b.head(C));
-    const Mat kv = linear(xkv, w.in_proj_w.bottomRows(2 * KV), w.in_proj_b.tail(2 * KV));
+    p.q = linear(xq, w.in_proj_w.topRows(C), w.in_proj_b.head(C), products);
+    const Mat kv = linear(xkv, w.in_proj_w.bottomRows(2 * KV), w.in_proj_b.tail(2 * KV), products);
     p.k = kv.leftCols(KV);
     p.v = kv.rightCols(KV);
   }

@@ -7,6 +7,7 @@
 #include "base/tensor.h"
 #include "model/ablation.h"
 #include "model/config.h"
+#include "model/kernels.h"
 #include "model/model.h"
 
 namespace attnviz {
@@ -35,7 +36,8 @@ struct AttentionTrace {
 };
 
 // Every head's Q, K and V, as the heads read them. Queries at positions q_first, q_first + 1, ...
-// and keys at k_first, ... (rotary positions; a continued trace starts past its reused rows).
+// and keys at k_first, ... (rotary positions; a continued trace starts past its reused rows). The
+// projections use `products`' kernels (training passes Products::portable).
 struct Projections {
   Mat q;            // (Tq, C) the NH query heads side by side
   Mat k, v;         // (Tk, NKV·HS) the key/value heads side by side
@@ -43,7 +45,8 @@ struct Projections {
   Mat k_unrotated;  // (Tk, NKV·HS) likewise
 };
 Projections attention_project(const AttentionWeights& w, const ModelConfig& config, const Mat& xq, const Mat& xkv,
-                              bool self_attention, int q_first = 0, int k_first = 0);
+                              bool self_attention, int q_first = 0, int k_first = 0,
+                              Products products = Products::fastest);
 // Head h of the projections: its Q, its key/value group's K and V (and the unrotated Q and K).
 HeadTrace head_forward_from(const AttentionWeights& w, const ModelConfig& config, int h, const Projections& p,
                             const Mat& mask, bool keep_scores);

@@ -1,4 +1,6 @@
-// Eigen implementations and their plain-loop twins. The naive versions accumulate in double so a
+// The kernels and their plain-loop twins. The fast ones are built on products.h and
+// portable_math.h, whose bits do not depend on the CPU (OpenBLAS, for the large products of the
+// forward pass, is the one exception); the naive versions accumulate in double so that a
 // disagreement points at the fast kernel.
 #include "model/kernels.h"
 
@@ -12,18 +14,17 @@
 #include <type_traits>
 
 #include <omp.h>
-#include <unsupported/Eigen/SpecialFunctions>
 
-#include "model/exp_lanes.h"
+#include "model/portable_math.h"
+#include "model/products.h"
 
 namespace attnviz {
 
 namespace {
 
-// Weight matrices from this size up go to OpenBLAS: the projections and FFNs of the sandbox and of
-// checkpoints (GPT-2 small: 768 x 2304 and up), where its sgemm is 1.3-2x Eigen's here, most at
-// few tokens, since Eigen repacks the whole weight matrix on every call (bench/README.md). The
-// trained demos (d_model <= 128) stay below it, all in Eigen, so they retrain bit for bit.
+// Weight matrices from this size up go to OpenBLAS in the forward pass: the projections and FFNs of
+// the sandbox and of checkpoints (GPT-2 small: 768 x 2304 and up), where its sgemm is 1.3-2x the
+// other kernels here (bench/README.md). Training never uses it (Products::portable).
 constexpr Eigen::Index kBlasMinWeights = Eigen::Index{1} << 18;
 // ...and only for this many rows and more: for a few rows OpenBLAS's packing of the whole weight
 // matrix costs more than the product (one row of GPT-2 small's FFN: 7 ms against Eigen's 0.3 ms),
@@ -61,7 +62,7 @@ namespace {
 // training shards), run on the calling thread as one product, as before. A part rounds as Eigen
 // rounds a product of its width, so y's last bits depend on the thread count (by up to about 2e-5
 // in a review's random shapes), as they did with Eigen's own threading; training runs one thread
-// per shard and so always the single product, and retrains bit for bit.
+// per shard and uses products.h instead.
 void product_split_by_columns(Mat& y, const Mat& x, MatRef w) {
   constexpr double kMinWorkPerThread = 50000;  // multiply-adds; Eigen's own threshold for a thread
   const double work = static_cast<double>(x.rows()) * static_cast<double>(w.rows()) * static_cast<double>(w.cols());
@@ -88,16 +89,19 @@ bool linear_uses_blas() {
   return fits;
 }
 
-Mat linear(const Mat& x, MatRef w, const Vec& b) {
+Mat linear(const Mat& x, MatRef w, const Vec& b, Products products) {
   Mat y(x.rows(), w.rows());
-  if (w.size() >= kBlasMinWeights && x.rows() >= kBlasMinRows && linear_uses_blas()) {
+  const bool large = products == Products::fastest && w.size() >= kBlasMinWeights;
+  if (large && x.rows() >= kBlasMinRows && linear_uses_blas()) {
     // Row-major y (T, out) = x (T, in) · wᵀ, w stored (out, in). OpenBLAS's OpenMP build shares
     // libgomp's threads and runs on one inside a parallel region (the head loop, training shards).
     const auto T = static_cast<blasint>(x.rows()), out = static_cast<blasint>(w.rows()), in = static_cast<blasint>(w.cols());
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, out, in, 1.0f, x.data(), in, w.data(),
                 static_cast<blasint>(w.outerStride()), 0.0f, y.data(), out);
+  } else if (large) {
+    product_split_by_columns(y, x, w);  // Eigen's kernel: wider vectors and fused multiply-adds
   } else {
-    product_split_by_columns(y, x, w);
+    product_abt(x, w, y);
   }
   y.rowwise() += b.transpose();
   return y;
@@ -116,13 +120,12 @@ Mat linear_naive(const Mat& x, MatRef w, const Vec& b) {
 
 namespace {
 
-// Eigen's float vector width (16 with AVX-512): shorter rows never reach its vector code.
-constexpr Eigen::Index kFloatPacket = Eigen::internal::packet_traits<float>::size;
-
-// Softmax of one row with hidden entries already at -inf. Returns zeros when nothing is visible;
-// when some logits are +inf (overflowed scores) they share the weight equally.
+// Softmax of one row with hidden entries already at -inf (their exponential is exactly 0). Returns
+// zeros when nothing is visible; when some logits are +inf (overflowed scores) they share the
+// weight equally.
 template <class Row>
 void softmax_row(Row&& row) {
+  static_assert(std::decay_t<Row>::InnerStrideAtCompileTime == 1, "a row of a row-major matrix");
   const float max = row.maxCoeff();
   if (max == -std::numeric_limits<float>::infinity() || std::isnan(max)) {
     row.setZero();
@@ -134,16 +137,9 @@ void softmax_row(Row&& row) {
     return;
   }
   const Eigen::Index n = row.size();
-  if (n < kFloatPacket) {
-    // Too short for Eigen's vector exp, which would call libm once per value: exp_lanes gives the
-    // same bits in lanes. Longer rows keep Eigen's own (a vector exp with other rounding).
-    static_assert(std::decay_t<Row>::InnerStrideAtCompileTime == 1, "a row of a row-major matrix");
-    for (Eigen::Index j = 0; j < n; ++j) row(j) -= max;
-    exp_lanes(row.data(), row.data(), static_cast<size_t>(n));
-  } else {
-    row = (row.array() - max).exp();
-  }
-  row /= row.sum();
+  row.array() -= max;
+  exp_portable(row.data(), row.data(), static_cast<size_t>(n));
+  row /= sum_portable(row.data(), static_cast<size_t>(n));
 }
 
 }  // namespace
@@ -181,12 +177,13 @@ Mat softmax_masked_naive(const Mat& scores, const Mat& mask) {
 Mat layer_norm(const Mat& x, const Vec& w, const Vec& b, float eps) {
   Mat y(x.rows(), x.cols());
   const float n = static_cast<float>(x.cols());
+  const auto C = static_cast<size_t>(x.cols());
   for (Eigen::Index t = 0; t < x.rows(); ++t) {
-    const float mean = x.row(t).sum() / n;
-    const auto centred = (x.row(t).array() - mean).eval();
-    const float var = centred.square().sum() / n;
+    const float mean = sum_portable(x.row(t).data(), C) / n;
+    const RowVec centred = x.row(t).array() - mean;
+    const float var = dot_portable(centred.data(), centred.data(), C) / n;
     const float inv = 1.0f / std::sqrt(var + eps);
-    y.row(t) = (centred * inv) * w.transpose().array() + b.transpose().array();
+    y.row(t) = (centred.array() * inv) * w.transpose().array() + b.transpose().array();
   }
   return y;
 }
@@ -208,8 +205,9 @@ Mat layer_norm_naive(const Mat& x, const Vec& w, const Vec& b, float eps) {
 Mat rms_norm(const Mat& x, const Vec& w, float eps) {
   Mat y(x.rows(), x.cols());
   const float n = static_cast<float>(x.cols());
+  const auto C = static_cast<size_t>(x.cols());
   for (Eigen::Index t = 0; t < x.rows(); ++t) {
-    const float inv = 1.0f / std::sqrt(x.row(t).squaredNorm() / n + eps);
+    const float inv = 1.0f / std::sqrt(dot_portable(x.row(t).data(), x.row(t).data(), C) / n + eps);
     y.row(t) = (x.row(t).array() * inv) * w.transpose().array();
   }
   return y;
@@ -246,23 +244,31 @@ float activation_naive(float x, Activation a) {
 
 void activation_apply(Mat& x, Activation a) {
   auto arr = x.array();
+  const auto n = static_cast<size_t>(x.size());
+  Mat f(x.rows(), x.cols());  // the transcendental part, value by value
   switch (a) {
     case Activation::relu: x = x.cwiseMax(0.0f); return;
     case Activation::gelu:
-      // Eigen's float erf, a rational fit (within 4e-7 of erf; the GELU within 1e-6 on [-8, 8]),
-      // vectorises; libm's erff ran one value at a time and was a fifth of training time with an FFN.
-      x = (0.5f * arr * (1.0f + (arr * kInvSqrt2).erf())).matrix();
+      f = x * kInvSqrt2;
+      erf_portable(f.data(), f.data(), n);
+      x = (0.5f * arr * (1.0f + f.array())).matrix();
       return;
     case Activation::gelu_tanh:
-      x = (0.5f * arr * (1.0f + (kSqrt2OverPi * (arr + 0.044715f * arr.cube())).tanh())).matrix();
+      f = (kSqrt2OverPi * (arr + 0.044715f * arr.cube())).matrix();
+      tanh_portable(f.data(), f.data(), n);
+      x = (0.5f * arr * (1.0f + f.array())).matrix();
       return;
-    case Activation::silu: x = (arr / (1.0f + (-arr).exp())).matrix(); return;
+    case Activation::silu:
+      f = -x;
+      exp_portable(f.data(), f.data(), n);
+      x = (arr / (1.0f + f.array())).matrix();
+      return;
   }
 }
 
 void additive_tanh_block(const Mat& pq, Eigen::Index i, const Mat& pk, Mat& th) {
   th = pk.rowwise() + pq.row(i);
-  th = th.array().tanh();  // one contiguous block: tanh in vector lanes (through the broadcast it is scalar)
+  tanh_portable(th.data(), th.data(), static_cast<size_t>(th.size()));
 }
 
 Mat additive_scores(const Mat& pq, const Mat& pk, const RowVec& v) {
@@ -270,7 +276,7 @@ Mat additive_scores(const Mat& pq, const Mat& pk, const RowVec& v) {
   Mat th(pk.rows(), pk.cols());
   for (Eigen::Index i = 0; i < pq.rows(); ++i) {
     additive_tanh_block(pq, i, pk, th);
-    out.row(i).noalias() = v * th.transpose();
+    product_abt(v, th, out.row(i));  // Σ_a v_a th(j, a) for every key j
   }
   return out;
 }

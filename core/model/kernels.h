@@ -8,9 +8,15 @@
 
 namespace attnviz {
 
-// y = x · wᵀ + b, PyTorch's nn.Linear: x (T, in), w (out, in), b (out) -> (T, out). Large products
-// (weights of 2^18 values and more, 16 rows and more) go to OpenBLAS when linear_uses_blas().
-Mat linear(const Mat& x, MatRef w, const Vec& b);
+// Which kernels a product may use: the fastest on this machine (OpenBLAS or Eigen for large weights,
+// whose bits depend on the CPU), or only products.h, the same bits on every CPU, which training uses
+// so that a model retrains to the same bytes anywhere. Below 2^18 weights both are products.h.
+enum class Products { fastest, portable };
+
+// y = x · wᵀ + b, PyTorch's nn.Linear: x (T, in), w (out, in), b (out) -> (T, out). With
+// Products::fastest, weights of 2^18 values and more go to OpenBLAS (16 rows and more, when
+// linear_uses_blas()) or Eigen; everything else is product_abt.
+Mat linear(const Mat& x, MatRef w, const Vec& b, Products products = Products::fastest);
 // Whether this machine's OpenBLAS has a kernel for its CPU's vector unit (not the SSE3 fallback it
 // takes on a CPU it does not know); when not, every product stays in Eigen.
 bool linear_uses_blas();
@@ -19,7 +25,8 @@ bool blas_kernel_fits(std::string_view corename);
 Mat linear_naive(const Mat& x, MatRef w, const Vec& b);
 
 // Row-wise softmax of scores + mask (mask: 0 or -inf). Subtracts the row maximum so logits of
-// ±1e4 stay finite; a row whose every key is hidden becomes all zeros, never NaN.
+// ±1e4 stay finite; a hidden key's weight is exactly 0 (exp_portable(-inf)); a row whose every key
+// is hidden becomes all zeros, never NaN.
 Mat softmax_masked(const Mat& scores, const Mat& mask);
 // The same, in place on scores (which become the weights): no second (Tq, Tk) matrix.
 void softmax_masked_in_place(Mat& scores, const Mat& mask);

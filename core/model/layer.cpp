@@ -9,7 +9,8 @@ namespace attnviz {
 namespace {
 
 struct FastKernels {
-  static Mat linear(const Mat& x, MatRef w, const Vec& b) { return attnviz::linear(x, w, b); }
+  Products products = Products::fastest;
+  Mat linear(const Mat& x, MatRef w, const Vec& b) const { return attnviz::linear(x, w, b, products); }
   static Mat norm(const Mat& x, const Vec& w, const Vec& b, const ModelConfig& c) { return norm_apply(x, w, b, c); }
   static void act(Mat& x, Activation a) { activation_apply(x, a); }
 };
@@ -25,21 +26,21 @@ struct NaiveKernels {
 // The feed-forward block on ffn_in: act(ffn_in · W1ᵀ + b1) · W2ᵀ + b2, or gated (SwiGLU)
 // act(ffn_in · W_gateᵀ) ⊙ (ffn_in · W1ᵀ + b1) · W2ᵀ + b2.
 template <class K>
-void ffn_run(const LayerWeights& w, const ModelConfig& c, LayerTrace& t) {
-  t.ffn_hidden = K::linear(t.ffn_in, w.ff1_w, w.ff1_b);
+void ffn_run(const K& k, const LayerWeights& w, const ModelConfig& c, LayerTrace& t) {
+  t.ffn_hidden = k.linear(t.ffn_in, w.ff1_w, w.ff1_b);
   if (c.gated_ffn) {
-    Mat gate = K::linear(t.ffn_in, w.ff_gate_w, Vec::Zero(c.d_ff));
+    Mat gate = k.linear(t.ffn_in, w.ff_gate_w, Vec::Zero(c.d_ff));
     K::act(gate, c.activation);
     t.ffn_hidden = (gate.array() * t.ffn_hidden.array()).matrix();
   } else {
     K::act(t.ffn_hidden, c.activation);
   }
-  t.ffn_out = K::linear(t.ffn_hidden, w.ff2_w, w.ff2_b);
+  t.ffn_out = k.linear(t.ffn_hidden, w.ff2_w, w.ff2_b);
 }
 
 // attend(attn_in) -> AttentionTrace: the attention step, which the callers choose.
 template <class K, class Attend>
-LayerTrace layer_run(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Attend& attend) {
+LayerTrace layer_run(const K& k, const LayerWeights& w, const ModelConfig& c, const Mat& x, const Attend& attend) {
   const bool pre = c.norm == NormPlacement::pre;
   LayerTrace t;
   t.x_in = x;
@@ -53,12 +54,12 @@ LayerTrace layer_run(const LayerWeights& w, const ModelConfig& c, const Mat& x, 
   }
   if (c.parallel_residual) {  // GPT-NeoX: both blocks read x; out = x + SA(LN1(x)) + FFN(LN2(x))
     t.ffn_in = K::norm(x, w.norm2_w, w.norm2_b, c);
-    ffn_run<K>(w, c, t);
+    ffn_run(k, w, c, t);
     t.out = t.ffn_out + t.attn.out + x;  // transformers' order of the sum
     return t;
   }
   t.ffn_in = pre ? K::norm(t.resid1, w.norm2_w, w.norm2_b, c) : t.resid1;
-  ffn_run<K>(w, c, t);
+  ffn_run(k, w, c, t);
   t.out = t.resid1 + t.ffn_out;
   if (!pre) t.out = K::norm(t.out, w.norm2_w, w.norm2_b, c);
   return t;
@@ -68,19 +69,20 @@ LayerTrace layer_run(const LayerWeights& w, const ModelConfig& c, const Mat& x, 
 
 LayerTrace layer_forward(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Mat* memory,
                          const Mat& mask, bool keep_scores, const LayerAblation& ablate) {
-  return layer_run<FastKernels>(w, c, x, [&](const Mat& attn_in) {
+  return layer_run(FastKernels{}, w, c, x, [&](const Mat& attn_in) {
     return attention_forward(w.attn, c, attn_in, memory ? *memory : attn_in, mask, keep_scores, ablate);
   });
 }
 
-LayerTrace layer_forward_with(const LayerWeights& w, const ModelConfig& c, const Mat& x, const LayerAttention& attend) {
-  return layer_run<FastKernels>(w, c, x, attend);
+LayerTrace layer_forward_with(const LayerWeights& w, const ModelConfig& c, const Mat& x, const LayerAttention& attend,
+                              Products products) {
+  return layer_run(FastKernels{products}, w, c, x, attend);
 }
 
 LayerTrace layer_forward_naive(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Mat* memory,
                                const Mat& mask, const LayerAblation& ablate) {
   // The reference keeps every score: it has no keep_scores.
-  return layer_run<NaiveKernels>(w, c, x, [&](const Mat& attn_in) {
+  return layer_run(NaiveKernels{}, w, c, x, [&](const Mat& attn_in) {
     return attention_forward_naive(w.attn, c, attn_in, memory ? *memory : attn_in, mask, ablate);
   });
 }

@@ -35,9 +35,10 @@ LayerTrace layer_forward(const LayerWeights& w, const ModelConfig& config, const
 // input (T, C) and returns its AttentionTrace, whose `out` (T, C) feeds the residual. The norms,
 // residuals and FFN around it are layer_forward's own, so a caller cannot drift from them;
 // trace_run_reusing passes attention that computes only the rows of an edit.
+// Its FFN's products use `products`' kernels (training passes Products::portable).
 using LayerAttention = std::function<AttentionTrace(const Mat& attn_in)>;
 LayerTrace layer_forward_with(const LayerWeights& w, const ModelConfig& config, const Mat& x,
-                              const LayerAttention& attend);
+                              const LayerAttention& attend, Products products = Products::fastest);
 LayerTrace layer_forward_naive(const LayerWeights& w, const ModelConfig& config, const Mat& x, const Mat* memory,
                                const Mat& mask, const LayerAblation& ablate = {});
 

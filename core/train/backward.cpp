@@ -1,28 +1,31 @@
 // Straightforward matrix calculus; each formula is the derivative of the matching forward in
-// kernels.cpp / attention.cpp, with the forward's own accumulation order where it matters.
+// kernels.cpp / attention.cpp, with the forward's own accumulation order where it matters. Every
+// product, sum and transcendental function is products.h's or portable_math.h's, so a gradient has
+// the same bits on every CPU.
 #include "train/backward.h"
 
 #include <cmath>
 #include <utility>
 
-#include <unsupported/Eigen/SpecialFunctions>
-
+#include "base/rng.h"
 #include "model/kernels.h"
+#include "model/portable_math.h"
+#include "model/products.h"
 
 namespace attnviz {
 
 LinearGrads linear_backward(const Mat& x, MatRef w, const Mat& dy) {
   LinearGrads g;
-  g.dx.noalias() = dy * w;
-  g.dw.noalias() = dy.transpose() * x;
-  g.db = dy.colwise().sum().transpose();
+  g.dx = product_ab(dy, w);
+  g.dw = product_atb(dy, x);
+  g.db = column_sums(dy);
   return g;
 }
 
 Mat softmax_backward(const Mat& weights, const Mat& dweights) {
   Mat ds(weights.rows(), weights.cols());
   for (Eigen::Index i = 0; i < weights.rows(); ++i) {
-    const float dot = weights.row(i).dot(dweights.row(i));
+    const float dot = dot_portable(weights.row(i).data(), dweights.row(i).data(), static_cast<size_t>(weights.cols()));
     ds.row(i) = weights.row(i).array() * (dweights.row(i).array() - dot);
   }
   return ds;
@@ -34,35 +37,49 @@ LayerNormGrads layer_norm_backward(const Mat& x, const Vec& w, float eps, const 
   g.dx.resize(x.rows(), C);
   g.dw = Vec::Zero(C);
   g.db = Vec::Zero(C);
+  const float n = static_cast<float>(C);
+  const auto size = static_cast<size_t>(C);
   for (Eigen::Index t = 0; t < x.rows(); ++t) {
-    const float mean = x.row(t).mean();
+    // The forward's own steps (layer_norm in kernels.cpp), so that xhat is what it normalised.
+    const float mean = sum_portable(x.row(t).data(), size) / n;
     const RowVec centred = x.row(t).array() - mean;
-    const float inv = 1.0f / std::sqrt(centred.squaredNorm() / static_cast<float>(C) + eps);
+    const float inv = 1.0f / std::sqrt(dot_portable(centred.data(), centred.data(), size) / n + eps);
     const RowVec xhat = centred * inv;
     g.dw += (dy.row(t).array() * xhat.array()).matrix().transpose();
     g.db += dy.row(t).transpose();
     const RowVec dxhat = dy.row(t).array() * w.transpose().array();
     // dx = inv * (dxhat - mean(dxhat) - xhat * mean(dxhat ⊙ xhat))
-    g.dx.row(t) = inv * (dxhat.array() - dxhat.mean() - xhat.array() * dxhat.dot(xhat) / static_cast<float>(C));
+    const float dxhat_mean = sum_portable(dxhat.data(), size) / n;
+    const float dxhat_xhat = dot_portable(dxhat.data(), xhat.data(), size);
+    g.dx.row(t) = inv * (dxhat.array() - dxhat_mean - xhat.array() * dxhat_xhat / n);
   }
   return g;
 }
 
 Mat activation_backward(const Mat& pre, Activation a, const Mat& dy) {
   constexpr float kInvSqrt2Pi = 0.39894228040143268f;
-  using Array = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;  // pre's layout
   const auto x = pre.array();
+  const auto n = static_cast<size_t>(pre.size());
+  Mat f(pre.rows(), pre.cols()), e(pre.rows(), pre.cols());  // transcendental parts, value by value
   switch (a) {
     case Activation::relu: return ((x > 0.0f).cast<float>() * dy.array()).matrix();  // 0 · NaN stays NaN
     case Activation::gelu:  // d/dx [x Φ(x)] = Φ(x) + x φ(x)
-      return ((0.5f * (1.0f + (x * kInvSqrt2).erf()) + x * kInvSqrt2Pi * (-0.5f * x.square()).exp()) * dy.array()).matrix();
+      f = pre * kInvSqrt2;
+      erf_portable(f.data(), f.data(), n);
+      e = (-0.5f * x.square()).matrix();
+      exp_portable(e.data(), e.data(), n);
+      return ((0.5f * (1.0f + f.array()) + x * kInvSqrt2Pi * e.array()) * dy.array()).matrix();
     case Activation::gelu_tanh: {
-      const Array th = (kSqrt2OverPi * (x + 0.044715f * x.cube())).tanh();
+      f = (kSqrt2OverPi * (x + 0.044715f * x.cube())).matrix();
+      tanh_portable(f.data(), f.data(), n);
+      const auto th = f.array();
       return ((0.5f * (1.0f + th) + 0.5f * x * (1.0f - th.square()) * kSqrt2OverPi * (1.0f + 3.0f * 0.044715f * x.square())) *
               dy.array()).matrix();
     }
     case Activation::silu: {  // d/dx [x σ(x)] = σ(x) (1 + x (1 - σ(x)))
-      const Array s = 1.0f / (1.0f + (-x).exp());
+      e = -pre;
+      exp_portable(e.data(), e.data(), n);
+      const auto s = 1.0f / (1.0f + e.array());
       return (s * (1.0f + x * (1.0f - s)) * dy.array()).matrix();
     }
   }
@@ -79,9 +96,10 @@ CrossEntropy cross_entropy(const Mat& logits, const std::vector<int>& targets) {
     if (t < 0) continue;
     ++counted;
     const float max = logits.row(i).maxCoeff();
-    const RowVec e = (logits.row(i).array() - max).exp();
-    const float sum = e.sum();
-    loss -= std::log(e(t) / sum);
+    RowVec e = logits.row(i).array() - max;
+    exp_portable(e.data(), e.data(), static_cast<size_t>(e.size()));
+    const float sum = sum_portable(e.data(), static_cast<size_t>(e.size()));
+    loss -= log_portable(static_cast<double>(e(t) / sum));
     ce.dlogits.row(i) = e / sum;
     ce.dlogits(i, t) -= 1.0f;
   }
@@ -98,28 +116,28 @@ HeadGrads head_backward(const HeadInputs& in, const Mat& dout) {
   const Mat& v = *in.v;
   const Mat& w = *in.weights;
   HeadGrads g;
-  g.dv.noalias() = w.transpose() * dout;
-  const Mat dweights = dout * v.transpose();
+  g.dv = product_atb(w, dout);
+  const Mat dweights = product_abt(dout, v);
   const Mat draw = softmax_backward(w, dweights) * in.scale;  // (Tq, Tk)
   switch (in.score) {
     case ScoreKind::scaled_dot:
     case ScoreKind::dot:
-      g.dq.noalias() = draw * k;
-      g.dk.noalias() = draw.transpose() * q;
+      g.dq = product_ab(draw, k);
+      g.dk = product_atb(draw, q);
       break;
     case ScoreKind::general: {  // raw = Q G Kᵀ
       const Mat& G = *in.general_w;
-      const Mat kg = k * G.transpose();  // (Tk, HS): rows are G kⱼ
-      g.dq.noalias() = draw * kg;
-      g.dk.noalias() = draw.transpose() * (q * G);
-      g.dgeneral.noalias() = q.transpose() * draw * k;
+      const Mat kg = product_abt(k, G);  // (Tk, HS): rows are G kⱼ
+      g.dq = product_ab(draw, kg);
+      g.dk = product_atb(draw, product_ab(q, G));
+      g.dgeneral = product_ab(product_atb(q, draw), k);
       break;
     }
     case ScoreKind::additive: {  // raw_ij = Σ_a v_a tanh(pq_ia + pk_ja), pq = Q Wqᵀ, pk = K Wkᵀ
       const Mat& Wq = *in.additive_wq;
       const Mat& Wk = *in.additive_wk;
       const RowVec& va = *in.additive_v;
-      const Mat pq = q * Wq.transpose(), pk = k * Wk.transpose();
+      const Mat pq = product_abt(q, Wq), pk = product_abt(k, Wk);
       const Eigen::Index A = va.size();
       Mat dpq = Mat::Zero(q.rows(), A), dpk = Mat::Zero(k.rows(), A);
       g.dadditive_v = RowVec::Zero(A);
@@ -128,15 +146,15 @@ HeadGrads head_backward(const HeadInputs& in, const Mat& dout) {
       Mat th(k.rows(), A), dpre(k.rows(), A);
       for (Eigen::Index i = 0; i < q.rows(); ++i) {
         additive_tanh_block(pq, i, pk, th);
-        g.dadditive_v.noalias() += draw.row(i) * th;
+        g.dadditive_v += product_ab(draw.row(i), th);
         dpre = ((1.0f - th.array().square()).rowwise() * va.array()).colwise() * draw.row(i).transpose().array();
-        dpq.row(i) += dpre.colwise().sum();
+        dpq.row(i) += column_sums(dpre).transpose();
         dpk += dpre;
       }
-      g.dq.noalias() = dpq * Wq;
-      g.dk.noalias() = dpk * Wk;
-      g.dadditive_wq.noalias() = dpq.transpose() * q;
-      g.dadditive_wk.noalias() = dpk.transpose() * k;
+      g.dq = product_ab(dpq, Wq);
+      g.dk = product_ab(dpk, Wk);
+      g.dadditive_wq = product_atb(dpq, q);
+      g.dadditive_wk = product_atb(dpk, k);
       break;
     }
   }
@@ -244,8 +262,7 @@ LayerGrads layer_backward_with(const LayerWeights& w, const ModelConfig& c, cons
   // FFN: hidden = act(ffn_in · W1ᵀ + b1); ffn_out = hidden · W2ᵀ + b2. The pre-activation is recomputed.
   auto ffn_backward = [&](const Mat& dffn_out) {
     const LinearGrads l2 = linear_backward(f.ffn_hidden, w.ff2_w, dffn_out);
-    Mat pre_act = f.ffn_in * w.ff1_w.transpose();
-    pre_act.rowwise() += w.ff1_b.transpose();
+    const Mat pre_act = linear(f.ffn_in, w.ff1_w, w.ff1_b, Products::portable);  // the forward's own product
     const LinearGrads l1 = linear_backward(f.ffn_in, w.ff1_w, activation_backward(pre_act, c.activation, l2.dx));
     g.dw.ff1_w = l1.dw;
     g.dw.ff1_b = l1.db;

@@ -14,8 +14,9 @@
 #include <limits>
 #include <utility>
 
-#include "model/exp_lanes.h"
 #include "model/kernels.h"
+#include "model/portable_math.h"
+#include "model/products.h"
 
 namespace attnviz {
 
@@ -80,11 +81,10 @@ void compute_features(const AttentionWeights& w, const ModelConfig& c, FusedHead
   for (int h = 0; h < c.n_heads; ++h) {
     const auto q = p.q.middleCols(h * HS, HS);
     switch (c.score_of_head(h)) {
-      case ScoreKind::general: p.qf.middleCols(h * HS, HS).noalias() = q * head_param(w.general_w, h, HS); break;
+      case ScoreKind::general: product_ab(q, head_param(w.general_w, h, HS), p.qf.middleCols(h * HS, HS)); break;
       case ScoreKind::additive:
-        p.qf.middleCols(h * HS, HS).noalias() = q * head_param(w.additive_wq, h, HS).transpose();
-        p.kf.middleCols(h * HS, HS).noalias() =
-            p.k.middleCols(h * HS, HS) * head_param(w.additive_wk, h, HS).transpose();
+        product_abt(q, head_param(w.additive_wq, h, HS), p.qf.middleCols(h * HS, HS));
+        product_abt(p.k.middleCols(h * HS, HS), head_param(w.additive_wk, h, HS), p.kf.middleCols(h * HS, HS));
         break;
       case ScoreKind::dot:
       case ScoreKind::scaled_dot: break;
@@ -92,11 +92,11 @@ void compute_features(const AttentionWeights& w, const ModelConfig& c, FusedHead
   }
 }
 
-// Each of `rows` rows of n scores (mask added) becomes its softmax, by softmax_row's steps (the
-// maximum subtracted, exponentials, divided by their sum) with one exponential pass over every row at
-// once: libm's bits for every row, where softmax_row takes Eigen's vector exp for rows of 16 and
-// more. Rows without a finite maximum (all hidden, an overflowed +inf) take softmax_row_in_place
-// itself; a NaN among finite scores spreads to its row (softmax_row may zero such a row instead).
+// Each of `rows` rows of n scores (mask added) becomes its softmax, by softmax_row_in_place's steps
+// and bits (the maximum subtracted, exponentials, divided by their sum_portable) with one
+// exponential pass over every row at once. Rows without a finite maximum (all hidden, an overflowed
+// +inf) take softmax_row_in_place itself; a NaN among finite scores spreads to its row
+// (softmax_row_in_place may zero such a row instead).
 void softmax_rows(float* W, Index rows, Index n, std::vector<float>& finished) {
   std::vector<Index> special;
   for (Index r = 0; r < rows; ++r) {
@@ -112,11 +112,10 @@ void softmax_rows(float* W, Index rows, Index n, std::vector<float>& finished) {
   }
   finished.clear();
   for (Index r : special) finished.insert(finished.end(), W + r * n, W + (r + 1) * n);
-  exp_lanes(W, W, static_cast<size_t>(rows * n));
+  exp_portable(W, W, static_cast<size_t>(rows * n));
   for (Index r = 0; r < rows; ++r) {
     float* row = W + r * n;
-    float sum = 0;
-    for (Index j = 0; j < n; ++j) sum += row[j];
+    const float sum = sum_portable(row, static_cast<size_t>(n));
     for (Index j = 0; j < n; ++j) row[j] /= sum;
   }
   for (size_t k = 0; k < special.size(); ++k)
@@ -223,17 +222,17 @@ void map_feature_gradients(const AttentionWeights& w, const ModelConfig& c, cons
     const auto q = p.q.middleCols(h * HS, HS);
     switch (c.score_of_head(h)) {
       case ScoreKind::general: {  // qf = q G
-        head_param(g.dw.general_w, h, HS).noalias() += q.transpose() * dq_h;
-        const Mat mapped = dq_h * head_param(w.general_w, h, HS).transpose();
+        head_param(g.dw.general_w, h, HS) += product_atb(q, dq_h);
+        const Mat mapped = product_abt(dq_h, head_param(w.general_w, h, HS));
         dq_h = mapped;
         break;
       }
       case ScoreKind::additive: {  // qf = q W_qᵀ, kf = k W_kᵀ
         auto dk_h = dk.middleCols(h * HS, HS);
-        head_param(g.dw.additive_wq, h, HS).noalias() += dq_h.transpose() * q;
-        head_param(g.dw.additive_wk, h, HS).noalias() += dk_h.transpose() * p.k.middleCols(h * HS, HS);
-        const Mat mapped_q = dq_h * head_param(w.additive_wq, h, HS);
-        const Mat mapped_k = dk_h * head_param(w.additive_wk, h, HS);
+        head_param(g.dw.additive_wq, h, HS) += product_atb(dq_h, q);
+        head_param(g.dw.additive_wk, h, HS) += product_atb(dk_h, p.k.middleCols(h * HS, HS));
+        const Mat mapped_q = product_ab(dq_h, head_param(w.additive_wq, h, HS));
+        const Mat mapped_k = product_ab(dk_h, head_param(w.additive_wk, h, HS));
         dq_h = mapped_q;
         dk_h = mapped_k;
         break;
@@ -251,7 +250,7 @@ AttentionTrace fused_heads_forward(const AttentionWeights& w, const ModelConfig&
                                    const std::vector<Mat>& masks, FusedHeads& keep) {
   const int NH = c.n_heads, HS = c.head_size();
   const bool any_additive = config_uses(c, ScoreKind::additive);
-  Projections p = attention_project(w, c, xq, xkv, self_attention);
+  Projections p = attention_project(w, c, xq, xkv, self_attention, 0, 0, Products::portable);
   keep.q = std::move(p.q);
   keep.k = std::move(p.k);
   keep.v = std::move(p.v);
@@ -293,8 +292,7 @@ AttentionTrace fused_heads_forward(const AttentionWeights& w, const ModelConfig&
             for (Index j = 0; j < Tk; ++j) out[j] = qa + kfa[j];
           }
       }
-      auto all = Eigen::Map<Eigen::ArrayXf>(th_segment, head_cells * NH * HS);
-      all = all.tanh();
+      tanh_portable(th_segment, th_segment, static_cast<size_t>(head_cells * NH * HS));
     }
     // Scores of every head, with the mask, then one softmax pass over all their rows.
     const Mat& mask = masks[s];
@@ -333,7 +331,7 @@ AttentionTrace fused_heads_forward(const AttentionWeights& w, const ModelConfig&
       }
     }
   }
-  t.out = linear(t.concat, w.out_w, w.out_b);
+  t.out = linear(t.concat, w.out_w, w.out_b, Products::portable);
   return t;
 }
 

@@ -9,6 +9,7 @@
 #include "model/embed.h"
 #include "model/kernels.h"
 #include "model/mask.h"
+#include "model/products.h"
 
 namespace attnviz {
 
@@ -35,7 +36,7 @@ AttentionTrace attention_forward_stacked(const AttentionWeights& w, const ModelC
                                          bool self_attention, const std::vector<RowSegment>& segments,
                                          const std::vector<Mat>& masks) {
   const int NH = c.n_heads, HS = c.head_size();
-  const Projections p = attention_project(w, c, xq, xkv, self_attention);
+  const Projections p = attention_project(w, c, xq, xkv, self_attention, 0, 0, Products::portable);
   AttentionTrace t;
   t.heads.reserve(segments.size() * static_cast<size_t>(NH));
   t.concat.resize(xq.rows(), c.d_model);
@@ -51,7 +52,7 @@ AttentionTrace attention_forward_stacked(const AttentionWeights& w, const ModelC
       if (seg.q_rows > 0) t.concat.block(seg.q_first, h * HS, seg.q_rows, HS) = t.heads.back().out;
     }
   }
-  t.out = linear(t.concat, w.out_w, w.out_b);
+  t.out = linear(t.concat, w.out_w, w.out_b, Products::portable);
   return t;
 }
 
@@ -96,7 +97,7 @@ LayerTrace last_layer_narrowed(const LayerWeights& w, const ModelConfig& c, cons
   }
   return layer_forward_with(w, c, xq, [&](const Mat& attn_in) {
     return attend_stacked(w.attn, c, attn_in, f.last_kv_in, false, f.out_segments, masks, f);
-  });
+  }, Products::portable);
 }
 
 }  // namespace
@@ -156,12 +157,12 @@ Result<StackedForward> stacked_forward(const Model& model, const TrainExample* e
     else
       f.layers.push_back(layer_forward_with(w, c, *x, [&](const Mat& attn_in) {
         return attend_stacked(w.attn, c, attn_in, attn_in, true, st.segments, st.masks, f);
-      }));
+      }, Products::portable));
     x = &f.layers.back().out;
   }
   f.last = *x;
   f.final = c.final_norm ? layer_norm(f.last, model.weights.final_norm_w, model.weights.final_norm_b, c.ln_eps) : f.last;
-  f.logits = linear(f.final, model.weights.output_w, model.weights.output_b);
+  f.logits = linear(f.final, model.weights.output_w, model.weights.output_b, Products::portable);
   return f;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/rng.h"
+#include "model/portable_math.h"
 #include "train/backward.h"
 #include "train/stacked_forward.h"
 #include "train/subnormals.h"
@@ -68,6 +69,16 @@ struct ShardRange {
 };
 ShardRange shard_range(size_t n, int s) {
   return {n * static_cast<size_t>(s) / kTrainShards, n * static_cast<size_t>(s + 1) / kTrainShards};
+}
+
+// base^exponent (exponent ≥ 0) by squaring, in double: libm's powf may round otherwise on another CPU.
+float power_portable(float base, int exponent) {
+  double result = 1.0, square = base;
+  for (unsigned e = static_cast<unsigned>(exponent); e != 0; e >>= 1) {
+    if (e & 1u) result *= square;
+    square *= square;
+  }
+  return static_cast<float>(result);
 }
 
 // a[j] += scale * b[j]: a multiplication, then an addition (no build fuses them).
@@ -171,9 +182,7 @@ void for_pieces(const std::vector<Piece>& pieces, const std::function<void(size_
 
 // The global L2 norm from each piece's sum of squares (in double), summed in piece order: the same
 // bits on any thread count.
-double piece_square_sum(const float* data, Eigen::Index size) {
-  return Eigen::Map<const Eigen::ArrayXf>(data, size).cast<double>().square().sum();
-}
+double piece_square_sum(const float* data, Eigen::Index size) { return square_sum_portable(data, static_cast<size_t>(size)); }
 float norm_of_piece_sums(const std::vector<double>& sums) {
   double sq = 0;
   for (double x : sums) sq += x;
@@ -380,8 +389,8 @@ void adam_step(ModelWeights& weights, const ModelWeights& grads, AdamState& stat
 void adam_step(ModelWeights& weights, const ModelWeights& grads, float norm, AdamState& state, const AdamConfig& cfg) {
   const float clip = cfg.clip_norm > 0 && norm > cfg.clip_norm ? cfg.clip_norm / norm : 1.0f;
   ++state.step;
-  const float bc1 = 1.0f - std::pow(cfg.beta1, static_cast<float>(state.step));
-  const float bc2 = 1.0f - std::pow(cfg.beta2, static_cast<float>(state.step));
+  const float bc1 = 1.0f - power_portable(cfg.beta1, state.step);
+  const float bc2 = 1.0f - power_portable(cfg.beta2, state.step);
   const auto w = weights_tensors(weights);
   const auto g = weights_tensors(grads);
   const auto m = weights_tensors(state.m);

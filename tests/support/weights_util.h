@@ -1,18 +1,11 @@
 // The shipped demo models and bit-for-bit comparison of two models' weights, tensor by tensor in the
-// model file's order: what the demo tests use to show a retrain equals the shipped file. Only
-// meaningful where the build rounds like the one that trained the assets (ATTNVIZ_SHIPPED_NUMERICS).
+// model file's order: what the demo tests use to show a retrain equals the shipped file. Training's
+// arithmetic has the same bits on every CPU and for every -march (model/products.h,
+// model/portable_math.h), so the comparison holds in every build of the suite.
 #pragma once
 #include <optional>
 #include <string>
 
-// The assets were trained by a -march=native build on a CPU with AVX-512, so Eigen summed in
-// 16-float packets; a build for a narrower vector unit sums in another order. Any optimisation
-// level and the sanitizers round alike (no build contracts multiply-adds: tests/CMakeLists.txt).
-#if defined(ATTNVIZ_NATIVE_BUILD) && defined(__AVX512F__)
-#define ATTNVIZ_SHIPPED_NUMERICS 1
-#else
-#define ATTNVIZ_SHIPPED_NUMERICS 0
-#endif
 #include <doctest/doctest.h>
 
 #include "io/model_file.h"
@@ -38,16 +31,7 @@ inline Model load_asset(const std::string& name) {
   return std::move(*m);
 }
 
-// A retrain from the shipped model's seed and options equals the shipped file bit for bit where the
-// build rounds like the one that trained it; elsewhere (another vector width) only what it learned
-// is checked, by the caller.
-inline void check_shipped_retrain(const Model& retrained, const Model& shipped) {
-#if ATTNVIZ_SHIPPED_NUMERICS
-  check_same_weights(retrained, shipped);
-#else
-  MESSAGE("not a -march=native build on an AVX-512 CPU: no bit-for-bit comparison with the shipped model");
-  CHECK(retrained.config.d_model == shipped.config.d_model);
-#endif
-}
+// A retrain from the shipped model's seed and options equals the shipped file bit for bit.
+inline void check_shipped_retrain(const Model& retrained, const Model& shipped) { check_same_weights(retrained, shipped); }
 
 }  // namespace attnviz::test

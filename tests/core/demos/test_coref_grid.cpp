@@ -94,8 +94,6 @@ TEST_CASE("coref grid: every cell is there, has its shape and reaches its manife
   }
 }
 
-#if ATTNVIZ_SHIPPED_NUMERICS
-// Only where the build rounds like the one that trained the grid (support/weights_util.h).
 TEST_CASE("coref grid: heads2_dmodel32 is exactly what `train coref` makes from its manifest seed") {
   GridCell cell;
   for (const GridCell& c : grid_manifest())
@@ -113,4 +111,3 @@ TEST_CASE("coref grid: heads2_dmodel32 is exactly what `train coref` makes from 
 
   test::check_same_weights(run->model, open_cell(cell));
 }
-#endif
