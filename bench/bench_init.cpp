@@ -1,7 +1,9 @@
 // attnviz-bench-init: how long the sandbox's random weights take to make (model_init_random), at
-// the app's default size and at 12 x 768, against the one-normal()-at-a-time loop the same values
-// used to come from, and what a toggle that only adds a layer costs (model_init_random_from).
-// Checks that all three give the same bits. Prints one JSON line per size. Not a test.
+// the app's default size and at 12 x 768, with each generator (Philox4x32-10, what new weights use,
+// and the polar method, what older sessions and files name), the polar one also against the
+// one-normal()-at-a-time loop its values first came from, and what a toggle that only adds a layer
+// costs (model_init_random_from). Checks the bits: the polar ways alike, a grown model as a fresh
+// one, Philox's on one thread as on all. Prints one JSON line per size. Not a test.
 #include <omp.h>
 
 #include <algorithm>
@@ -25,7 +27,8 @@ namespace {
 using namespace attnviz;
 using bench::median_seconds;
 
-// The earlier way: every tensor in turn, one normal() per value (same streams, same bits).
+// The earlier way: every tensor in turn, one normal() per value (same streams, same bits as the
+// polar generator's model_init_random).
 void redraw_one_at_a_time(Model& m) {
   TensorFile f = model_to_tensors(m);  // names and shapes, in the file's order
   for (LayerWeights& L : m.weights.layers) {
@@ -56,33 +59,46 @@ int64_t random_values(const Model& m) {
   return n;
 }
 
-void bench_size(const char* label, const ModelConfig& c, int repeat) {
-  Model fresh;
-  const double batched = median_seconds(repeat, [&] { fresh = model_init_random(c, 1); });
-  Model serial = fresh;
+bool same_layers(const Model& a, const Model& b) {
+  bool same = a.weights.layers.size() == b.weights.layers.size();
+  for (size_t i = 0; same && i < a.weights.layers.size(); ++i) {
+    const LayerWeights &x = a.weights.layers[i], &y = b.weights.layers[i];
+    same = x.attn.in_proj_w == y.attn.in_proj_w && x.attn.out_w == y.attn.out_w && x.ff1_w == y.ff1_w &&
+           x.ff2_w == y.ff2_w && x.attn.general_w == y.attn.general_w && x.attn.additive_v == y.attn.additive_v;
+  }
+  return same;
+}
+
+void bench_size(const char* label, const ModelConfig& c, int repeat, int threads) {
+  Model fresh, polar;
+  const double init = median_seconds(repeat, [&] { fresh = model_init_random(c, 1); });
+  const double init_polar =
+      median_seconds(repeat, [&] { polar = model_init_random(c, 1, RngGenerator::polar_splitmix64); });
+  Model serial = polar;
   const double one_at_a_time = median_seconds(repeat, [&] { redraw_one_at_a_time(serial); });
-  bool same = true;
-  for (size_t i = 0; i < fresh.weights.layers.size(); ++i)
-    same = same && fresh.weights.layers[i].attn.in_proj_w == serial.weights.layers[i].attn.in_proj_w &&
-           fresh.weights.layers[i].ff2_w == serial.weights.layers[i].ff2_w;
+  const bool polar_same = same_layers(polar, serial);
   ModelConfig one_more = c;
   one_more.n_layers += 1;
   Model grown;
   const double add_layer = median_seconds(repeat, [&] { grown = model_init_random_from(one_more, 1, fresh); });
-  const Model grown_fresh = model_init_random(one_more, 1);
-  same = same && grown.weights.layers.back().ff1_w == grown_fresh.weights.layers.back().ff1_w &&
-         grown.weights.layers.front().attn.in_proj_w == grown_fresh.weights.layers.front().attn.in_proj_w;
+  const bool grown_same = same_layers(grown, model_init_random(one_more, 1));
+  omp_set_num_threads(1);
+  const bool threads_same = same_layers(fresh, model_init_random(c, 1));
+  omp_set_num_threads(threads);
+  const auto values = static_cast<double>(random_values(fresh));
   nlohmann::json j{{"size", label},
                    {"layers", c.n_layers},
                    {"d_model", c.d_model},
                    {"d_ff", c.d_ff},
                    {"random_values", random_values(fresh)},
                    {"threads", omp_get_max_threads()},
-                   {"init_s", batched},
+                   {"init_s", init},
+                   {"init_polar_s", init_polar},
                    {"one_normal_at_a_time_s", one_at_a_time},
                    {"add_one_layer_s", add_layer},
-                   {"ns_per_value", 1e9 * batched / static_cast<double>(random_values(fresh))},
-                   {"same_bits", same}};
+                   {"ns_per_value", 1e9 * init / values},
+                   {"ns_per_value_polar", 1e9 * init_polar / values},
+                   {"same_bits", polar_same && grown_same && threads_same}};
   std::printf("%s\n", j.dump().c_str());
 }
 
@@ -102,12 +118,12 @@ int main(int argc, char** argv) {
     }
   }
   omp_set_num_threads(threads);
-  bench_size("default", ModelConfig{}, repeat);
+  bench_size("default", ModelConfig{}, repeat, threads);
   ModelConfig big;
   big.n_layers = 12;
   big.d_model = 768;
   big.n_heads = 12;
   big.d_ff = 3072;
-  bench_size("12x768", big, repeat);
+  bench_size("12x768", big, repeat, threads);
   return 0;
 }

@@ -34,10 +34,10 @@ void rng_fill_normal(RngGenerator generator, uint64_t stream, float* out, size_t
 std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> counter, std::array<uint32_t, 2> key);
 // Values [first, first + n) of the normal stream keyed by `stream`: out[i] is value first + i, the
 // same bits however the stream is cut into parts, on any thread, CPU or compiler. Value v comes from
-// block b = 8 * (v / 32) + v % 8 (counter b, key `stream`), in float arithmetic: its words (w0, w1)
-// give the pair (r cos t, r sin t) as values v % 32 in [0, 8) and [8, 16) of its group of 32, and
-// (w2, w3) the pair at [16, 24) and [24, 32), where r = sqrt(-2 ln u) * stddev with
-// u = (w >> 1 + 1/2) / 2^31 and t = 2 pi w' / 2^32. |value| < 6.67 stddev.
+// block b = 8 (v / 32) + v % 8 (counter (b, b >> 32, 0, 0), key `stream`), by Box-Muller in float:
+// the block's words (w0, w1) give the pair (r cos t, r sin t) at v % 32 in [0, 8) and [8, 16) of
+// its group of 32, and (w2, w3) the pair at [16, 24) and [24, 32), with r = sqrt(-2 ln u) stddev,
+// u = ((w0 >> 1) + 1/2) / 2^31 and t = 2 pi w1 / 2^32 (w2, w3 alike). |value| < 6.67 stddev.
 void philox_fill_normal(uint64_t stream, uint64_t first, float* out, size_t n, double stddev);
 
 class Rng {
