@@ -25,16 +25,21 @@ struct HfConfig {
   ModelConfig config;   // GPT-2: pre-norm, gelu_tanh, causal, ln_f. BERT: post-norm, gelu, embedding LayerNorm.
                         // Llama: pre-norm RMSNorm, SwiGLU, rotary, causal. GPT-NeoX: parallel residual.
   int vocab_size = 0;   // rows of the token embedding table
-  bool tied = false;            // the output head is the token table (Llama's tie_word_embeddings)
+  bool tied = false;            // tie_word_embeddings: the output head is the token table (a file that
+                                // says otherwise must carry the head's own weights)
   bool qkv_bias = false;        // Llama-shaped: q/k/v projections have biases (Qwen2; attention_bias)
   bool attention_bias = false;  // Llama-shaped: o_proj has one too (attention_bias)
 };
 
 // Reads config.json's text. "model_type" picks the family ("gpt2", "llama", ...; without it,
 // "architectures" decides); the sizes, activation, norm eps, rotary settings and the rest come from
-// the file, with the families' published defaults for absent keys. Unsupported variants (relative
-// position embeddings, GPT-2's attention scaled by layer index, rope scaling types other than
-// linear and llama3, Qwen2's per-layer sliding window) are errors saying so.
+// the file, with the families' published defaults for absent keys. The rotary settings are read in
+// transformers 4's layout (rope_theta, rope_scaling; GPT-NeoX's rotary_emb_base, rotary_pct) and in
+// 5's (rope_parameters); a setting written in both must have one value. Every key of the file is
+// read, known not to change the numbers, or an error naming it: unsupported variants (relative
+// position embeddings, GPT-2's attention scaled by layer index, rope types other than default,
+// linear and llama3, per-layer sliding windows, soft-capping, QK norms, quantization) and keys
+// attnviz does not know alike.
 Result<HfConfig> hf_config_parse(std::string_view config_json);
 
 std::string_view name_of(CheckpointFamily family);  // config.json's model_type: "gpt2", "bert", "llama", ...

@@ -7,7 +7,9 @@
 #include <atomic>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -22,12 +24,36 @@ namespace hf {
 
 using json = nlohmann::json;
 
+// How attnviz treats one config.json key of a family. Each family's file holds its table (and the
+// Llama-shaped decoders share one); hf_checkpoint.cpp holds the keys every transformers config has.
+// A key in no table is refused by name: a key attnviz does not know might change the numbers.
+enum class KeyUse {
+  read,      // the family's fill reads it
+  harmless,  // changes nothing at inference whatever its value (dropout, token ids, labels, ...)
+  only,      // harmless at `value` (or null); any other value changes the model in a way attnviz
+             // does not follow, and is refused naming the key and the value
+};
+struct ConfigKey {
+  const char* name;
+  KeyUse use;
+  const char* value = nullptr;  // only: the value accepted, as JSON ("false", "null", "\"absolute\"")
+  const char* means = nullptr;  // only: what that value means, for the message
+};
+using ConfigKeys = std::span<const ConfigKey>;
+
+struct Family;
+// Whether `key` is one `family`'s tables list as read.
+bool family_reads(const Family& family, std::string_view key);
+
 // Reads config.json keys, null or absent meaning "the family's default". The first wrong type is
 // kept in `error` (naming the key and what it must be); later keys then read as their defaults.
+// With `family` set, reading a key its tables do not list as read is an error too: the tables and
+// the fill functions cannot drift apart unnoticed.
 struct ConfigReader {
   const json& j;
   std::string error;
   std::string where = "config.json";  // how messages name the object read
+  const Family* family = nullptr;
 
   int integer(const char* key, int fallback) {
     const auto v = get<int64_t>(key, "a non-negative whole number", [](const json& x) {
@@ -50,6 +76,8 @@ struct ConfigReader {
   // error "'key' must be <must_be>" when present but not fitting).
   template <class T, class Fits>
   std::optional<T> get(const char* key, const char* must_be, Fits fits) {
+    if (family && !family_reads(*family, key) && error.empty())
+      error = where + ": attnviz reads '" + key + "' but its table of keys does not list it";
     auto it = j.find(key);
     if (it == j.end() || it->is_null()) return std::nullopt;
     if (!fits(*it)) {
@@ -203,8 +231,17 @@ void check_tied(TensorTaker& take, const M& copy, const std::string& copy_name, 
   take.fail("tensor '" + copy_name + "' differs from '" + tied_name + "': " + why);
 }
 
-// One checkpoint family: how config.json names it, how its files are recognised, and the two
-// functions that map its config and its tensors onto the engine's model.
+// An output head that tie_word_embeddings says is the head's own (untied) must be in the file:
+// transformers would make random weights for it, which no numbers here could match.
+inline void require_untied_head(TensorTaker& take, const std::string& name) {
+  if (!take.has(name, TensorTaker::Where::top))
+    take.fail("tie_word_embeddings is false but the checkpoint has no tensor '" + name +
+              "' (an output head not tied to the token embeddings needs its own weights)");
+}
+
+// One checkpoint family: how config.json names it, how its files are recognised, the keys its
+// config.json may hold, and the two functions that map its config and its tensors onto the engine's
+// model.
 struct Family {
   CheckpointFamily family;
   const char* model_type;           // config.json's "model_type"
@@ -216,7 +253,18 @@ struct Family {
   void (*load)(TensorTaker& take, const HfConfig& config, const std::string& prefix, ModelWeights& w);
   // The tensors load takes from this file (for the progress count).
   int (*tensor_count)(const HfConfig& config, const TensorFile& file);
+  const char* config_class;  // transformers' class whose keys the tables follow ("LlamaConfig")
+  ConfigKeys keys;           // the family's own keys, looked up first
+  ConfigKeys shared_keys;    // its group's (BERT's for RoBERTa, the Llama-shaped decoders'), then
+                             // the keys every config has
 };
+
+// A value from config.json for a message: a string in quotes, anything else as JSON, kept short.
+std::string shown(const json& value);
+
+// Every key of config.json is in one of the family's tables (the first table that lists it
+// decides); an unknown key, or an `only` key at another value, is an error naming it.
+Status config_keys_check(const json& j, const Family& family);
 
 // The families of hf_gpt2_bert.cpp (gpt2, bert, roberta, distilbert) and hf_llama_neox.cpp (llama,
 // mistral, qwen2, gpt_neox).

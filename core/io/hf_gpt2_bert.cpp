@@ -1,7 +1,7 @@
-// GPT-2 and the BERT relatives (BERT, RoBERTa, DistilBERT): their config.json keys and tensor names
-// mapped onto the engine's model. GPT-2's Conv1D weights are stored (in, out) and are transposed;
-// the encoders' separate query / key / value are stacked into the engine's in_proj. The masked-LM
-// heads of the three encoders share one loader, each with its own tensor names.
+// GPT-2 and the BERT relatives (BERT, RoBERTa, DistilBERT): their config.json keys (each family's
+// table) and tensor names mapped onto the engine's model. GPT-2's Conv1D weights are stored (in, out)
+// and are transposed; the encoders' separate query / key / value are stacked into the engine's
+// in_proj. The masked-LM heads of the three encoders share one loader, each with its own tensor names.
 #include <algorithm>
 #include <iterator>
 
@@ -11,16 +11,84 @@ namespace attnviz::hf {
 
 namespace {
 
+// GPT2Config's keys.
+constexpr ConfigKey kGpt2Keys[] = {
+    {"n_embd", KeyUse::read},
+    {"n_head", KeyUse::read},
+    {"n_layer", KeyUse::read},
+    {"n_positions", KeyUse::read},
+    {"n_inner", KeyUse::read},
+    {"layer_norm_epsilon", KeyUse::read},
+    {"vocab_size", KeyUse::read},
+    {"activation_function", KeyUse::read},
+    {"tie_word_embeddings", KeyUse::read},
+    {"n_ctx", KeyUse::harmless},        // older files' copy of n_positions, which transformers no longer reads
+    {"resid_pdrop", KeyUse::harmless},  // dropout is off at inference
+    {"embd_pdrop", KeyUse::harmless},
+    {"attn_pdrop", KeyUse::harmless},
+    {"summary_type", KeyUse::harmless},  // GPT2DoubleHeadsModel's classifier head
+    {"summary_use_proj", KeyUse::harmless},
+    {"summary_activation", KeyUse::harmless},
+    {"summary_proj_to_labels", KeyUse::harmless},
+    {"summary_first_dropout", KeyUse::harmless},
+    {"reorder_and_upcast_attn", KeyUse::harmless},  // the same scores computed in float32, as here
+    {"is_decoder", KeyUse::harmless},               // causal whatever it says
+    {"scale_attn_weights", KeyUse::only, "true", "scores divided by sqrt(head size)"},
+    {"scale_attn_by_inverse_layer_idx", KeyUse::only, "false", "scores not divided by the layer number"},
+};
+
+// BertConfig's keys, which RoBERTa shares (RobertaConfig adds none that change the numbers).
+constexpr ConfigKey kBertKeys[] = {
+    {"hidden_size", KeyUse::read},
+    {"num_attention_heads", KeyUse::read},
+    {"num_hidden_layers", KeyUse::read},
+    {"max_position_embeddings", KeyUse::read},
+    {"intermediate_size", KeyUse::read},
+    {"type_vocab_size", KeyUse::read},
+    {"layer_norm_eps", KeyUse::read},
+    {"vocab_size", KeyUse::read},
+    {"hidden_act", KeyUse::read},
+    {"tie_word_embeddings", KeyUse::read},
+    {"hidden_dropout_prob", KeyUse::harmless},  // dropout is off at inference
+    {"attention_probs_dropout_prob", KeyUse::harmless},
+    {"classifier_dropout", KeyUse::harmless},
+    {"directionality", KeyUse::harmless},  // Google's multilingual configs: what the tokenizer was made for
+    {"pooler_fc_size", KeyUse::harmless},  // the pooler, which attnviz does not run
+    {"pooler_num_attention_heads", KeyUse::harmless},
+    {"pooler_num_fc_layers", KeyUse::harmless},
+    {"pooler_size_per_head", KeyUse::harmless},
+    {"pooler_type", KeyUse::harmless},
+    {"position_embedding_type", KeyUse::only, "\"absolute\"", "a learned vector per position"},
+};
+constexpr ConfigKey kRobertaKeys[] = {
+    {"pad_token_id", KeyUse::read},  // positions start after it
+};
+
+// DistilBertConfig's keys.
+constexpr ConfigKey kDistilbertKeys[] = {
+    {"dim", KeyUse::read},
+    {"n_heads", KeyUse::read},
+    {"n_layers", KeyUse::read},
+    {"max_position_embeddings", KeyUse::read},
+    {"hidden_dim", KeyUse::read},
+    {"vocab_size", KeyUse::read},
+    {"activation", KeyUse::read},
+    {"tie_word_embeddings", KeyUse::read},
+    {"dropout", KeyUse::harmless},  // dropout is off at inference
+    {"attention_dropout", KeyUse::harmless},
+    {"qa_dropout", KeyUse::harmless},  // the heads of other tasks
+    {"seq_classif_dropout", KeyUse::harmless},
+    {"sinusoidal_pos_embds", KeyUse::harmless},  // only how the position table is initialised; it is read
+    {"tie_weights_", KeyUse::harmless},          // an old spelling transformers no longer reads
+};
+
 Status fill_gpt2(ConfigReader& r, HfConfig& out) {
   ModelConfig& c = out.config;
   read_sizes(r, c, {"n_embd", 768}, {"n_head", 12}, {"n_layer", 12}, {"n_positions", 1024});
   c.d_ff = r.integer("n_inner", 4 * c.d_model);
   c.ln_eps = r.number("layer_norm_epsilon", 1e-5f);
   out.vocab_size = r.integer("vocab_size", 50257);
-  if (!r.flag("scale_attn_weights", true))
-    return make_error("config.json: GPT-2 without attention scaling (scale_attn_weights false) is not supported");
-  if (r.flag("scale_attn_by_inverse_layer_idx", false))
-    return make_error("config.json: GPT-2 with attention scaled by layer index is not supported");
+  out.tied = r.flag("tie_word_embeddings", true);
   if (Status s = read_activation(r, "activation_function", "gelu_new", c.activation); !s) return s;
   c.norm = NormPlacement::pre;
   c.positions = PositionEncoding::learned;
@@ -38,9 +106,7 @@ Status fill_bert_keys(ConfigReader& r, HfConfig& out, int type_vocab, float eps)
   c.type_vocab = r.integer("type_vocab_size", type_vocab);
   c.ln_eps = r.number("layer_norm_eps", eps);
   out.vocab_size = r.integer("vocab_size", 30522);
-  const std::string pos = r.text("position_embedding_type", "absolute");
-  if (pos != "absolute")
-    return make_error("config.json: position_embedding_type '" + pos + "' is not supported (only absolute)");
+  out.tied = r.flag("tie_word_embeddings", true);
   if (Status s = read_activation(r, "hidden_act", "gelu", c.activation); !s) return s;
   c.norm = NormPlacement::post;
   c.positions = PositionEncoding::learned;
@@ -67,6 +133,7 @@ Status fill_distilbert(ConfigReader& r, HfConfig& out) {
   read_sizes(r, c, {"dim", 768}, {"n_heads", 12}, {"n_layers", 6}, {"max_position_embeddings", 512});
   c.d_ff = r.integer("hidden_dim", 3072);
   out.vocab_size = r.integer("vocab_size", 30522);
+  out.tied = r.flag("tie_word_embeddings", true);
   if (Status s = read_activation(r, "activation", "gelu", c.activation); !s) return s;
   c.ln_eps = 1e-12f;
   c.norm = NormPlacement::post;
@@ -97,7 +164,9 @@ void load_gpt2(TensorTaker& take, const HfConfig& hf, const std::string& prefix,
   }
   layer_norm_from(take, "ln_f", C, w.final_norm_w, w.final_norm_b);
   // GPT2LMHeadModel's lm_head is tied to wte (and usually absent from safetensors); a file that
-  // keeps it must hold wte's values, since the engine scores tokens with tok_embed.
+  // keeps it must hold wte's values, since the engine scores tokens with tok_embed. Untied, the file
+  // must have it (and still hold wte's values).
+  if (!hf.tied) require_untied_head(take, "lm_head.weight");
   if (take.has("lm_head.weight", TensorTaker::Where::top)) {
     WeightMat lm_head;
     take.mat("lm_head.weight", vocab, C, lm_head, false, TensorTaker::Where::top);
@@ -144,8 +213,10 @@ int count_mlm(const TensorFile& file, const MlmNames& names) {
   return n;
 }
 
-void load_mlm_head(TensorTaker& take, const MlmNames& n, const std::string& embed_name, const ModelConfig& c,
-                   int vocab, ModelWeights& w) {
+void load_mlm_head(TensorTaker& take, const MlmNames& n, const std::string& embed_name, const HfConfig& hf,
+                   ModelWeights& w) {
+  const ModelConfig& c = hf.config;
+  const int vocab = hf.vocab_size;
   constexpr auto top = TensorTaker::Where::top;
   const std::vector<const char*> all = mlm_all(n);
   if (std::none_of(all.begin(), all.end(), [&](const char* name) { return take.has(name, top); }))
@@ -173,6 +244,7 @@ void load_mlm_head(TensorTaker& take, const MlmNames& n, const std::string& embe
                  "the decoder's bias must be the head's bias (Hugging Face ties them)");
     }
   }
+  if (!hf.tied) require_untied_head(take, n.decoder_w);
   if (take.has(n.decoder_w, top)) {
     WeightMat decoder_w;
     take.mat(n.decoder_w, vocab, C, decoder_w, false, top);
@@ -236,7 +308,7 @@ void load_bert_layout(TensorTaker& take, const HfConfig& hf, const std::string& 
   take.mat("embeddings.token_type_embeddings.weight", c.type_vocab, C, w.type_embed);
   layer_norm_from(take, "embeddings.LayerNorm", C, w.embed_norm_w, w.embed_norm_b);
   take_encoder_layers(take, c, kBertLayer, w);
-  load_mlm_head(take, head, prefix + "embeddings.word_embeddings.weight", c, hf.vocab_size, w);
+  load_mlm_head(take, head, prefix + "embeddings.word_embeddings.weight", hf, w);
 }
 
 void load_bert(TensorTaker& take, const HfConfig& hf, const std::string& prefix, ModelWeights& w) {
@@ -259,7 +331,7 @@ void load_distilbert(TensorTaker& take, const HfConfig& hf, const std::string& p
   take.mat("embeddings.position_embeddings.weight", c.max_positions, C, w.pos_embed);
   layer_norm_from(take, "embeddings.LayerNorm", C, w.embed_norm_w, w.embed_norm_b);
   take_encoder_layers(take, c, kDistilbertLayer, w);
-  load_mlm_head(take, kDistilbertMlm, prefix + "embeddings.word_embeddings.weight", c, hf.vocab_size, w);
+  load_mlm_head(take, kDistilbertMlm, prefix + "embeddings.word_embeddings.weight", hf, w);
 }
 int count_distilbert(const HfConfig& hf, const TensorFile& file) {
   return 16 * hf.config.n_layers + 4 + count_mlm(file, kDistilbertMlm);
@@ -269,22 +341,24 @@ int count_distilbert(const HfConfig& hf, const TensorFile& file) {
 
 const Family& family_gpt2() {
   static const Family f{CheckpointFamily::gpt2, "gpt2", "GPT2", "wte.weight", "transformer.", fill_gpt2, load_gpt2,
-                        count_gpt2};
+                        count_gpt2, "GPT2Config", kGpt2Keys, {}};
   return f;
 }
 const Family& family_bert() {
   static const Family f{CheckpointFamily::bert, "bert", "Bert", "embeddings.word_embeddings.weight", "bert.",
-                        fill_bert, load_bert, count_bert};
+                        fill_bert, load_bert, count_bert, "BertConfig", kBertKeys, {}};
   return f;
 }
 const Family& family_roberta() {
   static const Family f{CheckpointFamily::roberta, "roberta", "Roberta", "embeddings.word_embeddings.weight",
-                        "roberta.", fill_roberta, load_roberta, count_roberta};
+                        "roberta.", fill_roberta, load_roberta, count_roberta, "RobertaConfig", kRobertaKeys,
+                        kBertKeys};
   return f;
 }
 const Family& family_distilbert() {
   static const Family f{CheckpointFamily::distilbert, "distilbert", "DistilBert", "embeddings.word_embeddings.weight",
-                        "distilbert.", fill_distilbert, load_distilbert, count_distilbert};
+                        "distilbert.", fill_distilbert, load_distilbert, count_distilbert, "DistilBertConfig",
+                        kDistilbertKeys, {}};
   return f;
 }
 

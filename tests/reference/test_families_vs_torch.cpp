@@ -1,7 +1,8 @@
 // The checkpoint families after GPT-2 / BERT (tests/fixtures/families, made by
-// make_family_checkpoints.py from the published model definitions) against PyTorch: every head's
-// weights to 1e-5, Q and K before and after the rotation, final hidden states and the output head's
-// logits to 1e-4. The inputs are token ids (these folders carry no tokenizer).
+// make_family_checkpoints.py and make_tf5_checkpoints.py from the published model definitions)
+// against PyTorch: every head's weights to 1e-5, Q and K before and after the rotation, final hidden
+// states and the output head's logits to 1e-4, with config.json in transformers 4's layout and in
+// 5's. The inputs are token ids (these folders carry no tokenizer).
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -180,6 +181,62 @@ TEST_CASE("families: GPT-NeoX / Pythia (a quarter of each head rotated, parallel
 
 TEST_CASE("families: GPT-NeoX with the sequential residual and half of each head rotated") {
   check_family("pythia_sequential");
+}
+
+// The largest change of any head's weights when the model runs with `rope` instead of its own
+// rotary settings (what a reader that ignored rope_parameters would show), over the reference cases.
+float attention_change_with(const std::string& name, const RopeConfig& rope) {
+  auto model = open_family(name), other = open_family(name);
+  REQUIRE((model.ok() && other.ok()));
+  other->config.rope = rope;
+  float worst = 0;
+  for (const FamilyCase& c : family_cases(name)) {
+    TraceInput in;
+    in.token_ids = c.ids;
+    auto a = trace_run(*model, in);
+    auto b = trace_run(*other, in);
+    REQUIRE((a.ok() && b.ok()));
+    for (int l = 0; l < model->config.n_layers; ++l)
+      for (int h = 0; h < model->config.n_heads; ++h)
+        worst = std::max(worst, max_abs_diff(a->head(l, h).weights, b->head(l, h).weights));
+  }
+  return worst;
+}
+
+TEST_CASE("families: Llama with transformers 5's config.json (llama3 scaling in rope_parameters) matches PyTorch") {
+  const Worst w = check_family("llama_tf5_llama3rope");
+  CHECK(w.attn < 1e-5f);
+  auto m = open_family("llama_tf5_llama3rope");
+  REQUIRE(m.ok());
+  const RopeConfig& r = m->config.rope;
+  CHECK(r.scaling == RopeScaling::llama3);
+  CHECK(r.theta == 500000.0f);
+  CHECK(r.factor == 8.0f);
+  CHECK(r.low_freq_factor == 1.0f);
+  CHECK(r.high_freq_factor == 4.0f);
+  CHECK(r.original_max_positions == 64);  // not max_position_embeddings (128)
+  CHECK(m->config.rotary_dims() == 16);
+  // Read as transformers 4 would (theta 10000, no scaling), its heads move by this much.
+  const float ignored = attention_change_with("llama_tf5_llama3rope", RopeConfig{});
+  MESSAGE("llama_tf5_llama3rope: rope_parameters ignored moves a head's weight by " << ignored);
+  CHECK(ignored > 0.1f);
+}
+
+TEST_CASE("families: GPT-NeoX with transformers 5's config.json (half of each head rotated, in rope_parameters)") {
+  const Worst w = check_family("pythia_tf5_partial");
+  CHECK(w.attn < 1e-5f);
+  auto m = open_family("pythia_tf5_partial");
+  REQUIRE(m.ok());
+  CHECK(m->config.rope.fraction == 0.5f);
+  CHECK(m->config.rotary_dims() == 8);  // of 16
+  CHECK(m->config.rope.theta == 20000.0f);
+  CHECK(m->config.rope.scaling == RopeScaling::none);
+  CHECK(m->config.parallel_residual);
+  RopeConfig pythia_default;  // GPTNeoXConfig's rotary_pct 0.25 and rotary_emb_base 10000
+  pythia_default.fraction = 0.25f;
+  const float ignored = attention_change_with("pythia_tf5_partial", pythia_default);
+  MESSAGE("pythia_tf5_partial: rope_parameters ignored moves a head's weight by " << ignored);
+  CHECK(ignored > 0.1f);
 }
 
 TEST_CASE("families: RoBERTa (positions from padding_idx + 1, padding) matches PyTorch") {

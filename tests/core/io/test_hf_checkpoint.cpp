@@ -1,9 +1,10 @@
 // Hugging Face checkpoints (tests/fixtures/hf, made by make_hf_checkpoints.py): the configs become
-// the engine's settings, tokens are labelled, the output heads (BERT's masked-LM head, GPT-2's tied
-// lm_head) are read or refused, and the loader's errors — missing tensors, wrong shapes, NaN weights,
-// unsupported configs; weights converted in parallel are the file's bit for bit with any thread
-// count, and vocab.json's quick reading agrees with the strict one. The comparison with PyTorch is
-// tests/reference/.
+// the engine's settings (the rotary settings in transformers 4's and 5's layouts; every key read,
+// known to be harmless or refused by name), tokens are labelled, the output heads (BERT's masked-LM
+// head, GPT-2's tied lm_head) are read or refused, and the loader's errors — missing tensors, wrong
+// shapes, NaN weights, unsupported configs, tie_word_embeddings at odds with the tensors; weights
+// converted in parallel are the file's bit for bit with any thread count, and vocab.json's quick
+// reading agrees with the strict one. The comparison with PyTorch is tests/reference/.
 #include <doctest/doctest.h>
 #include <omp.h>
 
@@ -234,15 +235,329 @@ TEST_CASE("hf config: published defaults, unsupported variants and bad values") 
   CHECK(hf_config_parse(R"({"model_type": "gpt2", "n_layer": 2, "n_layer": 3})").error() ==
         "config.json has duplicate key 'n_layer'");
   CHECK(hf_config_parse(R"({"model_type": "bert", "position_embedding_type": "relative_key"})").error() ==
-        "config.json: position_embedding_type 'relative_key' is not supported (only absolute)");
+        "config.json: position_embedding_type 'relative_key' is not supported (attnviz supports only 'absolute': a "
+        "learned vector per position)");
   CHECK(hf_config_parse(R"({"model_type": "gpt2", "scale_attn_by_inverse_layer_idx": true})").error() ==
-        "config.json: GPT-2 with attention scaled by layer index is not supported");
+        "config.json: scale_attn_by_inverse_layer_idx true is not supported (attnviz supports only false: scores not "
+        "divided by the layer number)");
   CHECK(hf_config_parse(R"({"model_type": "gpt2", "n_head": "twelve"})").error() ==
         "config.json: 'n_head' must be a non-negative whole number");
   CHECK(hf_config_parse(R"({"model_type": "gpt2", "n_embd": 100, "n_head": 12})").error().find("not divisible") !=
         std::string::npos);
   CHECK(hf_config_parse(R"({"model_type": "bert", "hidden_act": "gelu_fast"})").error() ==
         "config.json: hidden_act 'gelu_fast' is not supported (gelu, gelu_new, relu, silu)");
+}
+
+// ---- config.json: the rotary settings in both layouts, and every key accounted for -------------
+
+// hf_config_parse's message ("" when the config is read).
+std::string config_error(const std::string& text) {
+  auto hf = hf_config_parse(text);
+  return hf.ok() ? "" : hf.error();
+}
+
+Result<HfConfig> parsed(const std::string& text) {
+  auto hf = hf_config_parse(text);
+  REQUIRE_MESSAGE(hf.ok(), hf.error());
+  return hf;
+}
+
+TEST_CASE("hf config: the rotary settings read the same in transformers 4's layout, 5's, or both") {
+  // Llama 3.2's settings: transformers 4 writes rope_theta and rope_scaling, 5 one rope_parameters.
+  const std::string sizes = R"("model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
+    "max_position_embeddings": 128, )";
+  const std::string scaling = R"("factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+    "original_max_position_embeddings": 64, "rope_type": "llama3")";
+  const std::string v4 = "{" + sizes + R"("rope_theta": 500000.0, "rope_scaling": {)" + scaling + "}}";
+  const std::string v5 = "{" + sizes + R"("rope_parameters": {"rope_theta": 500000.0, )" + scaling + "}}";
+  const std::string both = "{" + sizes + R"("rope_theta": 500000, "rope_scaling": {)" + scaling +
+                           R"(}, "rope_parameters": {"rope_theta": 5e5, )" + scaling + "}}";
+  for (const std::string& text : {v4, v5, both}) {
+    CAPTURE(text);
+    const RopeConfig r = parsed(text)->config.rope;
+    CHECK(r.theta == 500000.0f);
+    CHECK(r.fraction == 1.0f);
+    CHECK(r.scaling == RopeScaling::llama3);
+    CHECK(r.factor == 8.0f);
+    CHECK(r.low_freq_factor == 1.0f);
+    CHECK(r.high_freq_factor == 4.0f);
+    CHECK(r.original_max_positions == 64);
+  }
+  // transformers 5 fills llama3's original context in from max_position_embeddings.
+  CHECK(parsed("{" + sizes + R"("rope_parameters": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0}})")->config.rope.original_max_positions == 128);
+  // Linear scaling, in older files under "type"; rope_parameters without a type is the default rotation.
+  const RopeConfig linear = parsed("{" + sizes + R"("rope_scaling": {"type": "linear", "factor": 2.0}})")->config.rope;
+  CHECK(linear.scaling == RopeScaling::linear);
+  CHECK(linear.factor == 2.0f);
+  CHECK(linear.theta == 10000.0f);
+  const RopeConfig plain = parsed("{" + sizes + R"("rope_parameters": {"rope_theta": 1000000.0}})")->config.rope;
+  CHECK(plain.scaling == RopeScaling::none);
+  CHECK(plain.theta == 1000000.0f);
+
+  // GPT-NeoX: Pythia's own keys (4.24), 4.46's which write each setting twice, and 5's.
+  const std::string neox = R"("model_type": "gpt_neox", "hidden_size": 64, "num_attention_heads": 4, )";
+  const std::string layouts[] = {
+      R"("rotary_pct": 0.5, "rotary_emb_base": 20000)",
+      R"("rotary_pct": 0.5, "partial_rotary_factor": 0.5, "rotary_emb_base": 20000, "rope_theta": 20000.0,
+        "rope_scaling": null)",
+      R"("rope_parameters": {"partial_rotary_factor": 0.5, "rope_theta": 20000.0, "rope_type": "default"})"};
+  for (const std::string& keys : layouts) {
+    CAPTURE(keys);
+    const ModelConfig c = parsed("{" + neox + keys + "}")->config;
+    CHECK(c.rope.fraction == 0.5f);
+    CHECK(c.rotary_dims() == 8);  // of 16
+    CHECK(c.rope.theta == 20000.0f);
+    CHECK(c.rope.scaling == RopeScaling::none);
+  }
+  const ModelConfig pythia_default = parsed("{" + neox + R"("rope_parameters": {"rope_type": "default"}})")->config;
+  CHECK(pythia_default.rope.fraction == 0.25f);  // GPTNeoXConfig's default rotary_pct
+  CHECK(pythia_default.rope.theta == 10000.0f);
+}
+
+TEST_CASE("hf config: a rotary setting written twice with two values is refused, naming both") {
+  CHECK(config_error(R"({"model_type": "llama", "rope_theta": 10000,
+    "rope_parameters": {"rope_theta": 500000.0, "rope_type": "default"}})") ==
+        "config.json: rope_theta 10000 and rope_parameters.rope_theta 500000.0 disagree; attnviz does not guess which "
+        "one the model uses");
+  CHECK(config_error(R"({"model_type": "mistral", "rope_scaling": {"type": "linear", "factor": 2.0},
+    "rope_parameters": {"rope_type": "llama3", "factor": 2.0}})") ==
+        "config.json: rope_scaling.type 'linear' and rope_parameters.rope_type 'llama3' disagree; attnviz does not "
+        "guess which one the model uses");
+  CHECK(config_error(R"({"model_type": "qwen2", "rope_scaling": {"rope_type": "linear", "factor": 4},
+    "rope_parameters": {"rope_type": "linear", "factor": 8.0}})") ==
+        "config.json: rope_scaling.factor 4 and rope_parameters.factor 8.0 disagree; attnviz does not guess which one "
+        "the model uses");
+  CHECK(config_error(R"({"model_type": "gpt_neox", "rotary_pct": 0.25,
+    "rope_parameters": {"partial_rotary_factor": 0.5, "rope_theta": 10000.0}})") ==
+        "config.json: rotary_pct 0.25 and rope_parameters.partial_rotary_factor 0.5 disagree; attnviz does not guess "
+        "which one the model uses");
+  CHECK(config_error(R"({"model_type": "gpt_neox", "rotary_emb_base": 10000, "rope_theta": 20000.0})") ==
+        "config.json: rotary_emb_base 10000 and rope_theta 20000.0 disagree; attnviz does not guess which one the "
+        "model uses");
+  // The same value spelled twice is one value.
+  CHECK(config_error(R"({"model_type": "gpt_neox", "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2,
+    "rotary_pct": 0.25, "partial_rotary_factor": 0.25, "rope_parameters": {"partial_rotary_factor": 0.25}})") == "");
+}
+
+TEST_CASE("hf config: rotary variants attnviz does not follow are refused by name") {
+  for (const char* type : {"yarn", "dynamic", "longrope"})
+    CHECK(config_error(std::string(R"({"model_type": "llama", "rope_parameters": {"rope_type": ")") + type +
+                       R"(", "factor": 4.0, "rope_theta": 10000.0}})") ==
+          std::string("config.json: rope_parameters.rope_type '") + type +
+              "' is not supported (attnviz supports default, linear, llama3)");
+  CHECK(config_error(R"({"model_type": "gpt_neox", "rope_scaling": {"type": "dynamic", "factor": 2.0}})") ==
+        "config.json: rope_scaling.type 'dynamic' is not supported (attnviz supports default, linear, llama3)");
+  CHECK(config_error(R"({"model_type": "llama", "rope_parameters": {"rope_type": "llama3", "factor": 8.0,
+    "low_freq_factor": 1.0, "high_freq_factor": 4.0, "attention_factor": 1.0}})") ==
+        "config.json: rope_parameters: unknown key 'attention_factor' (known: rope_type, type, rope_theta, "
+        "partial_rotary_factor, factor, low_freq_factor, high_freq_factor, original_max_position_embeddings)");
+  CHECK(config_error(R"({"model_type": "llama", "rope_parameters": {"rope_type": "llama3", "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0}})") == "config.json: rope_parameters.rope_type 'llama3' needs rope_parameters.factor");
+  CHECK(config_error(R"({"model_type": "llama", "rope_parameters": {"partial_rotary_factor": 0.5}})") ==
+        "config.json: rope_parameters.partial_rotary_factor 0.5 is not supported for llama (attnviz supports only 1: "
+        "every dimension of a head rotated)");
+  CHECK(config_error(R"({"model_type": "llama", "rope_parameters": "llama3"})") ==
+        "config.json: 'rope_parameters' must be an object or null");
+  CHECK(config_error(R"({"model_type": "llama", "rope_parameters": {"rope_theta": "big"}})") ==
+        "config.json: 'rope_parameters.rope_theta' must be a number");
+}
+
+TEST_CASE("hf config: keys that change the numbers are refused by name, and so is a key attnviz does not know") {
+  // (A small model: the published defaults are Llama 2 7B's, larger than the engine takes.)
+  const auto llama = [](const std::string& keys) {
+    return config_error(R"({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2,
+      "intermediate_size": 128, "vocab_size": 100, )" + keys + "}");
+  };
+  CHECK(llama(R"("attn_logit_softcapping": 50.0)") ==
+        "config.json: attn_logit_softcapping 50.0 is not supported (attnviz supports only null: attention scores are "
+        "not soft-capped)");
+  CHECK(llama(R"("attn_logit_softcapping": null, "final_logit_softcapping": null, "use_qk_norm": false)") == "");
+  CHECK(config_error(R"({"model_type": "qwen2", "final_logit_softcapping": 30.0})") ==
+        "config.json: final_logit_softcapping 30.0 is not supported (attnviz supports only null: the output logits are "
+        "not soft-capped)");
+  CHECK(config_error(R"({"model_type": "mistral", "use_qk_norm": true})") ==
+        "config.json: use_qk_norm true is not supported (attnviz supports only false: no norm on queries and keys)");
+  CHECK(config_error(R"({"model_type": "mistral", "attention_bias": true})") ==
+        "config.json: attention_bias true is not supported (attnviz supports only false: no biases on q/k/v/o_proj "
+        "beyond the family's own)");
+  CHECK(llama(R"("mlp_bias": true)") ==
+        "config.json: mlp_bias true is not supported (attnviz supports only false: no biases on gate/up/down_proj)");
+  CHECK(config_error(R"({"model_type": "qwen2", "use_mrope": true})") ==
+        "config.json: use_mrope true is not supported (attnviz supports only false: one rotary position per token, no "
+        "multimodal sections)");
+  CHECK(config_error(R"({"model_type": "gpt_neox", "attention_bias": false})") ==
+        "config.json: attention_bias false is not supported (attnviz supports only true: biases on query_key_value and "
+        "dense)");
+  CHECK(llama(R"("quantization_config": {"bits": 4, "quant_method": "gptq"})") ==
+        "config.json: quantization_config {\"bits\":4,\"quant_method\":\"gptq\"} is not supported (attnviz "
+        "supports only null: float weights, not quantized ones)");
+  CHECK(config_error(R"({"model_type": "bert", "is_decoder": true})") ==
+        "config.json: is_decoder true is not supported (attnviz supports only false: an encoder, its tokens attending "
+        "both ways)");
+  // Per-layer windows: Qwen2's layer_types (written from transformers 4.53 on) and use_sliding_window.
+  const std::string qwen2 = R"({"model_type": "qwen2", "num_hidden_layers": 2, )";
+  CHECK(config_error(qwen2 + R"("layer_types": ["full_attention", "full_attention"], "sliding_window": null,
+    "max_window_layers": 28, "use_sliding_window": false})") == "");
+  CHECK(config_error(qwen2 + R"("layer_types": ["full_attention", "sliding_attention"], "sliding_window": 4})") ==
+        "config.json: layer_types[1] 'sliding_attention' is not supported (attnviz supports only 'full_attention' in "
+        "every layer: no per-layer sliding window)");
+  CHECK(config_error(qwen2 + R"("layer_types": ["full_attention"]})") ==
+        "config.json: layer_types has 1 entries for 2 layers");
+  CHECK(config_error(qwen2 + R"("use_sliding_window": true, "max_window_layers": 1, "sliding_window": 4})") ==
+        "config.json: Qwen2 with use_sliding_window true (a window in some layers) is not supported");
+  // What does not change the numbers is read past, whatever its value: dropout at inference, token ids,
+  // generation defaults, labels, the stored dtype, a decoder's is_decoder.
+  CHECK(llama(R"("attention_dropout": 0.1, "pad_token_id": 0, "temperature": 0.7, "id2label": {"0": "A"},
+    "dtype": "bfloat16", "is_decoder": true, "pretraining_tp": 2, "_name_or_path": "x")") == "");
+  // A key in no table.
+  CHECK(llama(R"("rope_thetta": 500000)") ==
+        "config.json: unknown key 'rope_thetta': attnviz knows the keys of transformers' LlamaConfig and refuses "
+        "others, which might change the numbers");
+  CHECK(config_error(R"({"model_type": "gpt2", "n_embed": 768})") ==
+        "config.json: unknown key 'n_embed': attnviz knows the keys of transformers' GPT2Config and refuses others, "
+        "which might change the numbers");
+  CHECK(config_error(R"({"model_type": "roberta", "sliding_window": 4})") ==
+        "config.json: unknown key 'sliding_window': attnviz knows the keys of transformers' RobertaConfig and refuses "
+        "others, which might change the numbers");
+}
+
+TEST_CASE("hf config: every fixture's config.json and published ones are read") {
+  std::vector<std::string> paths;
+  for (const char* dir : {"hf", "families"})
+    for (const auto& e : std::filesystem::directory_iterator(fixture_path(dir)))
+      if (std::filesystem::exists(e.path() / "config.json")) paths.push_back((e.path() / "config.json").string());
+  REQUIRE(paths.size() >= 17);
+  for (const std::string& path : paths) {
+    CAPTURE(path);
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(config_error(text) == "");
+  }
+  // The key sets of configs as their publishers wrote them. Where the engine's limits refuse the real
+  // sizes (2^31 parameters, 65536 positions), Llama 2's and Mistral's have 2 layers and Llama 3.2's
+  // max_position_embeddings is 65536: the keys are what is tested here.
+  const char* published[] = {
+      // meta-llama/Llama-3.2-1B (transformers 4.45)
+      R"({"architectures": ["LlamaForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+        "bos_token_id": 128000, "eos_token_id": 128001, "head_dim": 64, "hidden_act": "silu", "hidden_size": 2048,
+        "initializer_range": 0.02, "intermediate_size": 8192, "max_position_embeddings": 65536, "mlp_bias": false,
+        "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 16, "num_key_value_heads": 8,
+        "pretraining_tp": 1, "rms_norm_eps": 1e-05, "rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0,
+        "low_freq_factor": 1.0, "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+        "rope_theta": 500000.0, "tie_word_embeddings": true, "torch_dtype": "bfloat16",
+        "transformers_version": "4.45.0.dev0", "use_cache": true, "vocab_size": 128256})",
+      // HuggingFaceTB/SmolLM2-135M (nanotron's keys)
+      R"({"architectures": ["LlamaForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+        "bos_token_id": 0, "eos_token_id": 0, "hidden_act": "silu", "hidden_size": 576,
+        "initializer_range": 0.041666666666666664, "intermediate_size": 1536, "is_llama_config": true,
+        "max_position_embeddings": 8192, "model_type": "llama",
+        "num_attention_heads": 9, "num_hidden_layers": 30, "num_key_value_heads": 3, "pretraining_tp": 1,
+        "rms_norm_eps": 1e-05, "rope_interleaved": false, "rope_scaling": null, "rope_theta": 100000,
+        "tie_word_embeddings": true, "torch_dtype": "bfloat16", "transformers_version": "4.42.3", "use_cache": true,
+        "vocab_size": 49152})",
+      // meta-llama/Llama-2-7b-hf
+      R"({"_name_or_path": "meta-llama/Llama-2-7b-hf", "architectures": ["LlamaForCausalLM"], "bos_token_id": 1,
+        "eos_token_id": 2, "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
+        "intermediate_size": 11008, "max_position_embeddings": 4096, "model_type": "llama", "num_attention_heads": 32,
+        "num_hidden_layers": 2, "num_key_value_heads": 32, "pretraining_tp": 1, "rms_norm_eps": 1e-05,
+        "rope_scaling": null, "tie_word_embeddings": false, "torch_dtype": "float16",
+        "transformers_version": "4.31.0.dev0", "use_cache": true, "vocab_size": 32000})",
+      // mistralai/Mistral-7B-v0.1
+      R"({"architectures": ["MistralForCausalLM"], "bos_token_id": 1, "eos_token_id": 2, "hidden_act": "silu",
+        "hidden_size": 4096, "initializer_range": 0.02, "intermediate_size": 14336, "max_position_embeddings": 32768,
+        "model_type": "mistral", "num_attention_heads": 32, "num_hidden_layers": 2, "num_key_value_heads": 8,
+        "rms_norm_eps": 1e-05, "rope_theta": 10000.0, "sliding_window": 4096, "tie_word_embeddings": false,
+        "torch_dtype": "bfloat16", "transformers_version": "4.34.0.dev0", "use_cache": true, "vocab_size": 32000})",
+      // Qwen/Qwen2.5-0.5B
+      R"({"architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 151643,
+        "eos_token_id": 151643, "hidden_act": "silu", "hidden_size": 896, "initializer_range": 0.02,
+        "intermediate_size": 4864, "max_position_embeddings": 32768, "max_window_layers": 24, "model_type": "qwen2",
+        "num_attention_heads": 14, "num_hidden_layers": 24, "num_key_value_heads": 2, "rms_norm_eps": 1e-06,
+        "rope_theta": 1000000.0, "sliding_window": 32768, "tie_word_embeddings": true, "torch_dtype": "bfloat16",
+        "transformers_version": "4.40.1", "use_cache": true, "use_mrope": false, "use_sliding_window": false,
+        "vocab_size": 151936})",
+      // EleutherAI/pythia-70m (transformers 4.24)
+      R"({"architectures": ["GPTNeoXForCausalLM"], "bos_token_id": 0, "eos_token_id": 0, "hidden_act": "gelu",
+        "hidden_size": 512, "initializer_range": 0.02, "intermediate_size": 2048, "layer_norm_eps": 1e-05,
+        "max_position_embeddings": 2048, "model_type": "gpt_neox", "num_attention_heads": 8, "num_hidden_layers": 6,
+        "rotary_emb_base": 10000, "rotary_pct": 0.25, "tie_word_embeddings": false, "torch_dtype": "float16",
+        "transformers_version": "4.24.0", "use_cache": true, "use_parallel_residual": true, "vocab_size": 50304})",
+      // gpt2
+      R"({"activation_function": "gelu_new", "architectures": ["GPT2LMHeadModel"], "attn_pdrop": 0.1,
+        "bos_token_id": 50256, "embd_pdrop": 0.1, "eos_token_id": 50256, "initializer_range": 0.02,
+        "layer_norm_epsilon": 1e-05, "model_type": "gpt2", "n_ctx": 1024, "n_embd": 768, "n_head": 12, "n_layer": 12,
+        "n_positions": 1024, "resid_pdrop": 0.1, "summary_activation": null, "summary_first_dropout": 0.1,
+        "summary_proj_to_labels": true, "summary_type": "cls_index", "summary_use_proj": true,
+        "task_specific_params": {"text-generation": {"do_sample": true, "max_length": 50}}, "vocab_size": 50257})",
+      // bert-base-uncased
+      R"({"architectures": ["BertForMaskedLM"], "attention_probs_dropout_prob": 0.1, "gradient_checkpointing": false,
+        "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 768, "initializer_range": 0.02,
+        "intermediate_size": 3072, "layer_norm_eps": 1e-12, "max_position_embeddings": 512, "model_type": "bert",
+        "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 0, "position_embedding_type": "absolute",
+        "transformers_version": "4.6.0.dev0", "type_vocab_size": 2, "use_cache": true, "vocab_size": 30522})",
+      // bert-base-multilingual-cased (Google's pooler keys)
+      R"({"architectures": ["BertForMaskedLM"], "attention_probs_dropout_prob": 0.1, "directionality": "bidi",
+        "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 768, "initializer_range": 0.02,
+        "intermediate_size": 3072, "layer_norm_eps": 1e-12, "max_position_embeddings": 512, "model_type": "bert",
+        "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 0, "pooler_fc_size": 768,
+        "pooler_num_attention_heads": 12, "pooler_num_fc_layers": 3, "pooler_size_per_head": 128,
+        "pooler_type": "first_token_transform", "type_vocab_size": 2, "vocab_size": 119547})",
+      // roberta-base
+      R"({"architectures": ["RobertaForMaskedLM"], "attention_probs_dropout_prob": 0.1, "bos_token_id": 0,
+        "eos_token_id": 2, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 768,
+        "initializer_range": 0.02, "intermediate_size": 3072, "layer_norm_eps": 1e-05, "max_position_embeddings": 514,
+        "model_type": "roberta", "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 1,
+        "type_vocab_size": 1, "vocab_size": 50265})",
+      // distilbert-base-uncased
+      R"({"activation": "gelu", "architectures": ["DistilBertForMaskedLM"], "attention_dropout": 0.1, "dim": 768,
+        "dropout": 0.1, "hidden_dim": 3072, "initializer_range": 0.02, "max_position_embeddings": 512,
+        "model_type": "distilbert", "n_heads": 12, "n_layers": 6, "pad_token_id": 0, "qa_dropout": 0.1,
+        "seq_classif_dropout": 0.2, "sinusoidal_pos_embds": false, "tie_weights_": true,
+        "transformers_version": "4.10.0.dev0", "vocab_size": 30522})",
+  };
+  for (const char* text : published) {
+    CAPTURE(text);
+    CHECK(config_error(text) == "");
+  }
+}
+
+// A family fixture's config.json edited, then its tensors loaded: the loader's message ("" when it loads).
+std::string load_edited(const std::string& folder, const std::function<void(nlohmann::json&)>& edit) {
+  std::ifstream in(fixture_path(folder + "/config.json"));
+  nlohmann::json j = nlohmann::json::parse(in);
+  edit(j);
+  auto hf = hf_config_parse(j.dump());
+  if (!hf) return hf.error();
+  auto model = hf_model_from_tensors(load_fixture(fixture_path(folder + "/model.safetensors")), *hf);
+  return model.ok() ? "" : model.error();
+}
+
+TEST_CASE("hf checkpoint: a tie_word_embeddings at odds with the tensors present is refused") {
+  const auto tie = [](bool tied) { return [tied](nlohmann::json& j) { j["tie_word_embeddings"] = tied; }; };
+  // Tied, but the file's output head is a matrix of its own.
+  CHECK(load_edited("families/llama_tiny", tie(true)) ==
+        "tensor 'lm_head.weight' differs from 'model.embed_tokens.weight': tie_word_embeddings is true, so lm_head "
+        "must be the token embeddings");
+  CHECK(load_edited("families/pythia_tiny", tie(true)) ==
+        "tensor 'embed_out.weight' differs from 'gpt_neox.embed_in.weight': tie_word_embeddings is true, so embed_out "
+        "must be the token embeddings");
+  // Untied, but the file has no output head (transformers would draw one at random).
+  CHECK(load_edited("families/qwen2_tiny", tie(false)) ==
+        "tie_word_embeddings is false but the checkpoint has no tensor 'lm_head.weight' (an output head not tied to "
+        "the token embeddings needs its own weights)");
+  CHECK(load_edited("hf/gpt2_tiny", tie(false)) ==
+        "tie_word_embeddings is false but the checkpoint has no tensor 'lm_head.weight' (an output head not tied to "
+        "the token embeddings needs its own weights)");
+  CHECK(load_edited("hf/bert_tiny", tie(false)) ==
+        "tie_word_embeddings is false but the checkpoint has no tensor 'cls.predictions.decoder.weight' (an output "
+        "head not tied to the token embeddings needs its own weights)");
+  // As the files say, they load.
+  CHECK(load_edited("families/llama_tiny", [](nlohmann::json&) {}) == "");
+  CHECK(load_edited("families/qwen2_tiny", tie(true)) == "");
+  CHECK(load_edited("families/pythia_tiny", tie(false)) == "");
+  // An encoder without its masked-LM head has no output head to disagree about.
+  CHECK(load_edited("hf/bert_tiny_cased", tie(false)) == "");
 }
 
 void erase_tensors(TensorFile& f, const std::function<bool(const std::string&)>& drop) {
