@@ -53,10 +53,10 @@ Result<Run> open_and_trace(const CliOptions& o, const Ablation& ablation) {
   return Run{std::move(*model), std::move(*trace)};
 }
 
-// The answer's error, with the flag that fixes it where there is one.
-std::string answer_error(const std::string& message) {
-  if (message.find("causal mask") != std::string::npos) return message + " (--mask causal)";
-  return message;
+// Why there is no answer, in English, with the flag that fixes it where there is one.
+std::string answer_error(const NoAnswer& why) {
+  const bool causal = why.reason == NoAnswerReason::needs_causal || why.reason == NoAnswerReason::no_pronoun;
+  return no_answer_english(why) + (causal ? " (--mask causal)" : "");
 }
 
 void print_answer(const ModelAnswer& a, const Trace& t, std::ostream& out) {
@@ -119,14 +119,14 @@ int cli_predict(const CliOptions& o, std::ostream& stdout_stream, std::ostream& 
   auto run = open_and_trace(o, o.ablation);
   if (!run) return fail(err, run.error());
   auto answer = model_answer(run->model, run->trace, o.text, top_k);
-  if (!answer) return fail(err, answer_error(answer.error()));
+  if (!answer) return fail(err, answer_error(answer.why()));
   // With heads off, the full model's answer beside it: what switching them off changed.
   std::optional<ModelAnswer> full;
   if (o.ablation.any()) {
     auto f = trace_final_ablated(run->model, run->trace, Ablation{});
     if (!f) return fail(err, f.error());
     auto a = model_answer_from_final(run->model, run->trace, *f, *answer, top_k);
-    if (!a) return fail(err, a.error());
+    if (!a) return fail(err, answer_error(a.why()));
     full = std::move(*a);
     out << "heads off (" << name_of(o.ablation.mode) << "): " << ablation_heads_label(o.ablation.heads) << "\n";
   }
@@ -164,7 +164,7 @@ int cli_heads(const CliOptions& o, std::ostream& stdout_stream, std::ostream& er
   auto run = open_and_trace(o, Ablation{});
   if (!run) return fail(err, run.error());
   auto grid = importance_grid(run->model, run->trace, o.text, o.ablation.mode);
-  if (!grid) return fail(err, answer_error(grid.error()));
+  if (!grid) return fail(err, answer_error(grid.why()));
   out << "answer: ";
   print_answer(grid->answer, run->trace, out);
   const bool changes = importance_changes_answer(*grid);

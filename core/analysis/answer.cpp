@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <numeric>
 
+#include "analysis/coref_readout.h"
 #include "base/enum_names.h"
 #include "model/kernels.h"
 #include "text/utf8.h"
@@ -17,6 +19,15 @@ namespace {
 
 constexpr EnumNames<AnswerKind, 3> kKinds{
     {{AnswerKind::coref, "coref"}, {AnswerKind::next_token, "next_token"}, {AnswerKind::masked, "masked"}}};
+
+constexpr EnumNames<NoAnswerReason, std::size(kNoAnswerReasons)> kReasonNames{{
+    {NoAnswerReason::no_output_head, "no_output_head"},   {NoAnswerReason::no_model, "no_model"},
+    {NoAnswerReason::cross_attention, "cross_attention"}, {NoAnswerReason::no_tokens, "no_tokens"},
+    {NoAnswerReason::no_pronoun, "no_pronoun"},           {NoAnswerReason::no_candidates, "no_candidates"},
+    {NoAnswerReason::unknown_word, "unknown_word"},       {NoAnswerReason::no_word_readout, "no_word_readout"},
+    {NoAnswerReason::no_mask, "no_mask"},                 {NoAnswerReason::needs_causal, "needs_causal"},
+    {NoAnswerReason::other_sentence, "other_sentence"},   {NoAnswerReason::other_model, "other_model"},
+    {NoAnswerReason::cancelled, "cancelled"}}};
 
 std::string token_name(const Model& model, int id) {
   if (model.tokenizer && id < model.tokenizer->vocab_size()) return model.tokenizer->piece(id);
@@ -54,9 +65,9 @@ std::vector<double> log_softmax(const RowVec& logits) {
   return out;
 }
 
-Result<PositionAnswer> position_answer(const Model& model, const Mat& final, int position, int top_k) {
+AnswerResult<PositionAnswer> position_answer(const Model& model, const Mat& final, int position, int top_k) {
   auto logits = output_logits(model, final.row(position));
-  if (!logits) return make_error(logits.error());
+  if (!logits) return logits.why();
   const std::vector<double> lp = log_softmax(*logits);
   std::vector<int> order(lp.size());
   std::iota(order.begin(), order.end(), 0);
@@ -94,12 +105,12 @@ float coref_log_prob(const CorefPrediction& got, int referent) {
   return static_cast<float>(std::log(std::max(p, 1e-30)));
 }
 
-Result<ModelAnswer> answer_at(const Model& model, const Trace& trace, const Mat& final, ModelAnswer out, int top_k) {
+AnswerResult<ModelAnswer> answer_at(const Model& model, const Trace& trace, const Mat& final, ModelAnswer out, int top_k) {
   out.predictions.clear();
   out.log_prob = 0;
   if (out.kind == AnswerKind::coref) {
     auto p = coref_answer_from_final(model, final, out.example);
-    if (!p) return make_error(p.error());
+    if (!p) return p.why();
     out.coref = *p;
     out.log_prob = coref_log_prob(*p, p->referent);
     return out;
@@ -108,7 +119,7 @@ Result<ModelAnswer> answer_at(const Model& model, const Trace& trace, const Mat&
       out.kind == AnswerKind::next_token ? std::vector<int>{last_real_position(trace)} : mask_positions(model, trace);
   for (int pos : positions) {
     auto a = position_answer(model, final, pos, top_k);
-    if (!a) return make_error(a.error());
+    if (!a) return a.why();
     out.log_prob += std::log(std::max(a->top.front().p, 1e-30f));
     out.predictions.push_back(std::move(*a));
   }
@@ -118,14 +129,37 @@ Result<ModelAnswer> answer_at(const Model& model, const Trace& trace, const Mat&
 }  // namespace
 
 std::string_view name_of(AnswerKind kind) { return enum_name(kKinds, kind); }
+std::string_view name_of(NoAnswerReason reason) { return enum_name(kReasonNames, reason); }
 
-Result<RowVec> output_logits(const Model& model, const RowVec& h) {
+std::string no_answer_english(const NoAnswer& why) {
+  switch (why.reason) {
+    // Short enough for the app's answer line at 1280 pixels, in either language.
+    case NoAnswerReason::no_output_head:
+      return "the model has no output head (a random sandbox has none; BERT needs cls.predictions.*)";
+    case NoAnswerReason::no_model: return "an attention file holds only the weights, and there is no model to answer";
+    case NoAnswerReason::cross_attention: return "the model's answer is read from self-attention, not cross-attention";
+    case NoAnswerReason::no_tokens: return "the sentence has no tokens: type some words";
+    case NoAnswerReason::no_pronoun:
+      return "the sentence has no pronoun \"it\" for the model to resolve (a model that predicts the next token "
+             "answers under the causal mask)";
+    case NoAnswerReason::no_candidates: return "the sentence needs two candidate nouns the model knows (see its vocabulary)";
+    case NoAnswerReason::unknown_word: return "the model does not know the word '" + why.word + "'";
+    case NoAnswerReason::no_word_readout:
+      return "the model has no output projection onto a vocabulary: it cannot name a word";
+    case NoAnswerReason::no_mask: return "type [MASK] where the model should fill in a word: its masked-LM head answers there";
+    case NoAnswerReason::needs_causal: return "this model predicts the next token only under the causal mask: switch it on";
+    case NoAnswerReason::other_sentence: return "the trace is of another sentence";
+    case NoAnswerReason::other_model: return "the trace was not made by this model";
+    case NoAnswerReason::cancelled: return kTraceCancelled;
+  }
+  return "no answer";
+}
+
+AnswerResult<RowVec> output_logits(const Model& model, const RowVec& h) {
   const ModelWeights& w = model.weights;
-  if (h.size() != model.config.d_model) return make_error("the hidden state does not have d_model values");
+  if (h.size() != model.config.d_model) return NoAnswerReason::other_model;  // not a hidden state of this model
   switch (model_output_head(model)) {
-    case OutputHead::none:
-      // Short enough for the app's answer line at 1280 pixels, in either language.
-      return make_error(std::string(kNoAnswerNoOutputHead));
+    case OutputHead::none: return NoAnswerReason::no_output_head;
     case OutputHead::linear: {
       RowVec out = h * w.output_w.transpose();
       if (w.output_b.size() == out.size()) out += w.output_b.transpose();
@@ -142,57 +176,53 @@ Result<RowVec> output_logits(const Model& model, const RowVec& h) {
       return out;
     }
   }
-  return make_error("unknown output head");
+  return NoAnswerReason::no_output_head;  // a head this file does not know reads nothing
 }
 
-Result<ModelAnswer> model_answer(const Model& model, const Trace& trace, std::string_view text, int top_k) {
+AnswerResult<ModelAnswer> model_answer(const Model& model, const Trace& trace, std::string_view text, int top_k) {
   const OutputHead head = model_output_head(model);
+  if (trace.weights_only) return NoAnswerReason::no_model;
   if (trace.final.rows() != trace.n_queries() || trace.final.cols() != model.config.d_model)
-    return make_error("the trace was not made by this model");
-  if (trace.cross) return make_error(std::string(kNoAnswerCrossAttention));
+    return NoAnswerReason::other_model;
+  if (trace.cross) return NoAnswerReason::cross_attention;
   ModelAnswer a;
-  if (head == OutputHead::none) return make_error(output_logits(model, RowVec::Zero(model.config.d_model)).error());
+  if (head == OutputHead::none) return NoAnswerReason::no_output_head;
   if (trace.causal && head != OutputHead::bert_mlm) {
     a.kind = AnswerKind::next_token;
   } else if (head == OutputHead::linear && !model.tokenizer) {
     a.kind = AnswerKind::coref;
     a.example = coref_make(text);
-    if (a.example.pronoun < 0)
-      return make_error(std::string(kNoAnswerNoPronoun));
-    if (a.example.candidate_a < 0 || a.example.candidate_b < 0)
-      return make_error(std::string(kNoAnswerNoCandidates));
-    if (Status s = coref_check(trace, a.example); !s) return make_error(s.error());
+    if (a.example.pronoun < 0) return NoAnswerReason::no_pronoun;
+    if (a.example.candidate_a < 0 || a.example.candidate_b < 0) return NoAnswerReason::no_candidates;
+    if (auto s = coref_check(trace, a.example); !s) return s.why();
   } else if (head == OutputHead::bert_mlm) {
     a.kind = AnswerKind::masked;
-    if (mask_positions(model, trace).empty())
-      return make_error(std::string(kNoAnswerNoMask));
+    if (mask_positions(model, trace).empty()) return NoAnswerReason::no_mask;
   } else {
-    return make_error(std::string(kNoAnswerNeedsCausal));
+    return NoAnswerReason::needs_causal;
   }
   return answer_at(model, trace, trace.final, std::move(a), top_k);
 }
 
-Result<ModelAnswer> model_answer_from_final(const Model& model, const Trace& trace, const Mat& final,
-                                            const ModelAnswer& reference, int top_k) {
-  if (final.rows() != trace.n_queries() || final.cols() != model.config.d_model)
-    return make_error("the hidden states do not belong to this trace");
+AnswerResult<ModelAnswer> model_answer_from_final(const Model& model, const Trace& trace, const Mat& final,
+                                                  const ModelAnswer& reference, int top_k) {
+  if (final.rows() != trace.n_queries() || final.cols() != model.config.d_model) return NoAnswerReason::other_model;
   return answer_at(model, trace, final, reference, top_k);
 }
 
-Result<AnswerShift> answer_shift(const Model& model, const Mat& final, const ModelAnswer& reference) {
+AnswerResult<AnswerShift> answer_shift(const Model& model, const Mat& final, const ModelAnswer& reference) {
   AnswerShift out;
   if (reference.kind == AnswerKind::coref) {
     auto p = coref_answer_from_final(model, final, reference.example);
-    if (!p) return make_error(p.error());
+    if (!p) return p.why();
     out.log_prob = coref_log_prob(*p, reference.coref.referent);
     out.changed = p->referent != reference.coref.referent;
     return out;
   }
   for (const PositionAnswer& pa : reference.predictions) {
-    if (pa.position < 0 || pa.position >= final.rows() || pa.top.empty())
-      return make_error("the hidden states do not belong to this answer");
+    if (pa.position < 0 || pa.position >= final.rows() || pa.top.empty()) return NoAnswerReason::other_model;
     auto logits = output_logits(model, final.row(pa.position));
-    if (!logits) return make_error(logits.error());
+    if (!logits) return logits.why();
     const std::vector<double> lp = log_softmax(*logits);
     out.log_prob += static_cast<float>(lp[static_cast<size_t>(pa.top.front().id)]);
     // The new top token, ties to the lower id as position_answer orders them.

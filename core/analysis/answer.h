@@ -5,10 +5,12 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "analysis/coref_readout.h"
 #include "base/result.h"
+#include "demos/coref_data.h"
+#include "demos/coref_demo.h"
 #include "model/model.h"
 #include "model/trace.h"
 
@@ -38,32 +40,65 @@ struct ModelAnswer {
                        // positions of log p(top token)
 };
 
-// Why model_answer has no answer, for the cases a person meets: its error texts, named so that the
-// app can say them in its own language (app/desktop/state/answer_text.h).
-inline constexpr std::string_view kNoAnswerNoOutputHead =
-    "the model has no output head (a random sandbox has none; BERT needs cls.predictions.*)";
-inline constexpr std::string_view kNoAnswerCrossAttention =
-    "the model's answer is read from self-attention, not cross-attention";
-inline constexpr std::string_view kNoAnswerNoPronoun =
-    "the sentence has no pronoun \"it\" for the model to resolve (a model that predicts the next token answers "
-    "under the causal mask)";
-inline constexpr std::string_view kNoAnswerNoCandidates =
-    "the sentence needs two candidate nouns the model knows (see its vocabulary)";
-inline constexpr std::string_view kNoAnswerNoMask =
-    "type [MASK] where the model should fill in a word: its masked-LM head answers there";
-inline constexpr std::string_view kNoAnswerNeedsCausal =
-    "this model predicts the next token only under the causal mask: switch it on";
+// Why there is no answer, as a code with the values its sentence needs: the app says it in its own
+// language (app/desktop/state/answer_text.h), the CLI in English (no_answer_english). Every failure of
+// the functions below, and of coref_readout.h's, is one of these.
+enum class NoAnswerReason {
+  no_output_head,   // a random sandbox; a BERT checkpoint without cls.predictions.*
+  no_model,         // a trace read from an attention file: weights only, no model ran
+  cross_attention,  // answers are read from self-attention
+  no_tokens,        // an empty sentence
+  no_pronoun,       // a coreference model, and no "it"
+  no_candidates,    // ...and not two candidate nouns before it
+  unknown_word,     // a candidate noun outside the model's vocabulary (NoAnswer::word)
+  no_word_readout,  // coreference needs an output layer onto a vocabulary of words (a checkpoint has none)
+  no_mask,          // a masked-LM head, and no [MASK] in the sentence
+  needs_causal,     // a next-token model traced without the causal mask
+  other_sentence,   // the trace is of another sentence (a newer one is being computed)
+  other_model,      // the trace, or the hidden states, were not made by this model
+  cancelled,        // stopped by its caller (a newer request)
+};
+inline constexpr NoAnswerReason kNoAnswerReasons[] = {
+    NoAnswerReason::no_output_head, NoAnswerReason::no_model,        NoAnswerReason::cross_attention,
+    NoAnswerReason::no_tokens,      NoAnswerReason::no_pronoun,      NoAnswerReason::no_candidates,
+    NoAnswerReason::unknown_word,   NoAnswerReason::no_word_readout, NoAnswerReason::no_mask,
+    NoAnswerReason::needs_causal,   NoAnswerReason::other_sentence,  NoAnswerReason::other_model,
+    NoAnswerReason::cancelled};
+std::string_view name_of(NoAnswerReason reason);  // "no_output_head", ... (for tests and scripts)
+
+struct NoAnswer {
+  NoAnswerReason reason = NoAnswerReason::other_model;
+  std::string word;  // unknown_word: the word the vocabulary lacks; empty otherwise
+  bool operator==(const NoAnswer&) const = default;
+};
+
+// The reason as one English line, the words the app's English table uses for it (its test says so).
+std::string no_answer_english(const NoAnswer& why);
+
+// A Result whose error is a NoAnswer: why() is the code for a UI to say in its language, error()
+// the English line (for the CLI, and for callers that only pass an error on).
+template <class T>
+class AnswerResult : public Result<T> {
+ public:
+  AnswerResult(T value) : Result<T>(std::move(value)) {}  // NOLINT: implicit on purpose
+  AnswerResult(NoAnswer why) : Result<T>(make_error(no_answer_english(why))), why_(std::move(why)) {}  // NOLINT
+  AnswerResult(NoAnswerReason reason) : AnswerResult(NoAnswer{reason, {}}) {}  // NOLINT
+  const NoAnswer& why() const { return why_; }  // meaningful when !ok()
+
+ private:
+  NoAnswer why_;
+};
 
 // Picks the kind from the model and the trace: a causal trace with an output head -> next_token;
 // a word-level model with its own output layer and a sentence with "it" and two candidates ->
 // coref; a BERT masked-LM head -> masked (the sentence must hold [MASK]). `text` is the trace's
-// sentence. The errors say why the model cannot answer.
-Result<ModelAnswer> model_answer(const Model& model, const Trace& trace, std::string_view text, int top_k = 5);
+// sentence. Its errors say why the model cannot answer.
+AnswerResult<ModelAnswer> model_answer(const Model& model, const Trace& trace, std::string_view text, int top_k = 5);
 
 // The same kind of answer from other final hidden states of the same input (heads switched off):
 // the positions, example and k are `reference`'s.
-Result<ModelAnswer> model_answer_from_final(const Model& model, const Trace& trace, const Mat& final,
-                                            const ModelAnswer& reference, int top_k = 5);
+AnswerResult<ModelAnswer> model_answer_from_final(const Model& model, const Trace& trace, const Mat& final,
+                                                  const ModelAnswer& reference, int top_k = 5);
 
 // What other final hidden states of the same input (heads switched off) make of reference's own
 // choice: its log-probability (the same referent, or the same top token at each position, summed)
@@ -72,9 +107,9 @@ struct AnswerShift {
   float log_prob = 0;
   bool changed = false;
 };
-Result<AnswerShift> answer_shift(const Model& model, const Mat& final, const ModelAnswer& reference);
+AnswerResult<AnswerShift> answer_shift(const Model& model, const Mat& final, const ModelAnswer& reference);
 
 // Scores over the vocabulary (V) for one final hidden state through the model's output head.
-Result<RowVec> output_logits(const Model& model, const RowVec& hidden);
+AnswerResult<RowVec> output_logits(const Model& model, const RowVec& hidden);
 
 }  // namespace attnviz

@@ -60,20 +60,20 @@ CorefExample coref_align(const Trace& trace, const CorefExample& e) {
   return out;
 }
 
-Status coref_check(const Trace& trace, const CorefExample& e) {
-  if (e.tokens.empty()) return make_error("the sentence has no tokens");
-  if (e.pronoun < 0) return make_error("the sentence has no pronoun \"it\"");
-  if (e.candidate_a < 0 || e.candidate_b < 0) return make_error("the sentence needs two candidate nouns before \"it\"");
-  if (trace.cross) return make_error("cross-attention: the keys are another sentence");
+AnswerResult<Ok> coref_check(const Trace& trace, const CorefExample& e) {
+  if (e.tokens.empty()) return NoAnswerReason::no_tokens;
+  if (e.pronoun < 0) return NoAnswerReason::no_pronoun;
+  if (e.candidate_a < 0 || e.candidate_b < 0) return NoAnswerReason::no_candidates;
+  if (trace.cross) return NoAnswerReason::cross_attention;
   if (trace.n_queries() < static_cast<int>(e.tokens.size()) || trace.n_keys() < static_cast<int>(e.tokens.size()))
-    return make_error("the trace is of another sentence");
+    return NoAnswerReason::other_sentence;
   for (size_t i = 0; i < e.tokens.size(); ++i)
-    if (trace.queries[i].text != e.tokens[i].text) return make_error("the trace is of another sentence");
+    if (trace.queries[i].text != e.tokens[i].text) return NoAnswerReason::other_sentence;
   return Ok{};
 }
 
-Result<std::vector<CorefHeadScore>> coref_head_scores(const Trace& trace, const CorefExample& e) {
-  if (Status s = coref_check(trace, e); !s) return make_error(s.error());
+AnswerResult<std::vector<CorefHeadScore>> coref_head_scores(const Trace& trace, const CorefExample& e) {
+  if (auto s = coref_check(trace, e); !s) return s.why();
   std::vector<CorefHeadScore> out;
   for (size_t l = 0; l < trace.layers.size(); ++l) {
     const auto& heads = trace.layers[l].attn.heads;
@@ -112,36 +112,35 @@ int coref_best_head(const std::vector<CorefHeadScore>& scores, const CorefExampl
   return best;
 }
 
-Result<CorefPrediction> coref_answer(const Model& model, const Trace& trace, const CorefExample& e) {
-  if (Status s = coref_check(trace, e); !s) return make_error(s.error());
+AnswerResult<CorefPrediction> coref_answer(const Model& model, const Trace& trace, const CorefExample& e) {
+  if (auto s = coref_check(trace, e); !s) return s.why();
   return coref_answer_from_final(model, trace.final, e);
 }
 
-Result<CorefPrediction> coref_answer_from_final(const Model& model, const Mat& final, const CorefExample& e) {
+AnswerResult<CorefPrediction> coref_answer_from_final(const Model& model, const Mat& final, const CorefExample& e) {
   const WeightMat& out_w = model.weights.output_w;
   const Vec& out_b = model.weights.output_b;
   if (out_w.rows() == 0 || model.vocab.empty() || static_cast<size_t>(out_w.rows()) != model.vocab.size())
-    return make_error("the model has no output projection onto a vocabulary: it cannot name a word");
-  if (e.pronoun < 0 || e.candidate_a < 0 || e.candidate_b < 0)
-    return make_error("the sentence needs \"it\" and two candidate nouns");
-  if (final.cols() != out_w.cols() || final.rows() <= e.pronoun)
-    return make_error("the trace was not made by this model");
+    return NoAnswerReason::no_word_readout;
+  if (e.pronoun < 0) return NoAnswerReason::no_pronoun;
+  if (e.candidate_a < 0 || e.candidate_b < 0) return NoAnswerReason::no_candidates;
+  if (final.cols() != out_w.cols() || final.rows() <= e.pronoun) return NoAnswerReason::other_model;
   const std::string& word_a = e.tokens[static_cast<size_t>(e.candidate_a)].text;
   const std::string& word_b = e.tokens[static_cast<size_t>(e.candidate_b)].text;
   const int id_a = vocab_index(model, word_a), id_b = vocab_index(model, word_b);
-  if (id_a < 0) return make_error("the model does not know the word '" + word_a + "'");
-  if (id_b < 0) return make_error("the model does not know the word '" + word_b + "'");
+  if (id_a < 0) return NoAnswer{NoAnswerReason::unknown_word, word_a};
+  if (id_b < 0) return NoAnswer{NoAnswerReason::unknown_word, word_b};
   const auto row = final.row(e.pronoun);
   const float bias_a = out_b.size() > id_a ? out_b(id_a) : 0.0f, bias_b = out_b.size() > id_b ? out_b(id_b) : 0.0f;
   return coref_choose(e, row.dot(out_w.row(id_a)) + bias_a, row.dot(out_w.row(id_b)) + bias_b);
 }
 
-Result<CorefReadout> coref_readout(const Model& model, const Trace& trace, std::string_view text) {
+AnswerResult<CorefReadout> coref_readout(const Model& model, const Trace& trace, std::string_view text) {
   CorefReadout r;
   r.example = coref_make(text);
-  if (Status s = coref_check(trace, r.example); !s) return make_error(s.error());
+  if (auto s = coref_check(trace, r.example); !s) return s.why();
   auto p = coref_answer(model, trace, r.example);
-  if (!p) return make_error(p.error());
+  if (!p) return p.why();
   r.prediction = std::move(*p);
   return r;
 }

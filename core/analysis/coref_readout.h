@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/answer.h"
 #include "base/result.h"
 #include "demos/coref_data.h"
 #include "demos/coref_demo.h"
@@ -28,8 +29,9 @@ struct CorefHeadScore {
 };
 
 // Ok when the example has a pronoun and two candidates and the trace is a self-attention trace of
-// the example's sentence: its first tokens are the example's tokens (padding may follow).
-Status coref_check(const Trace& trace, const CorefExample& example);
+// the example's sentence: its first tokens are the example's tokens (padding may follow). Errors
+// here and below are analysis/answer.h's NoAnswer codes.
+AnswerResult<Ok> coref_check(const Trace& trace, const CorefExample& example);
 
 // For a trace made by a checkpoint's tokenizer (subword pieces, [CLS] first): the example re-indexed
 // onto the trace's tokens. Its tokens become the trace's sentence-A tokens, and the pronoun, the
@@ -38,7 +40,7 @@ Status coref_check(const Trace& trace, const CorefExample& example);
 CorefExample coref_align(const Trace& trace, const CorefExample& example);
 
 // One score per head, layer by layer (index layer * NH + head); coref_check's errors otherwise.
-Result<std::vector<CorefHeadScore>> coref_head_scores(const Trace& trace, const CorefExample& example);
+AnswerResult<std::vector<CorefHeadScore>> coref_head_scores(const Trace& trace, const CorefExample& example);
 
 // The index into `scores` of the head that separates the candidates best: with a known referent,
 // the largest (to_referent - to_other); without one, the largest |to_a - to_b|. -1 when empty.
@@ -48,9 +50,9 @@ int coref_best_head(const std::vector<CorefHeadScore>& scores, const CorefExampl
 // compared between the two candidates' words (softmax over the two, as coref_predict does). With
 // the trace that trace_run makes without masks it equals coref_predict. Errors: no output
 // projection or vocabulary, a trace not made by this model, a candidate word outside the vocabulary.
-Result<CorefPrediction> coref_answer(const Model& model, const Trace& trace, const CorefExample& example);
+AnswerResult<CorefPrediction> coref_answer(const Model& model, const Trace& trace, const CorefExample& example);
 // The same from final hidden states (T, C) of the example's sentence: e.g. with heads switched off.
-Result<CorefPrediction> coref_answer_from_final(const Model& model, const Mat& final, const CorefExample& example);
+AnswerResult<CorefPrediction> coref_answer_from_final(const Model& model, const Mat& final, const CorefExample& example);
 
 // coref_make(text) and coref_answer together, for a UI holding a trace of `text`: the example (its
 // pronoun, candidates and property as token indices of the trace) and the model's answer.
@@ -58,6 +60,6 @@ struct CorefReadout {
   CorefExample example;
   CorefPrediction prediction;
 };
-Result<CorefReadout> coref_readout(const Model& model, const Trace& trace, std::string_view text);
+AnswerResult<CorefReadout> coref_readout(const Model& model, const Trace& trace, std::string_view text);
 
 }  // namespace attnviz

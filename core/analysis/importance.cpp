@@ -12,15 +12,19 @@ bool importance_changes_answer(const ImportanceGrid& grid) {
   });
 }
 
-Result<ImportanceGrid> importance_grid(const Model& model, const Trace& base, std::string_view text, AblationMode mode,
-                                       const std::atomic<bool>* cancel) {
+// trace_final_ablated fails only on a trace this model did not make (or cross-attention, which
+// model_answer has refused by then), and a head outside the model, which the loops never ask for.
+AnswerResult<ImportanceGrid> importance_grid(const Model& model, const Trace& base, std::string_view text,
+                                             AblationMode mode, const std::atomic<bool>* cancel) {
   const ModelConfig& c = model.config;
+  if (base.weights_only) return NoAnswerReason::no_model;
+  if (base.cross) return NoAnswerReason::cross_attention;
   // The full model's own trace: the one given when nothing in it is switched off.
   Trace full_owned;
   const Trace* full = &base;
   if (base.ablation.any()) {
     auto f = trace_final_ablated(model, base, Ablation{});
-    if (!f) return make_error(f.error());
+    if (!f) return NoAnswerReason::other_model;
     full_owned.queries = base.queries;
     full_owned.keys = base.keys;
     full_owned.causal = base.causal;
@@ -28,7 +32,7 @@ Result<ImportanceGrid> importance_grid(const Model& model, const Trace& base, st
     full = &full_owned;
   }
   auto answer = model_answer(model, *full, text, 1);
-  if (!answer) return make_error(answer.error());
+  if (!answer) return answer.why();
   ImportanceGrid g;
   g.answer = std::move(*answer);
   g.mode = mode;
@@ -37,14 +41,14 @@ Result<ImportanceGrid> importance_grid(const Model& model, const Trace& base, st
   float best = 0;
   for (int l = 0; l < c.n_layers; ++l)
     for (int h = 0; h < c.n_heads; ++h) {
-      if (cancel && cancel->load(std::memory_order_relaxed)) return make_error(kTraceCancelled);
+      if (cancel && cancel->load(std::memory_order_relaxed)) return NoAnswerReason::cancelled;
       Ablation one;
       one.mode = mode;
       one.heads = {HeadRef{l, h}};
       auto final = trace_final_ablated(model, base, one);
-      if (!final) return make_error(final.error());
+      if (!final) return NoAnswerReason::other_model;
       auto shift = answer_shift(model, *final, g.answer);
-      if (!shift) return make_error(shift.error());
+      if (!shift) return shift.why();
       const float drop = g.answer.log_prob - shift->log_prob;
       g.drop[static_cast<size_t>(l)][static_cast<size_t>(h)] = drop;
       g.flips[static_cast<size_t>(l)][static_cast<size_t>(h)] = shift->changed;

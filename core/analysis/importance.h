@@ -22,10 +22,11 @@ struct ImportanceGrid {
 };
 
 // `base` is a trace of `text` with no head switched off (its own ablation is ignored: the grid is
-// measured against the full model). A set `cancel` stops between heads with kTraceCancelled.
-Result<ImportanceGrid> importance_grid(const Model& model, const Trace& base, std::string_view text,
-                                       AblationMode mode = AblationMode::zero,
-                                       const std::atomic<bool>* cancel = nullptr);
+// measured against the full model). A set `cancel` stops between heads (NoAnswerReason::cancelled);
+// the other errors are model_answer's.
+AnswerResult<ImportanceGrid> importance_grid(const Model& model, const Trace& base, std::string_view text,
+                                             AblationMode mode = AblationMode::zero,
+                                             const std::atomic<bool>* cancel = nullptr);
 
 // Whether switching some single head off changes the answer (a flip anywhere in the grid). When
 // none does, the model resolves its answer redundantly: no one head decides it.

@@ -275,3 +275,27 @@ TEST_CASE("cli attention --words --hide-special: words for pieces in the outputs
   CHECK(r.status == 2);
   CHECK(has(r.err, "--words shows the softmax weights only"));
 }
+
+TEST_CASE("cli predict/heads: why there is no answer is printed in English, the words the app's English uses") {
+  auto refused = [](std::vector<std::string> args) {
+    CliRun r = cli_in_process(args);
+    CHECK(r.status == 1);
+    return r.err;
+  };
+  // BERT without its masked-LM head (cls.predictions.*) has no output head.
+  const std::string no_head = refused({"predict", "--model", fixture_path("hf/bert_tiny_cased"), "--text", "The cat sat."});
+  CHECK(no_head ==
+        "attnviz-cli: the model has no output head (a random sandbox has none; BERT needs cls.predictions.*)\n");
+  CHECK(no_head == "attnviz-cli: " + no_answer_english(NoAnswer{NoAnswerReason::no_output_head, {}}) + "\n");
+  CHECK(refused({"heads", "--model", fixture_path("hf/bert_tiny_cased"), "--text", "The cat sat.", "--importance"}) == no_head);
+  // With the head, it answers only at a [MASK].
+  CHECK(refused({"predict", "--model", fixture_path("hf/bert_mlm"), "--text", "The cat sat."}) ==
+        "attnviz-cli: type [MASK] where the model should fill in a word: its masked-LM head answers there\n");
+  // The coreference demo without "it", and the induction demo (a word model too) without the causal
+  // mask: the flag that makes a next-token model answer is named.
+  const std::string no_it =
+      "attnviz-cli: the sentence has no pronoun \"it\" for the model to resolve (a model that predicts the next token "
+      "answers under the causal mask) (--mask causal)\n";
+  CHECK(refused({"predict", "--model", kCoref, "--text", "The animal didn't cross the street."}) == no_it);
+  CHECK(refused({"predict", "--model", std::string(ATTNVIZ_ASSETS) + "/demo_induction", "--text", "t3 t9 t3"}) == no_it);
+}

@@ -17,6 +17,7 @@
 #include "demos/induction_demo.h"
 #include "io/model_open.h"
 #include "io/session.h"
+#include "state/answer_text.h"
 #include "state/app_busy.h"
 #include "state/app_memory.h"
 #include "state/app_state.h"
@@ -470,11 +471,11 @@ TEST_CASE("app state: which heads matter runs off the UI thread and belongs to i
   small_sandbox(app);
   settle(app);
   CHECK_FALSE(app.answer);
-  CHECK(app.answer_error.find("no output head") != std::string::npos);
+  CHECK(app.answer_error == NoAnswer{NoAnswerReason::no_output_head, {}});
   app_start_importance(app);
   settle_importance(app);
   REQUIRE(app.importance_result);
-  CHECK(app.importance_result->error.find("no output head") != std::string::npos);
+  CHECK(app.importance_result->error == NoAnswer{NoAnswerReason::no_output_head, {}});
 }
 
 }  // namespace attnviz
@@ -708,7 +709,7 @@ TEST_CASE("app state: an attention file is shown without a model, a failed open 
   CHECK(app.trace->n_queries() == 5);
   CHECK(app.trace->n_keys() == 5);
   CHECK_FALSE(app.answer.has_value());
-  CHECK(test::has(app.answer_error, "no model"));
+  CHECK(app.answer_error == NoAnswer{NoAnswerReason::no_model, {}});
   CHECK_FALSE(app_toggle_head(app, 0, 0));  // no model to switch a head off in
   CHECK(app_model_config(app).n_heads == 2);
   app.measure = AttentionMeasure::rollout;  // the weights are enough for rollout: one map per layer
@@ -1029,6 +1030,51 @@ TEST_CASE("app state: the remembered state round-trips, is strict, and a bad fil
   CHECK_FALSE(path_is_file(app_memory_file()));
   CHECK(path_is_file(app_memory_file() + ".corrupt"));
   ::unsetenv("XDG_STATE_HOME");
+}
+
+TEST_CASE("app state: in Korean, why there is no answer is said in Korean on the answer line, the grid and Coreference") {
+  AppState app;
+  app.lang = Lang::ko;
+  // The random sandbox has no output head.
+  REQUIRE(app_use_source(app, ModelSource::sandbox).ok());
+  small_sandbox(app);
+  settle(app);
+  REQUIRE(app.trace);
+  CHECK_FALSE(app.answer);
+  REQUIRE(app.answer_error);
+  CHECK(app.answer_error->reason == NoAnswerReason::no_output_head);
+  CHECK(answer_line_text(nullptr, &*app.answer_error, *app.trace, app.lang) ==
+        "답 없음: 모델에 출력층이 없습니다 (무작위 샌드박스에는 없고, BERT는 cls.predictions.*가 있어야 합니다)");
+  app_start_importance(app);
+  settle_importance(app);
+  REQUIRE(app.importance_result);
+  REQUIRE(app.importance_result->error);
+  CHECK(no_answer_text(*app.importance_result->error, app.lang) ==
+        "모델에 출력층이 없습니다 (무작위 샌드박스에는 없고, BERT는 cls.predictions.*가 있어야 합니다)");
+  // A BERT with its masked-LM head answers only at a [MASK].
+  REQUIRE(app_use_source(app, ModelSource::file, test::fixture_path("hf/bert_mlm")).ok());
+  app.sentence = "The cat sat on the mat.";
+  app.dirty = true;
+  settle(app);
+  REQUIRE(app.trace);
+  REQUIRE(app.answer_error);
+  CHECK(app.answer_error->reason == NoAnswerReason::no_mask);
+  CHECK(answer_line_text(nullptr, &*app.answer_error, *app.trace, app.lang) ==
+        "답 없음: 모델이 채울 자리에 [MASK]를 입력하세요: 마스크드 언어 모델 헤드가 그 자리에서 답합니다");
+  app.sentence = "The cat sat on the [MASK].";
+  app.dirty = true;
+  settle(app);
+  CHECK(app.answer);
+  CHECK_FALSE(app.answer_error);
+  // The Coreference view on this checkpoint: it reads attention, but has no word to name as the referent.
+  app.sentence = "The animal didn't cross the street because it was too tired.";
+  app.dirty = true;
+  settle(app);
+  coref_cache_refresh(app);
+  REQUIRE(app.coref.a.fits);
+  REQUIRE(app.coref.a.answer_error);
+  CHECK(app.coref.a.answer_error->reason == NoAnswerReason::no_word_readout);
+  CHECK(no_answer_text(*app.coref.a.answer_error, app.lang) == "모델에 어휘로 가는 출력 사영이 없어서 단어를 고를 수 없습니다");
 }
 
 }  // namespace

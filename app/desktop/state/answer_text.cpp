@@ -1,9 +1,8 @@
-// Token probabilities with three decimals, as the CLI prints them.
+// Token probabilities with three decimals, as the CLI prints them. Each NoAnswer code has its own
+// string, picked by a switch so that a code added to core without one is a compiler warning here.
 #include "state/answer_text.h"
 
 #include <cstdio>
-#include <string_view>
-#include <utility>
 
 namespace attnviz {
 
@@ -34,14 +33,29 @@ std::string answer_text(const ModelAnswer& a, const Trace& t, Lang lang, int top
   return out;
 }
 
-std::string no_answer_text(const std::string& error, Lang lang) {
-  static constexpr std::pair<std::string_view, Str> kReasons[] = {
-      {kNoAnswerNoOutputHead, Str::why_no_output_head}, {kNoAnswerCrossAttention, Str::why_cross_attention},
-      {kNoAnswerNoPronoun, Str::why_no_pronoun},       {kNoAnswerNoCandidates, Str::why_no_candidates},
-      {kNoAnswerNoMask, Str::why_no_mask},             {kNoAnswerNeedsCausal, Str::why_needs_causal}};
-  for (const auto& [reason, id] : kReasons)
-    if (error == reason) return tr(lang, id);
-  return error;
+std::string no_answer_text(const NoAnswer& why, Lang lang) {
+  switch (why.reason) {
+    case NoAnswerReason::no_output_head: return tr(lang, Str::why_no_output_head);
+    case NoAnswerReason::no_model: return tr(lang, Str::why_no_model);
+    case NoAnswerReason::cross_attention: return tr(lang, Str::why_cross_attention);
+    case NoAnswerReason::no_tokens: return tr(lang, Str::why_no_tokens);
+    case NoAnswerReason::no_pronoun: return tr(lang, Str::why_no_pronoun);
+    case NoAnswerReason::no_candidates: return tr(lang, Str::why_no_candidates);
+    case NoAnswerReason::unknown_word: return tr_format(lang, Str::why_unknown_word, why.word.c_str());
+    case NoAnswerReason::no_word_readout: return tr(lang, Str::why_no_word_readout);
+    case NoAnswerReason::no_mask: return tr(lang, Str::why_no_mask);
+    case NoAnswerReason::needs_causal: return tr(lang, Str::why_needs_causal);
+    case NoAnswerReason::other_sentence: return tr(lang, Str::why_other_sentence);
+    case NoAnswerReason::other_model: return tr(lang, Str::why_other_model);
+    case NoAnswerReason::cancelled: return tr(lang, Str::why_cancelled);
+  }
+  return no_answer_english(why);  // a code added to core before its strings: English beats nothing
+}
+
+std::string answer_line_text(const ModelAnswer* answer, const NoAnswer* why, const Trace& trace, Lang lang) {
+  if (answer) return answer_text(*answer, trace, lang);
+  if (why) return tr_format(lang, Str::answer_none, no_answer_text(*why, lang).c_str());
+  return {};
 }
 
 }  // namespace attnviz

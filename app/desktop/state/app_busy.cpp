@@ -37,7 +37,8 @@ std::vector<std::string> app_busy(const AppState& app) {
   if (app.view == View::coref && app.trace && !app.cross && app.error.empty() && co.cached &&
       co.cache_version == app.trace_version && co.a.text == app.sentence && !co.a.fits && !e.tokens.empty() &&
       e.pronoun >= 0 && e.candidate_a >= 0 && e.candidate_b >= 0)
-    busy.push_back("the Coreference view's sentence A (it says computing…; " + co.a.why + ")");
+    busy.push_back("the Coreference view's sentence A (it says computing…; " +
+                   (co.a.why ? no_answer_english(*co.a.why) : std::string()) + ")");
   return busy;
 }
 

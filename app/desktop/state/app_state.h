@@ -87,7 +87,7 @@ struct AppState {
   std::shared_ptr<const Model> trace_model;  // the model that made `trace`
   std::optional<ModelAnswer> answer;       // what the model answers for A (heads off as asked)
   std::optional<ModelAnswer> answer_full;  // with heads off: the full model's answer, for before/after
-  std::string answer_error;                // why there is no answer (no output head, no "it", ...)
+  std::optional<NoAnswer> answer_error;    // why there is no answer (no output head, no "it", ...)
   GenerationState generation;              // Generate: tokens still to append, the generated positions
   std::optional<ModelAnswer> answer_b;     // B's answer (Compare), when its model gives one
   MeasureMaps maps;                        // the measure's maps of A (app_update keeps them current)

@@ -125,7 +125,7 @@ void attention_update(AppState& app) {
   app.answer.reset();
   app.answer_full.reset();
   app.answer_b.reset();
-  app.answer_error = tr(app.lang, Str::attn_no_answer);
+  app.answer_error = NoAnswer{NoAnswerReason::no_model, {}};
   app.error.clear();
   app.compute_seconds = 0;
   app.compute_finished = std::chrono::steady_clock::now();  // read, not computed: ready now

@@ -77,13 +77,14 @@ std::shared_ptr<const Model> run_job(const ComputeJob& job, CachedModel& cache, 
 void read_answers(const Model& model, const Trace& trace, const std::string& text, ComputeResult& result) {
   auto answer = model_answer(model, trace, text);
   if (!answer) {
-    result.answer_error = answer.error();
+    result.answer_error = answer.why();
     return;
   }
   if (trace.ablation.any()) {
     auto final = trace_final_ablated(model, trace, Ablation{});
-    auto full = final ? model_answer_from_final(model, trace, *final, *answer) : Result<ModelAnswer>(make_error(final.error()));
-    if (full) result.answer_full = std::move(*full);
+    if (final) {
+      if (auto full = model_answer_from_final(model, trace, *final, *answer)) result.answer_full = std::move(*full);
+    }
   }
   result.answer = std::move(*answer);
 }

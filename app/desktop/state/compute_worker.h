@@ -41,7 +41,7 @@ struct ComputeResult {
   // A's answer (analysis/answer.h) and, with heads switched off, the full model's answer beside
   // it; answer_error says why there is none (a sandbox has no output head, ...).
   std::optional<ModelAnswer> answer, answer_full;
-  std::string answer_error;
+  std::optional<NoAnswer> answer_error;
   std::optional<ModelAnswer> answer_b;  // B's answer (Compare: the 1-head model's), when it has one
   std::string error, error_b;
   double seconds = 0;  // A and B together

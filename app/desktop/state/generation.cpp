@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "state/answer_text.h"
 #include "state/app_state.h"
 
 namespace attnviz {
@@ -57,7 +58,8 @@ void generation_poll(AppState& app) {
   if (!app.answer || app.answer->kind != AnswerKind::next_token || app.answer->predictions.empty() ||
       app.answer->predictions.back().top.empty()) {
     g.remaining = 0;  // no next-token answer (an error on the way): stop, saying why
-    app.status = app.answer_error.empty() ? "generation stopped: the model gives no next token" : app.answer_error;
+    app.status = tr_format(app.lang, Str::gen_stopped,
+                           app.answer_error ? no_answer_text(*app.answer_error, app.lang).c_str() : tr(app.lang, Str::gen_no_next_token));
     app.status_is_error = true;
     return;
   }

@@ -31,7 +31,7 @@ void ImportanceRunner::start(std::shared_ptr<const Model> model, std::shared_ptr
     r.trace_version = trace_version;
     auto grid = importance_grid(*model, *trace, text, mode, &cancel_);
     if (grid) r.grid = std::move(*grid);
-    else r.error = grid.error();
+    else r.error = grid.why();
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!cancel_) {
       std::lock_guard lock(mutex_);

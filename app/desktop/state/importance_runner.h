@@ -18,7 +18,7 @@ namespace attnviz {
 struct ImportanceResult {
   uint64_t trace_version = 0;
   std::optional<ImportanceGrid> grid;
-  std::string error;
+  std::optional<NoAnswer> error;  // why there is no grid
   double seconds = 0;
 };
 

@@ -60,7 +60,13 @@ std::string script_expect(const AppState& app, const std::string& what) {
     return app.sentence == text ? std::string() : "expected the sentence '" + text + "', it is '" + app.sentence + "'";
   if (kind == "answer")
     return app.answer && app.trace ? contains(answer_text(*app.answer, *app.trace, Lang::en), "answer")
-                                   : "expected an answer, there is none: " + app.answer_error;
+                                   : "expected an answer, there is none: " + (app.answer_error ? no_answer_english(*app.answer_error) : "");
+  if (kind == "answer_line") {  // as shown, in the UI's language
+    const std::string line = app.trace ? answer_line_text(app.answer ? &*app.answer : nullptr,
+                                                          app.answer_error ? &*app.answer_error : nullptr, *app.trace, app.lang)
+                                       : std::string();
+    return contains(line, "answer line");
+  }
   if (kind == "answer_full")
     return app.answer_full && app.trace ? contains(answer_text(*app.answer_full, *app.trace, Lang::en), "full model's answer")
                                         : std::string("expected the full model's answer beside the ablated one");
@@ -95,7 +101,7 @@ std::string script_expect(const AppState& app, const std::string& what) {
     return got == n ? std::string() : "expected " + text + " tokens, the trace has " + std::to_string(got);
   }
   return "unknown expectation '" + kind +
-         "' (error, no_error, model_error, status, tokens, sentence, model, answer, answer_full, importance, weight, idle)";
+         "' (error, no_error, model_error, status, tokens, sentence, model, answer, answer_line, answer_full, importance, weight, idle)";
 }
 
 // `try LINE`, `nowait LINE`: the line after the verb, with the rest as one argument for TEXT verbs,

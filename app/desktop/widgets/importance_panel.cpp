@@ -125,8 +125,8 @@ void importance_panel(AppState& app) {
     return;
   }
   const auto& r = app.importance_result;
-  if (r && r->trace_version == app.trace_version && !r->error.empty()) {
-    ImGui::TextColored(ImVec4(1, 0.6f, 0.5f, 1), "%s", tr_format(L, Str::answer_none, no_answer_text(r->error, L).c_str()).c_str());
+  if (r && r->trace_version == app.trace_version && r->error) {
+    ImGui::TextColored(ImVec4(1, 0.6f, 0.5f, 1), "%s", tr_format(L, Str::answer_none, no_answer_text(*r->error, L).c_str()).c_str());
     return;
   }
   if (!g) return;

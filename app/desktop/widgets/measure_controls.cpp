@@ -78,13 +78,13 @@ void answer_line(AppState& app) {
   const Lang L = app.lang;
   ImGui::TextDisabled("%s:", tr(L, Str::answer_label));
   ImGui::SameLine();
-  if (app.trace->weights_only) {  // an attention file: no model, so no answer (in the language shown now)
-    ImGui::TextDisabled("%s", tr_format(L, Str::answer_none, tr(L, Str::attn_no_answer)).c_str());
-  } else if (app.answer) {
+  const std::string line = answer_line_text(app.answer ? &*app.answer : nullptr, app.answer_error ? &*app.answer_error : nullptr,
+                                            *app.trace, L);
+  if (app.answer) {
     const ImVec4 colour = app.ablation.any() ? ImVec4(1.0f, 0.7f, 0.35f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1);
-    ImGui::TextColored(colour, "%s", answer_text(*app.answer, *app.trace, L).c_str());
+    ImGui::TextColored(colour, "%s", line.c_str());
   } else {
-    ImGui::TextDisabled("%s", tr_format(L, Str::answer_none, no_answer_text(app.answer_error, L).c_str()).c_str());
+    ImGui::TextDisabled("%s", line.c_str());
   }
   if (!app.ablation.any()) return;  // the status bar lists the heads that are off
   // The controls first, so that a long answer never pushes them off the edge; the full model's

@@ -1,9 +1,11 @@
 // The Coreference view's numbers: per-head attention from "it" to the candidates (hand-made
 // weights, then the shipped demo), the best head, and the answer read from the trace's final
-// hidden states, which must match coref_predict's full forward pass.
+// hidden states, which must match coref_predict's full forward pass; and why there is no answer, as
+// analysis/answer.h's codes.
 #include <doctest/doctest.h>
 
 #include "analysis/coref_readout.h"
+#include "analysis/importance.h"
 #include "io/model_file.h"
 
 using namespace attnviz;
@@ -174,4 +176,53 @@ TEST_CASE("coref view: models that cannot answer, and a trace made by another mo
   auto masked = coref_answer(demo, run(demo, kTired, causal), e);
   REQUIRE(masked.ok());
   CHECK(masked->probability != doctest::Approx(coref_answer(demo, run(demo, kTired), e)->probability));
+}
+
+TEST_CASE("answers: each way of having no answer is a code with its values, and importance reports the same codes") {
+  const Model demo = load_demo();
+  const Trace tired = run(demo, kTired);
+  CHECK(model_answer(demo, tired, kTired).ok());
+  auto reason_of = [](const auto& result) {
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.error() == no_answer_english(result.why()));  // error() is the same reason in English
+    return result.why().reason;
+  };
+  const char* no_it = "The animal didn't cross the street.";
+  CHECK(reason_of(model_answer(demo, run(demo, no_it), no_it)) == NoAnswerReason::no_pronoun);
+  const char* one_noun = "It was too tired.";
+  CHECK(reason_of(model_answer(demo, run(demo, one_noun), one_noun)) == NoAnswerReason::no_candidates);
+  CHECK(reason_of(coref_head_scores(tired, coref_make(""))) == NoAnswerReason::no_tokens);
+  CHECK(reason_of(coref_head_scores(run(demo, kWide), coref_make(kTired))) == NoAnswerReason::other_sentence);
+  // The word the vocabulary lacks travels with its code.
+  Model no_animal = demo;
+  for (std::string& w : no_animal.vocab)
+    if (w == "animal") w = "beast";
+  auto unknown = model_answer(no_animal, tired, kTired);
+  CHECK(reason_of(unknown) == NoAnswerReason::unknown_word);
+  CHECK(unknown.why().word == "animal");
+  // Sandbox: no output head, in model_answer, importance_grid and output_logits alike.
+  ModelConfig c;
+  c.d_model = 16;
+  c.n_heads = 2;
+  c.n_layers = 1;
+  const Model sandbox = model_init_random(c, 1);
+  const Trace ts = run(sandbox, kTired);
+  CHECK(reason_of(model_answer(sandbox, ts, kTired)) == NoAnswerReason::no_output_head);
+  CHECK(reason_of(importance_grid(sandbox, ts, kTired)) == NoAnswerReason::no_output_head);
+  CHECK(reason_of(output_logits(sandbox, RowVec::Zero(16))) == NoAnswerReason::no_output_head);
+  CHECK(reason_of(coref_answer(sandbox, ts, coref_make(kTired))) == NoAnswerReason::no_word_readout);
+  // Another model's trace, a trace read from an attention file, cross-attention, a cancelled grid.
+  CHECK(reason_of(model_answer(demo, ts, kTired)) == NoAnswerReason::other_model);
+  Trace weights_only = tired;
+  weights_only.weights_only = true;
+  CHECK(reason_of(model_answer(demo, weights_only, kTired)) == NoAnswerReason::no_model);
+  TraceInput cross;
+  cross.text = kTired;
+  cross.source_text = kWide;
+  auto tc = trace_run(demo, cross);
+  REQUIRE(tc.ok());
+  CHECK(reason_of(model_answer(demo, *tc, kTired)) == NoAnswerReason::cross_attention);
+  CHECK(reason_of(importance_grid(demo, *tc, kTired)) == NoAnswerReason::cross_attention);
+  const std::atomic<bool> cancel{true};
+  CHECK(reason_of(importance_grid(demo, tired, kTired, AblationMode::zero, &cancel)) == NoAnswerReason::cancelled);
 }

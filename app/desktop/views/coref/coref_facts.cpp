@@ -138,7 +138,7 @@ void answer_group(AppState& app, const CorefSide& a) {
   }
   if (!a.answer) {
     fact_group(tr(L, Str::co_answer), ImGui::GetContentRegionAvail().x * 0.6f, false);
-    text_wrapped(tr_format(L, Str::co_no_answer, no_answer_text(a.answer_error, L).c_str()));
+    if (a.answer_error) text_wrapped(tr_format(L, Str::co_no_answer, no_answer_text(*a.answer_error, L).c_str()));
     return;
   }
   const CorefPrediction& p = *a.answer;

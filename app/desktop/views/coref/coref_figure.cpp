@@ -29,7 +29,7 @@ Result<Figure> coref_figure(AppState& app, const FontRaster* font) {
   const Lang L = app.lang;
   coref_cache_refresh(app);  // as drawing the view would
   const CorefSide& a = app.coref.a;
-  if (!a.fits) return make_error("coref: nothing to export for this sentence (" + (a.why.empty() ? std::string("no \"it\" and two nouns") : a.why) + ")");
+  if (!a.fits) return make_error("coref: nothing to export for this sentence (" + (a.why ? no_answer_english(*a.why) : std::string("no \"it\" and two nouns")) + ")");
   const Trace& t = *app.trace;
   const CorefExample& e = a.example;
   const int NL = static_cast<int>(t.layers.size()), NH = t.config.n_heads;
@@ -46,8 +46,8 @@ Result<Figure> coref_figure(AppState& app, const FontRaster* font) {
                          tr_format(L, Str::co_answer_prob, a.answer->referent_text.c_str(), static_cast<double>(a.answer->probability) * 100.0);
     if (e.referent >= 0) answer += std::string(" · ") + tr(L, a.answer->referent == e.referent ? Str::co_correct : Str::co_wrong);
     page_line(page, answer, 15, kPageInk, true);
-  } else if (!a.answer_error.empty()) {
-    page_paragraph(page, tr_format(L, Str::co_no_answer, no_answer_text(a.answer_error, L).c_str()), 14);
+  } else if (a.answer_error) {
+    page_paragraph(page, tr_format(L, Str::co_no_answer, no_answer_text(*a.answer_error, L).c_str()), 14);
   }
   page_gap(page, 6);
 

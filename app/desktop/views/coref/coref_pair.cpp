@@ -10,6 +10,7 @@
 #include <imgui.h>
 
 #include "render/heatmap.h"
+#include "state/answer_text.h"
 #include "views/coref/coref_parts.h"
 #include "widgets/draw.h"
 #include "widgets/heatmap_widget.h"
@@ -30,7 +31,7 @@ void answer_column(const AppState& app, const char* name, const CorefSide& s, bo
   if (show_text || !s.fits) {
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x);
     ImGui::TextUnformatted(s.text.c_str());
-    if (!s.fits && !s.why.empty()) ImGui::TextDisabled("%s", s.why.c_str());
+    if (!s.fits && s.why) ImGui::TextDisabled("%s", no_answer_text(*s.why, L).c_str());
     ImGui::PopTextWrapPos();
   }
   if (!s.fits) return;

@@ -19,7 +19,7 @@ void side_build(CorefSide& s, const std::string& text, const Trace* trace, const
   s.example = coref_align(*trace, s.example);  // a checkpoint's pieces: indices into its tokens
   auto heads = coref_head_scores(*trace, s.example);
   if (!heads) {
-    s.why = heads.error();
+    s.why = heads.why();
     return;
   }
   s.fits = true;
@@ -28,7 +28,7 @@ void side_build(CorefSide& s, const std::string& text, const Trace* trace, const
   if (!model) return;
   auto answer = coref_answer(*model, *trace, s.example);
   if (answer) s.answer = *answer;
-  else s.answer_error = answer.error();
+  else s.answer_error = answer.why();
 }
 
 }  // namespace

@@ -18,11 +18,11 @@ struct CorefSide {
   std::string text;                       // the sentence it was built from
   CorefExample example;
   bool fits = false;                      // coref_check passed: the trace is of this sentence
-  std::string why;                        // coref_check's message when !fits
+  std::optional<NoAnswer> why;            // coref_check's reason when !fits
   std::vector<CorefHeadScore> heads;      // layer * NH + head
   int best = -1;                          // index into heads
   std::optional<CorefPrediction> answer;  // the model's answer, when it can give one
-  std::string answer_error;
+  std::optional<NoAnswer> answer_error;   // ...or why not
 };
 
 struct CorefState {
