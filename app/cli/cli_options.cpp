@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "base/memory_available.h"
 #include "base/parse_number.h"
 
 namespace attnviz {
@@ -248,6 +249,16 @@ const std::vector<Flag>& flags() {
        "attention: strongest keys listed per query in --json (default 3; 0: none); predict: the most "
        "probable tokens listed per position (default 5)",
        int_flag(&CliOptions::top_k, 0, kMaxTokens, "top-k"), kAttention | kPredict | kGenerate},
+      {"max-trace-memory", "SIZE",
+       "the most memory one trace may take, as 8G or 512M (K, M, G, T: powers of 1024); a longer input is "
+       "refused, saying how many tokens fit (default: half of the memory available, less 1G)",
+       [](CliOptions& o, const std::string& v) -> Status {
+         auto size = memory_size_parse(v);
+         if (!size) return make_error("--max-trace-memory " + size.error());
+         o.max_trace_memory = *size;
+         return Ok{};
+       },
+       kAttention | kPredict | kHeads | kGenerate},
       {"csv", "FILE", "write one head's weights as CSV (needs --layer and --head)", string_flag(&CliOptions::csv_path)},
       {"png", "FILE", "draw a labelled grid of one layer's heads (needs --layer)", string_flag(&CliOptions::png_path)},
       {"svg", "FILE", "the same grid as an SVG: vector cells, text as text (needs --layer)",
@@ -283,7 +294,7 @@ const Flag* find_flag(std::string_view name) {
 constexpr const char* kNeedsModel[] = {"model", "weights", "text", "text-b", "source", "input-npy", "save-weights",
                                        "ablate", "ablation", "mask", "d-model", "heads", "layers", "ffn",
                                        "activation", "norm", "positions", "ln-eps", "seed", "generator", "score",
-                                       "head-scores", "temperature"};
+                                       "head-scores", "temperature", "max-trace-memory"};
 
 Status check_combination(const CliOptions& o) {
   if (o.command == CliCommand::train_coref || o.command == CliCommand::train_induction) {

@@ -40,6 +40,7 @@ struct CliOptions {
   int layer = -1, head = -1;  // 0-based
   float png_scale = 1.0f;     // --png-scale
   Colormap colormap = Colormap::viridis;  // --colormap
+  int64_t max_trace_memory = 0;  // --max-trace-memory SIZE in bytes; 0: sized from the memory available (cli_run)
   int top_k = 3;              // --top-k: strongest keys per query in JSON; predict: tokens listed (default 5)
   bool json_weights = true;   // --no-weights drops the (T, T) matrices from JSON
   std::string out_dir;        // train coref / induction: --out DIR (model.safetensors is written there)

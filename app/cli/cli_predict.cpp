@@ -48,6 +48,7 @@ Result<Run> open_and_trace(const CliOptions& o, const Ablation& ablation) {
   in.text = o.text;
   in.mask = o.mask;
   in.ablation = ablation;
+  in.max_memory = cli_trace_memory(o);
   auto trace = trace_run(*model, in);
   if (!trace) return make_error(trace.error());
   return Run{std::move(*model), std::move(*trace)};
@@ -206,6 +207,7 @@ int cli_generate(const CliOptions& o, std::ostream& stdout_stream, std::ostream&
   g.temperature = o.sample_temperature;
   g.top_k = o.given.count("top-k") ? o.top_k : 5;
   g.seed = o.seed;
+  g.max_memory = cli_trace_memory(o);
   auto gen = generate(*model, o.text, g);
   if (!gen) return fail(err, gen.error());
   // The prompt, then each new token with its probability; the whole text at the end.

@@ -13,6 +13,7 @@
 #include "analysis/stats.h"
 #include "asset_paths.h"
 #include "base/file_io.h"
+#include "base/memory_available.h"
 #include "font_find.h"
 #include "io/attention_file.h"
 #include "io/model_file.h"
@@ -79,6 +80,7 @@ Status apply_experiments(const CliOptions& o, Model& model) {
 
 Result<TraceInput> make_input(const CliOptions& o) {
   TraceInput in;
+  in.max_memory = cli_trace_memory(o);
   in.mask = o.mask;
   in.ablation = o.ablation;
   if (!o.input_npy.empty()) {
@@ -322,6 +324,10 @@ int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
   CliOptions resolved = o;
   resolved.model_path = demo->dir;
   return run_command(resolved, out, err);
+}
+
+int64_t cli_trace_memory(const CliOptions& o) {
+  return o.max_trace_memory > 0 ? o.max_trace_memory : trace_memory_limit(memory_available(memory_texts_read()));
 }
 
 std::string counted(long long n, std::string_view noun) {

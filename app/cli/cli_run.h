@@ -2,6 +2,7 @@
 // the outputs the user asked for. Returns the process exit status: 0, 1 with a message on err, or 2
 // (a usage error) when an architecture flag disagrees with the model file's config.
 #pragma once
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -11,6 +12,10 @@
 namespace attnviz {
 
 int cli_run(const CliOptions& options, std::ostream& out, std::ostream& err);
+
+// The most bytes one trace may take: --max-trace-memory, or else sized from the memory available
+// now (base/memory_available.h).
+int64_t cli_trace_memory(const CliOptions& options);
 
 // "1 head", "4 heads": a count and its noun, which takes an "s" unless the count is 1.
 std::string counted(long long n, std::string_view noun);

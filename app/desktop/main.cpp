@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file_io.h"
+#include "base/memory_available.h"
 #include "base/memory_tuning.h"
 #include "render/image.h"
 #include "shell/fonts.h"
@@ -399,6 +400,9 @@ int run(const AppOptions& opt) {
     Fonts fonts;
     fonts_build(fonts, content_scale(window, opt), opt.presentation, false);
     AppState app;
+    // Read once: a keystroke's trace must not look at the file system.
+    app.trace_max_memory = opt.max_trace_memory > 0 ? opt.max_trace_memory
+                                                    : trace_memory_limit(memory_available(memory_texts_read()));
     demo_cache_prune();  // older trainers' models, never read by this build
     GuiResources gui;  // scoped so its GL textures are released before the context goes away
     ShellState shell;

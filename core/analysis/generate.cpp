@@ -39,6 +39,7 @@ Result<Generation> generate(const Model& model, std::string_view prompt, const G
   if (!model.config.causal) return make_error("generation needs a causal model (GPT-2, Llama, Mistral, Qwen2, Pythia)");
   TraceInput in;
   in.text = std::string(prompt);
+  in.max_memory = o.max_memory;
   auto trace = trace_run(model, in, control);
   if (!trace) return make_error(trace.error());
   Generation g;

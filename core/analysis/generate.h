@@ -20,6 +20,7 @@ struct GenerateOptions {
   float temperature = 0.0f;  // 0: greedy (the most probable token); > 0: sample softmax(logits / τ)
   int top_k = 5;             // tokens listed per step; at τ > 0 also the pool sampled from
   uint64_t seed = 1;         // the sampler's stream: the same seed gives the same tokens
+  int64_t max_memory = 0;    // each step's trace's limit (TraceInput::max_memory)
 };
 inline constexpr int kMaxGenerateTokens = 1024;
 

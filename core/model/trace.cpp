@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/memory_available.h"
 #include "model/embed.h"
 #include "model/kernels.h"
 #include "model/mask.h"
@@ -170,11 +171,10 @@ Result<MaskSpec> checked_mask(const Model& model, const TraceInput& input) {
   return mask;
 }
 
-// The most bytes of (Tq, Tk) attention matrices one trace may hold (weights, and scores where kept):
-// 2 GiB. GPT-2 medium (24 x 16 heads) at 1,024 tokens needs 1.6 GB; the default sandbox (6 x 8)
-// reaches it near 3,300 tokens. Without it, 4,096 tokens (padding alone gets there) in 8 layers of
-// 32 heads asked for 17 GB and the system killed the app (found by the soak test).
-constexpr int64_t kMaxTraceAttentionBytes = int64_t{1} << 31;
+// A trace is refused before any layer runs when it would pass its limit (TraceInput::max_memory;
+// 2 GiB unless the app or the CLI sized it from the machine). Without one, 4,096 tokens (padding
+// alone gets there) in 8 layers of 32 heads asked for 17 GB and the system killed the app (found by
+// the soak test).
 
 // The bytes of attention matrices a forward of Tq queries over Tk keys keeps, in every layer.
 int64_t trace_attention_bytes(const ModelConfig& c, int64_t tq, int64_t tk) {
@@ -188,18 +188,36 @@ int64_t trace_attention_bytes(const ModelConfig& c, int64_t tq, int64_t tk) {
   return matrices * c.n_layers * cells * static_cast<int64_t>(sizeof(Mat::Scalar));
 }
 
-// Refuses a forward whose attention matrices would pass kMaxTraceAttentionBytes, before any is made.
-Status check_trace_size(const ModelConfig& c, int64_t tq, int64_t tk, int64_t extra_bytes = 0) {
-  const int64_t bytes = trace_attention_bytes(c, tq, tk) + extra_bytes;
-  if (bytes <= kMaxTraceAttentionBytes) return Ok{};
-  char line[240];
+// "17.2 GB", "67 MB": a limit set to 64M must not read as 0.1 GB.
+std::string size_text(int64_t bytes) {
+  char buf[32];
+  if (bytes >= 1'000'000'000) std::snprintf(buf, sizeof buf, "%.1f GB", static_cast<double>(bytes) / 1e9);
+  else std::snprintf(buf, sizeof buf, "%.0f MB", static_cast<double>(bytes) / 1e6);
+  return buf;
+}
+
+}  // namespace
+
+Status trace_size_check(const ModelConfig& c, int64_t tq, int64_t tk, int64_t max_memory, int64_t extra_bytes) {
+  const int64_t limit = max_memory > 0 ? max_memory : kTraceMemoryDefault;
+  const int64_t bytes = trace_bytes(c, tq, tk) + extra_bytes;
+  if (bytes <= limit) return Ok{};
+  // The size suggested is in whole G rounded up from GB: a G (2^30 bytes) is more than a GB, so it
+  // fits, and it never reads smaller than the size said before it.
+  const long long suggest = static_cast<long long>((bytes + 999'999'999) / 1'000'000'000);
+  char line[512];
   std::snprintf(line, sizeof line,
-                "the attention weights would take %.1f GB (%lld x %lld in each of %d heads x %d layers; the limit is "
-                "%.0f GB): use a shorter text or padding, or fewer heads or layers",
-                static_cast<double>(bytes) / 1e9, static_cast<long long>(tq), static_cast<long long>(tk), c.n_heads,
-                c.n_layers, static_cast<double>(kMaxTraceAttentionBytes) / 1e9);
+                "the attention weights would take %s (%lld x %lld in each of %d heads x %d layers), the whole trace "
+                "%s, over its limit of %s: %d tokens fit in this model. Use a shorter text (or padding), fewer heads "
+                "or layers, or, if the machine has the memory, raise the limit with --max-trace-memory SIZE (%lldG "
+                "for this input)",
+                size_text(trace_attention_bytes(c, tq, tk)).c_str(), static_cast<long long>(tq),
+                static_cast<long long>(tk), c.n_heads, c.n_layers, size_text(bytes).c_str(), size_text(limit).c_str(),
+                trace_tokens_fit(c, limit), suggest);
   return make_error(line);
 }
+
+namespace {
 
 // The fields that say how a trace was made.
 void describe(Trace& t, const Model& model, const TraceInput& input, const MaskSpec& mask) {
@@ -260,7 +278,7 @@ Result<Trace> trace_cross(const Model& model, const TraceInput& input, const Mas
   const Mat& xs = source->x;
   // The encoder sees the whole source except its padding.
   // The encoder's (Tk, Tk) matrices live until the target's layers have run.
-  if (Status s = check_trace_size(model.config, t.n_queries(), t.n_keys(), trace_attention_bytes(model.config, t.n_keys(), t.n_keys()));
+  if (Status s = trace_size_check(model.config, t.n_queries(), t.n_keys(), input.max_memory, trace_bytes(model.config, t.n_keys(), t.n_keys()));
       !s)
     return make_error(s.error());
   MaskSpec encoder_mask;
@@ -275,6 +293,38 @@ Result<Trace> trace_cross(const Model& model, const TraceInput& input, const Mas
 }
 
 }  // namespace
+
+int64_t trace_bytes(const ModelConfig& c, int64_t tq, int64_t tk) {
+  const int64_t C = c.d_model, F = c.d_ff, L = c.n_layers, heads_width = int64_t{c.n_heads} * c.head_size();
+  const int64_t rotary = c.positions == PositionEncoding::rotary ? 1 : 0;
+  // Per layer and query: x_in, attn_in, resid1, out, the attention's concat and out; the FFN's
+  // input, hidden and output; each head's q and out (and q unrotated). Per layer and key: each
+  // head's k and v (and k unrotated; grouped heads each keep their own copy). Per query once: embed
+  // and final. One (Tq, Tk) mask.
+  const int64_t per_query = L * (6 * C + (F > 0 ? 2 * C + F : 0) + heads_width * (2 + rotary)) + 2 * C;
+  const int64_t per_key = L * heads_width * (2 + rotary);
+  const int64_t floats = tq * per_query + tk * per_key + tq * tk;
+  return trace_attention_bytes(c, tq, tk) + floats * static_cast<int64_t>(sizeof(Mat::Scalar));
+}
+
+int trace_tokens_fit(const ModelConfig& c, int64_t max_memory) {
+  // trace_bytes grows with T, except where scores stop being kept (kKeepScoresCells): it drops
+  // there. So the longest fit is looked for above that point first, then below it.
+  auto fits = [&](int64_t t) { return trace_bytes(c, t, t) <= max_memory; };
+  auto longest = [&](int64_t lo, int64_t hi) {  // fits(lo) holds; the largest t in [lo, hi] that fits
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo + 1) / 2;
+      if (fits(mid)) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const int64_t per_cell = std::max<int64_t>(1, int64_t{c.n_heads} * c.n_layers);
+  int64_t kept = 0;  // the longest T that still keeps its scores
+  while (kept < kMaxTokens && (kept + 1) * (kept + 1) * per_cell <= kKeepScoresCells) ++kept;
+  if (kept < kMaxTokens && fits(kept + 1)) return static_cast<int>(longest(kept + 1, kMaxTokens));
+  return fits(1) ? static_cast<int>(longest(1, std::min<int64_t>(kept, kMaxTokens))) : 0;
+}
 
 bool trace_keeps_scores(const ModelConfig& c, const Mat& mask) {
   return static_cast<int64_t>(mask.rows()) * mask.cols() * c.n_heads * c.n_layers <= kKeepScoresCells;
@@ -293,7 +343,7 @@ Result<Trace> trace_prepare(const Model& model, const TraceInput& input) {
                                        : "cross-attention runs its encoder before the layers: use trace_run");
   auto t = input.embeddings ? prepare_embeddings(model, input, *mask) : prepare_tokens(model, input, *mask);
   if (!t) return t;
-  if (Status s = check_trace_size(model.config, t->n_queries(), t->n_keys()); !s) return make_error(s.error());
+  if (Status s = trace_size_check(model.config, t->n_queries(), t->n_keys(), input.max_memory); !s) return make_error(s.error());
   describe(*t, model, input, *mask);
   return t;
 }

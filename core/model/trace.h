@@ -27,6 +27,9 @@ struct TraceInput {
   std::optional<Mat> embeddings;  // (T, C) used as X directly: no tokenizer, embedding or positions
   MaskSpec mask;
   Ablation ablation;              // heads switched off (every pass of the stack, the encoder's too)
+  int64_t max_memory = 0;         // the most bytes the trace may hold (trace_bytes), refused before any layer
+                                  // runs; 0: kTraceMemoryDefault. The app and the CLI size it from the
+                                  // machine (base/memory_available.h) or take --max-trace-memory
 };
 
 struct TraceToken {
@@ -94,6 +97,19 @@ Result<Trace> trace_run(const Model& model, const TraceInput& input, const Trace
 // prepared trace; its only error is kTraceCancelled. Cross-attention input is an error here.
 Result<Trace> trace_prepare(const Model& model, const TraceInput& input);
 Status trace_finish(const Model& model, Trace& trace, const TraceControl& control = {});
+
+// The bytes a trace of Tq queries over Tk keys holds: each layer's (Tq, Tk) matrices per head (the
+// weights, and the scores where kept) and the mask, plus what it keeps per token: each layer's rows
+// (LayerTrace, AttentionTrace) and each head's q, k, v and out (and the unrotated q and k). A
+// cross-attention trace's encoder is not counted here.
+int64_t trace_bytes(const ModelConfig& config, int64_t tq, int64_t tk);
+// The most tokens a self-attention trace of this model may have within `max_memory` bytes (at most
+// kMaxTokens; 0 when not even one fits).
+int trace_tokens_fit(const ModelConfig& config, int64_t max_memory);
+// Ok when a trace of Tq queries over Tk keys (plus `extra_bytes`: a cross-attention encoder's)
+// stays within `max_memory` (0: kTraceMemoryDefault); otherwise an error saying how large it would
+// be, how many tokens fit in this model, and how to raise the limit. trace_run asks before any layer runs.
+Status trace_size_check(const ModelConfig& config, int64_t tq, int64_t tk, int64_t max_memory, int64_t extra_bytes = 0);
 
 // Whether a trace with this mask keeps every dot-product head's scores (see kKeepScoresCells).
 bool trace_keeps_scores(const ModelConfig& config, const Mat& mask);

@@ -464,3 +464,37 @@ TEST_CASE("cli: --attention with a flag that needs a model is a usage error nami
   CHECK(has(off.err, "1 attention row(s) do not sum to 1"));
   CHECK(has(off.err, "layer 0 head 0 row 1 (sum 0.5)"));
 }
+
+TEST_CASE("cli: --max-trace-memory sets the trace's limit; a longer input is refused naming the tokens that fit") {
+  auto o = cli_parse({"attention", "--text", "hi", "--max-trace-memory", "8G"});
+  REQUIRE(o.ok());
+  CHECK(o->max_trace_memory == int64_t{8} << 30);
+  CHECK(cli_parse({"predict", "--model", "m", "--text", "hi", "--max-trace-memory", "1.5G"})->max_trace_memory ==
+        int64_t{3} << 29);
+  CHECK(cli_parse({"attention", "--text", "hi"})->max_trace_memory == 0);  // sized from the machine
+  CHECK(cli_parse({"attention", "--text", "hi", "--max-trace-memory", "8X"}).error() ==
+        "--max-trace-memory '8X': unknown unit 'X' (K, M, G or T: 8G, 512M)");
+  CHECK(cli_parse({"attention", "--text", "hi", "--max-trace-memory", "100K"}).error() ==
+        "--max-trace-memory '100K' is outside 1M to 1024T");
+  CHECK(has(cli_parse({"attention", "--attention", "a.safetensors", "--max-trace-memory", "8G"}).error(),
+            "--attention and --max-trace-memory cannot be combined"));
+  CHECK(has(cli_help(), "--max-trace-memory SIZE"));
+  // 2 layers x 2 heads of d_model 16: 266 tokens fit in 4 MiB (tests/core/base/test_memory_available.cpp).
+  std::string words;
+  for (int i = 0; i < 267; ++i) words += "cat ";
+  const std::vector<std::string> small = {"attention", "--text", words, "--d-model", "16", "--heads", "2",
+                                          "--layers", "2", "--ffn", "32"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = small;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run(args);
+  };
+  Run refused = with({"--max-trace-memory", "4M"});
+  CHECK(refused.status == 1);
+  CHECK(has(refused.err, "attnviz-cli: the attention weights would take "));
+  CHECK(has(refused.err, ": 266 tokens fit in this model."));
+  CHECK(has(refused.err, "raise the limit with --max-trace-memory SIZE (1G for this input)"));
+  Run runs = with({"--max-trace-memory", "8M"});
+  CHECK_MESSAGE(runs.status == 0, runs.err);
+  CHECK(has(runs.out, "tokens (267):"));
+}

@@ -24,6 +24,7 @@
 #include "state/attention_source.h"
 #include "state/file_actions.h"
 #include "state/model_source.h"
+#include "state/options.h"
 #include "state/views.h"
 #include "support/app_settle.h"
 #include "support/check_util.h"
@@ -1075,6 +1076,46 @@ TEST_CASE("app state: in Korean, why there is no answer is said in Korean on the
   REQUIRE(app.coref.a.answer_error);
   CHECK(app.coref.a.answer_error->reason == NoAnswerReason::no_word_readout);
   CHECK(no_answer_text(*app.coref.a.answer_error, app.lang) == "모델에 어휘로 가는 출력 사영이 없어서 단어를 고를 수 없습니다");
+}
+
+TEST_CASE("app options: --max-trace-memory takes a size, a bad one is refused by name") {
+  auto o = app_options_parse({"--max-trace-memory", "8G"});
+  REQUIRE(o.ok());
+  CHECK(o->max_trace_memory == int64_t{8} << 30);
+  CHECK(app_options_parse({"--max-trace-memory", "512M"})->max_trace_memory == int64_t{512} << 20);
+  CHECK(app_options_parse({})->max_trace_memory == 0);  // sized from the machine at launch
+  auto bad = app_options_parse({"--max-trace-memory", "8X"});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error() == "--max-trace-memory '8X': unknown unit 'X' (K, M, G or T: 8G, 512M)");
+  CHECK(test::has(app_options_parse({"--max-trace-memory"}).error(), "--max-trace-memory"));
+  CHECK(test::has(app_usage(), "--max-trace-memory SIZE"));
+}
+
+TEST_CASE("app state: a sentence too long for the trace's memory limit is refused, the previous trace kept") {
+  AppState app;
+  small_sandbox(app);  // 2 layers x 4 heads, d_model 16, F 32
+  app.trace_max_memory = int64_t{4} << 20;
+  app.sentence = "The cat sat on the mat.";
+  settle(app);
+  REQUIRE(app.trace);
+  const auto shown = app.trace;
+  const int fit = trace_tokens_fit(app_model_config(app), app.trace_max_memory);
+  CHECK(fit > 100);
+  std::string longer;
+  for (int i = 0; i <= fit; ++i) longer += "cat ";
+  app.sentence = longer;
+  app.dirty = true;
+  settle(app);
+  CHECK(app.trace == shown);  // what was shown stays
+  CHECK(test::has(app.error, ": " + std::to_string(fit) + " tokens fit in this model."));
+  CHECK(test::has(app.error, "--max-trace-memory"));
+  // Raised, the same sentence runs.
+  app.trace_max_memory = int64_t{64} << 20;
+  app.dirty = true;
+  settle(app);
+  CHECK(app.trace != shown);
+  CHECK(app.error.empty());
+  CHECK(app.trace->n_queries() == fit + 1);
 }
 
 }  // namespace

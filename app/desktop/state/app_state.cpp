@@ -73,6 +73,7 @@ void app_send_edit(AppState& app) {
   if (app.cross) req.a.input.source_text = app.source_sentence;
   req.a.input.mask = app.mask;
   req.a.input.ablation = app.ablation;
+  req.a.input.max_memory = app.trace_max_memory;
   if (app.source != ModelSource::sandbox) req.a.model = app.model;
   const bool fixed_heads = req.a.model && app.compare.mode == CompareMode::single_vs_multi;
   if (app_needs_b(app) && !fixed_heads) {

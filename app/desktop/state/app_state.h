@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "asset_paths.h"
+#include "base/memory_available.h"
 #include "io/attention_file.h"
 #include "io/presets.h"
 #include "io/session.h"
@@ -103,6 +104,8 @@ struct AppState {
   bool dirty = true;                     // an edit is waiting to be computed
   uint64_t posted_id = 0;                // newest request sent to the worker
   uint64_t shown_id = 0;                 // request the current trace answers
+  int64_t trace_max_memory = kTraceMemoryDefault;  // the most bytes one trace may take (TraceInput::max_memory):
+                                                   // --max-trace-memory, or sized from the machine at launch
   AssetPaths assets = asset_paths_find();  // where the shipped demos and presets.json are, looked up once
   std::vector<Preset> presets;
   std::string presets_error;

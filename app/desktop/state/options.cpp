@@ -1,6 +1,7 @@
 // Hand-written parsing: few flags, each checked with a one-line message.
 #include "state/options.h"
 
+#include "base/memory_available.h"
 #include "base/parse_number.h"
 
 namespace attnviz {
@@ -10,9 +11,11 @@ const char* app_usage() {
          "               [--view heads|model|lines|compare|steps|stats|coref|train]\n"
          "               [--lang en|ko] [--presentation] [--size WxH] [--scale S]\n"
          "               [--screenshot OUT.png [--frames N] [--layout-report OUT.json]] [--script ACTIONS.txt]\n"
-         "               [--bench-frames N] [--report-results] [--remember]\n"
+         "               [--bench-frames N] [--report-results] [--remember] [--max-trace-memory SIZE]\n"
          "       attnviz --version [--verbose]\n"
          "DEMO: demo:coref, demo:induction or demo:coref/heads{NH}_dmodel{C} (--version --verbose lists them)\n"
+         "SIZE: the most memory one trace may take, as 8G or 512M (powers of 1024); a longer input is refused,\n"
+         "saying how many tokens fit (default: half of the memory available at launch, less 1G)\n"
          "A plain launch reopens where you left off ($XDG_STATE_HOME/attnviz/state.json); --session, --model,\n"
          "--attention, --script and --screenshot start without it unless --remember is given; a --script starts\n"
          "from the sandbox (its first line can be 'model coref'), so that it replays the same everywhere.\n"
@@ -63,6 +66,10 @@ Result<AppOptions> app_options_parse(const std::vector<std::string>& args) {
       if (!parse_int_in(v, 1, 100000, o.frames)) return make_error("--frames needs a whole number from 1 to 100000");
     } else if (a == "--bench-frames") {
       if (!parse_int_in(v, 1, 1000000, o.bench_frames)) return make_error("--bench-frames needs a whole number from 1 to 1000000");
+    } else if (a == "--max-trace-memory") {
+      auto size = memory_size_parse(v);
+      if (!size) return make_error("--max-trace-memory " + size.error());
+      o.max_trace_memory = *size;
     } else if (a == "--lang") {
       if (v != "en" && v != "ko") return make_error("--lang must be en or ko");
       o.lang = v == "ko" ? Lang::ko : Lang::en;

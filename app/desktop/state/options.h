@@ -2,6 +2,7 @@
 // window size, the headless modes used by tests and benchmarks (--screenshot, --script,
 // --bench-frames), and --version.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct AppOptions {
   int frames = 5;          // frames rendered after the newest result arrived, before the screenshot
   std::string script;      // --script FILE: run actions (see state/script.h), then quit
   int bench_frames = 0;    // --bench-frames N: render N frames, print frame-time statistics, quit
+  int64_t max_trace_memory = 0;  // --max-trace-memory SIZE in bytes; 0: sized from the memory available at launch
   bool report_results = false;  // --report-results: print each new result's compute time (the status
                                 // bar's figure) and the time of the frame that first shows it
   int width = 1280, height = 800;
