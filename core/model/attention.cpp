@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "model/kernels.h"
-#include "model/portable_math.h"
 #include "model/products.h"
 #include "model/rope.h"
 
@@ -70,8 +69,8 @@ HeadScores head_scores(const HeadTrace& head, const ModelConfig& c) {
 
 HeadScoreCell head_score_at(const HeadTrace& head, const ModelConfig& c, int q, int k) {
   if (head.scores_raw.size() > 0) return {head.scores_raw(q, k), head.scores_scaled(q, k)};
-  // dot_portable sums as product_abt does: the cell equals head_scores' bit for bit.
-  const float raw = dot_portable(head.q.row(q).data(), head.k.row(k).data(), static_cast<size_t>(head.q.cols()));
+  // product_dot sums as product_abt does: the cell equals head_scores' bit for bit.
+  const float raw = product_dot(head.q.row(q).data(), head.k.row(k).data(), head.q.cols());
   return {raw, raw * score_scale(head.score, c.head_size(), c.temperature)};
 }
 

@@ -285,7 +285,9 @@ TEST_CASE("train: the last layer runs only the rows with a target, with every ro
   variants.push_back(one_narrow_layer);
   for (const Variant& v : variants) {
     CAPTURE(v.name);
-    Model m = tiny_model(v.config, 7, 94);
+    // Seed 95: no ReLU input within h of 0 (seed 94 put one 5e-6 from it in the post-norm variant,
+    // where central differences average the slopes on either side and miss the gradient by half).
+    Model m = tiny_model(v.config, 7, 95);
     model_ensure_score_parameters(m, 95);
     for (const TrainExample& ex : uneven_batch()) {
       auto all_rows = model_logits(m, ex);
