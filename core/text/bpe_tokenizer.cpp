@@ -179,9 +179,12 @@ Result<SubwordEncoding> BpeTokenizer::encode(std::string_view text, std::optiona
   const size_t max_tokens = limits.max_tokens > 0 ? size_t(limits.max_tokens) : 0;
   SubwordEncoding enc;
   enc.text = utf8_sanitize(text);
+  if (pair) enc.text_b = utf8_sanitize(*pair);
+  // Every token covers at least a byte: room for all of them up front, not a vector grown and
+  // copied over and over (what a million tokens cost most).
+  enc.tokens.reserve(std::min(max_tokens, enc.text.size() + enc.text_b.size()));
   if (Status st = encode_segment(enc.text, 0, max_tokens, enc.tokens); !st) return make_error(st.error());
   if (pair) {
-    enc.text_b = utf8_sanitize(*pair);
     if (Status st = encode_segment(enc.text_b, 1, max_tokens, enc.tokens); !st) return make_error(st.error());
   }
   return enc;

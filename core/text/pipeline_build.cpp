@@ -38,6 +38,7 @@ Result<PipelineTokenizer> PipelineTokenizer::build(PipelineSpec spec) {
     if (!fresh)
       return make_error("the piece " + in_quotes(t.vocab_.pieces[id]) + " has two ids, " + std::to_string(it->second) +
                         " and " + std::to_string(id));
+    t.longest_piece_bytes_ = std::max(t.longest_piece_bytes_, t.vocab_.pieces[id].size());
   }
 
   // Added tokens either are a piece of the model's vocabulary, by the same id, or extend it densely.

@@ -2,6 +2,7 @@
 // (NFC, Prepend, Replace) with every output byte traced to its input bytes, and the search for added
 // tokens with Hugging Face's options. No vocabulary and no model here.
 #include <algorithm>
+#include <array>
 
 #include "text/pipeline_detail.h"
 #include "text/unicode.h"
@@ -66,19 +67,31 @@ std::string utf8_of(std::u32string_view chars) {
 }
 
 // Canonical composition in units that compose independently: a unit is a starter with the marks
-// after it, joined with the next starter when the two compose (Hangul L + V, or any pair whose NFC
-// differs from the NFC of each). A unit NFC leaves alone keeps its bytes' sources; a changed one
-// shares the unit's sources among its output bytes.
+// after it, joined with the next starter when the two compose (Hangul L + V, then LV + T). A unit
+// NFC leaves alone keeps its bytes' sources; a changed one shares the unit's sources among its
+// output bytes.
+//
+// Linear in the text: whether a character joins is decided from the character and the last
+// character of the unit's NFC, never by normalising the unit with and without it (quadratic over a
+// long run of marks), and each unit is normalised once (when a starter asks, kept for the flush).
 Aligned nfc(const Aligned& in) {
   Aligned out;
   out.text.reserve(in.text.size());
   out.at.reserve(in.text.size());
-  std::u32string unit;
+  std::u32string unit, composed;
+  bool composed_current = false;  // composed == NFC(unit)
   size_t unit_begin = 0;
+  const auto compose_unit = [&] {
+    if (composed_current) return;
+    // One character with no decomposition, or a Hangul syllable, is its own NFC.
+    const bool plain =
+        unit.size() == 1 && (unicode_nfd_first(unit[0]) == unit[0] || (unit[0] >= 0xAC00 && unit[0] <= 0xD7A3));
+    composed = plain ? unit : unicode_nfc(unit);
+    composed_current = true;
+  };
   const auto flush = [&](size_t unit_end) {
     if (unit.empty()) return;
-    const bool plain = unit.size() == 1 && unit[0] < 0x300;  // below U+0300 nothing composes
-    const std::u32string composed = plain ? unit : unicode_nfc(unit);
+    compose_unit();
     if (composed == unit) {
       out.text.append(in.text, unit_begin, unit_end - unit_begin);
       out.at.insert(out.at.end(), in.at.begin() + std::ptrdiff_t(unit_begin), in.at.begin() + std::ptrdiff_t(unit_end));
@@ -90,17 +103,27 @@ Aligned nfc(const Aligned& in) {
   for (size_t pos = 0; pos < in.text.size();) {
     const size_t start = pos;
     const char32_t c = utf8_next(in.text, pos);
-    bool join = !unit.empty() && unicode_combining_class(c) != 0;
-    if (!unit.empty() && !join && c >= 0x300) {
-      std::u32string both = unit;
-      both.push_back(c);
-      join = unicode_nfc(both) != unicode_nfc(unit) + unicode_nfc(std::u32string(1, c));
+    bool join = false;
+    if (!unit.empty() && c >= 0x300) {  // below U+0300 nothing composes or reorders
+      // A mark reorders with the marks before it and may compose with their starter. So does a
+      // starter whose decomposition begins with a mark (Tibetan U+0F73: U+0F71 U+0F72).
+      const char32_t first = unicode_nfd_first(c);
+      if (unicode_combining_class(c) != 0 || unicode_combining_class(first) != 0) {
+        join = true;
+      } else {
+        // A starter changes nothing before it unless it composes with the unit's last character,
+        // which it can reach only when that is itself a starter (any mark in between blocks it).
+        compose_unit();
+        const char32_t last = composed.back();
+        join = unicode_combining_class(last) == 0 && unicode_compose(last, first) != 0;
+      }
     }
     if (!join) {
       flush(start);
       unit_begin = start;
     }
     unit.push_back(c);
+    composed_current = false;
   }
   flush(in.text.size());
   return out;
@@ -167,8 +190,14 @@ size_t prev_char_start(std::string_view s, size_t pos) {
 std::vector<AddedMatch> added_matches(std::string_view s, const std::vector<PipelineAddedToken>& tokens) {
   std::vector<AddedMatch> out;
   if (tokens.empty()) return out;
+  std::array<bool, 256> starts{};  // first bytes of the tokens: most positions are ruled out at once
+  for (const PipelineAddedToken& t : tokens) starts[uint8_t(t.content[0])] = true;
   size_t kept_end = 0;
   for (size_t pos = 0; pos < s.size();) {
+    if (!starts[uint8_t(s[pos])]) {
+      ++pos;
+      continue;
+    }
     const PipelineAddedToken* hit = nullptr;
     for (const PipelineAddedToken& t : tokens)  // longest first
       if (t.content[0] == s[pos] && s.compare(pos, t.content.size(), t.content) == 0) {

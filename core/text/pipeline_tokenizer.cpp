@@ -26,8 +26,10 @@ Error error_too_many_tokens(size_t max_tokens) {
   return make_error("the text has more than " + std::to_string(max_tokens) + " tokens");
 }
 
-// A piece after Metaspace's replacement and prepending; split at each replacement when asked.
-void metaspace(const PipelinePreTokenize& step, Aligned piece, std::vector<Aligned>& out) {
+// A piece after Metaspace's replacement and prepending, handed on whole or, when asked, split at
+// each replacement character.
+template <class Next>
+Status metaspace(const PipelinePreTokenize& step, Aligned piece, const Next& next) {
   using pipeline_detail::normalize;
   piece = normalize({{PipelineNormalize::Kind::replace, " ", step.replacement}}, std::move(piece));
   // Rust: "first" prepends only to the piece that starts at the sentence's first byte.
@@ -36,50 +38,47 @@ void metaspace(const PipelinePreTokenize& step, Aligned piece, std::vector<Align
       (step.prepend == PipelinePreTokenize::Prepend::always ||
        (step.prepend == PipelinePreTokenize::Prepend::first && first)))
     piece = normalize({{PipelineNormalize::Kind::prepend, step.replacement, {}}}, std::move(piece));
-  if (!step.split) {
-    out.push_back(std::move(piece));
-    return;
-  }
+  if (!step.split) return next(std::move(piece));
   size_t from = 0;
   for (size_t at = piece.text.find(step.replacement, 1); at != std::string::npos;
        at = piece.text.find(step.replacement, at + 1)) {
-    out.push_back(pipeline_detail::aligned_slice(piece, from, at));
+    if (Status st = next(pipeline_detail::aligned_slice(piece, from, at)); !st) return st;
     from = at;
   }
-  out.push_back(pipeline_detail::aligned_slice(piece, from, piece.text.size()));
+  return next(pipeline_detail::aligned_slice(piece, from, piece.text.size()));
 }
 
-void split_by(SplitPattern pattern, const Aligned& piece, std::vector<Aligned>& out) {
+template <class Next>
+Status split_by(SplitPattern pattern, const Aligned& piece, const Next& next) {
   for (size_t pos = 0; pos < piece.text.size();) {
     const size_t end = split_pattern_end(pattern, piece.text, pos);
-    out.push_back(pipeline_detail::aligned_slice(piece, pos, end));
+    if (Status st = next(pipeline_detail::aligned_slice(piece, pos, end)); !st) return st;
     pos = end;
   }
+  return Ok{};
 }
 
-std::vector<Aligned> pre_tokenize(const std::vector<PipelinePreTokenize>& steps, Aligned text) {
-  std::vector<Aligned> pieces;
-  pieces.push_back(std::move(text));
-  for (const PipelinePreTokenize& step : steps) {
-    std::vector<Aligned> next;
-    for (Aligned& piece : pieces) {
-      switch (step.kind) {
-        case PipelinePreTokenize::Kind::split: split_by(step.pattern, piece, next); break;
-        case PipelinePreTokenize::Kind::metaspace: metaspace(step, std::move(piece), next); break;
-        case PipelinePreTokenize::Kind::byte_level:
-          if (step.add_prefix_space && !piece.text.starts_with(' '))
-            piece = pipeline_detail::normalize({{PipelineNormalize::Kind::prepend, " ", {}}}, std::move(piece));
-          if (step.use_regex)
-            split_by(SplitPattern::gpt2, piece, next);
-          else
-            next.push_back(std::move(piece));
-          break;
-      }
-    }
-    pieces = std::move(next);
+// The pre-tokenizer's steps from `k` on, depth first: each piece a step makes goes through the
+// next steps before the step makes its next piece, and each final non-empty piece reaches `emit`
+// in text order. Only a few pieces are alive at once; a list of every piece of a megabyte of text
+// (a million small allocations, read back after leaving the caches) cost more per byte the longer
+// the text.
+template <class Emit>
+Status pre_tokenize(const std::vector<PipelinePreTokenize>& steps, size_t k, Aligned piece, const Emit& emit) {
+  if (piece.text.empty()) return Ok{};  // no step makes text out of nothing
+  if (k == steps.size()) return emit(std::move(piece));
+  const auto next = [&](Aligned p) { return pre_tokenize(steps, k + 1, std::move(p), emit); };
+  const PipelinePreTokenize& step = steps[k];
+  switch (step.kind) {
+    case PipelinePreTokenize::Kind::split: return split_by(step.pattern, piece, next);
+    case PipelinePreTokenize::Kind::metaspace: return metaspace(step, std::move(piece), next);
+    case PipelinePreTokenize::Kind::byte_level:
+      if (step.add_prefix_space && !piece.text.starts_with(' '))
+        piece = pipeline_detail::normalize({{PipelineNormalize::Kind::prepend, " ", {}}}, std::move(piece));
+      if (step.use_regex) return split_by(SplitPattern::gpt2, piece, next);
+      return next(std::move(piece));
   }
-  std::erase_if(pieces, [](const Aligned& p) { return p.text.empty(); });
-  return pieces;
+  return Ok{};
 }
 
 }  // namespace
@@ -92,7 +91,9 @@ Status PipelineTokenizer::encode_piece(const Aligned& piece, bool section_start,
   if (t.size() > size_t(INT32_MAX)) return make_error("a single word of more than 2 GB is not supported");
   std::vector<BpeSymbol> sym;
   std::optional<int> whole;
-  if (ignore_merges_) {  // Llama 3: a pre-token the vocabulary has is one token, whatever the merges say
+  // Llama 3: a pre-token the vocabulary has is one token, whatever the merges say. Each byte is at
+  // least one byte of the key, so a pre-token longer than every piece is not looked up.
+  if (ignore_merges_ && t.size() <= longest_piece_bytes_) {
     std::string key;
     if (byte_level_)
       for (unsigned char b : t) utf8_append(key, bpe_byte_char(b));
@@ -105,6 +106,7 @@ Status PipelineTokenizer::encode_piece(const Aligned& piece, bool section_start,
     sym.resize(t.size());
     for (size_t i = 0; i < t.size(); ++i) sym[i] = {byte_ids_[uint8_t(t[i])], uint32_t(i), uint32_t(i + 1)};
   } else {
+    sym.reserve(t.size());
     // Each character is its piece; one the model lacks becomes its <0xNN> bytes, else the unknown
     // token (consecutive unknowns fused into one when asked), else nothing, as in Rust.
     bool last_unk = false;
@@ -154,19 +156,17 @@ Status PipelineTokenizer::encode_piece(const Aligned& piece, bool section_start,
 Status PipelineTokenizer::encode_plain(Aligned text, int segment, size_t max_tokens,
                                        std::vector<SubwordToken>& out) const {
   text = pipeline_detail::normalize(normalizer_, std::move(text));
-  const auto pieces_of = [&](size_t begin, size_t end) -> Status {
-    if (begin == end) return Ok{};
+  const auto pieces_of = [&](Aligned part) -> Status {
     bool section_start = true;
-    for (const Aligned& piece :
-         pre_tokenize(pre_tokenizer_, pipeline_detail::aligned_slice(text, begin, end))) {
-      if (Status st = encode_piece(piece, section_start, segment, max_tokens, out); !st) return st;
+    return pre_tokenize(pre_tokenizer_, 0, std::move(part), [&](Aligned piece) {
+      const Status st = encode_piece(piece, section_start, segment, max_tokens, out);
       section_start = false;
-    }
-    return Ok{};
+      return st;
+    });
   };
   size_t from = 0;
   for (const AddedMatch& m : added_matches(text.text, normalized_added_)) {
-    if (Status st = pieces_of(from, m.begin); !st) return st;
+    if (Status st = pieces_of(pipeline_detail::aligned_slice(text, from, m.begin)); !st) return st;
     if (out.size() >= max_tokens) return out_of_tokens();
     const Span span = pipeline_detail::span_of(text, m.begin, m.end);
     SubwordToken tok;
@@ -179,7 +179,8 @@ Status PipelineTokenizer::encode_plain(Aligned text, int segment, size_t max_tok
     out.push_back(std::move(tok));
     from = m.end;
   }
-  return pieces_of(from, text.text.size());
+  if (from == 0) return pieces_of(std::move(text));  // no added token: the whole text, not a copy of it
+  return pieces_of(pipeline_detail::aligned_slice(text, from, text.text.size()));
 }
 
 Status PipelineTokenizer::encode_segment(const std::string& text, int segment, size_t max_tokens,
@@ -224,28 +225,23 @@ Result<SubwordEncoding> PipelineTokenizer::encode(std::string_view text, std::op
   };
   SubwordEncoding enc;
   enc.text = utf8_sanitize(text);
-  std::vector<SubwordToken> seq[2];
-  if (Status st = encode_segment(enc.text, 0, max_tokens - framing, seq[0]); !st) return failed(st);
-  if (pair) {
-    enc.text_b = utf8_sanitize(*pair);
-    if (Status st = encode_segment(enc.text_b, 1, max_tokens - framing - seq[0].size(), seq[1]); !st)
-      return failed(st);
-  }
-  if (!frame) {  // no framing: A's tokens with type 0, then B's with type 1
-    for (int s = 0; s < 2; ++s)
-      for (SubwordToken& t : seq[s]) {
-        t.type_id = s;
-        enc.tokens.push_back(std::move(t));
-      }
-    return enc;
-  }
-  enc.tokens.reserve(seq[0].size() + seq[1].size() + framing);
-  for (const PipelineFramePart& p : *frame) {
+  if (pair) enc.text_b = utf8_sanitize(*pair);
+  // The sentences' tokens go straight where the frame puts them, in room reserved up front (rarely
+  // more than a token per byte): growing and copying a vector of a million tokens cost more than
+  // making them. The budget is shared in frame order; whichever sentence runs out, the verdict is
+  // the same, since it only depends on the total.
+  static const std::vector<PipelineFramePart> kUnframed = {{.sequence = 0, .ids = {}, .type_id = 0, .segment = 0},
+                                                           {.sequence = 1, .ids = {}, .type_id = 1, .segment = 1}};
+  enc.tokens.reserve(std::min(max_tokens, enc.text.size() + enc.text_b.size() + framing));
+  size_t budget = max_tokens - framing;  // for the sentences' own tokens
+  for (const PipelineFramePart& p : frame ? *frame : kUnframed) {
     if (p.sequence >= 0) {
-      for (SubwordToken& t : seq[p.sequence]) {
-        t.type_id = p.type_id;
-        enc.tokens.push_back(std::move(t));
-      }
+      if (p.sequence == 1 && !pair) continue;
+      const size_t first = enc.tokens.size();
+      if (Status st = encode_segment(p.sequence == 0 ? enc.text : enc.text_b, p.sequence, first + budget, enc.tokens); !st)
+        return failed(st);
+      budget -= enc.tokens.size() - first;
+      for (size_t k = first; k < enc.tokens.size(); ++k) enc.tokens[k].type_id = p.type_id;
       continue;
     }
     for (const int id : p.ids) {

@@ -125,6 +125,7 @@ class PipelineTokenizer final : public SubwordTokenizer {
   std::vector<bool> special_;        // by id: a special added token
   std::array<int, 256> byte_ids_{};  // byte-level: each byte's symbol; byte fallback: <0xNN>
   int model_size_ = 0;               // ids below this are the model's vocabulary
+  size_t longest_piece_bytes_ = 0;   // of the model's pieces, as the vocabulary spells them
   std::optional<int> unk_id_, pad_id_;
   std::string metaspace_;            // the replacement character when words start with one (SentencePiece)
   std::string kind_name_;

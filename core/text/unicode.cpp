@@ -5,6 +5,7 @@
 #include "text/unicode.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -134,7 +135,25 @@ static_assert(sorted_strictly(kLetters, range_less) && sorted_strictly(kMarks, r
 
 const char* unicode_version() { return kUnicodeTablesVersion; }
 
+namespace {
+
+// The categories of U+0000..U+00FF, read out of the runs once at compile time: the tokenizers ask
+// for every character of the text, and most text is mostly Latin-1.
+constexpr std::array<uint8_t, 256> make_latin1_categories() {
+  std::array<uint8_t, 256> out{};
+  size_t run = 0;
+  for (uint32_t c = 0; c < 256; ++c) {
+    while (run + 1 < std::size(kCategoryRuns) && (kCategoryRuns[run + 1] >> 8) <= c) ++run;
+    out[c] = uint8_t(kCategoryRuns[run] & 0xFF);
+  }
+  return out;
+}
+constexpr std::array<uint8_t, 256> kLatin1Categories = make_latin1_categories();
+
+}  // namespace
+
 UnicodeGeneralCategory unicode_general_category(char32_t c) {
+  if (c < 256) return static_cast<UnicodeGeneralCategory>(kLatin1Categories[c]);
   if (c > kMaxCodePoint) return UnicodeGeneralCategory::cn;
   const uint32_t key = (static_cast<uint32_t>(c) << 8) | 0xFF;
   const uint32_t* it = std::upper_bound(std::begin(kCategoryRuns), std::end(kCategoryRuns), key);
@@ -210,6 +229,7 @@ bool unicode_is_word_punct(char32_t c) {
 bool unicode_is_hangul(char32_t c) { return c >= 0x1100 && in_ranges(kHangul, c); }
 
 int unicode_combining_class(char32_t c) {
+  if (c < 0x300) return 0;  // the first mark is U+0300
   const auto* begin = std::begin(kCombiningRanges);
   const auto* it = std::upper_bound(begin, std::end(kCombiningRanges), c,
                                     [](char32_t v, const CombiningRange& r) { return v < r.lo; });
@@ -220,19 +240,19 @@ std::u32string unicode_nfd(std::u32string_view text) {
   std::u32string out;
   out.reserve(text.size());
   for (char32_t c : text) decompose_into(c, out);
-  // Canonical ordering: inside each run of non-starters, a stable sort by combining class. Runs
-  // are short (a few marks), so an insertion sort on a parallel class array is enough.
-  std::vector<int> ccc(out.size());
-  for (size_t i = 0; i < out.size(); ++i) ccc[i] = unicode_combining_class(out[i]);
-  for (size_t i = 1; i < out.size(); ++i) {
-    if (ccc[i] == 0) continue;
-    for (size_t j = i; j > 0 && ccc[j - 1] > ccc[j]; --j) {
-      std::swap(ccc[j - 1], ccc[j]);
-      std::swap(out[j - 1], out[j]);
-    }
-  }
+  unicode_canonical_order(out, [](char32_t c) { return c; });
   return out;
 }
+
+char32_t unicode_nfd_first(char32_t c) {
+  if (c < 0xC0) return c;  // nothing below U+00C0 decomposes
+  if (c >= kSBase && c < kSBase + kSCount) return kLBase + (c - kSBase) / kNCount;
+  // Mappings nest through their first code point: U+1E69 -> U+1E63 U+0307 -> s U+0323 U+0307.
+  for (const Decomposition* d = decomposition_find(c); d != nullptr; d = decomposition_find(c)) c = d->first;
+  return c;
+}
+
+char32_t unicode_compose(char32_t first, char32_t second) { return compose_pair(first, second); }
 
 std::u32string unicode_nfc(std::u32string_view text) {
   const std::u32string d = unicode_nfd(text);

@@ -3,8 +3,11 @@
 // classes, the word tokenizer's hand-written tables, NFD / NFC (Hangul by arithmetic), accent
 // stripping and context-free full lowercasing. No UTF-8 here (core/text/utf8.h), no upper case.
 #pragma once
+#include <algorithm>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace attnviz {
 
@@ -65,8 +68,23 @@ int unicode_combining_class(char32_t c);
 
 // Canonical decomposition (NFD) and canonical composition (NFC) per UAX #15. Surrogates and
 // values above U+10FFFF are not valid characters; they pass through unchanged as starters.
+// O(n log n) at worst: a run of k marks in a scrambled order is sorted in O(k log k).
 std::u32string unicode_nfd(std::u32string_view text);
 std::u32string unicode_nfc(std::u32string_view text);
+
+// The first code point of c's full canonical decomposition (c itself when it has none): a starter
+// for all but a few characters (Tibetan U+0F73, U+0F75 and U+0F81 begin with a mark).
+char32_t unicode_nfd_first(char32_t c);
+
+// The primary composite NFC makes of the pair (Hangul included), or 0 when the pair does not compose.
+char32_t unicode_compose(char32_t first, char32_t second);
+
+// Canonical ordering (UAX #15, D109) of decomposed text held in `items` (a std::u32string, or a
+// vector of anything whose code point `cp(item)` gives): inside each run of non-starters, a stable sort by combining class, so other
+// data can ride along (a source span per character). A run already in order costs one pass; one
+// out of order O(k log k).
+template <class Items, class CodePoint>
+void unicode_canonical_order(Items& items, CodePoint cp);
 
 // BERT's _run_strip_accents: NFD, then drop every nonspacing mark (Mn). "Café" -> "Cafe".
 std::u32string unicode_strip_accents(std::u32string_view text);
@@ -82,5 +100,32 @@ UnicodeLower unicode_lower(char32_t c);
 
 // unicode_lower applied to every code point.
 std::u32string unicode_lowercase(std::u32string_view text);
+
+template <class Items, class CodePoint>
+void unicode_canonical_order(Items& items, CodePoint cp) {
+  std::vector<std::pair<int, typename Items::value_type>> run;  // (class, item) of one run that is out of order
+  for (size_t i = 0; i < items.size();) {
+    int prev = unicode_combining_class(cp(items[i]));
+    if (prev == 0) {
+      ++i;
+      continue;
+    }
+    size_t end = i + 1;
+    bool ordered = true;
+    for (; end < items.size(); ++end) {
+      const int ccc = unicode_combining_class(cp(items[end]));
+      if (ccc == 0) break;
+      ordered = ordered && prev <= ccc;
+      prev = ccc;
+    }
+    if (!ordered) {
+      run.clear();
+      for (size_t k = i; k < end; ++k) run.emplace_back(unicode_combining_class(cp(items[k])), std::move(items[k]));
+      std::stable_sort(run.begin(), run.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (size_t k = i; k < end; ++k) items[k] = std::move(run[k - i].second);
+    }
+    i = end;
+  }
+}
 
 }  // namespace attnviz

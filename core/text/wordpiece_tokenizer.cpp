@@ -27,26 +27,16 @@ struct NChar {
   size_t begin, end;
 };
 
-// Appends c's canonical decomposition, keeping canonical order across the whole text: a mark
-// moves left past marks of a higher class (stable, as UAX #15's canonical ordering).
+// Appends c's canonical decomposition, without the nonspacing marks when `drop_mn`. The marks
+// left are put in canonical order once the whole text is in (unicode_canonical_order): dropping Mn
+// before ordering the rest gives the same order as ordering first, since the sort is stable.
 void append_nfd(char32_t c, size_t begin, size_t end, bool drop_mn, std::vector<NChar>& out) {
-  auto append_one = [&](char32_t d) {
-    if (drop_mn && unicode_general_category(d) == UnicodeGeneralCategory::mn) return;
-    out.push_back({d, begin, end});
-    const int ccc = unicode_combining_class(d);
-    if (ccc == 0) return;
-    // Dropping Mn before ordering the rest gives the same order as ordering first (a stable sort).
-    for (size_t j = out.size() - 1; j > 0; --j) {
-      const int prev = unicode_combining_class(out[j - 1].c);
-      if (prev == 0 || prev <= ccc) break;
-      std::swap(out[j - 1], out[j]);
-    }
-  };
   if (c < 0xC0) {  // nothing below U+00C0 decomposes or is a mark
     out.push_back({c, begin, end});
     return;
   }
-  for (char32_t d : unicode_nfd(std::u32string(1, c))) append_one(d);
+  for (char32_t d : unicode_nfd(std::u32string(1, c)))
+    if (!drop_mn || unicode_general_category(d) != UnicodeGeneralCategory::mn) out.push_back({d, begin, end});
 }
 
 // BertNormalizer's steps in its order: clean, CJK spaces, strip accents (NFD, drop Mn), lowercase.
@@ -70,6 +60,8 @@ std::vector<NChar> normalize_text(std::string_view text, size_t base, const Word
         chars.push_back({c, b, e});
       if (cjk) chars.push_back({U' ', b, e});
     }
+    // One pass over the text, not a bubble per mark: a long run of marks out of order stays O(k log k).
+    if (strip) unicode_canonical_order(chars, [](const NChar& n) { return n.c; });
     if (!o.lowercase) return chars;
     std::vector<NChar> lower;
     lower.reserve(chars.size());
@@ -118,19 +110,22 @@ void WordPieceTokenizer::encode_plain(std::string_view text, size_t base, int se
     size_t j = i + 1;
     if (!unicode_is_punctuation(chars[i].c))
       while (j < chars.size() && !unicode_is_white_space(chars[j].c) && !unicode_is_punctuation(chars[j].c)) ++j;
+    const size_t n = j - i;
+    // As Hugging Face: a word longer than max_chars_per_word is one [UNK] before any look-up, so a
+    // megabyte without a space costs one pass.
+    bool bad = n > static_cast<size_t>(options_.max_chars_per_word);
     word.clear();
     at.clear();
-    for (size_t k = i; k < j; ++k) {
+    for (size_t k = i; k < j && !bad; ++k) {
       at.push_back(word.size());
       utf8_append(word, chars[k].c);
     }
     at.push_back(word.size());
-    const size_t n = j - i;
     // Greedy from the left: the longest vocabulary piece at `start`, "##"-prefixed after the first.
+    // No piece is longer than longest_piece_chars_, so longer candidates are not looked up.
     std::vector<SubwordToken> pieces;
-    bool bad = n > static_cast<size_t>(options_.max_chars_per_word);
     for (size_t start = 0; start < n && !bad;) {
-      size_t end = n;
+      size_t end = std::min(n, start + longest_piece_chars_);
       int id = -1;
       for (; end > start; --end) {
         key.assign(start > 0 ? options_.prefix : std::string());
@@ -222,12 +217,18 @@ Result<SubwordEncoding> WordPieceTokenizer::encode(std::string_view text, std::o
   const std::vector<WordPieceFramePart>& frame = pair ? frame_pair_ : frame_single_;
   size_t reserve = 0;
   for (const WordPieceFramePart& p : frame) reserve += p.kind == WordPieceFramePart::Kind::special ? 1 : 0;
+  // Every token covers at least a character: room for all of them up front, not a vector grown and
+  // copied over and over (what a million tokens cost most).
+  const size_t max_tokens = static_cast<size_t>(std::max(limits.max_tokens, 0));
   std::vector<SubwordToken> a, b;
+  a.reserve(std::min(max_tokens, enc.text.size()));
+  b.reserve(std::min(max_tokens, enc.text_b.size()));
   bool too_many = false;
   encode_sentence(enc.text, 0, reserve, limits, a, too_many);
   if (pair && !too_many) encode_sentence(enc.text_b, 1, reserve + a.size(), limits, b, too_many);
-  if (too_many || a.size() + b.size() + reserve > static_cast<size_t>(std::max(limits.max_tokens, 0)))
+  if (too_many || a.size() + b.size() + reserve > max_tokens)
     return make_error("text is too long: more than " + std::to_string(limits.max_tokens) + " tokens");
+  enc.tokens.reserve(a.size() + b.size() + reserve);
   for (const WordPieceFramePart& p : frame) {
     if (p.kind == WordPieceFramePart::Kind::special) {
       SubwordToken t;
@@ -605,6 +606,8 @@ WordPieceTokenizer wordpiece_build(WordPieceParts parts) {
   tok.frame_pair_ = std::move(parts.pair);
   tok.unk_id_ = parts.unk_id;
   tok.pad_id_ = parts.pad_id;
+  for (const std::string& piece : tok.vocab_.pieces)
+    tok.longest_piece_chars_ = std::max(tok.longest_piece_chars_, utf8_count(piece));
   // Longest first, so "[MASK]x" cannot lose to a shorter token sharing its start.
   std::stable_sort(parts.specials.begin(), parts.specials.end(),
                    [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });

@@ -69,6 +69,7 @@ class WordPieceTokenizer final : public SubwordTokenizer {
   std::vector<WordPieceFramePart> frame_single_, frame_pair_;
   int unk_id_ = 0;
   std::optional<int> pad_id_;
+  size_t longest_piece_chars_ = 1;  // in code points, "##" included: bounds the longest-match search
 };
 
 // Reads Hugging Face's tokenizer_config.json: do_lower_case, strip_accents, tokenize_chinese_chars

@@ -12,6 +12,7 @@
 
 #include "base/file_io.h"
 #include "support/fixture_util.h"
+#include "text/bpe_merge.h"
 #include "text/bpe_tokenizer.h"
 #include "text/utf8.h"
 
@@ -462,4 +463,43 @@ TEST_CASE("bpe: tokenizer.json loader errors") {
   CHECK(error_after([](json& j) {
           j["added_tokens"].push_back({{"id", 584}, {"content", ""}, {"special", true}});
         }) == "an added token is empty");
+}
+
+TEST_CASE("bpe merges: long words merge by rank lists exactly as by one heap") {
+  // Random merges over a 4-letter alphabet (every result a new id, some pairs of results merging
+  // again), random words of 256 to 5,000 symbols with gaps between some extents (a character the
+  // vocabulary lacks, dropped), both ways of merging: the same symbols with the same extents.
+  std::mt19937 gen(7);
+  for (int trial = 0; trial < 40; ++trial) {
+    BpeMerges merges;
+    std::vector<int> ids = {0, 1, 2, 3};
+    int next_id = 4;
+    const int n_merges = 5 + int(gen() % 40);
+    for (int r = 0; r < n_merges; ++r) {
+      // The first three over the letters every word has, so that every word merges.
+      const size_t from = r < 3 ? 2 : ids.size();
+      const int left = ids[gen() % from], right = ids[gen() % from];
+      if (r < 3 || gen() % 3 != 0) merges.add(left, right, r, next_id);
+      ids.push_back(next_id++);
+    }
+    std::vector<BpeSymbol> word;
+    const size_t n = 256 + gen() % 4745;
+    uint32_t at = 0;
+    for (size_t i = 0; i < n; ++i) {
+      at += gen() % 16 == 0 ? 3 : 0;  // a gap
+      word.push_back({int(gen() % (trial % 2 == 0 ? 2 : 4)), at, at + 1});
+      ++at;
+    }
+    std::vector<BpeSymbol> by_lists = word, by_heap = word;
+    merges.apply(by_lists);
+    merges.apply_naive(by_heap);
+    CAPTURE(trial);
+    REQUIRE(by_lists.size() == by_heap.size());
+    CHECK(by_lists.size() < word.size());
+    for (size_t i = 0; i < by_lists.size(); ++i) {
+      CHECK(by_lists[i].id == by_heap[i].id);
+      CHECK(by_lists[i].begin == by_heap[i].begin);
+      CHECK(by_lists[i].end == by_heap[i].end);
+    }
+  }
 }

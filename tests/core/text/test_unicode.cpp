@@ -2,6 +2,7 @@
 // code point 0..U+10FFFF against per-block checksums and 300 mixed strings, both written by
 // tests/fixtures/make_unicode_tables.py from Python's unicodedata; lowercasing likewise against
 // str.lower() per code point.
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
@@ -288,6 +289,38 @@ TEST_CASE("unicode: canonical ordering, blocking, singletons and exclusions") {
   CHECK(unicode_nfc(U"\u0344") == U"\u0308\u0301");
   // A mark with no starter before it stays as it is.
   CHECK(unicode_nfc(U"\u0301e") == U"\u0301e");
+}
+
+TEST_CASE("unicode: a long run of marks in any order is sorted stably by class") {
+  // 230 220 226 216 over and over: out of order everywhere, equal classes kept in input order.
+  const std::u32string unit = {U'\u0301', U'\u0316', char32_t{0x1D16D}, char32_t{0x1D165}};
+  std::u32string run = U"e";
+  for (int k = 0; k < 20000; ++k) run += unit;
+  std::u32string sorted = run.substr(1);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](char32_t a, char32_t b) { return unicode_combining_class(a) < unicode_combining_class(b); });
+  CHECK(unicode_nfd(run) == U"e" + sorted);
+  CHECK(sorted.substr(0, 4) == std::u32string{0x1D165, 0x1D165, 0x1D165, 0x1D165});  // 216 first
+  // NFC: e + U+0316 (220) is no composite; U+0301 (230) is the first not blocked, so é.
+  const std::u32string composed = unicode_nfc(run);
+  CHECK(composed[0] == U'\u00E9');
+  CHECK(composed.size() == run.size() - 1);
+}
+
+TEST_CASE("unicode: a decomposition's first code point, and pairs that compose") {
+  CHECK(unicode_nfd_first(U'a') == U'a');
+  CHECK(unicode_nfd_first(U'\u00E9') == U'e');
+  CHECK(unicode_nfd_first(U'\u1E69') == U's');       // two levels: U+1E63, then s
+  CHECK(unicode_nfd_first(U'\uD55C') == U'\u1112');  // 한 -> ᄒ
+  CHECK(unicode_nfd_first(U'\u0F73') == U'\u0F71');  // a starter whose decomposition begins with a mark
+  CHECK(unicode_combining_class(unicode_nfd_first(U'\u0F73')) == 129);
+  CHECK(unicode_compose(U'e', U'\u0301') == U'\u00E9');
+  CHECK(unicode_compose(U'\u1100', U'\u1175') == U'\uAE30');  // ᄀ + ᅵ = 기
+  CHECK(unicode_compose(U'\uAE30', U'\u11AF') == U'\uAE38');  // 기 + ᆯ = 길
+  CHECK(unicode_compose(U'\u0915', U'\u093C') == 0);          // क़ is excluded from composition
+  CHECK(unicode_compose(U'a', U'b') == 0);
+  // U+0F73 reorders with the marks before it: the acute after it reaches the a.
+  CHECK(unicode_nfc(U"a\u0F73\u0301") == U"\u00E1\u0F71\u0F72");
 }
 
 TEST_CASE("unicode: invalid code points pass through normalisation") {
