@@ -28,7 +28,7 @@ run screenshot --screenshot "$out/screenshot.png"
 cat > "$tmp/ablation.txt" <<ACTIONS
 model coref
 layer 0
-head_off 0 0
+head_off 0 2
 screenshot $out/ablation.png
 quit
 ACTIONS
@@ -59,7 +59,7 @@ view compare
 compare sentence_b
 compare_sentence The animal didn't cross the street because it was too wide.
 layer 0
-head 0
+head 2
 screenshot $out/compare_ko.png
 quit
 ACTIONS

@@ -113,7 +113,7 @@ const std::vector<Flag>& flags() {
          return Ok{};
        }},
       {"seed", "N",
-       "seed of the random weights (train: of weights, data order and split) (default 1; train coref: 26, the shipped demo)",
+       "seed of the random weights (train: of weights, data order and split) (default 1; train coref: 78, the shipped demo)",
        [](CliOptions& o, const std::string& v) -> Status {
          if (!parse_number(v, o.seed)) return bad_value("seed", v, "a non-negative whole number");
          return Ok{};

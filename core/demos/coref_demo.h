@@ -19,11 +19,12 @@ namespace attnviz {
 
 // The defaults are the shipped demo (assets/demo_coref): attention only (no feed-forward block),
 // so the referent's word can reach the pronoun only through attention. 4 heads of size 8 (d_model 32)
-// and seed 26: its layer-2 heads 2 and 4 look from "it" at the referent both ways in the famous
-// pair, and one layer-1 head, which reads "tired" into "it", decides the answer: switched off, "it"
-// turns to "street". At d_model 64 every seed tried resolves redundantly (no single head, nor the
-// heads that look at the referent, changes the answer); see bench/README.md.
-inline constexpr uint64_t kCorefDemoSeed = 26;
+// and seed 78: its layer-2 heads 1 and 4 look from "it" at the referent in the famous pair, and one
+// layer-1 head (head 3), which reads "tired" into "it", decides the answer: switched off, "it"
+// turns to "street". Of seeds 1-96, 9 train a model where one head alone decides "tired"; 78's
+// decides by the widest margin. At d_model 64 every seed tried resolves redundantly (no single
+// head, nor the heads that look at the referent, changes the answer); see bench/README.md.
+inline constexpr uint64_t kCorefDemoSeed = 78;
 struct CorefTrainOptions {
   uint64_t seed = kCorefDemoSeed;  // weights, data order and held-out split order
   int d_model = 32, n_heads = 4, n_layers = 2, d_ff = 0;

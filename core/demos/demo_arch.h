@@ -52,7 +52,7 @@ Options demo_options_for(const DemoArch& a) {
   return o;
 }
 
-// "heads=4 d_model=32 layers=2 ffn=0 score=scaled_dot norm=pre positions=learned seed=26": every
+// "heads=4 d_model=32 layers=2 ffn=0 score=scaled_dot norm=pre positions=learned seed=78": every
 // field as key=value, for scripts and saved sessions.
 std::string demo_arch_format(const DemoArch& arch);
 // Reads key=value words (those demo_arch_format writes, any of them, in any order) over `base`.

@@ -101,7 +101,7 @@ TEST_CASE("cli: every command that takes --model opens the shipped demos by name
 
   CliRun heads = cli_in_process({"heads", "--model", "demo:coref", "--text", kTired, "--importance"});
   REQUIRE_MESSAGE(heads.status == 0, heads.err);
-  CHECK(has(heads.out, "most important: layer 0 head 0"));
+  CHECK(has(heads.out, "most important: layer 0 head 2"));
 
   const std::string repeat = "t3 t9 t4 t12 t7 t1 t3 t9 t4";
   CliRun induction = cli_in_process({"predict", "--model", "demo:induction", "--text", repeat, "--mask", "causal"});

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Scripted GUI test of switching heads off: on the coreference demo, layer 1 head 1 off (the head that
+# Scripted GUI test of switching heads off: on the coreference demo, layer 1 head 3 off (the head that
 # reads "tired" into "it") turns "it" from the animal to the street (the full model's answer beside it),
 # mean ablation, "Which heads matter" in Statistics (its best head checked against the CLI's grid),
 # value-norm and rollout in Heads, Model view and Lines, Korean; the session keeps the set.
@@ -17,7 +17,7 @@ cat > "$out/actions.txt" <<ACTIONS
 model coref
 sentence $tired
 expect answer it → animal
-head_off 0 0
+head_off 0 2
 expect answer it → street
 expect answer_full it → animal
 layer 0
@@ -29,7 +29,7 @@ expect answer_full it → animal
 view model
 screenshot $out/model_view.png
 ablation zero
-head_on 0 0
+head_on 0 2
 expect answer it → animal
 view stats
 importance
@@ -51,7 +51,7 @@ quit
 ACTIONS
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --script "$out/actions.txt"
 for png in heads_off model_view importance value_norm rollout_lines coref_ko; do "$check_png" "$out/$png.png" 1280 800; done
-grep -q '"ablated": "0:0"' "$out/ablated.session.json" || { echo "the session lost the switched-off heads"; exit 1; }
+grep -q '"ablated": "0:2"' "$out/ablated.session.json" || { echo "the session lost the switched-off heads"; exit 1; }
 grep -q '"ablation": "zero"' "$out/ablated.session.json"
 
 # The session brings the set back: the answer is the ablated one again.

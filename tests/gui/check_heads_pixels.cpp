@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     model = std::move(*opened);
     if (auto b = session->ui.find("sentence_b"); b != session->ui.end()) in.text_b = b->second;
   } else {
-    model = model_init_random(session->config, session->seed);
+    model = model_init_random(session->config, session->seed, session->generator);
   }
   auto trace = trace_run(model, in);
   if (!trace) return std::fprintf(stderr, "cannot recompute the trace\n"), 1;

@@ -33,7 +33,7 @@ screenshot $out/compare.png
 view stats
 model induction
 arch heads=1
-expect retrain induction heads1_dmodel32: 99.69% held-out after 925 steps
+expect retrain induction heads1_dmodel32: 99.37% held-out after 775 steps
 expect model trained: induction heads1_dmodel32
 expect answer next token: t22
 screenshot $out/induction.png
@@ -48,11 +48,11 @@ xvfb-run -a -s '-screen 0 1280x800x24' "$app" --script "$out/actions.txt" 2> "$o
 cat "$out/err.txt"
 for png in trained twin compare induction induction_ko; do "$check_png" "$out/$png.png" 1280 800; done
 # The finished run is in the disk cache (a cancelled one never is: tests/desktop/test_app_state.cpp).
-[ -f "$out/cache/attnviz/coref/trainer-3/heads2_dmodel32_layers1_seed26/model.safetensors" ] || { echo "not cached"; exit 1; }
+[ -f "$out/cache/attnviz/coref/trainer-4/heads2_dmodel32_layers1_seed78/model.safetensors" ] || { echo "not cached"; exit 1; }
 # Compare's 1 head vs N heads trained the 1-head twin of the 1-layer architecture (none is shipped).
-[ -f "$out/cache/attnviz/coref/trainer-3/heads1_dmodel32_layers1_seed26/model.safetensors" ] || { echo "no 1-head twin"; exit 1; }
+[ -f "$out/cache/attnviz/coref/trainer-4/heads1_dmodel32_layers1_seed78/model.safetensors" ] || { echo "no 1-head twin"; exit 1; }
 # The induction demo trained with one head a layer is cached under its own demo.
-[ -f "$out/cache/attnviz/induction/trainer-3/heads1_dmodel32_seed1/model.safetensors" ] || { echo "induction not cached"; exit 1; }
+[ -f "$out/cache/attnviz/induction/trainer-4/heads1_dmodel32_seed1/model.safetensors" ] || { echo "induction not cached"; exit 1; }
 grep -q "frames drawn while a demo trained" "$out/err.txt" || { echo "no frame was drawn while training"; exit 1; }
 
 # Back to it in a new launch: the disk cache answers at once, nothing trains.

@@ -168,7 +168,7 @@ TEST_CASE("detector report: the shipped demos show their heads") {
                         << ", previous-token L" << previous.best_layer << "H" << previous.best_head << " "
                         << previous.best_score);
   CHECK(induction.best_layer == 1);
-  CHECK(induction.best_score >= 0.9f);
+  CHECK(induction.best_score >= 0.85f);  // 0.88 on this sequence (the demo retrained 2026-11-28)
   CHECK(previous.best_layer == 0);      // the previous-token head that feeds it: far above the ~0.1 of an even
   CHECK(previous.best_score >= 0.45f);  // spread over the ~12 keys a causal query sees on average
 
@@ -179,8 +179,8 @@ TEST_CASE("detector report: the shipped demos show their heads") {
   MESSAGE("coreference L" << co.best_layer << "H" << co.best_head << " " << co.best_score);
   CHECK(c.coref.referent == 1);
   CHECK(co.gap == DetectorGap::none);
-  CHECK(co.best_layer == 1);  // layer 2, head 4 counting from 1
-  CHECK(co.best_head == 3);
+  CHECK(co.best_layer == 1);  // layer 2, head 1 counting from 1
+  CHECK(co.best_head == 0);
   CHECK(co.best_score >= 0.9f);
 }
 
