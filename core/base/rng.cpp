@@ -231,7 +231,7 @@ size_t Rng::fill_normal_checked(float* out, size_t n, double stddev, uint64_t re
       const double a = pairs.u[p] * factor[p] * stddev, b = pairs.v[p] * factor[p] * stddev;
       out[i + 2 * p] = static_cast<float>(a);
       out[i + 2 * p + 1] = static_cast<float>(b);
-      recheck[p] = near_float_midpoint(a, band) | near_float_midpoint(b, band);
+      recheck[p] = int(near_float_midpoint(a, band)) | int(near_float_midpoint(b, band));  // no branch: the loop vectorises
       any |= recheck[p];
     }
     for (size_t p = 0; any && p < whole; ++p) {
