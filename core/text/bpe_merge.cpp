@@ -20,8 +20,9 @@ uint64_t candidate_key(int rank, int pos) { return (uint64_t(uint32_t(rank)) << 
 // The symbols as a doubly linked list: a merge keeps the left symbol, widened, and unlinks the right.
 // A symbol's id and links sit together in 12 bytes, so that a merge, which reads and writes them,
 // touches one cache line per symbol; its extent is not kept, since a survivor absorbs the symbols
-// up to the next survivor and ends where the last of them did. (A long word's merges jump across the whole word rank by rank: with ids and extents kept
-// apart from the links, each jump missed the caches twice.)
+// up to the next survivor and ends where the last of them did. (A long word's merges jump across
+// the whole word rank by rank: with ids and extents kept apart from the links, each jump missed the
+// caches twice.)
 class SymbolList {
  public:
   explicit SymbolList(std::vector<BpeSymbol>& sym) : sym_(sym), node_(sym.size()) {
@@ -77,14 +78,17 @@ const BpeMerges::Merge* BpeMerges::find(int left, int right) const {
   return it == map_.end() ? nullptr : &it->second;
 }
 
+template <class List>
+const BpeMerges::Merge* BpeMerges::merge_after(const List& list, int pos) const {
+  const int right = list.next(pos);
+  return right < 0 ? nullptr : find(list.id(pos), list.id(right));
+}
+
 void BpeMerges::apply_naive(std::vector<BpeSymbol>& sym) const {
   const size_t n = sym.size();
   if (n < 2 || map_.empty()) return;
   SymbolList list(sym);
-  const auto merge_at = [&](int pos) -> const Merge* {
-    const int right = list.next(pos);
-    return right < 0 ? nullptr : find(list.id(pos), list.id(right));
-  };
+  const auto merge_at = [&](int pos) { return merge_after(list, pos); };
   // The first n - 1 pairs are heapified in O(n); each merge then pushes at most two pairs.
   std::vector<uint64_t> heap;
   heap.reserve(n);
@@ -116,10 +120,7 @@ void BpeMerges::apply(std::vector<BpeSymbol>& sym) const {
   if (sym.size() < kRankListsFrom) return apply_naive(sym);
   if (map_.empty()) return;
   SymbolList list(sym);
-  const auto merge_at = [&](int pos) -> const Merge* {
-    const int right = list.next(pos);
-    return right < 0 ? nullptr : find(list.id(pos), list.id(right));
-  };
+  const auto merge_at = [&](int pos) { return merge_after(list, pos); };
   // The pairs waiting at each rank, by position: taken in order from `next`. A pair pushed at a
   // position below the last one waiting leaves the rest to be sorted before the next is taken.
   // Pushes come in position order while one rank is swept, so sorting is rare.

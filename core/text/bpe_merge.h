@@ -38,6 +38,9 @@ class BpeMerges {
     int result = 0;
   };
   const Merge* find(int left, int right) const;
+  // The merge of the symbol at `pos` with the next one still in `list`, if any (bpe_merge.cpp).
+  template <class List>
+  const Merge* merge_after(const List& list, int pos) const;
   std::unordered_map<uint64_t, Merge> map_;
 };
 
