@@ -44,8 +44,11 @@ echo "attnviz: the whole suite under AddressSanitizer + UndefinedBehaviorSanitiz
 if [ -f build-sanitize/CMakeCache.txt ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++' build-sanitize/CMakeCache.txt; then
   rm -rf build-sanitize
 fi
+# A unity build (CMake compiles each target's sources eight to a file): the headers every file
+# includes (Eigen, nlohmann/json, doctest) and their templates are compiled once per eight files, not
+# once per file; scripts/run.sh builds the app the same way (bench/README.md, "The suite's time").
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Release -DATTNVIZ_SANITIZE=ON -DATTNVIZ_BENCH=OFF \
-  -DATTNVIZ_MARCH=x86-64-v3 -DATTNVIZ_OTHER_PASS="$other_pass" \
+  -DATTNVIZ_MARCH=x86-64-v3 -DATTNVIZ_OTHER_PASS="$other_pass" -DCMAKE_UNITY_BUILD=ON \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 cmake --build build-sanitize -j "$jobs"
 # Leaks are errors for our code; tests/sanitizer.supp lists the system libraries (Mesa, X11,

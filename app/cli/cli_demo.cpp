@@ -14,11 +14,6 @@ namespace attnviz {
 
 namespace {
 
-int fail(std::ostream& err, const std::string& message) {
-  err << "attnviz-cli: " << message << "\n";
-  return 1;
-}
-
 // Writes DIR/model.safetensors (the vocabulary is in its metadata) and DIR/vocab.txt, one word per
 // line, for people building sentences the model knows. Returns the model's path, or an error
 // naming the folder or file.
@@ -81,9 +76,9 @@ int cli_train_coref(const CliOptions& o, std::ostream& out, std::ostream& err) {
     out << "\n";
     return true;
   });
-  if (!result) return fail(err, result.error());
+  if (!result) return cli_fail(err, result.error());
   auto path = save_in(o.out_dir, result->model);
-  if (!path) return fail(err, path.error());
+  if (!path) return cli_fail(err, path.error());
   result_line(out, *result);
   out << " — saved " << *path << "\n";
   return 0;
@@ -109,12 +104,12 @@ int cli_train_induction(const CliOptions& o, std::ostream& out, std::ostream& er
     out.unsetf(std::ios::floatfield);
     return true;
   });
-  if (!result) return fail(err, result.error());
-  if (!callback_error) return fail(err, callback_error.error());
+  if (!result) return cli_fail(err, result.error());
+  if (!callback_error) return cli_fail(err, callback_error.error());
   auto s = induction_scores(result->model, t.seed, t.length, t.segment_length);
-  if (!s) return fail(err, s.error());
+  if (!s) return cli_fail(err, s.error());
   auto path = save_in(o.out_dir, result->model);
-  if (!path) return fail(err, path.error());
+  if (!path) return cli_fail(err, path.error());
   result_line(out, *result);
   const bool reached = !result->history.empty() && result->history.back().target_reached;
   out << "; induction head L" << s->best_on_repeat_layer << "H" << s->best_on_repeat_head << " " << std::setprecision(3)

@@ -22,11 +22,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-int fail(std::ostream& err, const std::string& message) {
-  err << "attnviz-cli: " << message << "\n";
-  return 1;
-}
-
 Status write_json(const std::string& path, const Json& j, std::ostream& out) {
   const std::string text = j.dump(2);
   if (path == "-") {
@@ -118,16 +113,16 @@ int cli_predict(const CliOptions& o, std::ostream& stdout_stream, std::ostream& 
   std::ostream& out = o.json_path == "-" ? discard : stdout_stream;
   const int top_k = o.given.count("top-k") ? o.top_k : 5;
   auto run = open_and_trace(o, o.ablation);
-  if (!run) return fail(err, run.error());
+  if (!run) return cli_fail(err, run.error());
   auto answer = model_answer(run->model, run->trace, o.text, top_k);
-  if (!answer) return fail(err, answer_error(answer.why()));
+  if (!answer) return cli_fail(err, answer_error(answer.why()));
   // With heads off, the full model's answer beside it: what switching them off changed.
   std::optional<ModelAnswer> full;
   if (o.ablation.any()) {
     auto f = trace_final_ablated(run->model, run->trace, Ablation{});
-    if (!f) return fail(err, f.error());
+    if (!f) return cli_fail(err, f.error());
     auto a = model_answer_from_final(run->model, run->trace, *f, *answer, top_k);
-    if (!a) return fail(err, answer_error(a.why()));
+    if (!a) return cli_fail(err, answer_error(a.why()));
     full = std::move(*a);
     out << "heads off (" << name_of(o.ablation.mode) << "): " << ablation_heads_label(o.ablation.heads) << "\n";
   }
@@ -155,7 +150,7 @@ int cli_predict(const CliOptions& o, std::ostream& stdout_stream, std::ostream& 
     j["heads"] = std::move(heads);
   }
   if (full) j["unablated"] = answer_json(*full, run->trace);
-  if (Status s = write_json(o.json_path, j, stdout_stream); !s) return fail(err, "--json: " + s.error());
+  if (Status s = write_json(o.json_path, j, stdout_stream); !s) return cli_fail(err, "--json: " + s.error());
   return 0;
 }
 
@@ -163,9 +158,9 @@ int cli_heads(const CliOptions& o, std::ostream& stdout_stream, std::ostream& er
   std::ostringstream discard;
   std::ostream& out = o.json_path == "-" ? discard : stdout_stream;
   auto run = open_and_trace(o, Ablation{});
-  if (!run) return fail(err, run.error());
+  if (!run) return cli_fail(err, run.error());
   auto grid = importance_grid(run->model, run->trace, o.text, o.ablation.mode);
-  if (!grid) return fail(err, answer_error(grid.why()));
+  if (!grid) return cli_fail(err, answer_error(grid.why()));
   out << "answer: ";
   print_answer(grid->answer, run->trace, out);
   const bool changes = importance_changes_answer(*grid);
@@ -193,7 +188,7 @@ int cli_heads(const CliOptions& o, std::ostream& stdout_stream, std::ostream& er
   for (const auto& row : grid->flips) flips.push_back(row);
   j["answer_changes"] = std::move(flips);
   j["most_important"] = {grid->best_layer, grid->best_head};
-  if (Status s = write_json(o.json_path, j, stdout_stream); !s) return fail(err, "--json: " + s.error());
+  if (Status s = write_json(o.json_path, j, stdout_stream); !s) return cli_fail(err, "--json: " + s.error());
   return 0;
 }
 
@@ -201,7 +196,7 @@ int cli_generate(const CliOptions& o, std::ostream& stdout_stream, std::ostream&
   std::ostringstream discard;
   std::ostream& out = o.json_path == "-" ? discard : stdout_stream;
   auto model = model_open(o.model_path, std::nullopt, {}, MappedValues::in_place);  // the process ends soon after
-  if (!model) return fail(err, model.error());
+  if (!model) return cli_fail(err, model.error());
   GenerateOptions g;
   g.tokens = o.tokens;
   g.temperature = o.sample_temperature;
@@ -209,7 +204,7 @@ int cli_generate(const CliOptions& o, std::ostream& stdout_stream, std::ostream&
   g.seed = o.seed;
   g.max_memory = cli_trace_memory(o);
   auto gen = generate(*model, o.text, g);
-  if (!gen) return fail(err, gen.error());
+  if (!gen) return cli_fail(err, gen.error());
   // The prompt, then each new token with its probability; the whole text at the end.
   out << o.text;
   for (const GeneratedStep& s : gen->steps) out << "[" << s.chosen.text << "]";
@@ -237,7 +232,7 @@ int cli_generate(const CliOptions& o, std::ostream& stdout_stream, std::ostream&
   j["ids"] = gen->ids;
   j["text"] = text;
   j["reused_rows"] = gen->reused_rows;
-  if (Status s = write_json(o.json_path, j, stdout_stream); !s) return fail(err, "--json: " + s.error());
+  if (Status s = write_json(o.json_path, j, stdout_stream); !s) return cli_fail(err, "--json: " + s.error());
   return 0;
 }
 

@@ -201,10 +201,7 @@ Status write_grid(const CliOptions& o, const Trace& t, const std::optional<std::
 // is asked for, --json, --csv and --png. Returns the exit status so far.
 int write_outputs(const CliOptions& o, const Model* model, const Trace& trace, std::ostream& out, std::ostream& err) {
   int status = 0;
-  auto fail = [&](const std::string& message) {
-    err << "attnviz-cli: " << message << "\n";
-    return 1;
-  };
+  auto fail = [&](const std::string& message) { return cli_fail(err, message); };
   auto report = [&](const Status& s, const std::string& what) {
     if (!s) status = fail(what + ": " + s.error());
   };
@@ -237,8 +234,7 @@ int write_outputs(const CliOptions& o, const Model* model, const Trace& trace, s
 int attention_file_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
   auto file = attention_file_read(o.attention_path);
   if (!file) {
-    err << "attnviz-cli: " << file.error() << "\n";
-    return 1;
+    return cli_fail(err, file.error());
   }
   if (o.cross && !file->cross_trace) {
     err << "attnviz-cli: --cross: " << o.attention_path << " has no cross_attentions\n";
@@ -266,10 +262,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.command == CliCommand::heads) return cli_heads(o, out, err);
   if (o.command == CliCommand::generate) return cli_generate(o, out, err);
   if (!o.attention_path.empty()) return attention_file_run(o, out, err);
-  auto fail = [&](const std::string& message) {
-    err << "attnviz-cli: " << message << "\n";
-    return 1;
-  };
+  auto fail = [&](const std::string& message) { return cli_fail(err, message); };
   const std::string& path = o.model_path.empty() ? o.weights_path : o.model_path;
   // The process ends soon after: a file's F32 weights are read in place, not copied.
   auto model = path.empty() ? model_init_random(o.config, o.seed, o.generator)
@@ -318,8 +311,7 @@ int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
   // A shipped demo's name becomes its folder here, once, for every command that takes --model.
   auto demo = demo_model_find(asset_paths_find(), o.model_path);
   if (!demo) {
-    err << "attnviz-cli: " << demo.error() << "\n";
-    return 1;
+    return cli_fail(err, demo.error());
   }
   CliOptions resolved = o;
   resolved.model_path = demo->dir;
@@ -328,6 +320,11 @@ int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
 
 int64_t cli_trace_memory(const CliOptions& o) {
   return o.max_trace_memory > 0 ? o.max_trace_memory : trace_memory_limit(memory_available(memory_texts_read()));
+}
+
+int cli_fail(std::ostream& err, std::string_view message) {
+  err << "attnviz-cli: " << message << "\n";
+  return 1;
 }
 
 std::string counted(long long n, std::string_view noun) {

@@ -17,6 +17,9 @@ int cli_run(const CliOptions& options, std::ostream& out, std::ostream& err);
 // now (base/memory_available.h).
 int64_t cli_trace_memory(const CliOptions& options);
 
+// Writes "attnviz-cli: <message>" to err and returns 1, the exit status of a failed command.
+int cli_fail(std::ostream& err, std::string_view message);
+
 // "1 head", "4 heads": a count and its noun, which takes an "s" unless the count is 1.
 std::string counted(long long n, std::string_view noun);
 

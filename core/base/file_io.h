@@ -2,6 +2,7 @@
 // failed save never damages the file that was there before. No parsing happens here.
 #pragma once
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@ namespace attnviz {
 // What a path is, without failing: false for anything missing or unreadable.
 bool path_is_file(const std::string& path);
 bool path_is_folder(const std::string& path);
+inline bool path_is_file(const std::filesystem::path& path) { return path_is_file(path.string()); }
 
 // Reads the whole file; a file larger than max_bytes is an error (nothing is allocated for it).
 Result<std::vector<uint8_t>> file_read_bytes(const std::string& path, uint64_t max_bytes = uint64_t{1} << 34);

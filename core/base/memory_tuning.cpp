@@ -56,4 +56,20 @@ bool memory_populate_for_read(const void*, size_t) { return false; }
 
 #endif
 
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+
+bool memory_prefer_huge_pages(void* p, size_t bytes) {
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;  // x86-64's huge page; the advice covers whole ones only
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) / kHuge * kHuge;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) / kHuge * kHuge;
+  if (end <= begin) return false;
+  return ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE) == 0;
+}
+
+#else
+
+bool memory_prefer_huge_pages(void*, size_t) { return false; }
+
+#endif
+
 }  // namespace attnviz

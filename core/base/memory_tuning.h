@@ -18,4 +18,11 @@ void memory_keep_freed_blocks();
 bool memory_populate_for_write(void* p, size_t bytes);
 bool memory_populate_for_read(const void* p, size_t bytes);
 
+// Asks the kernel to back the whole 2 MB pages inside [p, p + bytes) with huge pages when they are
+// first touched (transparent huge pages in `madvise` mode, the usual default): one fault and one
+// page-table entry per 2 MB instead of 512. For large fresh blocks about to be filled (a model's
+// random weights); call before anything touches them. Linux only; a no-op elsewhere or when the
+// kernel refuses. Contents are unchanged either way. Returns whether the kernel took the advice.
+bool memory_prefer_huge_pages(void* p, size_t bytes);
+
 }  // namespace attnviz

@@ -46,6 +46,9 @@ class Rng {
   uint64_t next_u64();
   double uniform();   // [0, 1), 53 random bits
   double normal();    // N(0, 1)
+  // next_u64() % n as an int, for n in [1, INT_MAX]: a draw from [0, n) (its slight bias toward
+  // small values is part of the demos' recorded data, so it stays).
+  int below(int n) { return static_cast<int>(next_u64() % static_cast<uint64_t>(n)); }
   // out[i] = float(normal() * stddev) for i in [0, n): the same values, and the generator left in
   // the same state, as n calls of normal(), many times faster (see fill_normal_checked).
   void fill_normal(float* out, size_t n, double stddev);

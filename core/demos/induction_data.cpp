@@ -11,8 +11,6 @@ namespace attnviz {
 namespace {
 
 // Uniform in [0, n). The modulo bias is below 2^-40 for any vocabulary we allow.
-int draw(Rng& rng, int n) { return static_cast<int>(rng.next_u64() % static_cast<uint64_t>(n)); }
-
 }  // namespace
 
 Result<InductionSequence> induction_sequence(Rng& rng, int vocab_size, int length, int segment_length) {
@@ -31,7 +29,7 @@ Result<InductionSequence> induction_sequence(Rng& rng, int vocab_size, int lengt
   std::vector<int> pool(static_cast<size_t>(vocab_size));
   for (int v = 0; v < vocab_size; ++v) pool[static_cast<size_t>(v)] = v;
   for (int k = 0; k < segment_length; ++k)
-    std::swap(pool[static_cast<size_t>(k)], pool[static_cast<size_t>(k + draw(rng, vocab_size - k))]);
+    std::swap(pool[static_cast<size_t>(k)], pool[static_cast<size_t>(k + rng.below(vocab_size - k))]);
 
   InductionSequence seq;
   seq.repeat_start = length - segment_length;
@@ -39,7 +37,7 @@ Result<InductionSequence> induction_sequence(Rng& rng, int vocab_size, int lengt
   seq.ids.reserve(static_cast<size_t>(length));
   for (int k = 0; k < segment_length; ++k) seq.ids.push_back(pool[static_cast<size_t>(k)]);
   for (int k = 2 * segment_length; k < length; ++k)
-    seq.ids.push_back(pool[static_cast<size_t>(segment_length + draw(rng, vocab_size - segment_length))]);
+    seq.ids.push_back(pool[static_cast<size_t>(segment_length + rng.below(vocab_size - segment_length))]);
   for (int k = 0; k < segment_length; ++k) seq.ids.push_back(pool[static_cast<size_t>(k)]);
   return seq;
 }

@@ -38,23 +38,21 @@ Result<std::vector<InductionSequence>> sequences_from(uint64_t seed, int vocab_s
 // Shortest training sequence: two copies and at least one filler token between them.
 int shortest_length(const InductionTrainOptions& o) { return std::min(o.length, 2 * o.segment_length + 1); }
 
-int draw(Rng& rng, int n) { return static_cast<int>(rng.next_u64() % static_cast<uint64_t>(n)); }
-
 // A training sequence: an induction_sequence of random length (so the distance between the copies
 // varies), sometimes behind a random prefix of non-segment tokens (so the first copy moves too).
 // The repeated tokens still have exactly one earlier occurrence each.
 Result<InductionSequence> training_sequence(Rng& rng, const InductionTrainOptions& o) {
   const int lo = shortest_length(o);
-  const int prefix = rng.uniform() < kShiftedShare ? draw(rng, o.length - lo + 1) : 0;
-  const int length = lo + draw(rng, o.length - prefix - lo + 1);
+  const int prefix = rng.uniform() < kShiftedShare ? rng.below(o.length - lo + 1) : 0;
+  const int length = lo + rng.below(o.length - prefix - lo + 1);
   auto inner = induction_sequence(rng, o.vocab_size, length, o.segment_length);
   if (!inner) return inner;
   std::vector<bool> in_segment(static_cast<size_t>(o.vocab_size), false);
   for (int k = 0; k < o.segment_length; ++k) in_segment[static_cast<size_t>(inner->ids[static_cast<size_t>(k)])] = true;
   InductionSequence seq;
   for (int k = 0; k < prefix; ++k) {
-    int id = draw(rng, o.vocab_size);
-    while (in_segment[static_cast<size_t>(id)]) id = draw(rng, o.vocab_size);
+    int id = rng.below(o.vocab_size);
+    while (in_segment[static_cast<size_t>(id)]) id = rng.below(o.vocab_size);
     seq.ids.push_back(id);
   }
   seq.ids.insert(seq.ids.end(), inner->ids.begin(), inner->ids.end());

@@ -15,8 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_file(const fs::path& p) { return path_is_file(p.string()); }
-
 Result<std::string> read_text(const fs::path& p) {
   auto bytes = file_read_bytes(p.string(), kMaxTokenizerFileBytes);
   if (!bytes) return make_error(bytes.error());
@@ -32,7 +30,7 @@ Result<std::shared_ptr<const SubwordTokenizer>> shared(Result<T> r, const fs::pa
 
 Result<std::shared_ptr<const SubwordTokenizer>> load_gpt2(const fs::path& dir) {
   const fs::path vocab = dir / "vocab.json", merges = dir / "merges.txt";
-  if (!is_file(vocab) || !is_file(merges))
+  if (!path_is_file(vocab) || !path_is_file(merges))
     return make_error("'" + dir.string() + "' has no GPT-2 tokenizer: expected tokenizer.json, or vocab.json and merges.txt");
   auto v = read_text(vocab);
   if (!v) return make_error(v.error());
@@ -43,9 +41,9 @@ Result<std::shared_ptr<const SubwordTokenizer>> load_gpt2(const fs::path& dir) {
 
 Result<std::shared_ptr<const SubwordTokenizer>> load_bert(const fs::path& dir) {
   const fs::path vocab = dir / "vocab.txt", config = dir / "tokenizer_config.json";
-  if (!is_file(vocab)) return make_error("'" + dir.string() + "' has no BERT tokenizer: expected tokenizer.json or vocab.txt");
+  if (!path_is_file(vocab)) return make_error("'" + dir.string() + "' has no BERT tokenizer: expected tokenizer.json or vocab.txt");
   WordPieceOptions options;  // BertTokenizer's defaults (uncased) when there is no tokenizer_config.json
-  if (is_file(config)) {
+  if (path_is_file(config)) {
     auto text = read_text(config);
     if (!text) return make_error(text.error());
     auto o = wordpiece_options_from_config(*text);
@@ -63,7 +61,7 @@ Result<std::shared_ptr<const SubwordTokenizer>> load_tokenizer_json(const fs::pa
   auto text = read_text(tj);
   if (!text) return make_error(text.error());
   std::string config_text;
-  if (is_file(config)) {
+  if (path_is_file(config)) {
     auto c = read_text(config);
     if (!c) return make_error(c.error());
     config_text = std::move(*c);
@@ -77,7 +75,7 @@ Result<std::shared_ptr<const SubwordTokenizer>> load_tokenizer_json(const fs::pa
 
 Result<std::shared_ptr<const SubwordTokenizer>> hf_tokenizer_load(const std::string& folder, CheckpointFamily family) {
   const fs::path dir(folder);
-  if (is_file(dir / "tokenizer.json")) return load_tokenizer_json(dir);
+  if (path_is_file(dir / "tokenizer.json")) return load_tokenizer_json(dir);
   if (family == CheckpointFamily::gpt2) return load_gpt2(dir);
   if (family == CheckpointFamily::bert) return load_bert(dir);
   return make_error("'" + dir.string() + "' has no tokenizer: expected tokenizer.json");

@@ -16,8 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_file(const fs::path& p) { return path_is_file(p.string()); }
-
 bool is_dir(const fs::path& p) { return path_is_folder(p.string()); }
 
 void report(const OpenProgress& progress, float fraction) {
@@ -51,9 +49,9 @@ std::string neither_model_error(const fs::path& path, const fs::path& dir, bool 
 
 // The weights of a checkpoint folder: one file, or the sharded index.
 Result<fs::path> weights_in(const fs::path& dir) {
-  if (is_file(dir / "model.safetensors")) return dir / "model.safetensors";
-  if (is_file(dir / "model.safetensors.index.json")) return dir / "model.safetensors.index.json";
-  if (is_file(dir / "pytorch_model.bin"))
+  if (path_is_file(dir / "model.safetensors")) return dir / "model.safetensors";
+  if (path_is_file(dir / "model.safetensors.index.json")) return dir / "model.safetensors.index.json";
+  if (path_is_file(dir / "pytorch_model.bin"))
     return make_error("'" + dir.string() + "' has only pytorch_model.bin: attnviz reads safetensors checkpoints "
                       "(a pickle file can run code when loaded); convert it to model.safetensors");
   return make_error("'" + dir.string() + "' has config.json but no model.safetensors or model.safetensors.index.json");
@@ -100,14 +98,14 @@ Result<Model> open_file(const fs::path& path, const std::optional<ModelConfig>& 
                         MappedValues use, bool folder = false) {
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   if (ends_with(path.filename().string(), ".index.json")) {
-    if (!is_file(dir / "config.json"))
+    if (!path_is_file(dir / "config.json"))
       return make_error("'" + path.string() + "' is a sharded index but its folder has no config.json");
     return open_checkpoint(dir, path, std::nullopt, progress, use);
   }
   auto file = safetensors_map(path.string(), use);
   if (!file) return make_error(file.error());
   if (!file->metadata.contains(kConfigKey)) {
-    if (is_file(dir / "config.json")) return open_checkpoint(dir, path, std::move(*file), progress, use);
+    if (path_is_file(dir / "config.json")) return open_checkpoint(dir, path, std::move(*file), progress, use);
     // A checkpoint's weights without their config.json would otherwise be read as an encoder and
     // fail on its first missing tensor, which says nothing about what is really missing.
     if (!file->find(kRawEncoderProbe)) return make_error(neither_model_error(path, dir, folder));
@@ -125,18 +123,18 @@ Result<Model> model_open(const std::string& path, const std::optional<ModelConfi
   const fs::path p(path);
   Result<Model> model = make_error("");
   if (is_dir(p)) {
-    if (is_file(p / "config.json")) {
+    if (path_is_file(p / "config.json")) {
       auto weights_file = weights_in(p);
       if (!weights_file) return make_error(weights_file.error());
       model = open_checkpoint(p, *weights_file, std::nullopt, progress, weights);
-    } else if (is_file(p / "model.safetensors")) {
+    } else if (path_is_file(p / "model.safetensors")) {
       model = open_file(p / "model.safetensors", fallback, progress, weights, /*folder=*/true);
     } else {
       return make_error(
           "'" + path +
           "' has neither config.json (a Hugging Face checkpoint) nor model.safetensors (an attnviz model)");
     }
-  } else if (is_file(p)) {
+  } else if (path_is_file(p)) {
     model = open_file(p, fallback, progress, weights);
   } else {
     std::error_code ec;

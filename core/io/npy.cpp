@@ -9,13 +9,14 @@
 #include <map>
 #include <string_view>
 
+#include "base/bytes.h"
 #include "base/file_io.h"
 
 namespace attnviz {
 
 namespace {
 
-Error fail(const std::string& message) { return make_error("npy: " + message); }
+Error npy_error(const std::string& message) { return make_error("npy: " + message); }
 
 constexpr std::string_view kMagic = "\x93NUMPY";
 
@@ -32,7 +33,7 @@ struct NpyHeader {
   std::vector<uint64_t> shape;
 };
 
-std::string shape_text(const std::vector<uint64_t>& shape) {
+std::string tuple_text(const std::vector<uint64_t>& shape) {
   std::string out = "(";
   for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
   return out + (shape.size() == 1 ? ",)" : ")");
@@ -53,13 +54,13 @@ class DictParser {
         auto key = string_literal("a quoted key");
         if (!key) return Error{key.error()};
         if (*key != "descr" && *key != "fortran_order" && *key != "shape")
-          return fail("header has unexpected key '" + *key + "'");
+          return npy_error("header has unexpected key '" + *key + "'");
         skip_ws();
         if (!eat(':')) return error("expected ':' after key '" + *key + "'");
         skip_ws();
         auto v = value();
         if (!v) return Error{v.error()};
-        if (!items.emplace(*key, std::move(*v)).second) return fail("header has duplicate key '" + *key + "'");
+        if (!items.emplace(*key, std::move(*v)).second) return npy_error("header has duplicate key '" + *key + "'");
         skip_ws();
         if (eat(',')) {
           skip_ws();
@@ -75,16 +76,16 @@ class DictParser {
     if (i_ != s_.size()) return error("unexpected text after the header dict");
 
     for (const char* k : {"descr", "fortran_order", "shape"})
-      if (!items.count(k)) return fail("header is missing key '" + std::string(k) + "'");
+      if (!items.count(k)) return npy_error("header is missing key '" + std::string(k) + "'");
     NpyHeader h;
     const PyValue& descr = items["descr"];
-    if (descr.kind != PyValue::Kind::string) return fail("header 'descr' is not a string");
+    if (descr.kind != PyValue::Kind::string) return npy_error("header 'descr' is not a string");
     h.descr = descr.text;
     const PyValue& fortran = items["fortran_order"];
-    if (fortran.kind != PyValue::Kind::boolean) return fail("header 'fortran_order' is not True or False");
+    if (fortran.kind != PyValue::Kind::boolean) return npy_error("header 'fortran_order' is not True or False");
     h.fortran = fortran.flag;
     const PyValue& shape = items["shape"];
-    if (shape.kind != PyValue::Kind::tuple) return fail("header 'shape' is not a tuple");
+    if (shape.kind != PyValue::Kind::tuple) return npy_error("header 'shape' is not a tuple");
     h.shape = shape.items;
     return h;
   }
@@ -94,7 +95,7 @@ class DictParser {
   size_t i_ = 0;
 
   Error error(const std::string& what) const {
-    return fail("bad header: " + what + " at header offset " + std::to_string(i_));
+    return npy_error("bad header: " + what + " at header offset " + std::to_string(i_));
   }
   bool at_end() const { return i_ >= s_.size(); }
   char peek() const { return at_end() ? '\0' : s_[i_]; }
@@ -140,7 +141,7 @@ class DictParser {
     uint64_t v = 0;
     while (peek() >= '0' && peek() <= '9') {
       const auto digit = static_cast<uint64_t>(peek() - '0');
-      if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10) return fail("shape entry is too large");
+      if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10) return npy_error("shape entry is too large");
       v = v * 10 + digit;
       ++i_;
     }
@@ -179,7 +180,7 @@ class DictParser {
       return v;
     }
     if (c == '(') return tuple();
-    if (c == '[') return fail("structured dtypes (a list in 'descr') are not supported");
+    if (c == '[') return npy_error("structured dtypes (a list in 'descr') are not supported");
     PyValue v;
     v.kind = PyValue::Kind::boolean;
     if (eat_word("True")) {
@@ -191,28 +192,22 @@ class DictParser {
   }
 };
 
-uint64_t load_le(const uint8_t* p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
 }  // namespace
 
 Result<Mat> npy_parse(std::span<const uint8_t> bytes) {
   if (bytes.size() < kMagic.size() || std::memcmp(bytes.data(), kMagic.data(), kMagic.size()) != 0)
-    return fail("not a .npy file (it does not start with \\x93NUMPY)");
-  if (bytes.size() < 8) return fail("file is truncated inside its version bytes");
+    return npy_error("not a .npy file (it does not start with \\x93NUMPY)");
+  if (bytes.size() < 8) return npy_error("file is truncated inside its version bytes");
   const int major = bytes[6], minor = bytes[7];
   if (major < 1 || major > 3 || minor != 0)
-    return fail("unsupported format version " + std::to_string(major) + "." + std::to_string(minor) +
+    return npy_error("unsupported format version " + std::to_string(major) + "." + std::to_string(minor) +
                 " (1.0, 2.0 and 3.0 are read)");
   const size_t len_bytes = major == 1 ? 2 : 4;
   const size_t prelude = 8 + len_bytes;
-  if (bytes.size() < prelude) return fail("file is truncated inside its header length");
-  const uint64_t header_len = load_le(bytes.data() + 8, static_cast<int>(len_bytes));
+  if (bytes.size() < prelude) return npy_error("file is truncated inside its header length");
+  const uint64_t header_len = load_little_endian(bytes.data() + 8, static_cast<int>(len_bytes));
   if (header_len > bytes.size() - prelude)
-    return fail("header length " + std::to_string(header_len) + " runs past the end of the " +
+    return npy_error("header length " + std::to_string(header_len) + " runs past the end of the " +
                 std::to_string(bytes.size()) + "-byte file (truncated)");
 
   const std::string_view text(reinterpret_cast<const char*>(bytes.data() + prelude), static_cast<size_t>(header_len));
@@ -223,39 +218,39 @@ Result<Mat> npy_parse(std::span<const uint8_t> bytes) {
   if (header->descr == "<f4") itemsize = 4;
   else if (header->descr == "<f8") itemsize = 8;
   else if (header->descr == ">f4" || header->descr == ">f8")
-    return fail("big-endian dtype '" + header->descr + "' is not supported (save as little-endian '<f4' or '<f8')");
+    return npy_error("big-endian dtype '" + header->descr + "' is not supported (save as little-endian '<f4' or '<f8')");
   else
-    return fail("dtype '" + header->descr + "' is not supported (only little-endian float '<f4' and '<f8')");
+    return npy_error("dtype '" + header->descr + "' is not supported (only little-endian float '<f4' and '<f8')");
 
   const auto& shape = header->shape;
   if (shape.empty() || shape.size() > 2)
-    return fail("array of shape " + shape_text(shape) + " has " + std::to_string(shape.size()) +
+    return npy_error("array of shape " + tuple_text(shape) + " has " + std::to_string(shape.size()) +
                 " dimensions; only 1-D and 2-D arrays are read");
   uint64_t total = 1;
   for (const uint64_t d : shape) {
     if (d > kMaxNpyDim)
-      return fail("shape " + shape_text(shape) + " has a dimension over the limit of " + std::to_string(kMaxNpyDim));
+      return npy_error("shape " + tuple_text(shape) + " has a dimension over the limit of " + std::to_string(kMaxNpyDim));
     total *= d;  // both factors <= 2^24 and at most two of them: cannot overflow
   }
   if (total > kMaxNpyElements)
-    return fail("shape " + shape_text(shape) + " has " + std::to_string(total) + " elements, over the limit of " +
+    return npy_error("shape " + tuple_text(shape) + " has " + std::to_string(total) + " elements, over the limit of " +
                 std::to_string(kMaxNpyElements));
 
   const uint64_t need = total * itemsize;
   const uint64_t have = bytes.size() - prelude - header_len;
   if (have < need)
-    return fail("data is truncated: shape " + shape_text(shape) + " of '" + header->descr + "' needs " +
+    return npy_error("data is truncated: shape " + tuple_text(shape) + " of '" + header->descr + "' needs " +
                 std::to_string(need) + " bytes but the file has " + std::to_string(have));
   if (have > need)
-    return fail(std::to_string(have - need) + " trailing bytes after the data of shape " + shape_text(shape));
+    return npy_error(std::to_string(have - need) + " trailing bytes after the data of shape " + tuple_text(shape));
 
   const Eigen::Index rows = shape.size() == 2 ? static_cast<Eigen::Index>(shape[0]) : 1;
   const Eigen::Index cols = static_cast<Eigen::Index>(shape.back());
   Mat m(rows, cols);
   const uint8_t* p = bytes.data() + prelude + header_len;
   for (uint64_t k = 0; k < total; ++k) {
-    const float f = itemsize == 4 ? std::bit_cast<float>(static_cast<uint32_t>(load_le(p + 4 * k, 4)))
-                                  : static_cast<float>(std::bit_cast<double>(load_le(p + 8 * k, 8)));
+    const float f = itemsize == 4 ? std::bit_cast<float>(static_cast<uint32_t>(load_little_endian(p + 4 * k, 4)))
+                                  : static_cast<float>(std::bit_cast<double>(load_little_endian(p + 8 * k, 8)));
     // Fortran order walks down columns first; Mat is row-major.
     if (header->fortran) m(static_cast<Eigen::Index>(k % static_cast<uint64_t>(rows)),
                            static_cast<Eigen::Index>(k / static_cast<uint64_t>(rows))) = f;

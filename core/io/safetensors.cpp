@@ -25,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/bytes.h"
 #include "base/file_io.h"
 #include "io/json.h"
 #include "io/safetensors_detail.h"
@@ -34,7 +35,7 @@ namespace attnviz {
 
 namespace safetensors_detail {
 
-Error fail(const std::string& message) { return make_error("safetensors: " + message); }
+Error safetensors_error(const std::string& message) { return make_error("safetensors: " + message); }
 
 std::string tensor_label(std::string_view name) { return "tensor " + json_quote(name); }
 
@@ -47,16 +48,16 @@ Result<nlohmann::json> json_read(std::string_view text, const std::string& subje
   if (j) return j;
   switch (e.fault) {
     case JsonFault::invalid_utf8:
-      return fail(subject + " is not valid UTF-8 (bad byte at " + subject + " offset " + std::to_string(e.offset) + ")");
+      return safetensors_error(subject + " is not valid UTF-8 (bad byte at " + subject + " offset " + std::to_string(e.offset) + ")");
     case JsonFault::too_deep:
-      return fail(subject + " is not a valid " + subject + " (JSON nested deeper than " +
+      return safetensors_error(subject + " is not a valid " + subject + " (JSON nested deeper than " +
                   std::to_string(kMaxHeaderDepth) + " levels)");
     case JsonFault::syntax:
-      return fail(subject + " is not JSON (" + e.reason + ")");
+      return safetensors_error(subject + " is not JSON (" + e.reason + ")");
     case JsonFault::duplicate_key:
       break;
   }
-  return fail(duplicate(e));
+  return safetensors_error(duplicate(e));
 }
 
 const std::string* duplicate_parent(const JsonError& e) {
@@ -76,12 +77,6 @@ using namespace safetensors_detail;  // this file's own wording, shared with saf
 namespace {
 
 using nlohmann::json;
-
-uint64_t load_le(const uint8_t* p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
 
 struct DTypeInfo {
   std::string_view name;
@@ -121,11 +116,11 @@ std::optional<DTypeInfo> dtype_lookup(std::string_view s) {
 }
 
 Result<std::map<std::string, std::string>> metadata_parse(const json& j) {
-  if (!j.is_object()) return fail("'__metadata__' is not an object of strings (it is " + std::string(j.type_name()) + ")");
+  if (!j.is_object()) return safetensors_error("'__metadata__' is not an object of strings (it is " + std::string(j.type_name()) + ")");
   std::map<std::string, std::string> out;
   for (const auto& [k, v] : j.items()) {
     if (!v.is_string())
-      return fail("'__metadata__' is not an object of strings (key " + json_quote(k) + " holds " +
+      return safetensors_error("'__metadata__' is not an object of strings (key " + json_quote(k) + " holds " +
                   std::string(v.type_name()) + ")");
     out.emplace(k, v.get<std::string>());
   }
@@ -134,45 +129,45 @@ Result<std::map<std::string, std::string>> metadata_parse(const json& j) {
 
 Result<Entry> entry_parse(const std::string& name, const json& j) {
   const std::string who = tensor_label(name);
-  if (!j.is_object()) return fail(who + " entry is not an object (it is " + std::string(j.type_name()) + ")");
+  if (!j.is_object()) return safetensors_error(who + " entry is not an object (it is " + std::string(j.type_name()) + ")");
   for (const auto& [k, v] : j.items())
     if (k != "dtype" && k != "shape" && k != "data_offsets")
-      return fail(who + " has unexpected field " + json_quote(k) + " (known: dtype, shape, data_offsets)");
+      return safetensors_error(who + " has unexpected field " + json_quote(k) + " (known: dtype, shape, data_offsets)");
   for (const char* k : {"dtype", "shape", "data_offsets"})
-    if (!j.contains(k)) return fail(who + " is missing field '" + k + "'");
+    if (!j.contains(k)) return safetensors_error(who + " is missing field '" + k + "'");
 
   Entry e;
   e.name = name;
   const json& dt = j["dtype"];
-  if (!dt.is_string()) return fail(who + " field 'dtype' is not a string");
+  if (!dt.is_string()) return safetensors_error(who + " field 'dtype' is not a string");
   const auto& dts = dt.get_ref<const std::string&>();
   if (auto d = dtype_lookup(dts)) {
     e.dtype = *d;
   } else if (std::find(kUnsupported.begin(), kUnsupported.end(), dts) != kUnsupported.end()) {
-    return fail(who + " has unsupported dtype " + dts + " (attnviz reads float, integer and boolean tensors)");
+    return safetensors_error(who + " has unsupported dtype " + dts + " (attnviz reads float, integer and boolean tensors)");
   } else {
-    return fail(who + " has unknown dtype " + json_quote(dts));
+    return safetensors_error(who + " has unknown dtype " + json_quote(dts));
   }
 
   const json& sh = j["shape"];
-  if (!sh.is_array()) return fail(who + " field 'shape' is not an array");
+  if (!sh.is_array()) return safetensors_error(who + " field 'shape' is not an array");
   for (size_t i = 0; i < sh.size(); ++i) {
     const json& d = sh[i];
     if (!d.is_number_unsigned())
-      return fail(who + " shape entry " + std::to_string(i) + " is " + d.dump() + ", not a non-negative integer");
+      return safetensors_error(who + " shape entry " + std::to_string(i) + " is " + d.dump() + ", not a non-negative integer");
     const auto v = d.get<uint64_t>();
     if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-      return fail(who + " shape entry " + std::to_string(i) + " (" + std::to_string(v) + ") is too large");
+      return safetensors_error(who + " shape entry " + std::to_string(i) + " (" + std::to_string(v) + ") is too large");
     e.shape.push_back(static_cast<int64_t>(v));
   }
 
   const json& off = j["data_offsets"];
   if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
-    return fail(who + " field 'data_offsets' is not two non-negative integers (it is " + off.dump() + ")");
+    return safetensors_error(who + " field 'data_offsets' is not two non-negative integers (it is " + off.dump() + ")");
   e.begin = off[0].get<uint64_t>();
   e.end = off[1].get<uint64_t>();
   if (e.begin > e.end)
-    return fail(who + " data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
+    return safetensors_error(who + " data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
                 "] end before they begin");
 
   // Checked: a shape like [2^40, 2^40] must be an error, not a wrapped-around small number.
@@ -180,15 +175,15 @@ Result<Entry> entry_parse(const std::string& name, const json& j) {
   for (const int64_t d : e.shape) {
     const auto u = static_cast<uint64_t>(d);
     if (u != 0 && e.numel > std::numeric_limits<uint64_t>::max() / u)
-      return fail(who + " shape " + shape_text(e.shape) + " has more values than 64 bits can count");
+      return safetensors_error(who + " shape " + shape_text(e.shape) + " has more values than 64 bits can count");
     e.numel *= u;
   }
   if (e.numel > std::numeric_limits<uint64_t>::max() / e.dtype.size)
-    return fail(who + " shape " + shape_text(e.shape) + " overflows 64 bits in bytes of dtype " +
+    return safetensors_error(who + " shape " + shape_text(e.shape) + " overflows 64 bits in bytes of dtype " +
                 std::string(e.dtype.name));
   bytes *= e.numel;
   if (bytes != e.end - e.begin)
-    return fail(who + " has " + std::to_string(e.numel) + " values but its " + std::to_string(e.end - e.begin) +
+    return safetensors_error(who + " has " + std::to_string(e.numel) + " values but its " + std::to_string(e.end - e.begin) +
                 " bytes do not match dtype " + std::string(e.dtype.name));
   return e;
 }
@@ -210,7 +205,7 @@ std::string header_duplicate(const JsonError& e) {
 Result<json> header_parse(std::string_view text) {
   auto header = json_read(text, "header", header_duplicate);
   if (!header) return header;
-  if (!header->is_object()) return fail("header is not a JSON object (it is " + std::string(header->type_name()) + ")");
+  if (!header->is_object()) return safetensors_error("header is not a JSON object (it is " + std::string(header->type_name()) + ")");
   return header;
 }
 
@@ -276,24 +271,24 @@ void safetensors_detail::values_convert(DType dtype, const uint8_t* p, float* ou
       if constexpr (std::endian::native == std::endian::little) {
         if (n > 0) std::memcpy(out, p, n * 4);  // unaligned source is fine for memcpy
       } else {
-        for (size_t i = 0; i < n; ++i) out[i] = std::bit_cast<float>(static_cast<uint32_t>(load_le(p + 4 * i, 4)));
+        for (size_t i = 0; i < n; ++i) out[i] = std::bit_cast<float>(static_cast<uint32_t>(load_little_endian(p + 4 * i, 4)));
       }
       break;
     case DType::F64:
-      for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(std::bit_cast<double>(load_le(p + 8 * i, 8)));
+      for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(std::bit_cast<double>(load_little_endian(p + 8 * i, 8)));
       break;
     case DType::F16:
-      for (size_t i = 0; i < n; ++i) out[i] = f16_to_float(static_cast<uint16_t>(load_le(p + 2 * i, 2)));
+      for (size_t i = 0; i < n; ++i) out[i] = f16_to_float(static_cast<uint16_t>(load_little_endian(p + 2 * i, 2)));
       break;
     case DType::BF16:
-      for (size_t i = 0; i < n; ++i) out[i] = bf16_to_float(static_cast<uint16_t>(load_le(p + 2 * i, 2)));
+      for (size_t i = 0; i < n; ++i) out[i] = bf16_to_float(static_cast<uint16_t>(load_little_endian(p + 2 * i, 2)));
       break;
     case DType::BOOL:
     case DType::U8:
     case DType::U16:
     case DType::U32:
     case DType::U64:
-      for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(load_le(p + size * i, width));
+      for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(load_little_endian(p + size * i, width));
       break;
     case DType::I8:
     case DType::I16:
@@ -302,7 +297,7 @@ void safetensors_detail::values_convert(DType dtype, const uint8_t* p, float* ou
       // Sign-extend by shifting the value to the top of 64 bits and back (arithmetic shift).
       const int shift = 64 - 8 * width;
       for (size_t i = 0; i < n; ++i) {
-        const uint64_t raw = load_le(p + size * i, width);
+        const uint64_t raw = load_little_endian(p + size * i, width);
         out[i] = static_cast<float>(static_cast<int64_t>(raw << shift) >> shift);
       }
       break;
@@ -315,14 +310,14 @@ namespace {
 // Validates everything; `deferred` leaves each tensor's bytes in place (Tensor::raw) unconverted.
 Result<TensorFile> parse(std::span<const uint8_t> bytes, bool deferred) {
   if (bytes.size() < 8)
-    return fail("file is " + std::to_string(bytes.size()) + " bytes, shorter than the 8-byte header length");
-  const uint64_t n = load_le(bytes.data(), 8);
-  if (n == 0) return fail("header length is 0");
+    return safetensors_error("file is " + std::to_string(bytes.size()) + " bytes, shorter than the 8-byte header length");
+  const uint64_t n = load_little_endian(bytes.data(), 8);
+  if (n == 0) return safetensors_error("header length is 0");
   if (n > kMaxSafetensorsHeader)
-    return fail("header length " + std::to_string(n) + " is over the " + std::to_string(kMaxSafetensorsHeader) +
+    return safetensors_error("header length " + std::to_string(n) + " is over the " + std::to_string(kMaxSafetensorsHeader) +
                 "-byte limit");
   if (n > bytes.size() - 8)
-    return fail("header length " + std::to_string(n) + " runs beyond the end of the " + std::to_string(bytes.size()) +
+    return safetensors_error("header length " + std::to_string(n) + " runs beyond the end of the " + std::to_string(bytes.size()) +
                 "-byte file");
 
   // The reference writer pads the header with spaces; JSON treats them as whitespace.
@@ -352,19 +347,19 @@ Result<TensorFile> parse(std::span<const uint8_t> bytes, bool deferred) {
   uint64_t expected = 0;
   for (const auto& e : entries) {
     if (e.begin > expected)
-      return fail(tensor_label(e.name) + " starts at byte " + std::to_string(e.begin) +
+      return safetensors_error(tensor_label(e.name) + " starts at byte " + std::to_string(e.begin) +
                   " but the data before it ends at byte " + std::to_string(expected) + " (a gap)");
     if (e.begin < expected)
-      return fail(tensor_label(e.name) + " starts at byte " + std::to_string(e.begin) +
+      return safetensors_error(tensor_label(e.name) + " starts at byte " + std::to_string(e.begin) +
                   " but the data before it ends at byte " + std::to_string(expected) + " (an overlap)");
     expected = e.end;
   }
   const uint64_t buffer_size = bytes.size() - 8 - n;
   if (expected > buffer_size)
-    return fail("file is truncated: the tensors need " + std::to_string(expected) + " data bytes but only " +
+    return safetensors_error("file is truncated: the tensors need " + std::to_string(expected) + " data bytes but only " +
                 std::to_string(buffer_size) + " follow the header");
   if (expected < buffer_size)
-    return fail(std::to_string(buffer_size - expected) + " trailing bytes after the last tensor (data ends at byte " +
+    return safetensors_error(std::to_string(buffer_size - expected) + " trailing bytes after the last tensor (data ends at byte " +
                 std::to_string(expected) + " of " + std::to_string(buffer_size) + ")");
 
   // Every size is now known to lie inside the buffer, so these allocations are bounded by the file.
@@ -458,21 +453,21 @@ Status tensor_file_check(const TensorFile& file) {
   std::set<std::string_view> names;
   for (const auto& [k, v] : file.metadata)
     if (!utf8_is_valid(k) || !utf8_is_valid(v))
-      return fail("metadata key " + json_quote(k) + " or its value is not valid UTF-8");
+      return safetensors_error("metadata key " + json_quote(k) + " or its value is not valid UTF-8");
   for (const auto& t : file.tensors) {
-    if (t.name == "__metadata__") return fail("a tensor cannot be named '__metadata__'");
-    if (!utf8_is_valid(t.name)) return fail(tensor_label(t.name) + " name is not valid UTF-8");
-    if (!names.insert(t.name).second) return fail("duplicate tensor name " + json_quote(t.name));
+    if (t.name == "__metadata__") return safetensors_error("a tensor cannot be named '__metadata__'");
+    if (!utf8_is_valid(t.name)) return safetensors_error(tensor_label(t.name) + " name is not valid UTF-8");
+    if (!names.insert(t.name).second) return safetensors_error("duplicate tensor name " + json_quote(t.name));
     uint64_t n = 1;
     for (const int64_t d : t.shape) {
-      if (d < 0) return fail(tensor_label(t.name) + " has negative shape " + shape_text(t.shape));
+      if (d < 0) return safetensors_error(tensor_label(t.name) + " has negative shape " + shape_text(t.shape));
       const auto u = static_cast<uint64_t>(d);
       if (u != 0 && n > std::numeric_limits<uint64_t>::max() / u)
-        return fail(tensor_label(t.name) + " shape " + shape_text(t.shape) + " is too large");
+        return safetensors_error(tensor_label(t.name) + " shape " + shape_text(t.shape) + " is too large");
       n *= u;
     }
     if (n != t.data.size())
-      return fail(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but " + std::to_string(t.data.size()) +
+      return safetensors_error(tensor_label(t.name) + " has shape " + shape_text(t.shape) + " but " + std::to_string(t.data.size()) +
                   " values");
   }
   return Ok{};

@@ -17,7 +17,7 @@
 namespace attnviz::safetensors_detail {
 
 // "safetensors: " + message.
-Error fail(const std::string& message);
+Error safetensors_error(const std::string& message);
 // "tensor \"name\"", quoted as JSON.
 std::string tensor_label(std::string_view name);
 // Parses a header or an index with the strict reader, in this reader's words; `subject` names the

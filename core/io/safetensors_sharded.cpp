@@ -37,29 +37,29 @@ std::string index_duplicate(const JsonError& e) {
 Result<ShardIndex> safetensors_index_parse(std::string_view text) {
   auto index = json_read(text, "index", index_duplicate);
   if (!index) return Error{index.error()};
-  if (!index->is_object()) return fail("index is not a JSON object (it is " + std::string(index->type_name()) + ")");
+  if (!index->is_object()) return safetensors_error("index is not a JSON object (it is " + std::string(index->type_name()) + ")");
   if (index->contains("metadata")) {
     const json& meta = (*index)["metadata"];
     if (!meta.is_object())
-      return fail("index 'metadata' is not an object (it is " + std::string(meta.type_name()) + ")");
+      return safetensors_error("index 'metadata' is not an object (it is " + std::string(meta.type_name()) + ")");
     if (meta.contains("total_size") && !meta["total_size"].is_number_unsigned())
-      return fail("index 'metadata' field 'total_size' is " + meta["total_size"].dump() +
+      return safetensors_error("index 'metadata' field 'total_size' is " + meta["total_size"].dump() +
                   ", not a non-negative integer");
   }
-  if (!index->contains("weight_map")) return fail("index has no 'weight_map'");
+  if (!index->contains("weight_map")) return safetensors_error("index has no 'weight_map'");
   const json& map = (*index)["weight_map"];
-  if (!map.is_object()) return fail("index 'weight_map' is not an object (it is " + std::string(map.type_name()) + ")");
-  if (map.empty()) return fail("index 'weight_map' is empty");
+  if (!map.is_object()) return safetensors_error("index 'weight_map' is not an object (it is " + std::string(map.type_name()) + ")");
+  if (map.empty()) return safetensors_error("index 'weight_map' is empty");
 
   ShardIndex out;
   std::set<std::string> shards;
   for (const auto& [name, file] : map.items()) {
     if (!file.is_string())
-      return fail("index 'weight_map' entry for " + tensor_label(name) + " is not a file name (it is " +
+      return safetensors_error("index 'weight_map' entry for " + tensor_label(name) + " is not a file name (it is " +
                   std::string(file.type_name()) + ")");
     const auto& f = file.get_ref<const std::string&>();
     if (!shard_name_plain(f))
-      return fail("index 'weight_map' puts " + tensor_label(name) + " in " + json_quote(f) +
+      return safetensors_error("index 'weight_map' puts " + tensor_label(name) + " in " + json_quote(f) +
                   ", which is not a plain file name");
     out.weight_map.emplace(name, f);
     shards.insert(f);

@@ -15,6 +15,7 @@
 
 #include <omp.h>
 
+#include "model/lanes.h"
 #include "model/portable_math.h"
 #include "model/products.h"
 
@@ -82,6 +83,55 @@ void product_split_by_columns(Mat& y, const Mat& x, MatRef w) {
   }
 }
 
+// y = x · wᵀ for a few rows of x (fewer than kBlasMinRows), reading each row of w once: w's rows two
+// at a time, each pair met by x's rows four at a time while the pair sits in L1, eight products in
+// eight lanes of sums. A forward of a short input is then one pass over the weights. Eigen's and
+// OpenBLAS's kernels first copy the whole weight matrix into panels and use each copy once: for a
+// 12-token sandbox at 12 x 768 that copy was 28% of the process (bench/README.md, issue 40).
+// Threads take contiguous pairs of w's rows (none inside a parallel region). Each value is one
+// thread's sum in one order, so the bits do not depend on the thread count.
+void product_few_rows(Mat& y, const Mat& x, MatRef w) {
+  using Index = Eigen::Index;
+  const Index rows = x.rows(), n = w.cols(), outs = w.rows(), whole = n / kLanes * kLanes;
+  const Index pairs = (outs + 1) / 2;
+  const int threads = omp_in_parallel() ? 1 : std::min<int>(omp_get_max_threads(), static_cast<int>(pairs));
+  constexpr Index kRowGroup = 4;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (Index pair = 0; pair < pairs; ++pair) {
+    const Index o = 2 * pair;
+    const bool two = o + 1 < outs;
+    const float* w0 = w.data() + o * w.outerStride();
+    const float* w1 = two ? w0 + w.outerStride() : w0;
+    for (Index t0 = 0; t0 < rows; t0 += kRowGroup) {
+      const Index group = std::min(kRowGroup, rows - t0);
+      const float* xr[kRowGroup];
+      for (Index g = 0; g < kRowGroup; ++g) xr[g] = x.data() + (t0 + std::min(g, group - 1)) * x.outerStride();
+      Lanes a0[kRowGroup] = {}, a1[kRowGroup] = {};
+      for (Index p = 0; p < whole; p += kLanes) {
+        const Lanes v0 = lanes_load(w0 + p), v1 = lanes_load(w1 + p);
+        for (Index g = 0; g < kRowGroup; ++g) {
+          const Lanes xv = lanes_load(xr[g] + p);
+          a0[g] += xv * v0;
+          a1[g] += xv * v1;
+        }
+      }
+      if (whole < n) {
+        const auto rest = static_cast<size_t>(n - whole);
+        const Lanes v0 = lanes_load_partial(w0 + whole, rest), v1 = lanes_load_partial(w1 + whole, rest);
+        for (Index g = 0; g < kRowGroup; ++g) {
+          const Lanes xv = lanes_load_partial(xr[g] + whole, rest);
+          a0[g] += xv * v0;
+          a1[g] += xv * v1;
+        }
+      }
+      for (Index g = 0; g < group; ++g) {
+        y(t0 + g, o) = lanes_sum(a0[g]);
+        if (two) y(t0 + g, o + 1) = lanes_sum(a1[g]);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 bool linear_uses_blas() {
@@ -98,6 +148,8 @@ Mat linear(const Mat& x, MatRef w, const Vec& b, Products products) {
     const auto T = static_cast<blasint>(x.rows()), out = static_cast<blasint>(w.rows()), in = static_cast<blasint>(w.cols());
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, out, in, 1.0f, x.data(), in, w.data(),
                 static_cast<blasint>(w.outerStride()), 0.0f, y.data(), out);
+  } else if (large && x.rows() < kBlasMinRows) {
+    product_few_rows(y, x, w);  // one pass over the weights, no copy of them
   } else if (large) {
     product_split_by_columns(y, x, w);  // Eigen's kernel: wider vectors and fused multiply-adds
   } else {

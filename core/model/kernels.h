@@ -15,7 +15,8 @@ enum class Products { fastest, portable };
 
 // y = x · wᵀ + b, PyTorch's nn.Linear: x (T, in), w (out, in), b (out) -> (T, out). With
 // Products::fastest, weights of 2^18 values and more go to OpenBLAS (16 rows and more, when
-// linear_uses_blas()) or Eigen; everything else is product_abt.
+// linear_uses_blas()) or Eigen (16 rows and more otherwise), or, for fewer rows, to a kernel that
+// reads each weight once without copying them; everything else is product_abt.
 Mat linear(const Mat& x, MatRef w, const Vec& b, Products products = Products::fastest);
 // Whether this machine's OpenBLAS has a kernel for its CPU's vector unit (not the SSE3 fallback it
 // takes on a CPU it does not know); when not, every product stays in Eigen.

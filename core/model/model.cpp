@@ -122,6 +122,7 @@ void run_plan(const DrawPlan<WeightMat>& plan, uint64_t seed, RngGenerator gener
   for (size_t d = 0; d < plan.draws.size(); ++d) {
     const Draw<WeightMat>& draw = plan.draws[d];
     draw.out->resize(draw.rows, draw.cols);
+    memory_prefer_huge_pages(draw.out->data(), static_cast<size_t>(draw.out->size()) * sizeof(float));
     from[d] = earlier ? same_tensor(draw, *earlier) : nullptr;
     const auto n = static_cast<size_t>(draw.out->size());
     const size_t step = from[d] || rng_generator_splits(generator) ? kPartValues : std::max<size_t>(n, 1);

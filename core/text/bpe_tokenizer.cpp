@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/quoted.h"
 #include "io/json.h"
 #include "text/pretokenize_split.h"
 #include "text/utf8.h"
@@ -193,8 +194,6 @@ Result<SubwordEncoding> BpeTokenizer::encode(std::string_view text, std::optiona
 // ---- building and validating ------------------------------------------------------------------
 
 namespace {
-
-std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 }  // namespace
 

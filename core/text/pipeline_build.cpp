@@ -2,6 +2,7 @@
 // checked so that encode can only fail on its limits. Messages name the piece, merge or id at fault.
 #include <algorithm>
 
+#include "base/quoted.h"
 #include "text/bpe_tokenizer.h"
 #include "text/pipeline_detail.h"
 #include "text/pipeline_tokenizer.h"
@@ -9,13 +10,6 @@
 
 namespace attnviz {
 namespace {
-
-std::string in_quotes(std::string_view s) {
-  std::string out(1, '"');
-  out.append(s);
-  out.push_back('"');
-  return out;
-}
 
 std::string hex_byte(unsigned b) {
   constexpr char kHex[] = "0123456789ABCDEF";

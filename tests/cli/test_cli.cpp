@@ -23,7 +23,7 @@ using attnviz::test::has;
 
 namespace {
 
-TempFile temp(const std::string& name) { return TempFile("attnviz_cli_" + name); }
+TempFile cli_temp(const std::string& name) { return TempFile("attnviz_cli_" + name); }
 
 using Run = CliRun;
 CliRun run(const std::vector<std::string>& args) { return cli_in_process(args); }
@@ -78,10 +78,10 @@ TEST_CASE("cli: flags set the config and combine masks, --flag=value works") {
 TEST_CASE("cli: --weights + --input-npy + --json reproduce PyTorch's numbers (encoder fixture)") {
   const std::string fixture = fixture_path("torch/encoder_c64_h4_post_relu_causal.safetensors");
   const TensorFile f = load_fixture(fixture);
-  const TempFile npy = temp("input.npy");
+  const TempFile npy = cli_temp("input.npy");
   const auto bytes = npy_serialize(fixture_mat(f, "fixture.input"));
   REQUIRE(file_write_atomic(npy, std::span<const uint8_t>(bytes)).ok());
-  const TempFile json_path = temp("trace.json");
+  const TempFile json_path = cli_temp("trace.json");
   Run r = run({"attention", "--weights", fixture, "--input-npy", npy, "--mask", "causal", "--json", json_path});
   REQUIRE_MESSAGE(r.status == 0, r.err);
   auto text = file_read_bytes(json_path);
@@ -108,7 +108,7 @@ TEST_CASE("cli: --weights + --input-npy + --json reproduce PyTorch's numbers (en
 }
 
 TEST_CASE("cli: --csv, --png and --save-weights write files, the summary names tokens and heads") {
-  const TempFile csv = temp("head.csv"), png = temp("layer.png"), weights = temp("model.safetensors");
+  const TempFile csv = cli_temp("head.csv"), png = cli_temp("layer.png"), weights = cli_temp("model.safetensors");
   Run r = run({"attention", "--text", "The cat, the mat", "--d-model", "32", "--heads", "2", "--ffn", "32", "--csv", csv,
                "--layer", "0", "--head", "1", "--png", png, "--save-weights", weights});
   REQUIRE_MESSAGE(r.status == 0, r.err);
@@ -123,7 +123,7 @@ TEST_CASE("cli: --csv, --png and --save-weights write files, the summary names t
   CHECK((*p)[1] == 'P');
   CHECK((*p)[2] == 'N');
   // The saved model reproduces the same attention when loaded back.
-  const TempFile csv2 = temp("head2.csv");
+  const TempFile csv2 = cli_temp("head2.csv");
   Run again = run({"attention", "--text", "The cat, the mat", "--weights", weights, "--csv", csv2, "--layer", "0", "--head", "1"});
   REQUIRE_MESSAGE(again.status == 0, again.err);
   CHECK(file_read_bytes(csv2)->size() == c->size());
@@ -139,12 +139,12 @@ TEST_CASE("cli: unreadable or invalid files exit 1 naming the problem, as does a
   Run missing = run({"attention", "--text", "hi", "--weights", "/nonexistent/model.safetensors"});
   CHECK(missing.status == 1);
   CHECK(missing.err.find("/nonexistent/model.safetensors") != std::string::npos);
-  const TempFile junk = temp("junk.safetensors");
+  const TempFile junk = cli_temp("junk.safetensors");
   REQUIRE(file_write_atomic(junk, std::string_view("not a safetensors file at all")).ok());
   Run bad = run({"attention", "--text", "hi", "--weights", junk});
   CHECK(bad.status == 1);
   CHECK(bad.err.find("safetensors") != std::string::npos);
-  Run layer = run({"attention", "--text", "hi", "--d-model", "16", "--heads", "2", "--png", temp("x.png"), "--layer", "4"});
+  Run layer = run({"attention", "--text", "hi", "--d-model", "16", "--heads", "2", "--png", cli_temp("x.png"), "--layer", "4"});
   CHECK(layer.status == 1);
   CHECK(layer.err.find("layer 4 does not exist") != std::string::npos);
   Run unwritable = run({"attention", "--text", "hi", "--d-model", "16", "--heads", "2", "--json", "/nonexistent/dir/out.json"});
@@ -195,7 +195,7 @@ TEST_CASE("cli: every architecture flag that disagrees with the model file is a 
   learned.max_positions = 8;
   TensorFile raw = model_to_tensors(model_init_random(learned, 1));
   raw.metadata.clear();
-  const std::string raw_path = temp("raw_state_dict.safetensors");
+  const std::string raw_path = cli_temp("raw_state_dict.safetensors");
   REQUIRE(safetensors_write(raw_path, raw).ok());
   Run shapes = run({"attention", "--text", "hi", "--weights", raw_path, "--heads", "2", "--positions", "sinusoidal"});
   CHECK(shapes.status == 2);
@@ -211,7 +211,7 @@ TEST_CASE("cli: a model file whose config has an unknown key is refused, not ope
   c.d_ff = 32;
   TensorFile f = model_to_tensors(model_init_random(c, 1));
   f.metadata[kConfigKey] = R"({"d_model": 64, "heads": 4, "d_ff": 32})";
-  const std::string path = temp("typo.safetensors");
+  const std::string path = cli_temp("typo.safetensors");
   REQUIRE(safetensors_write(path, f).ok());
   Run r = run({"attention", "--text", "hi", "--weights", path});
   CHECK(r.status == 1);
@@ -226,7 +226,7 @@ TEST_CASE("cli: --score replaces the file's scoring function on every head, its 
   c.n_heads = 2;
   c.d_ff = 16;
   c.head_scores = {ScoreKind::general, ScoreKind::additive};
-  const std::string path = temp("head_scores.safetensors");
+  const std::string path = cli_temp("head_scores.safetensors");
   REQUIRE(model_save(path, model_init_random(c, 1)).ok());
   Run kept = run({"attention", "--text", "hi there", "--weights", path});
   REQUIRE_MESSAGE(kept.status == 0, kept.err);
@@ -240,13 +240,13 @@ TEST_CASE("cli: --score replaces the file's scoring function on every head, its 
 }
 
 TEST_CASE("cli: train coref writes a model that predict reads, JSON lists every head's attention to the candidates") {
-  const TempFile dir = temp("coref_model");
+  const TempFile dir = cli_temp("coref_model");
   Run train = run({"train", "coref", "--seed", "3", "--steps", "40", "--out", dir});
   REQUIRE_MESSAGE(train.status == 0, train.err);
   CHECK(has(train.out, "seed 3, 16 sentences a step (heads4_dmodel32)\n"));
   CHECK(train.out.find("step    40") != std::string::npos);
   CHECK(train.out.find("saved") != std::string::npos);
-  const TempFile json = temp("predict.json");
+  const TempFile json = cli_temp("predict.json");
   Run predict = run({"predict", "--model", dir, "--text", "The animal didn't cross the street because it was too tired.",
                      "--json", json});
   REQUIRE_MESSAGE(predict.status == 0, predict.err);
@@ -295,7 +295,7 @@ TEST_CASE("cli: the demo commands' usage errors") {
 }
 
 TEST_CASE("cli: train induction writes an attention-only model that loads, and reports the induction head") {
-  const std::string dir = temp("induction_model");
+  const std::string dir = cli_temp("induction_model");
   Run train = run({"train", "induction", "--seed", "2", "--steps", "50", "--heads", "4", "--d-model", "16", "--out", dir});
   REQUIRE_MESSAGE(train.status == 0, train.err);
   CHECK(has(train.out,
@@ -332,7 +332,7 @@ TEST_CASE("cli: train induction writes an attention-only model that loads, and r
 }
 
 TEST_CASE("cli: train induction takes the Model panel's architecture, and says why 1 layer cannot do it") {
-  const std::string dir = temp("induction_arch");
+  const std::string dir = cli_temp("induction_arch");
   Run train = run({"train", "induction", "--steps", "25", "--layers", "3", "--ffn", "32", "--score", "additive",
                    "--norm", "post", "--positions", "sinusoidal", "--out", dir});
   REQUIRE_MESSAGE(train.status == 0, train.err);
@@ -363,7 +363,7 @@ TEST_CASE("cli: --ffn 0 runs attention-only layers") {
 }
 
 TEST_CASE("cli: attention --model opens a BERT checkpoint folder, --text-b makes a sentence pair, JSON has ids") {
-  const std::string json = temp("bert_pair.json");
+  const std::string json = cli_temp("bert_pair.json");
   const Run r = run({"attention", "--model", fixture_path("hf/bert_tiny"), "--text", "The animal didn't cross the street.",
                      "--text-b", "It was too tired.", "--json", json});
   REQUIRE_MESSAGE(r.status == 0, r.err);
@@ -407,7 +407,7 @@ TEST_CASE("cli: attention --attention reads a saved attention file: statistics, 
   CHECK(has(summary.out, "keys (4): 0:\xC2\xB7The"));
   CHECK(summary.err.empty());
 
-  const TempFile json = temp("attn.json"), csv = temp("attn.csv"), png = temp("attn.png");
+  const TempFile json = cli_temp("attn.json"), csv = cli_temp("attn.csv"), png = cli_temp("attn.png");
   Run out = run({"attention", "--attention", file, "--json", json, "--csv", csv, "--layer", "1", "--head", "1", "--png", png,
                  "--measure", "rollout"});
   REQUIRE_MESSAGE(out.status == 0, out.err);
@@ -457,7 +457,7 @@ TEST_CASE("cli: --attention with a flag that needs a model is a usage error nami
   t.shape = {1, 2, 2};
   t.data = {0.5f, 0.5f, 0.25f, 0.25f};
   f.tensors = {t};
-  const TempFile path = temp("off.safetensors");
+  const TempFile path = cli_temp("off.safetensors");
   REQUIRE(safetensors_write(path, f).ok());
   Run off = run({"attention", "--attention", path});
   CHECK(off.status == 0);

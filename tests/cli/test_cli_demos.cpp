@@ -10,13 +10,13 @@
 #include "support/check_util.h"
 #include "support/cli_util.h"
 #include "version.h"
+#include "support/coref_sentences.h"
 
 using namespace attnviz;
 using namespace attnviz::test;
 
 namespace {
 
-const std::string kTired = "The animal didn't cross the street because it was too tired.";
 
 }  // namespace
 

@@ -14,14 +14,13 @@
 #include "support/check_util.h"
 #include "support/cli_util.h"
 #include "support/fixture_util.h"
+#include "support/coref_sentences.h"
 
 using namespace attnviz;
 using namespace attnviz::test;
 
 namespace {
 
-const std::string kTired = "The animal didn't cross the street because it was too tired.";
-const std::string kWide = "The animal didn't cross the street because it was too wide.";
 const std::string kCoref = std::string(ATTNVIZ_ASSETS) + "/demo_coref";
 
 nlohmann::json json_of(const CliRun& r) {

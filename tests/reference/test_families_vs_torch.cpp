@@ -59,7 +59,7 @@ std::vector<FamilyCase> family_cases(const std::string& name) {
 // Slice i of an (N, R, C) reference tensor.
 Mat slice(const TensorFile& ref, const std::string& name, int i) { return fixture_slice(ref, name, i); }
 
-struct Worst {
+struct FamilyWorst {
   float attn = 0, rot = 0, hidden = 0, logits = 0;
 };
 
@@ -79,7 +79,7 @@ Mat logits_of(const Model& model, const Mat& final) {
   return out;
 }
 
-Worst check_family(const std::string& name) {
+FamilyWorst check_family(const std::string& name) {
   CAPTURE(name);
   auto model = open_family(name);
   REQUIRE_MESSAGE(model.ok(), model.error());
@@ -87,7 +87,7 @@ Worst check_family(const std::string& name) {
   const TensorFile ref = load_fixture(folder_of(name) + "/reference.safetensors");
   const auto cases = family_cases(name);
   REQUIRE(cases.size() == 3);
-  Worst w;
+  FamilyWorst w;
   for (size_t k = 0; k < cases.size(); ++k) {
     CAPTURE(k);
     TraceInput in;
@@ -204,7 +204,7 @@ float attention_change_with(const std::string& name, const RopeConfig& rope) {
 }
 
 TEST_CASE("families: Llama with transformers 5's config.json (llama3 scaling in rope_parameters) matches PyTorch") {
-  const Worst w = check_family("llama_tf5_llama3rope");
+  const FamilyWorst w = check_family("llama_tf5_llama3rope");
   CHECK(w.attn < 1e-5f);
   auto m = open_family("llama_tf5_llama3rope");
   REQUIRE(m.ok());
@@ -223,7 +223,7 @@ TEST_CASE("families: Llama with transformers 5's config.json (llama3 scaling in 
 }
 
 TEST_CASE("families: GPT-NeoX with transformers 5's config.json (half of each head rotated, in rope_parameters)") {
-  const Worst w = check_family("pythia_tf5_partial");
+  const FamilyWorst w = check_family("pythia_tf5_partial");
   CHECK(w.attn < 1e-5f);
   auto m = open_family("pythia_tf5_partial");
   REQUIRE(m.ok());

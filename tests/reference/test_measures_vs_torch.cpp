@@ -62,8 +62,8 @@ Trace trace_of(const Fixture& f, const Ablation& ablation = {}) {
   return std::move(*t);
 }
 
-// Worst error of each quantity over every fixture, reported once per test case.
-struct Worst {
+// WorstDiff error of each quantity over every fixture, reported once per test case.
+struct WorstDiff {
   float value = 0;
   void add(float diff) { value = std::max(value, diff); }
 };
@@ -73,7 +73,7 @@ struct Worst {
 TEST_CASE("measures vs torch: weights, value norms and rollout of every fixture") {
   const auto files = fixture_safetensors("measures");
   REQUIRE(files.size() >= 4);
-  Worst weights, norms, maps, rollout, final_states;
+  WorstDiff weights, norms, maps, rollout, final_states;
   for (const std::string& path : files) {
     CAPTURE(path);
     const Fixture f = fixture_open(path);
@@ -133,7 +133,7 @@ TEST_CASE("measures vs torch: weights, value norms and rollout of every fixture"
 TEST_CASE("measures vs torch: final states with heads switched off (zero, mean), by trace_run and trace_final_ablated") {
   const auto files = fixture_safetensors("measures");
   REQUIRE(files.size() >= 4);
-  Worst by_run, by_rerun, from_ablated;
+  WorstDiff by_run, by_rerun, from_ablated;
   int compared = 0;
   for (const std::string& path : files) {
     CAPTURE(path);

@@ -22,18 +22,18 @@ namespace {
 
 constexpr float kGradTol = 1e-4f;
 constexpr double kLossTol = 1e-5;
-constexpr float kWeightTol = 1e-5f;
+constexpr float kTrainWeightTol = 1e-5f;
 
-struct Fixture {
+struct TrainFixture {
   Model model;
   TensorFile file;
   std::vector<TrainExample> batch;
 };
 
-Fixture fixture_open(const std::string& path) {
+TrainFixture train_fixture_open(const std::string& path) {
   auto model = model_load(path, std::nullopt);
   REQUIRE_MESSAGE(model.ok(), model.error());
-  Fixture f{std::move(*model), load_fixture(path), {}};
+  TrainFixture f{std::move(*model), load_fixture(path), {}};
   const auto j = nlohmann::json::parse(f.file.metadata.at("fixture.batch"));
   auto mask = mask_from_json(j.at("mask"));
   REQUIRE_MESSAGE(mask.ok(), mask.error());
@@ -131,7 +131,7 @@ TEST_CASE("train vs torch: a batch's loss and every gradient match autograd (1e-
   REQUIRE(files.size() >= 2);
   for (const std::string& path : files) {
     CAPTURE(path);
-    const Fixture f = fixture_open(path);
+    const TrainFixture f = train_fixture_open(path);
     const BatchGrads g = batch_grads(f.model, f.batch);
     CHECK(std::abs(g.loss - metadata_number(f.file, "fixture.loss")) < kLossTol);
     check_weights(f.model, g.grads, f.file, "grad.", kGradTol);
@@ -145,7 +145,7 @@ TEST_CASE("train vs torch: a batch's loss and every gradient match autograd (1e-
 TEST_CASE("train vs torch: adam_step fed the reference gradients matches torch.optim.AdamW for two steps (1e-5)") {
   for (const std::string& path : fixture_safetensors("train")) {
     CAPTURE(path);
-    const Fixture f = fixture_open(path);
+    const TrainFixture f = train_fixture_open(path);
     const AdamConfig adam;
     const auto want = nlohmann::json::parse(f.file.metadata.at("fixture.adam"));
     CHECK(adam.lr == doctest::Approx(want.at("lr").get<double>()));
@@ -160,9 +160,9 @@ TEST_CASE("train vs torch: adam_step fed the reference gradients matches torch.o
     ModelWeights w = f.model.weights;
     AdamState state = adam_init(w);
     adam_step(w, fixture_weights(f.file, "grad."), state, adam);
-    check_weights(f.model, w, f.file, "after.", kWeightTol);
+    check_weights(f.model, w, f.file, "after.", kTrainWeightTol);
     adam_step(w, fixture_weights(f.file, "grad2."), state, adam);
-    check_weights(f.model, w, f.file, "after2.", kWeightTol);
+    check_weights(f.model, w, f.file, "after2.", kTrainWeightTol);
     CHECK(state.step == 2);
   }
 }
@@ -170,7 +170,7 @@ TEST_CASE("train vs torch: adam_step fed the reference gradients matches torch.o
 TEST_CASE("train vs torch: a full step on our own gradients lands on torch's weights, and the next loss and gradients on torch's") {
   for (const std::string& path : fixture_safetensors("train")) {
     CAPTURE(path);
-    const Fixture f = fixture_open(path);
+    const TrainFixture f = train_fixture_open(path);
     Model model = f.model;
     AdamState state = adam_init(model.weights);
     const BatchGrads g1 = batch_grads(model, f.batch);
@@ -190,7 +190,7 @@ TEST_CASE("train vs torch: a full step on our own gradients lands on torch's wei
       return (r != 0.0f || o != 0.0f) && std::max(r, o) < 1e-6f;
     };
     adam_step(model.weights, g1.grads, state, AdamConfig{});
-    check_weights(f.model, model.weights, f.file, "after.", kWeightTol, ill_conditioned);
+    check_weights(f.model, model.weights, f.file, "after.", kTrainWeightTol, ill_conditioned);
 
     // At the stepped weights our gradient is torch's again.
     const BatchGrads g2 = batch_grads(model, f.batch);

@@ -9,6 +9,9 @@
 
 namespace attnviz {
 
+// The accent of every view: the chosen head, query or token.
+inline constexpr ImU32 kAccent = IM_COL32(255, 160, 30, 255);
+
 // A titled separator (1.86 has no SeparatorText).
 void section_header(const char* title);
 

@@ -6,13 +6,14 @@
 #include <cmath>
 
 #include "analysis/coref_readout.h"
+#include "support/coref_sentences.h"
 
 using namespace attnviz;
+using attnviz::test::kTired;
+using attnviz::test::kWide;
 
 namespace {
 
-const char* kTired = "The animal didn't cross the street because it was too tired.";
-const char* kWide = "The animal didn't cross the street because it was too wide.";
 
 Trace trace_of(const Model& m, const std::string& text) {
   TraceInput in;

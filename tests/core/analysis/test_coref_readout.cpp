@@ -7,13 +7,14 @@
 #include "analysis/coref_readout.h"
 #include "analysis/importance.h"
 #include "io/model_file.h"
+#include "support/coref_sentences.h"
 
 using namespace attnviz;
+using attnviz::test::kTired;
+using attnviz::test::kWide;
 
 namespace {
 
-const char* kTired = "The animal didn't cross the street because it was too tired.";
-const char* kWide = "The animal didn't cross the street because it was too wide.";
 constexpr int kIt = 7, kAnimal = 1, kStreet = 5, kProperty = 10;
 
 Model load_demo() {

@@ -25,7 +25,7 @@ Model sandbox(int layers = 2, int heads = 3) {
   return model_init_random(c, 7);
 }
 
-Trace run(const Model& m, const std::string& text, MaskSpec mask = {}) {
+Trace detector_trace(const Model& m, const std::string& text, MaskSpec mask = {}) {
   TraceInput in;
   in.text = text;
   in.mask = std::move(mask);
@@ -41,7 +41,7 @@ TEST_CASE("detector report: the grid is detector_grid's, with the strongest head
   MaskSpec causal;
   causal.causal = true;
   // Positions 3, 4, 5 repeat 0, 1, 2 with tokens in between: 3 queries for both token detectors.
-  const Trace t = run(m, "a b c a b c d", causal);
+  const Trace t = detector_trace(m, "a b c a b c d", causal);
   const DetectorReports all = detector_reports(t);
   REQUIRE(all.reports.size() == std::size(kAllDetectors));
   const int expected_queries[] = {6, 6, 3, 3, 0};  // previous, first, duplicate, induction, coreference
@@ -88,19 +88,19 @@ TEST_CASE("detector report: the grid is detector_grid's, with the strongest head
 TEST_CASE("detector report: why a grid is empty") {
   const Model m = sandbox(1, 2);
   auto gap = [&](Detector d, const Trace& t) { return detector_report(d, t).gap; };
-  const Trace one = run(m, "alone");
+  const Trace one = detector_trace(m, "alone");
   CHECK(gap(Detector::previous_token, one) == DetectorGap::too_short);
   CHECK(gap(Detector::first_token, one) == DetectorGap::too_short);
   CHECK(gap(Detector::induction, one) == DetectorGap::too_short);
   CHECK(detector_report(Detector::previous_token, one).queries == 0);
 
-  const Trace distinct = run(m, "a b c");
+  const Trace distinct = detector_trace(m, "a b c");
   CHECK(gap(Detector::previous_token, distinct) == DetectorGap::none);
   CHECK(gap(Detector::duplicate_token, distinct) == DetectorGap::no_repeat);
   CHECK(gap(Detector::induction, distinct) == DetectorGap::no_repeat);
 
   // "a a b": a duplicate (query 1 on key 0) but its copy is directly before it: nothing to induce from.
-  const Trace adjacent = run(m, "a a b");
+  const Trace adjacent = detector_trace(m, "a a b");
   CHECK(gap(Detector::duplicate_token, adjacent) == DetectorGap::none);
   CHECK(detector_report(Detector::duplicate_token, adjacent).queries == 1);
   CHECK(gap(Detector::induction, adjacent) == DetectorGap::no_spaced_repeat);
@@ -109,7 +109,7 @@ TEST_CASE("detector report: why a grid is empty") {
   // positional ones average over the 2 real queries only.
   MaskSpec pad;
   pad.pad_to = 8;
-  const Trace padded = run(m, "a b c", pad);
+  const Trace padded = detector_trace(m, "a b c", pad);
   CHECK(gap(Detector::duplicate_token, padded) == DetectorGap::no_repeat);
   CHECK(detector_report(Detector::first_token, padded).queries == 2);
 
@@ -125,7 +125,7 @@ TEST_CASE("detector report: why a grid is empty") {
 TEST_CASE("detector report: the coreference target comes from the trace's tokens, a masked pronoun has no score") {
   const Model m = sandbox(1, 2);
   const std::string tired = "The animal didn't cross the street because it was too tired.";
-  const Trace t = run(m, tired);
+  const Trace t = detector_trace(m, tired);
   const CorefTarget c = coref_target_find(t);
   CHECK(c.pronoun == 7);   // The animal didn't cross the street because [it]
   CHECK(c.referent == 1);  // animal: "tired" points at the agent
@@ -135,16 +135,16 @@ TEST_CASE("detector report: the coreference target comes from the trace's tokens
   CHECK(r.queries == 1);
   CHECK(r.grid.by_layer_head[0][1].score == t.head(0, 1).weights(7, 1));
   // "wide" points at the place: the street.
-  CHECK(coref_target_find(run(m, "The animal didn't cross the street because it was too wide.")).referent == 5);
+  CHECK(coref_target_find(detector_trace(m, "The animal didn't cross the street because it was too wide.")).referent == 5);
   // No property word: the rule cannot decide.
-  const Trace undecided = run(m, "The animal didn't cross the street because it was late.");
+  const Trace undecided = detector_trace(m, "The animal didn't cross the street because it was late.");
   CHECK(coref_target_find(undecided).pronoun == -1);
   CHECK(detector_reports(undecided).reports.back().gap == DetectorGap::no_referent);
 
   // Hide every key from "it": its row is all zeros, so the target is found but has no score.
   MaskSpec hide;
   for (int k = 0; k < 12; ++k) hide.hidden_cells.emplace_back(7, k);
-  const Trace masked = run(m, tired, hide);
+  const Trace masked = detector_trace(m, tired, hide);
   const DetectorReports all = detector_reports(masked);
   CHECK(all.coref.pronoun == 7);
   CHECK(all.reports.back().gap == DetectorGap::masked);
@@ -161,7 +161,7 @@ TEST_CASE("detector report: the shipped demos show their heads") {
   REQUIRE(seq.ok());
   MaskSpec causal;
   causal.causal = true;
-  const DetectorReports r = detector_reports(run(ind, induction_text(*seq, induction_vocabulary(o.vocab_size)), causal));
+  const DetectorReports r = detector_reports(detector_trace(ind, induction_text(*seq, induction_vocabulary(o.vocab_size)), causal));
   const DetectorReport& induction = r.reports[3];
   const DetectorReport& previous = r.reports[0];
   MESSAGE("induction L" << induction.best_layer << "H" << induction.best_head << " " << induction.best_score
@@ -174,7 +174,7 @@ TEST_CASE("detector report: the shipped demos show their heads") {
 
   // Coreference: one head sends "it" to "animal" almost entirely.
   const Model coref = test::load_asset("demo_coref");
-  const DetectorReports c = detector_reports(run(coref, "The animal didn't cross the street because it was too tired."));
+  const DetectorReports c = detector_reports(detector_trace(coref, "The animal didn't cross the street because it was too tired."));
   const DetectorReport& co = c.reports[4];
   MESSAGE("coreference L" << co.best_layer << "H" << co.best_head << " " << co.best_score);
   CHECK(c.coref.referent == 1);

@@ -73,3 +73,33 @@ TEST_CASE("memory: populating memory that already holds values, or a mapped file
   CHECK(std::equal(before.begin(), before.end(), static_cast<const float*>(mapped)));
   ::munmap(mapped, bytes);
 }
+
+TEST_CASE("memory: huge pages are asked for the whole 2 MB pages inside a block only, and change nothing in it") {
+  // 8 MB from mmap holds at least three whole 2 MB pages wherever it starts; 1 MB holds none.
+  const size_t bytes = size_t{8} << 20;
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(p != MAP_FAILED);
+  auto* floats = static_cast<float*>(p);
+  const size_t n = bytes / sizeof(float);
+  CHECK_FALSE(memory_prefer_huge_pages(floats + 1, (size_t{1} << 20)));  // no whole huge page inside
+  std::string mode;
+  if (FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r")) {
+    char line[128] = {};
+    if (std::fgets(line, sizeof line, f)) mode = line;
+    std::fclose(f);
+  }
+  const bool advised = memory_prefer_huge_pages(floats + 1, bytes - 2 * sizeof(float));
+  if (mode.find("[madvise]") != std::string::npos || mode.find("[always]") != std::string::npos) {
+    CHECK(advised);  // the kernel has transparent huge pages and takes the advice
+  } else {
+    MESSAGE("transparent huge pages are '" << mode << "' here: only contents checked");
+  }
+  memory_populate_for_write(p, bytes);
+  CHECK(std::all_of(floats, floats + n, [](float v) { return v == 0.0f; }));
+  std::iota(floats, floats + n, 0.0f);
+  CHECK_FALSE(memory_prefer_huge_pages(floats, 0));
+  memory_prefer_huge_pages(floats, bytes);  // advice on filled memory: the values stay
+  CHECK(floats[n - 1] == static_cast<float>(n - 1));
+  CHECK(floats[12345] == 12345.0f);
+  ::munmap(p, bytes);
+}

@@ -72,6 +72,32 @@ TEST_CASE("kernels: linear split over 1-3 threads by output columns equals linea
   omp_set_num_threads(saved);
 }
 
+TEST_CASE("kernels: linear for a few rows of large weights (one pass over them) equals linear_naive, the same bits on 1-3 threads") {
+  // 2^18 weights and more with fewer than 16 rows take the few-rows kernel: every row count from 1
+  // to 15 (groups of 4 and what is left), an odd number of outputs (a last row of w alone), inputs
+  // that are not a multiple of 8 (a partial last step), and a weight read in place with a wider
+  // row stride. Each value is one thread's sum in one order, so the bits do not depend on threads.
+  const int saved = omp_get_max_threads();
+  const Mat wide = random_mat(701, 400, 11, 1.0 / 20.0);
+  const MatRef w = wide.leftCols(397);  // 701 x 397 = 278,297 weights, rows 400 floats apart
+  REQUIRE(w.size() >= (1 << 18));
+  REQUIRE(w.outerStride() == 400);
+  const Mat w_copy = w;
+  const Vec b = random_mat(701, 1, 12);
+  for (int rows = 1; rows < 16; ++rows) {
+    CAPTURE(rows);
+    const Mat x = random_mat(rows, 397, 13 + static_cast<uint64_t>(rows));
+    omp_set_num_threads(1);
+    const Mat one = linear(x, w, b);
+    CHECK(max_abs_diff(one, linear_naive(x, w_copy, b)) < 1e-5f);
+    for (int threads : {2, 3}) {
+      omp_set_num_threads(threads);
+      CHECK(max_abs_diff(linear(x, w, b), one) == 0.0f);
+    }
+  }
+  omp_set_num_threads(saved);
+}
+
 TEST_CASE("kernels: OpenBLAS is used only with a kernel for this CPU's vector unit") {
 #if defined(__AVX2__)
   // Debian's OpenBLAS names its kernel; on a CPU it does not know it runs the SSE3 "Prescott" one,

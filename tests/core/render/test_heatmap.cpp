@@ -2,8 +2,6 @@
 // labels put ink where expected, and bad specs are clear errors before anything is drawn.
 #include <doctest/doctest.h>
 
-#define STB_IMAGE_IMPLEMENTATION
-#define STB_IMAGE_STATIC
 #include <stb/stb_image.h>
 
 #include <algorithm>

@@ -1,8 +1,6 @@
 // Image primitives (clipping, blending) and PNG encoding checked by decoding with stb_image.
 #include <doctest/doctest.h>
 
-#define STB_IMAGE_IMPLEMENTATION
-#define STB_IMAGE_STATIC
 #include <stb/stb_image.h>
 
 #include <cstdio>

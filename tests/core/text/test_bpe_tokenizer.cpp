@@ -15,8 +15,10 @@
 #include "text/bpe_merge.h"
 #include "text/bpe_tokenizer.h"
 #include "text/utf8.h"
+#include "support/token_util.h"
 
 using namespace attnviz;
+using attnviz::test::ids_of;
 using nlohmann::json;
 
 namespace {
@@ -43,12 +45,6 @@ std::string from_hex(const std::string& hex) {
   std::string out;
   for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(char(std::stoi(hex.substr(i, 2), nullptr, 16)));
   return out;
-}
-
-std::vector<int> ids_of(const SubwordEncoding& e) {
-  std::vector<int> ids;
-  for (const SubwordToken& t : e.tokens) ids.push_back(t.id);
-  return ids;
 }
 
 std::vector<std::string> pieces_of(const SubwordEncoding& e) {

@@ -17,8 +17,10 @@
 #include "text/tokenizer_json.h"
 #include "text/unicode.h"
 #include "text/utf8.h"
+#include "support/token_util.h"
 
 using namespace attnviz;
+using attnviz::test::ids_of;
 using nlohmann::json;
 
 namespace {
@@ -65,12 +67,6 @@ bool is_nfc(const std::string& s) {
   std::u32string cps;
   for (size_t p = 0; p < s.size();) cps.push_back(utf8_next(s, p));
   return unicode_nfc(cps) == cps;
-}
-
-std::vector<int> ids_of(const SubwordEncoding& e) {
-  std::vector<int> ids;
-  for (const SubwordToken& t : e.tokens) ids.push_back(t.id);
-  return ids;
 }
 
 // What every encoding of a fixture keeps, whatever the family: framing tokens are special and

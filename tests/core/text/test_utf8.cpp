@@ -6,12 +6,13 @@
 #include <string>
 
 #include "text/utf8.h"
+#include "support/token_util.h"
 
 using namespace attnviz;
+using attnviz::test::kFffd;
 
 namespace {
 
-const std::string kFffd = "\xEF\xBF\xBD";
 
 size_t count_fffd(const std::string& s) {
   size_t n = 0;

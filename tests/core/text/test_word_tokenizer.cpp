@@ -7,8 +7,10 @@
 
 #include "text/utf8.h"
 #include "text/word_tokenizer.h"
+#include "support/token_util.h"
 
 using namespace attnviz;
+using attnviz::test::kFffd;
 
 namespace {
 
@@ -30,7 +32,6 @@ std::vector<TokenKind> kinds_of(std::string_view text) {
   return out;
 }
 
-const std::string kFffd = "\xEF\xBF\xBD";
 
 }  // namespace
 

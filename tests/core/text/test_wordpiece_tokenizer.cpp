@@ -13,8 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "text/wordpiece_tokenizer.h"
+#include "support/token_util.h"
 
 using namespace attnviz;
+using attnviz::test::ids_of;
 
 namespace {
 
@@ -54,12 +56,6 @@ SubwordEncoding encode_ok(const WordPieceTokenizer& tok, std::string_view text,
 std::vector<std::string> pieces_of(const SubwordEncoding& e) {
   std::vector<std::string> out;
   for (const SubwordToken& t : e.tokens) out.push_back(t.piece);
-  return out;
-}
-
-std::vector<int> ids_of(const SubwordEncoding& e) {
-  std::vector<int> out;
-  for (const SubwordToken& t : e.tokens) out.push_back(t.id);
   return out;
 }
 

@@ -245,7 +245,7 @@ HeatmapHit draw_map(AppState& app, const Layout& g, const char* id, const std::s
 
 float legend_height() { return ImGui::GetFontSize() * 0.7f + 4 + ImGui::GetTextLineHeight(); }
 
-void toolbar(AppState& app, const Trace& t, bool head_selector) {
+void compare_toolbar(AppState& app, const Trace& t, bool head_selector) {
   const Lang L = app.lang;
   // Attention files: B is a second file, not a mode that rebuilds a model.
   const bool modes = app.source != ModelSource::attention;
@@ -474,7 +474,7 @@ void compare_view_draw(AppState& app, GuiResources& gui) {
     show_all = g.cell >= ImGui::GetTextLineHeight() * 0.8f;
   }
   if (app.source == ModelSource::attention && !app.trace_b) {  // one attention file: A alone, and how to add B
-    toolbar(app, A, true);
+    compare_toolbar(app, A, true);
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("%s", tr(L, Str::attn_compare_hint));
     ImGui::PopTextWrapPos();
@@ -487,7 +487,7 @@ void compare_view_draw(AppState& app, GuiResources& gui) {
     ImGui::End();
     return;
   }
-  toolbar(app, A, !show_all);
+  compare_toolbar(app, A, !show_all);
   if (app.compare.mode == CompareMode::sentence_b && app.source != ModelSource::attention) sentence_b_row(app);
   if (!app.error_b.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1));

@@ -275,7 +275,7 @@ void draw_zoomed(AppState& app, GuiResources& gui, const Trace& t, int h) {
   ImGui::Dummy(ImVec2(g.row_label_w + g.cell * win.cols, g.col_label_h + g.title_h + g.cell * win.rows));
 }
 
-void toolbar(AppState& app, const Trace& t) {
+void heads_toolbar(AppState& app, const Trace& t) {
   const Lang L = app.lang;
   ImGui::SetNextItemWidth(120);
   const std::string layer_preview = std::to_string(app.layer + 1) + " / " + std::to_string(t.layers.size());
@@ -333,7 +333,7 @@ void toolbar(AppState& app, const Trace& t) {
 void heads_view_draw(AppState& app, GuiResources& gui) {
   if (!view_begin(app, View::heads)) return;
   const Trace& t = app_shown_trace(app);
-  toolbar(app, t);
+  heads_toolbar(app, t);
   const std::vector<int> heads = heads_drawn(app.heads, app_map_per_layer(app), t.config.n_heads);
   if (app.heads.zoom_head >= 0 && zoomable(t)) {
     ImGui::BeginChild("zoomed", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);

@@ -12,10 +12,6 @@ namespace attnviz {
 
 namespace {
 
-constexpr float kMinWeight = 0.01f;  // as the view: lighter lines are invisible anyway
-constexpr size_t kLineBudget = 1500;  // most lines drawn without a chosen query (the strongest)
-constexpr Rgba kAccent{255, 160, 30, 255};
-
 struct Link {
   float value, alpha;
   int q, k, rank;
@@ -77,11 +73,11 @@ Result<Figure> lines_figure(const AppState& app, const FontRaster* font) {
     for (int k = 0; k < Tk; ++k)
       for (size_t r = 0; r < shown.size(); ++r) {
         const float v = app_head_map(app, app.layer, shown[r])(q, k);
-        if (v / scale >= kMinWeight) links.push_back({v, v / scale, q, k, static_cast<int>(r)});
+        if (v / scale >= kLinesMinWeight) links.push_back({v, v / scale, q, k, static_cast<int>(r)});
       }
-  if (!focused && links.size() > kLineBudget) {
-    std::nth_element(links.begin(), links.begin() + kLineBudget, links.end(), [](const Link& a, const Link& b) { return a.alpha > b.alpha; });
-    links.resize(kLineBudget);
+  if (!focused && links.size() > static_cast<size_t>(kLinesBudget)) {
+    std::nth_element(links.begin(), links.begin() + static_cast<size_t>(kLinesBudget), links.end(), [](const Link& a, const Link& b) { return a.alpha > b.alpha; });
+    links.resize(static_cast<size_t>(kLinesBudget));
   }
   std::sort(links.begin(), links.end(), [](const Link& a, const Link& b) { return a.alpha < b.alpha; });  // strong lines on top
   const float n = static_cast<float>(shown.size());
@@ -106,7 +102,7 @@ Result<Figure> lines_figure(const AppState& app, const FontRaster* font) {
       box.y = q_y(q) - row_h * 0.5f + 1;
       box.w = q_w;
       box.h = row_h - 2;
-      box.stroke = kAccent;
+      box.stroke = kLinesChosen;
       box.stroke_width = 2;
       page.fig.items.push_back(box);
     }

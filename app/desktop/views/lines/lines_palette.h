@@ -11,6 +11,12 @@ struct AppState;
 
 Rgba lines_head_color(int head);
 
+// Lines lighter than this are not drawn (invisible anyway, and costly for long texts); without a
+// token in focus at most kLinesBudget are drawn, the strongest. The chosen token's box: the accent.
+inline constexpr float kLinesMinWeight = 0.01f;
+inline constexpr int kLinesBudget = 1500;
+inline constexpr Rgba kLinesChosen{255, 160, 30, 255};
+
 // The heads drawn: those the legend shows, or the rollout's one map (index 0: every head's index
 // reaches it) when the map is per layer (app_map_per_layer).
 std::vector<int> lines_drawn_heads(const AppState& app, int n_heads);

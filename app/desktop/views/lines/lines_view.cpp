@@ -15,15 +15,12 @@
 #include "shell/shell.h"
 #include "shell/view_registry.h"
 #include "views/lines/lines_palette.h"
+#include "widgets/draw.h"
 #include "widgets/measure_controls.h"
 
 namespace attnviz {
 
 namespace {
-
-constexpr float kMinWeight = 0.01f;  // lighter lines are not drawn: invisible anyway, and costly for long texts
-constexpr int kLineBudget = 1500;    // most lines drawn when no token is in focus
-const ImU32 kAccent = IM_COL32(255, 160, 30, 255);
 
 ImU32 with_alpha(Rgba c, float alpha) {
   return IM_COL32(c.r, c.g, c.b, static_cast<int>(std::clamp(alpha, 0.0f, 1.0f) * 255.0f + 0.5f));
@@ -102,7 +99,7 @@ void same_line_if_fits(float width) {
   if (right <= limit) ImGui::SameLine();
 }
 
-void toolbar(AppState& app, const Trace& t) {
+void lines_toolbar(AppState& app, const Trace& t) {
   const Lang L = app.lang;
   const int NH = t.config.n_heads;
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
@@ -232,7 +229,7 @@ void focus_panel(const AppState& app, const Trace& t, const std::vector<int>& sh
   std::vector<std::pair<float, int>> order;
   for (int o = 0; o < static_cast<int>(other.size()); ++o) {
     const float w = by_query ? mean_weight(app, app.layer, shown, me, o) : mean_weight(app, app.layer, shown, o, me);
-    if (w >= kMinWeight) order.emplace_back(w, o);
+    if (w >= kLinesMinWeight) order.emplace_back(w, o);
   }
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   const float font = ImGui::GetFontSize();
@@ -273,7 +270,7 @@ void lines_view_draw(AppState& app, GuiResources& /*gui: lines need no texture*/
   if (!view_begin(app, View::lines)) return;
   const Trace& t = app_shown_trace(app);
   const int NH = t.config.n_heads, Tq = t.n_queries(), Tk = t.n_keys();
-  toolbar(app, t);
+  lines_toolbar(app, t);
   if (app.layer < 0 || app.layer >= static_cast<int>(t.layers.size()) || Tq == 0 || Tk == 0) {
     ImGui::End();
     return;
@@ -364,7 +361,7 @@ void lines_view_draw(AppState& app, GuiResources& /*gui: lines need no texture*/
         if ((ya < view0 && yb < view0) || (ya > view1 && yb > view1)) continue;
         for (int r = 0; r < n_shown; ++r) {
           const float w = shown_value(app, app.layer, shown[static_cast<size_t>(r)], q, k);
-          if (w >= kMinWeight) segs.push_back({w, q, k, r});
+          if (w >= kLinesMinWeight) segs.push_back({w, q, k, r});
         }
       }
     }
@@ -372,10 +369,10 @@ void lines_view_draw(AppState& app, GuiResources& /*gui: lines need no texture*/
     // rasterize (seconds per frame on a software renderer) and no more readable. Keep the
     // strongest ones and say so.
     lines_total = static_cast<int>(segs.size());
-    if (!focused && lines_total > kLineBudget) {
-      std::nth_element(segs.begin(), segs.begin() + kLineBudget, segs.end(),
+    if (!focused && lines_total > kLinesBudget) {
+      std::nth_element(segs.begin(), segs.begin() + kLinesBudget, segs.end(),
                        [](const Segment& a, const Segment& b) { return a.w > b.w; });
-      segs.resize(kLineBudget);
+      segs.resize(kLinesBudget);
     }
     lines_drawn = static_cast<int>(segs.size());
     // Weak first, so the strong lines lie on top.

@@ -23,7 +23,6 @@ namespace attnviz {
 
 namespace {
 
-const ImU32 kAccent = IM_COL32(255, 160, 30, 255);  // the chosen head and query, as in the Heads view
 
 struct ModelGrid {
   float px = 1;            // pixels per token (cell side)
@@ -148,7 +147,7 @@ void thumbnail_tooltip(const AppState& app, const GuiResources& gui, const Trace
   ImGui::EndTooltip();
 }
 
-void toolbar(AppState& app, const Trace& t) {
+void model_toolbar(AppState& app, const Trace& t) {
   const Lang L = app.lang;
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
   if (ImGui::BeginCombo(tr(L, Str::colormap), std::string(name_of(app.cmap)).c_str())) {
@@ -181,7 +180,7 @@ void model_view_draw(AppState& app, GuiResources& gui) {
   const Lang L = app.lang;
   if (!view_begin(app, View::model)) return;
   const Trace& t = app_shown_trace(app);
-  toolbar(app, t);
+  model_toolbar(app, t);
   const int NL = static_cast<int>(t.layers.size()), NH = grid_columns(app, t);
   const bool per_layer = app_map_per_layer(app);
   if (NL == 0 || NH == 0 || t.n_queries() == 0 || t.n_keys() == 0) {

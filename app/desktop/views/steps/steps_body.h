@@ -24,6 +24,11 @@ struct StepsView {
 // "(T, C) = (12, 512)"-style shape line of a step.
 std::string steps_shape_text(const StepsView& v, LectureStep step);
 
+// The largest finite |value| of m, 0 when it has none; steps_scale: the same, or 1 in place of 0 (the
+// end of a colour scale or of bars).
+float steps_max_abs(const Mat& m);
+float steps_scale(const Mat& m);
+
 void steps_body_input(StepsView& v);         // 1. X
 void steps_body_split(StepsView& v);         // 2. X W_Q, X W_K, X W_V cut into heads
 void steps_body_qkv(StepsView& v);           // 3. Q, K, V of the head

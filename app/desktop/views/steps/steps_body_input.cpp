@@ -15,14 +15,12 @@ namespace attnviz {
 
 namespace {
 
-float max_abs(const Mat& m) { return m.size() ? m.cwiseAbs().maxCoeff() : 1.0f; }
-
 // A (rows, C) map as NH blocks of (rows, HS), one head's slice each, side by side: no (T, C) copy.
 void head_blocks_map(const StepsView& v, const char* label, const Mat HeadTrace::*part, float width, float cell_h) {
   const Trace& t = v.t;
   const int NH = t.config.n_heads, HS = t.config.head_size();
   float m = 0;
-  for (const HeadTrace& h : v.layer.attn.heads) m = std::max(m, max_abs(h.*part));
+  for (const HeadTrace& h : v.layer.attn.heads) m = std::max(m, steps_max_abs(h.*part));
   const ImVec2 start = ImGui::GetCursorScreenPos();
   const float label_w = ImGui::CalcTextSize("X W_Q").x + ImGui::GetStyle().ItemSpacing.x;
   const float rows_h = static_cast<float>((v.layer.attn.heads[0].*part).rows()) * cell_h;
@@ -72,6 +70,18 @@ void steps_vector_line(const char* name, const Mat& m, int row, int dims, int de
   text_wrapped(s);
 }
 
+float steps_max_abs(const Mat& m) {
+  float best = 0;
+  for (Eigen::Index i = 0; i < m.size(); ++i)
+    if (std::isfinite(m.data()[i])) best = std::max(best, std::fabs(m.data()[i]));
+  return best;
+}
+
+float steps_scale(const Mat& m) {
+  const float best = steps_max_abs(m);
+  return best > 0 ? best : 1.0f;
+}
+
 std::string steps_shape_text(const StepsView& v, LectureStep step) {
   const Trace& t = v.t;
   const long Tq = t.n_queries(), Tk = t.n_keys(), C = t.config.d_model, NH = t.config.n_heads, HS = t.config.head_size();
@@ -111,7 +121,7 @@ void steps_body_input(StepsView& v) {
   const float room = steps_matrix_label_room(map).x;
   map.cell_w = (avail - room - 4) / static_cast<float>(X.cols());
   map.cell_h = std::clamp(ImGui::GetFontSize() * 6 / static_cast<float>(X.rows()), 2.0f, ImGui::GetTextLineHeight());
-  map.vmin = -max_abs(X);
+  map.vmin = -steps_scale(X);
   map.vmax = -map.vmin;
   map.cmap = Colormap::diverging;
   map.highlight_row = v.f.query;

@@ -19,8 +19,6 @@ namespace {
 
 constexpr int kTerms = 6;  // rows of the weighted-sum table before "… and N more"
 
-float max_abs(const Mat& m) { return m.size() && m.cwiseAbs().maxCoeff() > 0 ? m.cwiseAbs().maxCoeff() : 1.0f; }
-
 void big_formula(const char* text) {
   ImGui::PushFont(steps_large_font());
   ImGui::TextColored(ImColor(kStepsAccent), "%s", text);
@@ -36,7 +34,7 @@ void wide_map(StepsView& v, const char* id, const Mat& m, int block, int frame_f
   const float room = steps_matrix_label_room(map).x;
   map.cell_w = (ImGui::GetContentRegionAvail().x - room - 4) / static_cast<float>(m.cols());
   map.cell_h = std::clamp(ImGui::GetFontSize() * 6 / static_cast<float>(m.rows()), 2.0f, ImGui::GetTextLineHeight());
-  map.vmax = max_abs(m);
+  map.vmax = steps_scale(m);
   map.vmin = -map.vmax;
   map.cmap = Colormap::diverging;
   map.highlight_row = v.f.query;

@@ -31,13 +31,6 @@ float row_max_abs(const Mat& m, int row) {
   return best;
 }
 
-float matrix_max_abs(const Mat& m) {
-  float best = 0;
-  for (Eigen::Index i = 0; i < m.size(); ++i)
-    if (std::isfinite(m.data()[i])) best = std::max(best, std::fabs(m.data()[i]));
-  return best > 0 ? best : 1.0f;
-}
-
 // A square cell that fits the matrix into w x h (the visible part of the body, so a projector shows
 // it whole), at least 3 px and no larger than a big text line. Below the list, where little visible
 // height is left, the width alone decides.
@@ -79,7 +72,7 @@ void scores_map(StepsView& v, const char* id, const char* what, const Mat& value
   const ImVec2 room = steps_matrix_label_room(map);
   const float cell = fit_cell(width - room.x - 4, ImGui::GetContentRegionAvail().y - room.y - 4, values);
   map.cell_w = map.cell_h = cell;
-  map.vmax = matrix_max_abs(values);
+  map.vmax = steps_scale(values);
   map.vmin = -map.vmax;
   map.cmap = Colormap::diverging;
   map.highlight_row = v.f.query;
