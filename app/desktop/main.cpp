@@ -48,13 +48,16 @@ Status save_framebuffer(const std::string& path, int width, int height) {
   return png_write(path, img);
 }
 
-// --layout-report: where the Heads view drew each head's cells in the saved frame, and the size of
-// the font it was drawn in.
+// --layout-report: where the Heads and Compare views drew each heatmap's cells in the saved frame,
+// which rows and columns got their token labels (and at what size), whether the cells carry their
+// values, and the size of the font the frame was drawn in.
 Status save_layout_report(const std::string& path, const AppState& app, const GuiResources& gui, float font_px) {
   nlohmann::json heads = nlohmann::json::array();
   for (const DrawnHeatmap& d : gui.drawn)
-    heads.push_back({{"layer", d.layer}, {"head", d.head}, {"x", d.x}, {"y", d.y}, {"cell", d.cell}, {"rows", d.rows},
-                     {"cols", d.cols}});
+    heads.push_back({{"view", d.view}, {"layer", d.layer}, {"head", d.head}, {"x", d.x}, {"y", d.y}, {"cell", d.cell},
+                     {"rows", d.rows}, {"cols", d.cols}, {"rows_labelled", d.rows_labelled},
+                     {"cols_labelled", d.cols_labelled}, {"label_px", d.label_px}, {"numbers", d.numbers},
+                     {"visible", {d.visible_min.x, d.visible_min.y, d.visible_max.x, d.visible_max.y}}});
   const nlohmann::json report{{"colormap", name_of(app.cmap)}, {"font_px", font_px}, {"heads", heads}};
   return file_write_atomic(path, std::string_view(report.dump(1)));
 }
@@ -161,7 +164,7 @@ struct ScriptRun {
 // fails a line that waited past the limit, naming what is still busy. False: the run ends
 // (quit, the end, or a failure, with exit_code 1).
 bool script_frame(ScriptRun& run, const std::vector<ScriptLine>& script, AppState& app, bool idle,
-                  std::string& pending_screenshot, bool& screenshot_now, int& exit_code) {
+                  std::string& pending_screenshot, bool& screenshot_now, std::string& pending_layout, int& exit_code) {
   const bool at_end = run.pos == script.size();
   const ScriptPacing pace = at_end ? ScriptPacing{} : script_pacing(script[run.pos]);
   const double now = seconds_now();
@@ -187,6 +190,7 @@ bool script_frame(ScriptRun& run, const std::vector<ScriptLine>& script, AppStat
     if (step.echo_lines >= 0) run.echo_lines = step.echo_lines == 1;
     pending_screenshot = step.screenshot;
     screenshot_now = step.screenshot_now;
+    if (!step.layout_report.empty()) pending_layout = step.layout_report;
     return !step.quit;
   }
   if (run.wait_limit > 0 && now - run.waiting_since > run.wait_limit) {
@@ -240,6 +244,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
   ScriptRun run;
   run.waiting_since = seconds_now();
   std::string pending_screenshot;
+  std::string pending_layout;  // the script's layout_report: written with the next screenshot
   bool screenshot_now = false;  // the script asked for the next frame even if the app is busy
   std::vector<double> frame_ms, training_ms;
   uint64_t reported_version = 0;  // --report-results: the last result printed
@@ -288,15 +293,18 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
     }
     const bool idle = app.trace && !app_computing(app) && !app.dirty && !app.importance.busy();
     if (!pending_screenshot.empty() && (idle || screenshot_now)) {
-      if (Status s = save_framebuffer(pending_screenshot, width, height); !s) {
+      Status s = save_framebuffer(pending_screenshot, width, height);
+      if (s && !pending_layout.empty()) s = save_layout_report(pending_layout, app, gui, font->FontSize);
+      if (!s) {
         std::fprintf(stderr, "attnviz: %s\n", s.error().c_str());
         exit_code = 1;
         break;
       }
       pending_screenshot.clear();
+      pending_layout.clear();
       screenshot_now = false;
     }
-    if (!opt.script.empty() && !script_frame(run, script, app, idle, pending_screenshot, screenshot_now, exit_code)) break;
+    if (!opt.script.empty() && !script_frame(run, script, app, idle, pending_screenshot, screenshot_now, pending_layout, exit_code)) break;
     if (!opt.screenshot.empty() && opt.script.empty() && idle && ++frames_after_result >= opt.frames) {
       Status s = save_framebuffer(opt.screenshot, width, height);
       if (s && !opt.layout_report.empty()) s = save_layout_report(opt.layout_report, app, gui, font->FontSize);

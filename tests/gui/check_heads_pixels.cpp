@@ -8,6 +8,7 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #define STB_IMAGE_IMPLEMENTATION
 #define STB_IMAGE_STATIC
@@ -31,17 +32,21 @@ int check(unsigned char* px, int W, int H, const nlohmann::json& layout, const T
   if (!cmap) return std::fprintf(stderr, "unknown colour map\n"), 1;
   int checked = 0, wrong = 0, heads = 0;
   for (const auto& d : layout["heads"]) {
+    if (d.value("view", "heads") != "heads") continue;  // Compare's maps are not the trace's heads
     ++heads;
     const Mat& w = t.head(d["layer"].get<int>(), d["head"].get<int>()).weights;
     if (d["rows"].get<int>() != w.rows() || d["cols"].get<int>() != w.cols())
       return std::fprintf(stderr, "head %d: drawn %dx%d, trace %ldx%ld\n", d["head"].get<int>(), d["rows"].get<int>(),
                           d["cols"].get<int>(), static_cast<long>(w.rows()), static_cast<long>(w.cols())), 1;
     const float x0 = d["x"].get<float>(), y0 = d["y"].get<float>(), cell = d["cell"].get<float>();
+    // The part of the view that shows: a grid larger than the view (presentation mode) scrolls.
+    const auto visible = d.value("visible", std::vector<float>{0, 0, static_cast<float>(W), static_cast<float>(H)});
     for (int r = 0; r < w.rows(); ++r)
       for (int c = 0; c < w.cols(); ++c) {
         // Sample near the lower-left corner: away from the diagonal mark on masked cells.
         const int x = static_cast<int>(x0 + cell * (c + 0.25f)), y = static_cast<int>(y0 + cell * (r + 0.75f));
         if (x < 0 || y < 0 || x >= W || y >= H) continue;
+        if (x < visible[0] || y < visible[1] || x >= visible[2] || y >= visible[3]) continue;
         const unsigned char* p = px + (static_cast<size_t>(y) * W + x) * 4;
         const Rgba want = colormap_sample(*cmap, w(r, c));
         ++checked;

@@ -13,6 +13,10 @@ inline constexpr float kBaseFontPx = 17.0f;  // the UI font's size at content sc
 // How much larger than at kBaseFontPx everything is drawn now: presentation mode times the
 // monitor's content scale (HiDPI). Lines, marks and fixed sizes multiply by it. Inside a frame only.
 inline float ui_scale() { return ImGui::GetFontSize() / kBaseFontPx; }
+// The monitor's content scale alone, without presentation mode's: the atlas's first font is the
+// normal size (fonts_load adds it first). Floors of legibility (the smallest label or cell value
+// drawn) follow it, so that presentation mode's larger text does not also raise them.
+inline float ui_content_scale() { return ImGui::GetIO().Fonts->Fonts[0]->FontSize / kBaseFontPx; }
 
 // Returns an empty string on success, else what went wrong (the UI still works, in ASCII).
 // ImGui keeps a pointer to the glyph ranges, so the caller owns them for the atlas's lifetime.

@@ -74,6 +74,7 @@ void menu_bar(AppState& app, ShellState& shell) {
       if (ImGui::MenuItem(tr(L, e.title), nullptr, app.view == e.view)) app.view = e.view;
     ImGui::Separator();
     ImGui::MenuItem(tr(L, Str::presentation), "F5", &app.presentation);
+    ImGui::MenuItem(tr(L, Str::side_panels), "F6", &app.presentation_panels, app.presentation);
     bool high_contrast = app.cmap == Colormap::high_contrast;
     if (ImGui::MenuItem(tr(L, Str::high_contrast), nullptr, &high_contrast))
       app.cmap = high_contrast ? Colormap::high_contrast : Colormap::viridis;
@@ -244,6 +245,7 @@ bool pressed_repeat(int glfw_key) { return ImGui::IsKeyPressed(glfw_key, true); 
 void shortcuts(AppState& app, ShellState& shell) {
   const ImGuiIO& io = ImGui::GetIO();
   if (pressed(GLFW_KEY_F5)) app.presentation = !app.presentation;
+  if (pressed(GLFW_KEY_F6) && app.presentation) app.presentation_panels = !app.presentation_panels;
   if (pressed(GLFW_KEY_F11)) shell.toggle_fullscreen = true;
   if (io.KeyCtrl && pressed(GLFW_KEY_S)) open_dialog(shell, ShellState::Dialog::save_session, "attnviz-session.json");
   if (io.KeyCtrl && pressed(GLFW_KEY_O)) open_dialog(shell, ShellState::Dialog::open_session, "attnviz-session.json");
@@ -273,17 +275,21 @@ void shell_draw(AppState& app, ShellState& shell, GuiResources& gui, float width
   const float top = ImGui::GetFrameHeight();
   const float status_h = ImGui::GetFrameHeight() + 4;
   // The controls column never takes more than ~30% of the width: the heatmaps are what a class looks at.
-  const float left = std::min(390.0f * s, std::max(300.0f * std::min(s, 1.5f), 0.3f * width));
+  // In presentation mode it is folded away (F6 brings it back): the view takes the whole width.
+  const bool panels = !app.presentation || app.presentation_panels;
+  const float left = panels ? std::min(390.0f * s, std::max(300.0f * std::min(s, 1.5f), 0.3f * width)) : 0.0f;
   const float sentence_h = std::min(300.0f * s, 0.4f * height);
   const float tabs_h = 2 * ImGui::GetFrameHeight() + 14;  // the view tabs, then the model's answer
   const float bottom = height - status_h;
 
-  ImGui::SetNextWindowPos(ImVec2(0, top));
-  ImGui::SetNextWindowSize(ImVec2(left, sentence_h));
-  panel_sentence(app);
-  ImGui::SetNextWindowPos(ImVec2(0, top + sentence_h));
-  ImGui::SetNextWindowSize(ImVec2(left, bottom - top - sentence_h));
-  panel_model(app);
+  if (panels) {
+    ImGui::SetNextWindowPos(ImVec2(0, top));
+    ImGui::SetNextWindowSize(ImVec2(left, sentence_h));
+    panel_sentence(app);
+    ImGui::SetNextWindowPos(ImVec2(0, top + sentence_h));
+    ImGui::SetNextWindowSize(ImVec2(left, bottom - top - sentence_h));
+    panel_model(app);
+  }
 
   ImGui::SetNextWindowPos(ImVec2(left, top));
   ImGui::SetNextWindowSize(ImVec2(width - left, tabs_h));

@@ -70,6 +70,7 @@ struct AppState {
   bool annotate = true;
   Lang lang = Lang::en;
   bool presentation = false;  // larger fonts and lines for a projector
+  bool presentation_panels = false;  // in presentation mode, the side panels (F6); hidden by default
   AttentionMeasure measure = AttentionMeasure::weights;  // what Heads, Model view and Lines draw
   WordViewOptions word_view;  // Heads, Model view, Lines, Statistics in words / without special tokens
 

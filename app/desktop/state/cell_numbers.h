@@ -7,7 +7,8 @@ namespace attnviz {
 
 inline constexpr float kCellNumberMinPx = 10.0f;  // the smallest legible value, at content scale 1
 
-// widest: the widest value's width at font_px; scale: presentation mode times the content scale.
+// widest: the widest value's width at font_px; scale: the monitor's content scale (presentation mode
+// enlarges the text, not the smallest size still legible).
 float cell_number_px(float cell, float widest, float font_px, float scale);
 
 }  // namespace attnviz

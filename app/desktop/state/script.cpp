@@ -333,6 +333,8 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     app.lang = a[0] == "ko" ? Lang::ko : Lang::en;
   } else if (v == "presentation") {
     if (!need(1) || !to_on(a[0], app.presentation)) return fail("expected on or off");
+  } else if (v == "panels") {
+    if (!need(1) || !to_on(a[0], app.presentation_panels)) return fail("expected on or off");
   } else if (v == "annotate") {
     if (!need(1) || !to_on(a[0], app.annotate)) return fail("expected on or off");
   } else if (v == "colormap") {
@@ -363,6 +365,9 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
   } else if (v == "screenshot") {
     if (!need(1)) return fail("expected a path");
     step.screenshot = a[0];
+  } else if (v == "layout_report") {
+    if (!need(1)) return fail("expected a path");
+    step.layout_report = a[0];
   } else if (v == "quit") {
     step.quit = true;
   } else if (v == "try") {

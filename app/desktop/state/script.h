@@ -14,7 +14,7 @@
 //   coref_swap (sentence B := A's minimal pair, tired <-> wide) | coref_swap ab (swap sentences A and B)
 //   view heads|model|lines|compare|steps|stats|coref|train | compare MODE | layer L | head H | query Q | step S
 //   zoom_head H [ZOOM ROW COL] (Heads view: zoom head H, -1: none; a long input's window, ZOOM >= 1)
-//   lang en|ko | presentation on|off | annotate on|off | colormap NAME
+//   lang en|ko | presentation on|off | panels on|off (presentation mode's side panels) | annotate on|off | colormap NAME
 //   undo | redo (Ctrl+Z / Ctrl+Shift+Z: sentence edits and toggles, state/history.h)
 //   words on|off (merge pieces into words) | hide_special on|off (Heads, Model view, Lines, Statistics)
 //   export png PATH [SCALE] (the layer's heads grid) | export csv PATH | export json PATH | save PATH | open PATH
@@ -27,6 +27,7 @@
 //     when the coreference demo is shown
 //   head_off L H | head_on L H | ablation zero|mean | measure weights|value-norm|rollout | importance (waits)
 //   screenshot PATH | quit          (# starts a comment)
+//   layout_report PATH   with the next screenshot, where its heatmaps were drawn (as --layout-report)
 //   try LINE | paste PATH | expect error|no_error|model_error|status|tokens|sentence|model [TEXT]   (tests)
 //   expect answer TEXT | expect answer_full TEXT | expect importance [L:H]  (the answer in English; the best head)
 //   expect answer_line TEXT  (the answer line as shown, in the UI's language: the answer or why there is none)
@@ -60,6 +61,7 @@ struct ScriptStep {
   bool quit = false;
   std::string screenshot;  // main() saves the next frame here...
   bool screenshot_now = false;  // ...even if the app is still busy (otherwise once it is idle)
+  std::string layout_report;    // main() writes the next screenshot's layout report here
   std::string error;       // "script line N: ..." — the run stops
   std::string report;      // main() prints it on stdout (`report memory`)
   double wait_limit = -1;  // >= 0: main() applies it to the lines after (`wait_limit`)

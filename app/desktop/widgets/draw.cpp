@@ -3,6 +3,8 @@
 // the unrotated glyphs against the clip rectangle before they could be turned.
 #include "widgets/draw.h"
 
+#include <cfloat>
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -20,9 +22,10 @@ void section_header(const char* title) {
   ImGui::Separator();
 }
 
-void draw_text_vertical(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const char* text, float max_len) {
+void draw_text_vertical(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const char* text, float max_len, float font_px) {
   ImFont* font = ImGui::GetFont();
-  const float scale = ImGui::GetFontSize() / font->FontSize;
+  const float px = font_px > 0 ? font_px : ImGui::GetFontSize();
+  const float scale = px / font->FontSize;
   const ImFontGlyph* ellipsis = font->FindGlyph(0x2026);
   const float ellipsis_w = ellipsis ? ellipsis->AdvanceX * scale : 0.0f;
   // Rotate about bottom_left: (dx, dy) -> (dy, -dx) turns left-to-right text into bottom-to-top.
@@ -34,7 +37,7 @@ void draw_text_vertical(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const c
                    at(x + g->X1 * scale, g->Y1 * scale), at(x + g->X0 * scale, g->Y1 * scale), ImVec2(g->U0, g->V0),
                    ImVec2(g->U1, g->V0), ImVec2(g->U1, g->V1), ImVec2(g->U0, g->V1), color);
   };
-  const float total = ImGui::CalcTextSize(text).x;
+  const float total = font->CalcTextSizeA(px, FLT_MAX, 0.0f, text).x;
   const float limit = total > max_len ? max_len - ellipsis_w : max_len;
   dl->PushTextureID(font->ContainerAtlas->TexID);
   float x = 0;

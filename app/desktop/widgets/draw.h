@@ -16,8 +16,10 @@ inline constexpr ImU32 kAccent = IM_COL32(255, 160, 30, 255);
 void section_header(const char* title);
 
 // Text rotated 90° counter-clockwise, reading bottom to top; `bottom_left` is where the text's
-// top-left corner would be before rotation. Text longer than max_len pixels ends in "…".
-void draw_text_vertical(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const char* text, float max_len);
+// top-left corner would be before rotation. Text longer than max_len pixels ends in "…". font_px 0:
+// the current font's size.
+void draw_text_vertical(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const char* text, float max_len,
+                        float font_px = 0);
 
 // A horizontal colour bar for `cmap` over [vmin, vmax] with tick labels at both ends and the middle,
 // drawn at the cursor as one item of the given width.

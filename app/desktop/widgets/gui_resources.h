@@ -15,6 +15,11 @@ struct DrawnHeatmap {
   int layer = 0, head = 0;
   float x = 0, y = 0, cell = 0;  // top-left of cell (0, 0) and the cell size, in framebuffer pixels
   int rows = 0, cols = 0;
+  const char* view = "heads";    // the view that drew it (view_id)
+  std::vector<int> rows_labelled, cols_labelled;  // rows and columns whose token labels were drawn
+  float label_px = 0;            // the labels' font size
+  bool numbers = false;          // the cells carry their values
+  ImVec2 visible_min, visible_max;  // the part of the window it was drawn in that shows (a grid scrolls)
 };
 
 struct GuiResources {
@@ -27,7 +32,7 @@ struct GuiResources {
   HeatmapTextures train_run;   // Train view: the run's probe, every head of one layer
   HeatmapTextures train_pair;  // Train view: the pronoun's rows, the 1-head model's then the N-head's
   int texture_side = kMaxTextureSide;  // long inputs: maps are pooled to this (set by the view drawing them)
-  std::vector<DrawnHeatmap> drawn;     // cleared each frame by the shell, filled by the Heads view
+  std::vector<DrawnHeatmap> drawn;     // cleared each frame by the shell, filled by the Heads and Compare views
 
   void release();  // while the GL context is alive
 };

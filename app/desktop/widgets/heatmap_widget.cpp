@@ -37,7 +37,7 @@ struct CellNumbers {
 
 CellNumbers cell_numbers(const HeatmapWidget& w, int R, int C) {
   CellNumbers out;
-  if (!w.annotate || R * C > kCellNumbersMaxCells || w.cell < kCellNumberMinPx * ui_scale()) return out;
+  if (!w.annotate || R * C > kCellNumbersMaxCells || w.cell < kCellNumberMinPx * ui_content_scale()) return out;
   float widest = 0;
   out.texts.reserve(static_cast<size_t>(R) * static_cast<size_t>(C));
   for (int q = 0; q < R; ++q)
@@ -45,9 +45,33 @@ CellNumbers cell_numbers(const HeatmapWidget& w, int R, int C) {
       out.texts.push_back(heatmap_value_text((*w.values)(w.row0 + q, w.col0 + k), true));
       widest = std::max(widest, ui_text_width(out.texts.back()));
     }
-  out.px = cell_number_px(w.cell, widest, ImGui::GetFontSize(), ui_scale());
+  out.px = cell_number_px(w.cell, widest, ImGui::GetFontSize(), ui_content_scale());
   if (out.px <= 0) out.texts.clear();
   return out;
+}
+
+// The axes' titles in the corner left of the key labels and above the query labels: the key's at the
+// corner's foot with a mark pointing right (to the keys), the query's above it pointing down (to the
+// queries), each right-aligned against the map. A title the corner cannot hold is left out.
+void axis_titles(const HeatmapWidget& w, ImDrawList* dl, ImU32 colour) {
+  const float line = ImGui::GetTextLineHeight(), mark = line * 0.45f;
+  const float right = w.origin.x - 6, bottom = w.origin.y - w.col_label_gap - 4;
+  const float room_w = w.row_label_w - 8, room_h = w.col_label_h;
+  float y = bottom - line;
+  const auto title = [&](const char* text, bool down) {
+    const float width = ui_text_width(text) + mark + 4;
+    if (width > room_w || bottom - y > room_h) return;
+    const ImVec2 at(right - width, y);
+    dl->AddText(at, colour, text);
+    const float cx = right - mark * 0.5f, cy = y + line * 0.5f;
+    if (down) dl->AddTriangleFilled(ImVec2(cx - mark * 0.5f, cy - mark * 0.35f), ImVec2(cx + mark * 0.5f, cy - mark * 0.35f),
+                                    ImVec2(cx, cy + mark * 0.5f), colour);
+    else dl->AddTriangleFilled(ImVec2(cx - mark * 0.35f, cy - mark * 0.5f), ImVec2(cx - mark * 0.35f, cy + mark * 0.5f),
+                               ImVec2(cx + mark * 0.5f, cy), colour);
+    y -= line + 2;
+  };
+  if (w.col_title) title(w.col_title, false);
+  if (w.row_title) title(w.row_title, true);
 }
 
 }  // namespace
@@ -77,21 +101,33 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
   for (int q : w.keep_row_labels) kept_rows.push_back(q - r0);
   ImGui::PushID(w.id);
 
+  // Labels at the UI's size when a cell holds a line of text; in smaller cells they shrink to the
+  // cell, so that every one is drawn, and only below kHeatmapMinLabelPx do some give way.
+  const float font_px = ImGui::GetFontSize();
+  const float label_px =
+      w.cell >= line ? font_px : std::min(font_px, std::max(kHeatmapMinLabelPx * ui_content_scale(), w.cell * font_px / line));
+  const float label_line = line * label_px / font_px;
+  const auto label_width = [&](std::string_view s) { return ui_text_width(s) * label_px / font_px; };
+  hit.label_px = label_px;
+  hit.cells_origin = p0;
+  if (w.row_labels && w.col_labels && (w.row_title || w.col_title)) axis_titles(w, dl, dim_col);
   if (w.col_labels && w.cols)
-    for (int k : axis_labels_shown(std::min(C, static_cast<int>(w.cols->size()) - c0w), w.cell, line, kept_cols)) {
+    for (int k : axis_labels_shown(std::min(C, static_cast<int>(w.cols->size()) - c0w), w.cell, label_line, kept_cols)) {
       const TraceToken& tok = (*w.cols)[static_cast<size_t>(c0w + k)];
-      const ImVec2 at(p0.x + w.cell * (k + 0.5f) - line * 0.5f, p0.y - 4 - w.col_label_gap);
-      draw_text_vertical(dl, at, tok.pad ? dim_col : text_col, tok.text.c_str(), w.col_label_h - 4);
+      const ImVec2 at(p0.x + w.cell * (k + 0.5f) - label_line * 0.5f, p0.y - 4 - w.col_label_gap);
+      draw_text_vertical(dl, at, tok.pad ? dim_col : text_col, tok.text.c_str(), w.col_label_h - 4, label_px);
+      hit.cols_labelled.push_back(c0w + k);
     }
   if (w.row_labels && w.rows) {
-    for (int q : axis_labels_shown(std::min(R, static_cast<int>(w.rows->size()) - r0), w.cell, line, kept_rows)) {
+    for (int q : axis_labels_shown(std::min(R, static_cast<int>(w.rows->size()) - r0), w.cell, label_line, kept_rows)) {
       const TraceToken& tok = (*w.rows)[static_cast<size_t>(r0 + q)];
       // Right-aligned against the map; a label wider than the room ends in "…" rather than being cut.
-      const std::string shown = fit_with_ellipsis(tok.text, std::min(w.row_label_w - 6.0f, label_max()), ui_text_width);
-      const ImVec2 at(p0.x - 4 - ui_text_width(shown), p0.y + w.cell * (q + 0.5f) - line * 0.5f);
-      ImGui::PushClipRect(ImVec2(p0.x - w.row_label_w, at.y), ImVec2(p0.x - 2, at.y + line), true);
-      dl->AddText(at, q == highlight ? accent : (tok.pad ? dim_col : text_col), shown.c_str());
+      const std::string shown = fit_with_ellipsis(tok.text, std::min(w.row_label_w - 6.0f, label_max()), label_width);
+      const ImVec2 at(p0.x - 4 - label_width(shown), p0.y + w.cell * (q + 0.5f) - label_line * 0.5f);
+      ImGui::PushClipRect(ImVec2(p0.x - w.row_label_w, at.y), ImVec2(p0.x - 2, at.y + label_line), true);
+      dl->AddText(ImGui::GetFont(), label_px, at, q == highlight ? accent : (tok.pad ? dim_col : text_col), shown.c_str());
       ImGui::PopClipRect();
+      hit.rows_labelled.push_back(r0 + q);
     }
     ImGui::SetCursorScreenPos(ImVec2(p0.x - w.row_label_w, p0.y));
     if (ImGui::InvisibleButton("rows", ImVec2(std::max(w.row_label_w, 1.0f), w.cell * R))) {
@@ -104,6 +140,7 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
   if (!painted) dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(w.texture)), p0, p1);
   const CellNumbers numbers = cell_numbers(w, R, C);
   const bool annotate = numbers.px > 0;
+  hit.numbers = annotate;
   const bool mark_masked = w.mask && w.cell >= 6.0f;
   const float span = w.vmax > w.vmin ? w.vmax - w.vmin : 1.0f;
   const auto cell_colour = [&](float v) {

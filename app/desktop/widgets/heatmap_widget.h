@@ -1,6 +1,8 @@
 // One heatmap on screen — the only code that draws heatmap cells in the app: a texture of
 // colour-mapped values (or, for a derived map with no texture, the values painted cell by cell),
-// optional query/key labels (keys rotated), values printed in large cells, marks on masked cells,
+// optional query/key labels (keys rotated; when cells are smaller than a line of text the labels
+// shrink to the cell, down to kHeatmapMinLabelPx, before any gives way), values printed in large
+// cells, marks on masked cells,
 // a highlighted row, and hit-testing. It reports what the mouse did; the caller decides what that means.
 #pragma once
 #include <vector>
@@ -31,6 +33,8 @@ struct HeatmapWidget {
   std::vector<int> keep_col_labels;               // key columns (matrix) whose labels are always drawn
                                                   // when cells are too small for every label
   std::vector<int> keep_row_labels;               // query rows (matrix) likewise, beside highlight_row
+  const char* row_title = nullptr;                // axis titles ("Query", "Key"), drawn in the corner
+  const char* col_title = nullptr;                // left of the key labels and above the query labels
   const char* id = "heatmap";                     // ImGui id, unique within the window
   // A window into the matrix (zoom and pan on long inputs): rows [row0, row0 + nrows) and columns
   // [col0, col0 + ncols); -1: to the end. The texture must show exactly this window; labels, marks,
@@ -43,9 +47,19 @@ struct HeatmapHit {
   int row = -1, col = -1;     // the hovered cell
   bool clicked = false, ctrl_clicked = false, double_clicked = false;
   int label_row_clicked = -1;  // a query label was clicked
+  // What was drawn (for --layout-report): the matrix rows and columns whose labels were drawn, the
+  // labels' font size, and whether the cells carry their values.
+  std::vector<int> rows_labelled, cols_labelled;
+  ImVec2 cells_origin;  // the top-left of cell (0, 0), as w.origin
+  float label_px = 0;
+  bool numbers = false;
 };
 
 HeatmapHit heatmap_widget(const HeatmapWidget& w);
+
+// The smallest token label drawn, in pixels at scale 1: below it labels give way (every k-th, and
+// always the ones the view keeps) rather than shrink further.
+inline constexpr float kHeatmapMinLabelPx = 9.0f;
 
 // Width of the widest label (capped), plus a margin: the room row or column labels need.
 float heatmap_label_extent(const std::vector<TraceToken>& tokens);

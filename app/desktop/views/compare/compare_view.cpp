@@ -153,7 +153,7 @@ struct Layout {
 
 // has_b false: A alone (an attention file before a second one is opened), no room kept for B.
 Layout layout_compare(const Trace& A, const Trace& B, bool has_diff, int n_rows, ImVec2 avail, float reserve_h,
-                      bool has_b = true) {
+                      bool presentation, bool has_b = true) {
   Layout g;
   g.gap = ImGui::GetFontSize() * 1.1f;
   g.label_a = heatmap_label_extent(A.queries);
@@ -169,8 +169,12 @@ Layout layout_compare(const Trace& A, const Trace& B, bool has_diff, int n_rows,
   const float by_h = ((avail.y - g.col_h - reserve_h) / static_cast<float>(n_rows) - g.title_h - g.gap) / static_cast<float>(g.tq);
   // Height may force tiny cells (long sentences; presentation mode, whose header takes half the
   // view): rather scroll down than go below 12 px at the UI's scale, where the width allows it. At
-  // 1280 x 800 in presentation mode the height alone made 4-pixel cells, 48-pixel maps.
-  const float min_cell = 12.0f * ui_scale();
+  // 1280 x 800 in presentation mode the height alone made 4-pixel cells, 48-pixel maps. On a
+  // projector (presentation mode) not below 22 px at 1280 x 800, in proportion on smaller screens:
+  // cells that hold their values.
+  const ImVec2 screen = ImGui::GetIO().DisplaySize;
+  const float projector = std::floor(22.0f * std::min(screen.x / 1280.0f, screen.y / 800.0f));
+  const float min_cell = std::max(12.0f * ui_scale(), presentation ? projector : 0.0f);
   g.cell = std::clamp(std::floor(std::min(by_w, std::max(by_h, min_cell))), 2.0f, 64.0f);
   g.x_a = g.label_a;
   g.x_b = g.x_a + g.cell * static_cast<float>(g.tk_a) + g.gap + g.label_b;
@@ -238,6 +242,14 @@ HeatmapHit draw_map(AppState& app, const Layout& g, const char* id, const std::s
   w.vmin = diverging ? kDiffMin : 0.0f;
   w.vmax = diverging ? kDiffMax : 1.0f;
   w.highlight_row = app.query;
+  // As in the Heads view: the coreference roles' labels are the last to give way.
+  if (app.answer && app.answer->kind == AnswerKind::coref && !app_words_shown(app)) {
+    const CorefExample& e = app.answer->example;
+    w.keep_row_labels = {e.pronoun};
+    w.keep_col_labels = {e.candidate_a, e.candidate_b, e.property};
+  }
+  w.row_title = tr(app.lang, Str::axis_query);
+  w.col_title = tr(app.lang, Str::axis_key);
   HeatmapHit hit = heatmap_widget(w);  // A's average and the differences have no texture: painted
   if (hit.label_row_clicked >= 0) app.query = app.query == hit.label_row_clicked ? -1 : hit.label_row_clicked;
   return hit;
@@ -394,12 +406,12 @@ void overview_strip(AppState& app, const GuiResources& gui, const Trace& A, cons
   ImGui::Dummy(ImVec2(avail, static_cast<float>(lines) * (side + label_h + gap) - gap * 0.5f));
 }
 
-void compare_grid(AppState& app, const Trace& A, const Trace& B, const std::vector<Row>& shown, int layer) {
+void compare_grid(AppState& app, GuiResources& gui, const Trace& A, const Trace& B, const std::vector<Row>& shown, int layer) {
   const Lang L = app.lang;
   const bool has_diff = shown[0].diff != nullptr, has_b = shown[0].b != nullptr;
   ImGui::BeginChild("compare_grid", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   const Layout g = layout_compare(A, B, has_diff, static_cast<int>(shown.size()), ImGui::GetContentRegionAvail(),
-                                  has_diff ? legend_height() + 4 : 0, has_b);
+                                  has_diff ? legend_height() + 4 : 0, app.presentation, has_b);
   const ImVec2 start = ImGui::GetCursorScreenPos();
   const ImVec2 grid0(start.x, start.y + g.col_h);
   const bool single = app.compare.mode == CompareMode::single_vs_multi;
@@ -417,6 +429,12 @@ void compare_grid(AppState& app, const Trace& A, const Trace& B, const std::vect
     HeatmapHit ha = draw_map(app, g, "a", ta, "A" + head_part, ImVec2(start.x + g.x_a, y), r.a, r.tex_a, A, true, g.label_a, top, &A.mask, false);
     HeatmapHit hb = draw_map(app, g, "b", tb, "B" + head_part, ImVec2(start.x + g.x_b, y), r.b, r.tex_b, B, g.label_b > 0, g.label_b, top, &B.mask, false);
     HeatmapHit hd = draw_map(app, g, "d", td, td_short, ImVec2(start.x + g.x_d, y), r.diff, r.tex_diff, A, false, 0, top, &A.mask, true);
+    for (const auto& [h, values] : {std::pair{&ha, r.a}, std::pair{&hb, r.b}, std::pair{&hd, r.diff}})
+      if (values)  // for --layout-report
+        gui.drawn.push_back(DrawnHeatmap{layer, r.head, h->cells_origin.x, h->cells_origin.y, g.cell, static_cast<int>(values->rows()),
+                                         static_cast<int>(values->cols()), "compare", h->rows_labelled, h->cols_labelled,
+                                         h->label_px, h->numbers, ImGui::GetWindowDrawList()->GetClipRectMin(),
+                                         ImGui::GetWindowDrawList()->GetClipRectMax()});
     for (const HeatmapHit* h : {&ha, &hb, &hd})
       if (h->hovered) {
         hover = Hover{static_cast<int>(i), h->row, h->col};
@@ -470,7 +488,7 @@ void compare_view_draw(AppState& app, GuiResources& gui) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float reserve = ImGui::GetFrameHeightWithSpacing() * 3 + ImGui::GetTextLineHeightWithSpacing() * 3;
     const Layout g = layout_compare(A, *app.trace_b, rows[0].diff != nullptr, static_cast<int>(rows.size()),
-                                    ImVec2(avail.x, avail.y - reserve), rows[0].diff ? legend_height() : 0);
+                                    ImVec2(avail.x, avail.y - reserve), rows[0].diff ? legend_height() : 0, app.presentation);
     show_all = g.cell >= ImGui::GetTextLineHeight() * 0.8f;
   }
   if (app.source == ModelSource::attention && !app.trace_b) {  // one attention file: A alone, and how to add B
@@ -483,7 +501,7 @@ void compare_view_draw(AppState& app, GuiResources& gui) {
     r.head = h;
     r.a = &A.head(layer, h).weights;
     r.tex_a = gui_head_texture(app, gui, layer, h);
-    compare_grid(app, A, A, {r}, layer);
+    compare_grid(app, gui, A, A, {r}, layer);
     ImGui::End();
     return;
   }
@@ -519,7 +537,7 @@ void compare_view_draw(AppState& app, GuiResources& gui) {
   if (!show_all || app.compare.mode == CompareMode::single_vs_multi)
     if (rows[0].diff || app.compare.mode == CompareMode::single_vs_multi) overview_strip(app, gui, A, rows, layer);
   ImGui::Spacing();
-  compare_grid(app, A, B, shown, layer);
+  compare_grid(app, gui, A, B, shown, layer);
   ImGui::End();
 }
 

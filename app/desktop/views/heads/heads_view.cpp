@@ -31,23 +31,39 @@ struct GridLayout {
   ImVec2 panel;  // one head's block without the shared labels: title + cells + gap
 };
 
-GridLayout layout_grid(const Trace& t, int n_panels, ImVec2 avail) {
+// The heads side by side in as many columns as gives the largest cells that fit the view. In
+// presentation mode cells are never smaller than `min_cell` (legible from the back of a room, with
+// their numbers): when the whole grid cannot fit at that size, the fewest rows of panels whose width
+// holds it, and the grid scrolls down (a long input, one map of which is wider than the view at that
+// size, fits the view as outside presentation mode).
+GridLayout layout_grid(const Trace& t, int n_panels, ImVec2 avail, float min_cell) {
   GridLayout g;
   g.row_label_w = heatmap_label_extent(t.queries);
   g.col_label_h = heatmap_label_extent(t.keys);
   g.title_h = ImGui::GetTextLineHeightWithSpacing() + 2;
   const float Tq = static_cast<float>(t.n_queries()), Tk = static_cast<float>(t.n_keys());
   g.cell = 0;
+  const auto by_w = [&](int c) { return ((avail.x - g.row_label_w) / c - kGap) / Tk; };
   for (int c = 1; c <= n_panels; ++c) {
     const int rows = (n_panels + c - 1) / c;
-    const float by_w = ((avail.x - g.row_label_w) / c - kGap) / Tk;
     const float by_h = ((avail.y - g.col_label_h) / rows - kGap - g.title_h) / Tq;
-    const float fit = std::min(by_w, by_h);
+    const float fit = std::min(by_w(c), by_h);
     const float cell = fit >= 1.0f ? std::floor(fit) : fit;  // long inputs: below a pixel per cell
     if (cell > g.cell) {
       g.cell = cell;
       g.columns = c;
     }
+  }
+  if (g.cell < min_cell && by_w(1) >= min_cell) {  // a long input, whose one map is wider than the view, fits as before
+    int best_rows = n_panels + 1;
+    for (int c = 1; c <= n_panels; ++c) {
+      const int rows = (n_panels + c - 1) / c;
+      if (by_w(c) >= min_cell && rows < best_rows) {
+        best_rows = rows;
+        g.columns = c;
+      }
+    }
+    g.cell = std::floor(std::max(min_cell, std::min(g.cell, by_w(g.columns))));
   }
   // Up to 512 tokens a head scrolls rather than shrink below 2 px a cell; longer inputs fit the view
   // (their textures are max-pooled to the drawn size, so no peak disappears).
@@ -183,9 +199,13 @@ HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, co
     w.keep_col_labels = {e.candidate_a, e.candidate_b, e.property};
   }
   w.hatched = head.ablated && !per_layer;
+  w.row_title = tr(app.lang, Str::axis_query);
+  w.col_title = tr(app.lang, Str::axis_key);
   const HeatmapHit hit = heatmap_widget(w);
   if (win.rows == t.n_queries() && win.cols == t.n_keys())  // the layout report covers whole maps only
-    gui.drawn.push_back(DrawnHeatmap{app.layer, h, w.origin.x, w.origin.y, w.cell, t.n_queries(), t.n_keys()});
+    gui.drawn.push_back(DrawnHeatmap{app.layer, h, w.origin.x, w.origin.y, w.cell, t.n_queries(), t.n_keys(), "heads",
+                                     hit.rows_labelled, hit.cols_labelled, hit.label_px, hit.numbers,
+                                     ImGui::GetWindowDrawList()->GetClipRectMin(), ImGui::GetWindowDrawList()->GetClipRectMax()});
   if (hit.label_row_clicked >= 0) app_set_shown_query(app, app_shown_query(app) == hit.label_row_clicked ? -1 : hit.label_row_clicked);
   if (hit.hovered) {
     head_tooltip(app, t, h, hit.row, hit.col);
@@ -343,7 +363,10 @@ void heads_view_draw(AppState& app, GuiResources& gui) {
     return;
   }
   ImGui::BeginChild("grid", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-  const GridLayout g = layout_grid(t, static_cast<int>(heads.size()), ImGui::GetContentRegionAvail());
+  // A projector's cells: 28 px at 1280 x 800, in proportion on smaller screens (22 px at 1024 x 768).
+  const ImVec2 screen = ImGui::GetIO().DisplaySize;
+  const float min_cell = app.presentation ? std::floor(28.0f * std::min(screen.x / 1280.0f, screen.y / 800.0f)) : 0.0f;
+  const GridLayout g = layout_grid(t, static_cast<int>(heads.size()), ImGui::GetContentRegionAvail(), min_cell);
   const ImVec2 start = ImGui::GetCursorScreenPos();
   const ImVec2 grid0(start.x + g.row_label_w, start.y + g.col_label_h);
   for (size_t i = 0; i < heads.size(); ++i) {
