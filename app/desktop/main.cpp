@@ -3,6 +3,7 @@
 // --screenshot (save the framebuffer once the newest result is shown), --script (run actions),
 // --bench-frames (print frame-time statistics).
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -431,6 +432,8 @@ int run(const AppOptions& opt) {
                                            opt.attention.empty() && opt.screenshot.empty() && opt.bench_frames == 0);
     AppMemory memory;
     if (remember) {
+      // The first launch speaks the system's language; a language once picked is remembered and wins.
+      app.lang = lang_from_locale(std::getenv("LC_ALL"), std::getenv("LC_MESSAGES"), std::getenv("LANG"));
       const WindowSize size = app_memory_restore(app);
       if (size.width > 0 && !opt.size_given) glfwSetWindowSize(window, size.width, size.height);
     }

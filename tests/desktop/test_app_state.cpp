@@ -1091,6 +1091,19 @@ TEST_CASE("app options: --max-trace-memory takes a size, a bad one is refused by
   CHECK(test::has(app_usage(), "--max-trace-memory SIZE"));
 }
 
+TEST_CASE("app options: the first launch's language follows the locale, LC_ALL before LC_MESSAGES before LANG") {
+  CHECK(lang_from_locale(nullptr, nullptr, "ko_KR.UTF-8") == Lang::ko);
+  CHECK(lang_from_locale(nullptr, nullptr, "ko") == Lang::ko);
+  CHECK(lang_from_locale(nullptr, nullptr, "ko.UTF-8") == Lang::ko);
+  CHECK(lang_from_locale(nullptr, nullptr, "en_US.UTF-8") == Lang::en);
+  CHECK(lang_from_locale(nullptr, nullptr, "C.UTF-8") == Lang::en);
+  CHECK(lang_from_locale(nullptr, nullptr, "kok_IN") == Lang::en);  // Konkani, not Korean
+  CHECK(lang_from_locale(nullptr, nullptr, nullptr) == Lang::en);
+  CHECK(lang_from_locale("en_US.UTF-8", "ko_KR.UTF-8", "ko_KR.UTF-8") == Lang::en);  // LC_ALL wins
+  CHECK(lang_from_locale("", "ko_KR.UTF-8", "en_GB.UTF-8") == Lang::ko);             // empty: not set
+  CHECK(lang_from_locale(nullptr, "", "ko_KR.UTF-8") == Lang::ko);
+}
+
 TEST_CASE("app state: a sentence too long for the trace's memory limit is refused, the previous trace kept") {
   AppState app;
   small_sandbox(app);  // 2 layers x 4 heads, d_model 16, F 32

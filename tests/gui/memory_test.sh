@@ -1,13 +1,15 @@
 #!/bin/sh
 # GUI test of the remembered state: a run that changes the sentence, the view, the layer, the
 # language, a mask and the word toggles reopens the next time exactly there (and saves the window
-# size); a damaged state file is set aside with a message in the status bar, and the app opens.
+# size); a damaged state file is set aside with a message in the status bar, and the app opens. The
+# first launch speaks the locale's language (LANG=ko_KR.UTF-8: Korean); a language picked since wins.
 # usage: memory_test.sh ATTNVIZ CHECK_PNG
 set -eu
 app=$1 check_png=$2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export XDG_STATE_HOME="$out/state" XDG_CONFIG_HOME="$out/config" XDG_CACHE_HOME="$out/cache"
+export LC_ALL=C.UTF-8  # the runs below begin in English whatever this machine's locale; the last two set it
 xvfb() { xvfb-run -a -s '-screen 0 1280x800x24' "$@"; }
 state="$XDG_STATE_HOME/attnviz/state.json"
 
@@ -42,5 +44,19 @@ ACTIONS
 xvfb "$app" --remember --script "$out/third.txt"
 [ -f "$state.corrupt" ] || { echo "the damaged file was not set aside"; exit 1; }
 "$check_png" "$out/set_aside.png" 1280 800
+# A first launch (no state) under a Korean locale is in Korean; the person picks English, and the next
+# launch under the same locale stays in English.
+rm -rf "$XDG_STATE_HOME"
+cat > "$out/korean.txt" <<ACTIONS
+expect answer_line 답 없음: 모델에 출력층이 없습니다 (무작위 샌드박스에는 없고, BERT는 cls.predictions.*가 있어야 합니다)
+lang en
+quit
+ACTIONS
+LC_ALL= LC_MESSAGES= LANG=ko_KR.UTF-8 xvfb "$app" --remember --script "$out/korean.txt"
+cat > "$out/picked.txt" <<ACTIONS
+expect answer_line no answer: the model has no output head (a random sandbox has none; BERT needs cls.predictions.*)
+quit
+ACTIONS
+LC_ALL= LC_MESSAGES= LANG=ko_KR.UTF-8 xvfb "$app" --remember --script "$out/picked.txt"
 if [ -n "${ATTNVIZ_KEEP_SCREENSHOTS:-}" ]; then cp "$out"/*.png "$ATTNVIZ_KEEP_SCREENSHOTS"/; fi
-echo "memory test: the app reopened where it was left; a damaged state was set aside and said so"
+echo "memory test: the app reopened where it was left; a damaged state was set aside and said so; the first launch followed a Korean locale"

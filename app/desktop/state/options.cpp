@@ -1,6 +1,8 @@
 // Hand-written parsing: few flags, each checked with a one-line message.
 #include "state/options.h"
 
+#include <string_view>
+
 #include "base/memory_available.h"
 #include "base/parse_number.h"
 
@@ -91,6 +93,16 @@ Result<AppOptions> app_options_parse(const std::vector<std::string>& args) {
   if (!o.model.empty() && !o.attention.empty())
     return make_error("--model and --attention cannot be combined: an attention file is shown instead of a model");
   return o;
+}
+
+Lang lang_from_locale(const char* lc_all, const char* lc_messages, const char* lang) {
+  for (const char* value : {lc_all, lc_messages, lang}) {
+    if (!value || !*value) continue;
+    const std::string_view name(value);
+    return name.substr(0, 2) == "ko" && (name.size() == 2 || name[2] == '_' || name[2] == '.' || name[2] == '@') ? Lang::ko
+                                                                                                              : Lang::en;
+  }
+  return Lang::en;
 }
 
 }  // namespace attnviz

@@ -41,4 +41,9 @@ struct AppOptions {
 Result<AppOptions> app_options_parse(const std::vector<std::string>& args);
 const char* app_usage();
 
+// The language the system's locale asks for, as POSIX looks messages up: LC_ALL, else LC_MESSAGES,
+// else LANG (null or empty: not set); Korean for a locale named ko ("ko_KR.UTF-8", "ko"), else
+// English. A plain launch starts in it until the person picks a language (then remembered).
+Lang lang_from_locale(const char* lc_all, const char* lc_messages, const char* lang);
+
 }  // namespace attnviz
