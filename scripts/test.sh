@@ -27,7 +27,7 @@ if [ -f build-portable/CMakeCache.txt ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*
   rm -rf build-portable
 fi
 cmake -S . -B build-portable -DCMAKE_BUILD_TYPE=Release -DATTNVIZ_PORTABILITY_ONLY=ON -DATTNVIZ_BUILD_APP=OFF \
-  -DATTNVIZ_MARCH="$other_march" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+  -DATTNVIZ_MARCH="$other_march" -DCMAKE_UNITY_BUILD=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 cmake --build build-portable -j "$jobs" --target attnviz-portability-check
 other_pass="$PWD/build-portable/tests/portability/attnviz-portability-check"
 

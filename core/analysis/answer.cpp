@@ -26,6 +26,7 @@ constexpr EnumNames<NoAnswerReason, std::size(kNoAnswerReasons)> kReasonNames{{
     {NoAnswerReason::no_pronoun, "no_pronoun"},           {NoAnswerReason::no_candidates, "no_candidates"},
     {NoAnswerReason::unknown_word, "unknown_word"},       {NoAnswerReason::no_word_readout, "no_word_readout"},
     {NoAnswerReason::no_mask, "no_mask"},                 {NoAnswerReason::needs_causal, "needs_causal"},
+    {NoAnswerReason::mask_not_trained, "mask_not_trained"},
     {NoAnswerReason::other_sentence, "other_sentence"},   {NoAnswerReason::other_model, "other_model"},
     {NoAnswerReason::cancelled, "cancelled"}}};
 
@@ -148,6 +149,8 @@ std::string no_answer_english(const NoAnswer& why) {
       return "the model has no output projection onto a vocabulary: it cannot name a word";
     case NoAnswerReason::no_mask: return "type [MASK] where the model should fill in a word: its masked-LM head answers there";
     case NoAnswerReason::needs_causal: return "this model predicts the next token only under the causal mask: switch it on";
+    case NoAnswerReason::mask_not_trained:
+      return "the model was not trained with this mask, so what it answers under it means nothing: switch the mask off";
     case NoAnswerReason::other_sentence: return "the trace is of another sentence";
     case NoAnswerReason::other_model: return "the trace was not made by this model";
     case NoAnswerReason::cancelled: return kTraceCancelled;

@@ -54,6 +54,8 @@ enum class NoAnswerReason {
   no_word_readout,  // coreference needs an output layer onto a vocabulary of words (a checkpoint has none)
   no_mask,          // a masked-LM head, and no [MASK] in the sentence
   needs_causal,     // a next-token model traced without the causal mask
+  mask_not_trained, // a model traced under a mask it was not trained with (the caller knows how it was
+                    // trained: the coreference demo under the causal mask reads the next token, untaught)
   other_sentence,   // the trace is of another sentence (a newer one is being computed)
   other_model,      // the trace, or the hidden states, were not made by this model
   cancelled,        // stopped by its caller (a newer request)
@@ -62,8 +64,8 @@ inline constexpr NoAnswerReason kNoAnswerReasons[] = {
     NoAnswerReason::no_output_head, NoAnswerReason::no_model,        NoAnswerReason::cross_attention,
     NoAnswerReason::no_tokens,      NoAnswerReason::no_pronoun,      NoAnswerReason::no_candidates,
     NoAnswerReason::unknown_word,   NoAnswerReason::no_word_readout, NoAnswerReason::no_mask,
-    NoAnswerReason::needs_causal,   NoAnswerReason::other_sentence,  NoAnswerReason::other_model,
-    NoAnswerReason::cancelled};
+    NoAnswerReason::needs_causal,   NoAnswerReason::mask_not_trained, NoAnswerReason::other_sentence,
+    NoAnswerReason::other_model,    NoAnswerReason::cancelled};
 std::string_view name_of(NoAnswerReason reason);  // "no_output_head", ... (for tests and scripts)
 
 struct NoAnswer {

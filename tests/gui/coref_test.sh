@@ -1,7 +1,8 @@
 #!/bin/sh
 # Scripted GUI test of the Coreference view: the coreference demo on the trophy sentence, the
 # minimal pair by the view's own action (coref_swap), B made the main sentence (coref_swap ab), Korean
-# and presentation mode, and sentences the view cannot use (no "it", empty). Checks the screenshots
+# and presentation mode, a causal mask the demo was not trained with (the answer line says so, in both
+# languages, instead of a "next token"), and sentences the view cannot use (no "it", empty). Checks the screenshots
 # are real frames and that the session and the exported trace hold the swapped sentences.
 # usage: coref_test.sh ATTNVIZ CHECK_PNG
 set -eu
@@ -25,6 +26,12 @@ presentation on
 screenshot $out/ko.png
 presentation off
 lang en
+mask causal on
+expect answer_line no answer: the model was not trained with this mask, so what it answers under it means nothing: switch the mask off
+lang ko
+expect answer_line 답 없음: 이 모델은 이 마스크로 학습하지 않아서, 마스크를 쓴 답은 의미가 없습니다: 마스크를 끄세요
+lang en
+mask causal off
 sentence The cat sat on the mat.
 screenshot $out/no_it.png
 sentence

@@ -45,6 +45,7 @@ std::string no_answer_text(const NoAnswer& why, Lang lang) {
     case NoAnswerReason::no_word_readout: return tr(lang, Str::why_no_word_readout);
     case NoAnswerReason::no_mask: return tr(lang, Str::why_no_mask);
     case NoAnswerReason::needs_causal: return tr(lang, Str::why_needs_causal);
+    case NoAnswerReason::mask_not_trained: return tr(lang, Str::why_mask_not_trained);
     case NoAnswerReason::other_sentence: return tr(lang, Str::why_other_sentence);
     case NoAnswerReason::other_model: return tr(lang, Str::why_other_model);
     case NoAnswerReason::cancelled: return tr(lang, Str::why_cancelled);

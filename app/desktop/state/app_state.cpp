@@ -108,6 +108,14 @@ void app_update(AppState& app) {
       app.answer_error = std::move(result->answer_error);
       app.answer_b = std::move(result->answer_b);
       app.error_b = result->error_b;
+      // The coreference demo learnt to resolve "it" with every key visible: under the causal mask its
+      // scores at the last position are a "next token" it was never taught. Say so instead.
+      if (app.source == ModelSource::demo_coref && app.trace->causal && app.answer &&
+          app.answer->kind == AnswerKind::next_token) {
+        app.answer.reset();
+        app.answer_full.reset();
+        app.answer_error = NoAnswer{NoAnswerReason::mask_not_trained, {}};
+      }
       app.error.clear();
       ++app.trace_version;
       app.lines.hidden.resize(static_cast<size_t>(app.trace->config.n_heads), 0);
