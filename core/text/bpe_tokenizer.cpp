@@ -54,10 +54,6 @@ int byte_of_char(char32_t c) {
   return kRemappedBytes[c - 0x100];
 }
 
-Error error_too_many_tokens(size_t max_tokens) {
-  return make_error("the text has more than " + std::to_string(max_tokens) + " tokens");
-}
-
 }  // namespace
 
 char32_t bpe_byte_char(uint8_t byte) { return kByteChars[byte]; }

@@ -22,10 +22,6 @@ namespace {
 // Inside encode the budget left for a sentence runs out; encode reports the caller's limit.
 Error out_of_tokens() { return make_error(""); }
 
-Error error_too_many_tokens(size_t max_tokens) {
-  return make_error("the text has more than " + std::to_string(max_tokens) + " tokens");
-}
-
 // A piece after Metaspace's replacement and prepending, handed on whole or, when asked, split at
 // each replacement character.
 template <class Next>

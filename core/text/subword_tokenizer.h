@@ -17,6 +17,11 @@
 
 namespace attnviz {
 
+// What every tokenizer says when a text has more than max_tokens tokens (it stops as it reaches them).
+inline Error error_too_many_tokens(size_t max_tokens) {
+  return make_error("the text has more than " + std::to_string(max_tokens) + " tokens");
+}
+
 struct SubwordToken {
   int id = 0;
   std::string piece;          // the vocabulary entry: "Ġcat", "##ing", "[CLS]"

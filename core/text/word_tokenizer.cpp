@@ -5,6 +5,7 @@
 
 #include <array>
 
+#include "text/subword_tokenizer.h"
 #include "text/unicode.h"
 #include "text/utf8.h"
 
@@ -180,8 +181,7 @@ Result<std::vector<Token>> tokenize_words(std::string_view text, const TokenizeL
     } else {
       end = scan_symbol(s, pos);
     }
-    if (tokens.size() >= max_tokens)
-      return make_error("the text has more than " + std::to_string(max_tokens) + " tokens");
+    if (tokens.size() >= max_tokens) return error_too_many_tokens(max_tokens);
     tokens.push_back(Token{std::string(s.substr(pos, end - pos)), pos, end, kind});
     pos = end;
   }
