@@ -13,7 +13,9 @@
 
 #include "render/heatmap.h"
 #include "shell/fonts.h"
+#include "state/app_state.h"
 #include "state/axis_labels.h"
+#include "state/shown_words.h"
 #include "state/cell_numbers.h"
 #include "state/soft_wrap.h"
 #include "widgets/draw.h"
@@ -75,6 +77,18 @@ void axis_titles(const HeatmapWidget& w, ImDrawList* dl, ImU32 colour) {
 }
 
 }  // namespace
+
+float heatmap_projector_cell(float at_projector) {
+  const ImVec2 screen = ImGui::GetIO().DisplaySize;
+  return std::floor(at_projector * std::min(screen.x / 1280.0f, screen.y / 800.0f));
+}
+
+void heatmap_keep_coref_labels(const AppState& app, HeatmapWidget& w) {
+  if (!app.answer || app.answer->kind != AnswerKind::coref || app_words_shown(app)) return;
+  const CorefExample& e = app.answer->example;
+  w.keep_row_labels = {e.pronoun};
+  w.keep_col_labels = {e.candidate_a, e.candidate_b, e.property};
+}
 
 float heatmap_label_extent(const std::vector<TraceToken>& tokens) {
   float w = 0;

@@ -14,6 +14,8 @@
 
 namespace attnviz {
 
+struct AppState;
+
 struct HeatmapWidget {
   unsigned texture = 0;                           // 0: paint `values` cell by cell (small derived maps)
   const Mat* values = nullptr;                    // (rows, cols): coloured, printed in cells, hit-tested
@@ -56,6 +58,14 @@ struct HeatmapHit {
 };
 
 HeatmapHit heatmap_widget(const HeatmapWidget& w);
+
+// The smallest cell a view allows in presentation mode: `at_projector` pixels at 1280 x 800, in
+// proportion on smaller screens (the display's size, whole pixels).
+float heatmap_projector_cell(float at_projector);
+
+// The coreference roles ("it", the two candidates, the property word) as the labels the widget keeps
+// when cells are too small for every one, when the shown answer is a coreference answer.
+void heatmap_keep_coref_labels(const AppState& app, HeatmapWidget& w);
 
 // The smallest token label drawn, in pixels at scale 1: below it labels give way (every k-th, and
 // always the ones the view keeps) rather than shrink further.

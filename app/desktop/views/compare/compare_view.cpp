@@ -172,9 +172,7 @@ Layout layout_compare(const Trace& A, const Trace& B, bool has_diff, int n_rows,
   // 1280 x 800 in presentation mode the height alone made 4-pixel cells, 48-pixel maps. On a
   // projector (presentation mode) not below 22 px at 1280 x 800, in proportion on smaller screens:
   // cells that hold their values.
-  const ImVec2 screen = ImGui::GetIO().DisplaySize;
-  const float projector = std::floor(22.0f * std::min(screen.x / 1280.0f, screen.y / 800.0f));
-  const float min_cell = std::max(12.0f * ui_scale(), presentation ? projector : 0.0f);
+  const float min_cell = std::max(12.0f * ui_scale(), presentation ? heatmap_projector_cell(22.0f) : 0.0f);
   g.cell = std::clamp(std::floor(std::min(by_w, std::max(by_h, min_cell))), 2.0f, 64.0f);
   g.x_a = g.label_a;
   g.x_b = g.x_a + g.cell * static_cast<float>(g.tk_a) + g.gap + g.label_b;
@@ -242,12 +240,7 @@ HeatmapHit draw_map(AppState& app, const Layout& g, const char* id, const std::s
   w.vmin = diverging ? kDiffMin : 0.0f;
   w.vmax = diverging ? kDiffMax : 1.0f;
   w.highlight_row = app.query;
-  // As in the Heads view: the coreference roles' labels are the last to give way.
-  if (app.answer && app.answer->kind == AnswerKind::coref && !app_words_shown(app)) {
-    const CorefExample& e = app.answer->example;
-    w.keep_row_labels = {e.pronoun};
-    w.keep_col_labels = {e.candidate_a, e.candidate_b, e.property};
-  }
+  heatmap_keep_coref_labels(app, w);  // as in the Heads view: the roles' labels give way last
   w.row_title = tr(app.lang, Str::axis_query);
   w.col_title = tr(app.lang, Str::axis_key);
   HeatmapHit hit = heatmap_widget(w);  // A's average and the differences have no texture: painted

@@ -193,11 +193,7 @@ HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, co
   w.highlight_row = app_shown_query(app);
   // The coreference roles keep their labels when cells are too small for every one: "it", the two
   // candidates and the property word ("tired"), the tokens the lesson is about.
-  if (app.answer && app.answer->kind == AnswerKind::coref && !app_words_shown(app)) {
-    const CorefExample& e = app.answer->example;
-    w.keep_row_labels = {e.pronoun};
-    w.keep_col_labels = {e.candidate_a, e.candidate_b, e.property};
-  }
+  heatmap_keep_coref_labels(app, w);
   w.hatched = head.ablated && !per_layer;
   w.row_title = tr(app.lang, Str::axis_query);
   w.col_title = tr(app.lang, Str::axis_key);
@@ -364,8 +360,7 @@ void heads_view_draw(AppState& app, GuiResources& gui) {
   }
   ImGui::BeginChild("grid", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   // A projector's cells: 28 px at 1280 x 800, in proportion on smaller screens (22 px at 1024 x 768).
-  const ImVec2 screen = ImGui::GetIO().DisplaySize;
-  const float min_cell = app.presentation ? std::floor(28.0f * std::min(screen.x / 1280.0f, screen.y / 800.0f)) : 0.0f;
+  const float min_cell = app.presentation ? heatmap_projector_cell(28.0f) : 0.0f;
   const GridLayout g = layout_grid(t, static_cast<int>(heads.size()), ImGui::GetContentRegionAvail(), min_cell);
   const ImVec2 start = ImGui::GetCursorScreenPos();
   const ImVec2 grid0(start.x + g.row_label_w, start.y + g.col_label_h);
