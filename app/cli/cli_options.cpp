@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 #include "base/memory_available.h"
@@ -25,6 +26,37 @@ struct Flag {
   Setter set;
   unsigned commands = kAttention;
 };
+
+// "1-10" (both ends included) or "1,4,7": at most 100 seeds, each a whole number; nullopt otherwise.
+std::optional<std::vector<uint64_t>> parse_seed_list(std::string_view text) {
+  constexpr size_t kMaxSeeds = 100;
+  std::vector<uint64_t> out;
+  if (const size_t dash = text.find('-'); dash != std::string_view::npos) {
+    uint64_t lo = 0, hi = 0;
+    if (!parse_number(text.substr(0, dash), lo) || !parse_number(text.substr(dash + 1), hi) || hi < lo ||
+        hi - lo >= kMaxSeeds)
+      return std::nullopt;
+    for (uint64_t s = lo; s <= hi; ++s) out.push_back(s);
+    return out;
+  }
+  while (true) {
+    const size_t comma = text.find(',');
+    uint64_t s = 0;
+    if (!parse_number(text.substr(0, comma), s) || out.size() == kMaxSeeds) return std::nullopt;
+    out.push_back(s);
+    if (comma == std::string_view::npos) return out;
+    text.remove_prefix(comma + 1);
+  }
+}
+
+const char* train_demo_name(CliCommand c) {
+  switch (c) {
+    case CliCommand::train_coref: return "coref";
+    case CliCommand::train_induction: return "induction";
+    case CliCommand::train_gather: return "gather";
+    default: return "pair";
+  }
+}
 
 Status bad_value(const char* flag, const std::string& value, const char* expected) {
   return make_error("--" + std::string(flag) + " '" + value + "': expected " + expected);
@@ -113,7 +145,7 @@ const std::vector<Flag>& flags() {
          return Ok{};
        }},
       {"seed", "N",
-       "seed of the random weights (train: of weights, data order and split) (default 1; train coref: 78, the shipped demo)",
+       "seed of the random weights (train: of weights, data order and split) (default 1; train coref: 78 and train gather: 7, the shipped demos)",
        [](CliOptions& o, const std::string& v) -> Status {
          if (!parse_number(v, o.seed)) return bad_value("seed", v, "a non-negative whole number");
          return Ok{};
@@ -212,9 +244,18 @@ const std::vector<Flag>& flags() {
        }},
       {"json", "FILE",
        "attention: tokens, config, every head's weights and statistics, final hidden states; predict: the answer(s); "
-       "heads: the importance grid ('-': stdout)",
-       string_flag(&CliOptions::json_path), kAttention | kPredict | kHeads | kGenerate},
+       "heads: the importance grid; train pair: each seed's steps to the target and held-out accuracy ('-': stdout)",
+       string_flag(&CliOptions::json_path), kAttention | kTrain | kPredict | kHeads | kGenerate},
       {"out", "DIR", "train: the folder to write model.safetensors to", string_flag(&CliOptions::out_dir), kTrain},
+      {"seeds", "LIST",
+       "train pair: the seeds to train the pair for, a range (1-10, the default) or a list (1,4,7); at most 100",
+       [](CliOptions& o, const std::string& v) -> Status {
+         auto seeds = parse_seed_list(v);
+         if (!seeds) return bad_value("seeds", v, "a range such as 1-10 or a list such as 1,4,7 (at most 100 seeds)");
+         o.seeds = std::move(*seeds);
+         return Ok{};
+       },
+       kTrain},
       {"steps", "N",
        "train: the most optimiser steps (default 3000; coref stops at 99% held-out accuracy, induction once a head past layer 0 "
        "scores 0.95 as an induction head)",
@@ -297,10 +338,19 @@ constexpr const char* kNeedsModel[] = {"model", "weights", "text", "text-b", "so
                                        "head-scores", "temperature", "max-trace-memory"};
 
 Status check_combination(const CliOptions& o) {
-  if (o.command == CliCommand::train_coref || o.command == CliCommand::train_induction) {
-    if (o.out_dir.empty())
-      return make_error(std::string("train ") + (o.command == CliCommand::train_coref ? "coref" : "induction") +
-                        " needs --out DIR");
+  if (o.command == CliCommand::train_coref || o.command == CliCommand::train_induction ||
+      o.command == CliCommand::train_gather) {
+    const std::string name = std::string("train ") + train_demo_name(o.command);
+    if (o.out_dir.empty()) return make_error(name + " needs --out DIR");
+    if (o.given.count("json")) return make_error(name + " does not take --json (train pair writes one)");
+    if (o.given.count("seeds")) return make_error(name + " does not take --seeds (train pair does; " + name + " takes --seed)");
+    return Ok{};
+  }
+  if (o.command == CliCommand::train_pair) {
+    if (o.given.count("out")) return make_error("train pair saves no model: use --json FILE for its results");
+    if (o.given.count("seed")) return make_error("train pair takes --seeds (a range or a list), not --seed");
+    if (o.given.count("heads") && o.config.n_heads < 2)
+      return make_error("train pair compares 1 head with --heads NH: NH must be at least 2");
     return Ok{};
   }
   if (o.command == CliCommand::generate) {
@@ -375,9 +425,12 @@ Result<CliOptions> parse_args(const std::vector<std::string>& args) {
   if (args[0] == "attention") {
     o.command = CliCommand::attention;
   } else if (args[0] == "train") {
-    if (args.size() < 2 || (args[1] != "coref" && args[1] != "induction"))
-      return make_error("train needs a demo name: 'train coref' or 'train induction'");
-    o.command = args[1] == "coref" ? CliCommand::train_coref : CliCommand::train_induction;
+    const std::string demo = args.size() < 2 ? std::string() : args[1];
+    if (demo == "coref") o.command = CliCommand::train_coref;
+    else if (demo == "induction") o.command = CliCommand::train_induction;
+    else if (demo == "gather") o.command = CliCommand::train_gather;
+    else if (demo == "pair") o.command = CliCommand::train_pair;
+    else return make_error("train needs a demo name: 'train coref', 'train induction', 'train gather' or 'train pair'");
     allowed = kTrain;
     first_flag = 2;
   } else if (args[0] == "predict") {
@@ -461,6 +514,8 @@ std::string cli_help() {
          "       attnviz-cli train induction --out DIR [--seed S] [--heads NH] [--d-model C] [--layers L] [--ffn F]\n"
          "                               [--score K] [--norm post|pre] [--positions P] [--steps N] [--lr LR] [--batch N]\n"
          "                               [--eval-every N]\n"
+         "       attnviz-cli train gather --out DIR [--seed S] [--heads NH] [the architecture and training flags above]\n"
+         "       attnviz-cli train pair [--seeds 1-10] [--heads NH] [--json FILE] [the architecture and training flags]\n"
          "       attnviz-cli predict --model PATH --text TEXT [--ablate L:H,...] [--ablation zero|mean] [--top-k K]\n"
          "                           [--json FILE]\n"
          "       attnviz-cli heads --model PATH --text TEXT --importance [--ablation zero|mean] [--json FILE]\n"

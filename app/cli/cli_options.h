@@ -17,7 +17,8 @@
 
 namespace attnviz {
 
-enum class CliCommand { help, version, attention, train_coref, train_induction, predict, heads, generate };
+enum class CliCommand { help, version, attention, train_coref, train_induction, train_gather, train_pair, predict, heads,
+                        generate };
 
 struct CliOptions {
   CliCommand command = CliCommand::help;
@@ -43,7 +44,8 @@ struct CliOptions {
   int64_t max_trace_memory = 0;  // --max-trace-memory SIZE in bytes; 0: sized from the memory available (cli_run)
   int top_k = 3;              // --top-k: strongest keys per query in JSON; predict: tokens listed (default 5)
   bool json_weights = true;   // --no-weights drops the (T, T) matrices from JSON
-  std::string out_dir;        // train coref / induction: --out DIR (model.safetensors is written there)
+  std::string out_dir;        // train coref / induction / gather: --out DIR (model.safetensors is written there)
+  std::vector<uint64_t> seeds{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};  // train pair: --seeds 1-10 or 1,4,7
   int steps = 3000;           // train: --steps, the most optimiser steps
   float lr = 0;               // train: --lr, AdamW's learning rate (0: the demo's own)
   int batch = 0;              // train: --batch, examples per optimiser step (0: the demo's own)

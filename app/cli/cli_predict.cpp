@@ -10,7 +10,7 @@
 #include "analysis/answer.h"
 #include "analysis/generate.h"
 #include "analysis/importance.h"
-#include "base/file_io.h"
+#include "cli_json.h"
 #include "cli_run.h"
 #include "io/model_open.h"
 #include "model/trace.h"
@@ -20,16 +20,7 @@ namespace attnviz {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-Status write_json(const std::string& path, const Json& j, std::ostream& out) {
-  const std::string text = j.dump(2);
-  if (path == "-") {
-    out << text << "\n";
-    return Ok{};
-  }
-  return file_write_atomic(path, std::string_view(text));
-}
+using Json = CliJson;
 
 struct Run {
   Model model;
@@ -150,7 +141,7 @@ int cli_predict(const CliOptions& o, std::ostream& stdout_stream, std::ostream& 
     j["heads"] = std::move(heads);
   }
   if (full) j["unablated"] = answer_json(*full, run->trace);
-  if (Status s = write_json(o.json_path, j, stdout_stream); !s) return cli_fail(err, "--json: " + s.error());
+  if (Status s = cli_write_json(o.json_path, j, stdout_stream); !s) return cli_fail(err, "--json: " + s.error());
   return 0;
 }
 
@@ -188,7 +179,7 @@ int cli_heads(const CliOptions& o, std::ostream& stdout_stream, std::ostream& er
   for (const auto& row : grid->flips) flips.push_back(row);
   j["answer_changes"] = std::move(flips);
   j["most_important"] = {grid->best_layer, grid->best_head};
-  if (Status s = write_json(o.json_path, j, stdout_stream); !s) return cli_fail(err, "--json: " + s.error());
+  if (Status s = cli_write_json(o.json_path, j, stdout_stream); !s) return cli_fail(err, "--json: " + s.error());
   return 0;
 }
 
@@ -232,7 +223,7 @@ int cli_generate(const CliOptions& o, std::ostream& stdout_stream, std::ostream&
   j["ids"] = gen->ids;
   j["text"] = text;
   j["reused_rows"] = gen->reused_rows;
-  if (Status s = write_json(o.json_path, j, stdout_stream); !s) return cli_fail(err, "--json: " + s.error());
+  if (Status s = cli_write_json(o.json_path, j, stdout_stream); !s) return cli_fail(err, "--json: " + s.error());
   return 0;
 }
 

@@ -258,6 +258,8 @@ int attention_file_run(const CliOptions& o, std::ostream& out, std::ostream& err
 int run_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.command == CliCommand::train_coref) return cli_train_coref(o, out, err);
   if (o.command == CliCommand::train_induction) return cli_train_induction(o, out, err);
+  if (o.command == CliCommand::train_gather) return cli_train_gather(o, out, err);
+  if (o.command == CliCommand::train_pair) return cli_train_pair(o, out, err);
   if (o.command == CliCommand::predict) return cli_predict(o, out, err);
   if (o.command == CliCommand::heads) return cli_heads(o, out, err);
   if (o.command == CliCommand::generate) return cli_generate(o, out, err);

@@ -27,6 +27,8 @@ std::string counted(long long n, std::string_view noun);
 // dispatched by cli_run.
 int cli_train_coref(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_train_induction(const CliOptions& options, std::ostream& out, std::ostream& err);
+int cli_train_gather(const CliOptions& options, std::ostream& out, std::ostream& err);
+int cli_train_pair(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_predict(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_heads(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_generate(const CliOptions& options, std::ostream& out, std::ostream& err);

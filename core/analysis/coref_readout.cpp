@@ -2,6 +2,7 @@
 // final hidden states and two rows of the output projection, so the view can ask for it on every
 // new trace even for large models (coref_predict would run the whole forward pass again).
 #include "analysis/coref_readout.h"
+#include "base/ascii.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,13 +11,6 @@
 namespace attnviz {
 
 namespace {
-
-std::string ascii_lower(const std::string& s) {
-  std::string out = s;
-  for (char& ch : out)
-    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-  return out;
-}
 
 // The word's row in the vocabulary, found as embed_tokens finds it (exact, then lowercase); -1: none.
 int vocab_index(const Model& model, const std::string& word) {

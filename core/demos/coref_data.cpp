@@ -9,6 +9,7 @@
 #include <set>
 #include <utility>
 
+#include "base/ascii.h"
 #include "base/rng.h"
 #include "text/utf8.h"
 
@@ -56,14 +57,6 @@ std::array<Group, 2> coref_groups() {
         {"hold", "couldn't hold", true},
         {"hold", "could not hold", true}}},
   }};
-}
-
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string ascii_lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = lower(c);
-  return out;
 }
 
 // Modulo bias is below 1e-15 for lists this short, and this keeps the order identical everywhere.

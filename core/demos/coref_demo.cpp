@@ -5,42 +5,13 @@
 
 #include <cmath>
 #include <utility>
-#include <unordered_map>
 
+#include "demos/demo_vocab.h"
 #include "base/rng.h"
 
 namespace attnviz {
 
 namespace {
-
-std::string ascii_lower(std::string s) {
-  for (char& ch : s)
-    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-  return s;
-}
-
-// Vocabulary word -> id, built once per run rather than once per sentence.
-struct VocabIndex {
-  std::unordered_map<std::string, int> ids;
-  int unk = 0;
-};
-
-VocabIndex vocab_index(const Model& model) {
-  VocabIndex v;
-  for (size_t i = 0; i < model.vocab.size(); ++i) v.ids.emplace(model.vocab[i], static_cast<int>(i));
-  if (auto it = v.ids.find("[UNK]"); it != v.ids.end()) v.unk = it->second;
-  return v;
-}
-
-// Token ids of an example's tokens ([UNK] for words outside the vocabulary).
-std::vector<int> token_ids(const VocabIndex& index, const std::vector<Token>& tokens) {
-  std::vector<int> ids;
-  for (const Token& t : tokens) {
-    auto it = index.ids.find(ascii_lower(t.text));
-    ids.push_back(it == index.ids.end() ? index.unk : it->second);
-  }
-  return ids;
-}
 
 Result<TrainExample> coref_train_example(const VocabIndex& index, const CorefExample& e) {
   if (e.pronoun < 0 || e.referent < 0 || e.tokens.empty()) return make_error("the example has no pronoun or referent");

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/ascii.h"
 #include "base/rng.h"
 #include "model/kernels.h"
 
@@ -23,13 +24,6 @@ Mat positions_sinusoidal(int n_tokens, int d_model) {
 }
 
 namespace {
-
-std::string ascii_lower(std::string_view s) {
-  std::string out(s);
-  for (char& ch : out)
-    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-  return out;
-}
 
 // RoBERTa's position rows (create_position_ids_from_input_ids): tokens that are not padding count
 // up from padding_idx + 1; padding tokens take row padding_idx.

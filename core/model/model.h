@@ -79,6 +79,7 @@ struct Model {
 inline constexpr std::string_view kSourceSandbox = "sandbox";
 inline constexpr std::string_view kSourceCorefDemo = "demo: coreference";
 inline constexpr std::string_view kSourceInductionDemo = "demo: induction heads";
+inline constexpr std::string_view kSourceGatherDemo = "demo: several heads";
 std::string made_source(std::string_view what, uint64_t seed);
 // The seed of a made_source(what, seed) string; false for any other string.
 bool made_source_seed(std::string_view source, std::string_view what, uint64_t& seed);
