@@ -54,7 +54,8 @@ void print_answer(const ModelAnswer& a, const Trace& t, std::ostream& out) {
         << p.referent << ", p = " << p.probability << ")\n";
   } else {
     for (const PositionAnswer& pa : a.predictions) {
-      out << (a.kind == AnswerKind::next_token ? "next token after #" : "[MASK] #") << pa.position << " ("
+      out << (a.kind == AnswerKind::next_token ? "next token after #" : a.kind == AnswerKind::at_word ? "answer at #" : "[MASK] #")
+          << pa.position << " ("
           << t.queries[static_cast<size_t>(pa.position)].text << "):";
       for (const TokenScore& s : pa.top) out << "  " << s.text << " (" << s.id << ") " << s.p;
       out << "\n";

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "analysis/coref_readout.h"
+#include "demos/gather_data.h"
 #include "base/enum_names.h"
 #include "model/kernels.h"
 #include "text/utf8.h"
@@ -17,13 +18,16 @@ namespace attnviz {
 
 namespace {
 
-constexpr EnumNames<AnswerKind, 3> kKinds{
-    {{AnswerKind::coref, "coref"}, {AnswerKind::next_token, "next_token"}, {AnswerKind::masked, "masked"}}};
+constexpr EnumNames<AnswerKind, 4> kKinds{{{AnswerKind::coref, "coref"},
+                                           {AnswerKind::next_token, "next_token"},
+                                           {AnswerKind::masked, "masked"},
+                                           {AnswerKind::at_word, "at_word"}}};
 
 constexpr EnumNames<NoAnswerReason, std::size(kNoAnswerReasons)> kReasonNames{{
     {NoAnswerReason::no_output_head, "no_output_head"},   {NoAnswerReason::no_model, "no_model"},
     {NoAnswerReason::cross_attention, "cross_attention"}, {NoAnswerReason::no_tokens, "no_tokens"},
-    {NoAnswerReason::no_pronoun, "no_pronoun"},           {NoAnswerReason::no_candidates, "no_candidates"},
+    {NoAnswerReason::no_pronoun, "no_pronoun"},           {NoAnswerReason::no_its, "no_its"},
+    {NoAnswerReason::no_candidates, "no_candidates"},
     {NoAnswerReason::unknown_word, "unknown_word"},       {NoAnswerReason::no_word_readout, "no_word_readout"},
     {NoAnswerReason::no_mask, "no_mask"},                 {NoAnswerReason::needs_causal, "needs_causal"},
     {NoAnswerReason::mask_not_trained, "mask_not_trained"},
@@ -116,8 +120,10 @@ AnswerResult<ModelAnswer> answer_at(const Model& model, const Trace& trace, cons
     out.log_prob = coref_log_prob(*p, p->referent);
     return out;
   }
-  const std::vector<int> positions =
-      out.kind == AnswerKind::next_token ? std::vector<int>{last_real_position(trace)} : mask_positions(model, trace);
+  std::vector<int> positions;
+  if (out.kind == AnswerKind::next_token) positions = {last_real_position(trace)};
+  else if (out.kind == AnswerKind::at_word) positions = {out.word};
+  else positions = mask_positions(model, trace);
   for (int pos : positions) {
     auto a = position_answer(model, final, pos, top_k);
     if (!a) return a.why();
@@ -143,6 +149,7 @@ std::string no_answer_english(const NoAnswer& why) {
     case NoAnswerReason::no_pronoun:
       return "the sentence has no pronoun \"it\" for the model to resolve (a model that predicts the next token "
              "answers under the causal mask)";
+    case NoAnswerReason::no_its: return "the sentence has no \"its\": the model names its four words there";
     case NoAnswerReason::no_candidates: return "the sentence needs two candidate nouns the model knows (see its vocabulary)";
     case NoAnswerReason::unknown_word: return "the model does not know the word '" + why.word + "'";
     case NoAnswerReason::no_word_readout:
@@ -192,6 +199,10 @@ AnswerResult<ModelAnswer> model_answer(const Model& model, const Trace& trace, s
   if (head == OutputHead::none) return NoAnswerReason::no_output_head;
   if (trace.causal && head != OutputHead::bert_mlm) {
     a.kind = AnswerKind::next_token;
+  } else if (head == OutputHead::linear && !model.tokenizer && gather_answer_id(model.vocab, 0) >= 0) {
+    a.kind = AnswerKind::at_word;  // the gather demo: "its" names its four words
+    a.word = gather_make(text).query;
+    if (a.word < 0 || a.word >= trace.n_queries()) return NoAnswerReason::no_its;
   } else if (head == OutputHead::linear && !model.tokenizer) {
     a.kind = AnswerKind::coref;
     a.example = coref_make(text);

@@ -16,8 +16,9 @@
 
 namespace attnviz {
 
-enum class AnswerKind { coref, next_token, masked };
-std::string_view name_of(AnswerKind kind);  // "coref", "next_token", "masked"
+// at_word: the gather demo's answer, read at one word of the sentence ("its"), over the vocabulary.
+enum class AnswerKind { coref, next_token, masked, at_word };
+std::string_view name_of(AnswerKind kind);  // "coref", "next_token", "masked", "at_word"
 
 struct TokenScore {
   std::string token;  // the vocabulary entry (a checkpoint's piece, as "Ġcat")
@@ -35,7 +36,9 @@ struct ModelAnswer {
   AnswerKind kind = AnswerKind::coref;
   CorefExample example;                  // coref: "it", the candidates (token indices of the trace)
   CorefPrediction coref;                 // coref: the chosen referent, p among the two candidates
-  std::vector<PositionAnswer> predictions;  // next_token: the last position; masked: each [MASK]
+  int word = -1;                         // at_word: the token index answered at
+  std::vector<PositionAnswer> predictions;  // next_token: the last position; masked: each [MASK];
+                                            // at_word: the word the model answers at
   float log_prob = 0;  // of the answer: log p(referent) among the two candidates, or the sum over
                        // positions of log p(top token)
 };
@@ -49,6 +52,7 @@ enum class NoAnswerReason {
   cross_attention,  // answers are read from self-attention
   no_tokens,        // an empty sentence
   no_pronoun,       // a coreference model, and no "it"
+  no_its,           // the gather demo, and no "its" to answer at
   no_candidates,    // ...and not two candidate nouns before it
   unknown_word,     // a candidate noun outside the model's vocabulary (NoAnswer::word)
   no_word_readout,  // coreference needs an output layer onto a vocabulary of words (a checkpoint has none)
@@ -62,7 +66,8 @@ enum class NoAnswerReason {
 };
 inline constexpr NoAnswerReason kNoAnswerReasons[] = {
     NoAnswerReason::no_output_head, NoAnswerReason::no_model,        NoAnswerReason::cross_attention,
-    NoAnswerReason::no_tokens,      NoAnswerReason::no_pronoun,      NoAnswerReason::no_candidates,
+    NoAnswerReason::no_tokens,      NoAnswerReason::no_pronoun,      NoAnswerReason::no_its,
+    NoAnswerReason::no_candidates,
     NoAnswerReason::unknown_word,   NoAnswerReason::no_word_readout, NoAnswerReason::no_mask,
     NoAnswerReason::needs_causal,   NoAnswerReason::mask_not_trained, NoAnswerReason::other_sentence,
     NoAnswerReason::other_model,    NoAnswerReason::cancelled};

@@ -23,6 +23,8 @@ inline constexpr int kGatherSlots = 4;
 inline constexpr int kGatherChoices = 2;                // words per slot
 inline constexpr int kGatherAnswers = 16;               // kGatherChoices ^ kGatherSlots
 inline constexpr std::string_view kGatherQuery = "its";
+// Seed 003's sentence, the demo's first sentence in the app.
+inline constexpr std::string_view kGatherSentence = "The law will never be perfect, but its application should be just.";
 
 // The slot's two words: {"law", "rule"}, {"perfect", "simple"}, {"application", "meaning"}, {"just", "fair"}.
 const std::array<std::string_view, kGatherChoices>& gather_slot_words(GatherSlot slot);

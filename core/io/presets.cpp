@@ -36,12 +36,14 @@ Result<std::vector<Preset>> presets_parse(std::string_view json_text) {
       field = it->get<std::string>();
       return true;
     };
-    if (Status s = json_keys_known(e, {"id", "name_en", "name_ko", "text", "source"}); !s)
+    if (Status s = json_keys_known(e, {"id", "name_en", "name_ko", "text", "source", "model"}); !s)
       return make_error("presets: entry " + std::to_string(out.size()) + ": " + s.error());
     Preset p;
     if (!e.is_object() || !str("id", true, p.id) || !str("name_en", true, p.name_en) || !str("name_ko", true, p.name_ko) ||
-        !str("text", true, p.text) || !str("source", false, p.source))
+        !str("text", true, p.text) || !str("source", false, p.source) || !str("model", false, p.model))
       return make_error("presets: entry " + std::to_string(out.size()) + " needs string fields id, name_en, name_ko, text");
+    if (!p.model.empty() && p.model.rfind("demo:", 0) != 0)
+      return make_error("presets: entry " + std::to_string(out.size()) + ": model must name a shipped demo (demo:...)");
     out.push_back(std::move(p));
   }
   return out;

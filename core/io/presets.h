@@ -13,6 +13,7 @@ struct Preset {
   std::string name_en, name_ko;
   std::string text;         // the sentence (the target in cross-attention)
   std::string source;       // non-empty: a cross-attention pair
+  std::string model;        // non-empty: the shipped demo the sentence is for ("demo:gather"), opened with it
 };
 
 Result<std::vector<Preset>> presets_parse(std::string_view json_text);

@@ -156,7 +156,12 @@ TEST_CASE("app state: the Compare view's B and difference maps are derived witho
   for (int h = 0; h < 4; ++h) avg += app.trace->head(0, h).weights;
   avg /= 4.0f;
   CHECK((app.compare.maps.a.back() - avg).cwiseAbs().maxCoeff() < 1e-6f);
-  CHECK(app.compare.maps.diff_titles.at(0) == "average – B");
+  // Each of A's heads minus B's one head, then their average minus it.
+  REQUIRE(app.compare.maps.diff.size() == 5);
+  CHECK(app.compare.maps.diff_titles.at(0) == "A – B · 1");
+  CHECK((app.compare.maps.diff[1] - (app.trace->head(0, 1).weights - app.trace_b->head(0, 0).weights)).cwiseAbs().maxCoeff() < 1e-6f);
+  CHECK(app.compare.maps.diff_titles.back() == "average – B");
+  CHECK((app.compare.maps.diff.back() - (avg - app.trace_b->head(0, 0).weights)).cwiseAbs().maxCoeff() < 1e-6f);
 }
 
 TEST_CASE("app state: sessions round-trip, with enums saved by name") {

@@ -191,6 +191,7 @@ Str source_label(ModelSource s) {
     case ModelSource::sandbox: return Str::src_sandbox;
     case ModelSource::demo_coref: return Str::src_coref;
     case ModelSource::demo_induction: return Str::src_induction;
+    case ModelSource::demo_gather: return Str::src_gather;
     case ModelSource::file: return Str::src_file;
     case ModelSource::trained: return Str::src_trained;
     case ModelSource::attention: return Str::src_attention;
@@ -235,7 +236,7 @@ void open_model_section(AppState& app) {
 void source_section(AppState& app) {
   const Lang L = app.lang;
   // "File…" is chosen in the combo but loaded only by the Load button; until then it is pending.
-  static_assert(std::size(kAllModelSources) == 6);
+  static_assert(std::size(kAllModelSources) == 7);
   const bool has_trained = app.train.runner.snapshot().model != nullptr;
   ModelSource shown = app.source;
   if (app.model_file_pending) shown = ModelSource::file;

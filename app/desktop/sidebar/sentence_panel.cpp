@@ -22,13 +22,7 @@ void preset_menu(AppState& app) {
   if (ImGui::BeginCombo(label, nullptr, ImGuiComboFlags_NoPreview)) {
     for (const Preset& p : app.presets) {
       const std::string& name = app.lang == Lang::ko ? p.name_ko : p.name_en;
-      if (ImGui::Selectable(name.c_str())) {
-        app.sentence = p.text;
-        app.cross = !p.source.empty();
-        if (app.cross) app.source_sentence = p.source;
-        app.query = -1;
-        app.dirty = true;
-      }
+      if (ImGui::Selectable(name.c_str())) app_apply_preset(app, p);  // a failure is in model_error
     }
     ImGui::EndCombo();
   }

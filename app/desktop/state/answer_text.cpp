@@ -27,8 +27,11 @@ std::string answer_text(const ModelAnswer& a, const Trace& t, Lang lang, int top
   std::string out;
   for (const PositionAnswer& pa : a.predictions) {
     if (!out.empty()) out += " · ";
-    out += a.kind == AnswerKind::next_token ? tr_format(lang, Str::answer_next, top_list(pa, top).c_str())
-                                            : tr_format(lang, Str::answer_masked, pa.position, top_list(pa, top).c_str());
+    if (a.kind == AnswerKind::next_token) out += tr_format(lang, Str::answer_next, top_list(pa, top).c_str());
+    else if (a.kind == AnswerKind::at_word)
+      out += tr_format(lang, Str::answer_at_word, t.queries[static_cast<size_t>(pa.position)].text.c_str(),
+                       top_list(pa, top).c_str());
+    else out += tr_format(lang, Str::answer_masked, pa.position, top_list(pa, top).c_str());
   }
   return out;
 }
@@ -40,6 +43,7 @@ std::string no_answer_text(const NoAnswer& why, Lang lang) {
     case NoAnswerReason::cross_attention: return tr(lang, Str::why_cross_attention);
     case NoAnswerReason::no_tokens: return tr(lang, Str::why_no_tokens);
     case NoAnswerReason::no_pronoun: return tr(lang, Str::why_no_pronoun);
+    case NoAnswerReason::no_its: return tr(lang, Str::why_no_its);
     case NoAnswerReason::no_candidates: return tr(lang, Str::why_no_candidates);
     case NoAnswerReason::unknown_word: return tr_format(lang, Str::why_unknown_word, why.word.c_str());
     case NoAnswerReason::no_word_readout: return tr(lang, Str::why_no_word_readout);

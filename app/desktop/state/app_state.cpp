@@ -79,9 +79,9 @@ void app_send_edit(AppState& app) {
   if (app_needs_b(app) && !fixed_heads) {
     req.b = compare_job(app.compare.mode, app.compare.sentence, req.a);
     req.b->input.ablation = {};  // B is the comparison's other side: every head on
-  } else if (app_needs_b(app) && demo_is_live(app.source)) {
-    // Trained models: the 1-head demo of the same architecture, trained for real.
-    if (auto one = demo_single_head(app)) {
+  } else if (app_needs_b(app) && (demo_is_live(app.source) || app.source == ModelSource::demo_gather)) {
+    // Trained models: the 1-head demo of the same architecture, trained for real (the gather demo's is shipped).
+    if (auto one = app.source == ModelSource::demo_gather ? gather_single_head(app) : demo_single_head(app)) {
       req.b = req.a;
       req.b->model = std::move(one);
       req.b->input.ablation = {};
@@ -110,7 +110,7 @@ void app_update(AppState& app) {
       app.error_b = result->error_b;
       // The coreference demo learnt to resolve "it" with every key visible: under the causal mask its
       // scores at the last position are a "next token" it was never taught. Say so instead.
-      if (app.source == ModelSource::demo_coref && app.trace->causal && app.answer &&
+      if ((app.source == ModelSource::demo_coref || app.source == ModelSource::demo_gather) && app.trace->causal && app.answer &&
           app.answer->kind == AnswerKind::next_token) {
         app.answer.reset();
         app.answer_full.reset();
@@ -139,6 +139,9 @@ void app_update(AppState& app) {
   if (app_needs_b(app) && app.trace && !app.trace_b && !app_computing(app) && app.error_b.empty() && app.error.empty()) {
     if (demo_is_live(app.source) && app.compare.mode == CompareMode::single_vs_multi) {
       if (demo_single_head(app)) app.dirty = true;  // else it trains; the view says so until it is ready
+    } else if (app.source == ModelSource::demo_gather && app.compare.mode == CompareMode::single_vs_multi) {
+      if (gather_single_head(app)) app.dirty = true;
+      else app.error_b = "the gather demo's 1-head model (assets/demo_gather/one_head) could not be read";
     } else if (app.source != ModelSource::sandbox && !demo_is_live(app.source) &&
                app.compare.mode == CompareMode::single_vs_multi)
       app.error_b = "1 head vs N heads rebuilds a sandbox model with one head; a trained model has fixed heads "

@@ -49,6 +49,7 @@ struct AppState {
   MaskSpec mask;
   ModelSource source = ModelSource::sandbox;
   std::shared_ptr<const Model> model;  // the model of every source but the sandbox (null there)
+  std::shared_ptr<const Model> gather_one_head;  // assets/demo_gather/one_head once read (gather_single_head)
   std::string model_path;              // ModelSource::file / attention: the file or folder it came from
   std::shared_ptr<const AttentionFile> attention;    // ModelSource::attention: the file shown (A)
   std::shared_ptr<const AttentionFile> attention_b;  // ...and a second one, B in the Compare view

@@ -9,9 +9,11 @@
 #include "base/rng.h"
 #include "demos/coref_data.h"
 #include "demos/coref_demo.h"
+#include "demos/gather_data.h"
 #include "demos/induction_data.h"
 #include "demos/induction_demo.h"
 #include "io/model_open.h"
+#include "io/presets.h"
 #include "state/attention_source.h"
 #include "state/demo_retrain.h"
 #include "state/recent_models.h"
@@ -21,8 +23,9 @@ namespace attnviz {
 
 namespace {
 
-constexpr EnumNames<ModelSource, 6> kSourceIds{{
+constexpr EnumNames<ModelSource, 7> kSourceIds{{
     {ModelSource::sandbox, "sandbox"}, {ModelSource::demo_coref, "coref"}, {ModelSource::demo_induction, "induction"},
+    {ModelSource::demo_gather, "gather"},
     {ModelSource::file, "file"}, {ModelSource::trained, "trained"}, {ModelSource::attention, "attention"}}};
 static_assert(std::size(kSourceIds) == std::size(kAllModelSources));
 
@@ -79,7 +82,7 @@ Status app_use_source(AppState& app, ModelSource source, const std::string& path
   }
   std::string from = path;
   if (source != ModelSource::file) {
-    auto demo = demo_model_find(app.assets, source == ModelSource::demo_coref ? "demo:coref" : "demo:induction");
+    auto demo = demo_model_find(app.assets, std::string("demo:") + source_id(source));
     if (!demo) {
       app.model_error = demo.error();
       return make_error(demo.error());
@@ -92,7 +95,7 @@ Status app_use_source(AppState& app, ModelSource source, const std::string& path
     return make_error(m.error());
   }
   if (source != ModelSource::file)  // the short name people see in the panel and the status bar
-    m->source = source == ModelSource::demo_coref ? "assets/demo_coref" : "assets/demo_induction";
+    m->source = std::string("assets/demo_") + source_id(source);
   if (demo_is_live(source)) {  // the shipped architecture, whatever was trained before
     demo_shown_arch(app.retrain, source) = demo_shipped_arch(source);
     app.retrain.outcome.reset();
@@ -107,7 +110,8 @@ Status app_use_demo(AppState& app, const std::string& name) {
     app.model_error = demo.error();
     return make_error(demo.error());
   }
-  const ModelSource source = demo->demo == "induction" ? ModelSource::demo_induction : ModelSource::demo_coref;
+  ModelSource source = ModelSource::demo_coref;
+  if (!source_from_id(demo->demo, source)) return make_error("unknown demo '" + demo->demo + "'");
   if (Status s = app_use_source(app, source); !s) return s;
   if (demo->grid_key.empty()) return Ok{};
   // One of the grid's models: the coreference demo with that architecture, as the Model panel
@@ -183,6 +187,9 @@ void install_model(AppState& app, Model model, ModelSource source, const std::st
     app.mask = MaskSpec{};
     app.mask.causal = true;  // a decoder: each token sees only what came before it
     if (!text_in_vocab(app.sentence, app.model->vocab)) app.sentence = induction_sample_text();
+  } else if (source == ModelSource::demo_gather) {
+    app.mask = MaskSpec{};
+    if (gather_make(app.sentence).answer < 0) app.sentence = std::string(kGatherSentence);  // seed 003's
   } else {
     app.mask = MaskSpec{};  // a checkpoint that is causal (GPT) applies its own causal mask
   }
@@ -231,6 +238,27 @@ void app_open_on_meaning(AppState& app) {
   app.head = 3;  // the shipped demo's head 4 of layer 2 sends "it" to its referent (README; a test checks it)
   app.query = coref_make(app.sentence).pronoun;
   app.dirty = true;
+}
+
+std::shared_ptr<const Model> gather_single_head(AppState& app) {
+  if (app.gather_one_head) return app.gather_one_head;
+  auto demo = demo_model_find(app.assets, "demo:gather");
+  if (!demo) return nullptr;
+  auto m = model_open(demo->dir + "/one_head");
+  if (!m) return nullptr;
+  m->source = "assets/demo_gather/one_head";
+  app.gather_one_head = std::make_shared<const Model>(std::move(*m));
+  return app.gather_one_head;
+}
+
+Status app_apply_preset(AppState& app, const Preset& p) {
+  Status opened = p.model.empty() ? Status(Ok{}) : app_use_demo(app, p.model);
+  app.sentence = p.text;
+  app.cross = !p.source.empty();
+  if (app.cross) app.source_sentence = p.source;
+  app.query = -1;
+  app.dirty = true;
+  return opened;
 }
 
 }  // namespace attnviz

@@ -15,19 +15,20 @@ struct AppState;
 // others are a fixed Model (`AppState::model`): a demo shipped in assets/, a file, or the Train
 // view's model.
 // attention: no model at all, the weights of an attention file (state/attention_source.h).
-enum class ModelSource { sandbox, demo_coref, demo_induction, file, trained, attention };
-inline constexpr ModelSource kAllModelSources[] = {ModelSource::sandbox, ModelSource::demo_coref,
-                                                   ModelSource::demo_induction, ModelSource::file,
+enum class ModelSource { sandbox, demo_coref, demo_induction, demo_gather, file, trained, attention };
+inline constexpr ModelSource kAllModelSources[] = {ModelSource::sandbox,        ModelSource::demo_coref,
+                                                   ModelSource::demo_induction, ModelSource::demo_gather,
+                                                   ModelSource::file,
                                                    ModelSource::trained, ModelSource::attention};
 
-// demo_coref / demo_induction load assets/demo_*/model.safetensors; file loads `path` with
+// demo_coref / demo_induction / demo_gather load assets/demo_*/model.safetensors; file loads `path` with
 // model_open (a checkpoint folder, a model file, or a folder holding model.safetensors); trained takes the Train view's latest weights. Switching to
 // a demo also sets what it needs: the induction demo gets a causal mask and, if the sentence is
 // not made of its tokens, a sample sequence with a repeated segment. attention opens `path` as an
 // attention file (app_open_attention).
 Status app_use_source(AppState& app, ModelSource source, const std::string& path = {});
 
-// A shipped demo by the name --model gives it (demo:coref, demo:induction, or a model of the
+// A shipped demo by the name --model gives it (demo:coref, demo:induction, demo:gather, or a model of the
 // coreference grid, demo:coref/heads2_dmodel32: the coreference demo with that architecture).
 // An unknown name is an error listing the known ones, also left in model_error.
 Status app_use_demo(AppState& app, const std::string& name);
@@ -46,7 +47,7 @@ void app_use_trained(AppState& app, std::shared_ptr<const Model> model);
 // The config the views describe: the fixed model's, or the sandbox's.
 const ModelConfig& app_model_config(const AppState& app);
 
-// "sandbox", "coref", "induction", "file", "trained", "attention": for sessions and scripts.
+// "sandbox", "coref", "induction", "gather", "file", "trained", "attention": for sessions and scripts.
 const char* source_id(ModelSource s);
 bool source_from_id(const std::string& id, ModelSource& out);
 
@@ -57,5 +58,15 @@ void app_open_on_meaning(AppState& app);
 
 // A sentence of the induction demo's tokens with a repeated segment (for the sentence box).
 std::string induction_sample_text();
+
+// A preset sentence as the Presets menu sets it: its demo opened first when it names one (a preset
+// for the gather demo's words), then the sentence (and a cross-attention source). A demo that does
+// not open is in model_error; the sentence is set all the same.
+struct Preset;
+Status app_apply_preset(AppState& app, const Preset& preset);
+
+// The gather demo's 1-head model of the same d_model and seed (assets/demo_gather/one_head): what
+// Compare's "1 head vs N heads" puts beside the shipped 4 heads. Null when it cannot be read.
+std::shared_ptr<const Model> gather_single_head(AppState& app);
 
 }  // namespace attnviz

@@ -252,7 +252,7 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
   } else if (v == "model") {
     ModelSource src = ModelSource::sandbox;
     if (a.empty() || !source_from_id(a[0], src) || need(1) != (src != ModelSource::file))
-      return fail("expected sandbox, coref, induction, trained or file PATH");
+      return fail("expected sandbox, coref, induction, gather, trained or file PATH");
     if (Status s = app_use_source(app, src, src == ModelSource::file ? a[1] : std::string()); !s) return fail(s.error());
   } else if (v == "open_attention" || v == "open_attention_b") {  // File → Open attention… (as B…)
     if (!need(1)) return fail("expected a path");
@@ -313,6 +313,14 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     if (!mode) return fail("unknown compare mode");
     app.compare.mode = *mode;
     app.dirty = true;
+  } else if (v == "compare_average") {  // 1 head vs N heads: beside the average instead of each head
+    if (!need(1) || (a[0] != "on" && a[0] != "off")) return fail("expected compare_average on|off");
+    app.compare.average = a[0] == "on";
+  } else if (v == "preset") {  // the Presets menu's entry with this id
+    if (!need(1)) return fail("expected preset ID");
+    const auto it = std::find_if(app.presets.begin(), app.presets.end(), [&](const Preset& p) { return p.id == a[0]; });
+    if (it == app.presets.end()) return fail("unknown preset '" + a[0] + "'");
+    if (Status s = app_apply_preset(app, *it); !s) return fail(s.error());
   } else if (v == "zoom_head") {  // the Heads view's zoomed head and, for a long input, its window
     int h = 0, row = 0, col = 0;
     float zoom = 1;

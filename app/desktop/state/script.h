@@ -26,6 +26,7 @@
 //     (coreference or induction) architecture; trains if not shipped or cached. coref_arch: the same,
 //     when the coreference demo is shown
 //   head_off L H | head_on L H | ablation zero|mean | measure weights|value-norm|rollout | importance (waits)
+//   compare_average on|off (1 head vs N heads beside the heads' average) | preset ID (as the Presets menu)
 //   screenshot PATH | quit          (# starts a comment)
 //   layout_report PATH   with the next screenshot, where its heatmaps were drawn (as --layout-report)
 //   try LINE | paste PATH | expect error|no_error|model_error|status|tokens|sentence|model [TEXT]   (tests)

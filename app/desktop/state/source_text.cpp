@@ -12,7 +12,8 @@ namespace attnviz {
 std::string model_source_text(std::string_view source, Lang lang) {
   static constexpr std::pair<std::string_view, Str> kMade[] = {{kSourceSandbox, Str::srcl_sandbox},
                                                                {kSourceCorefDemo, Str::srcl_coref_demo},
-                                                               {kSourceInductionDemo, Str::srcl_induction_demo}};
+                                                               {kSourceInductionDemo, Str::srcl_induction_demo},
+                                                               {kSourceGatherDemo, Str::srcl_gather_demo}};
   for (const auto& [what, label] : kMade) {
     uint64_t seed = 0;
     if (made_source_seed(source, what, seed)) return tr_format(lang, label, std::to_string(seed).c_str());

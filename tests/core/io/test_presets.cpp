@@ -45,7 +45,7 @@ TEST_CASE("presets: an unknown key or another format is an error naming it") {
   CHECK(presets_parse(R"({"format": "attnviz.presets/1", "presets": [], "preset": []})").error() ==
         "presets: unknown key 'preset' (known: format, presets)");
   CHECK(presets_parse(R"({"presets": [{"id": "x", "name_en": "X", "name_ko": "X", "txt": "hi"}]})").error() ==
-        "presets: entry 0: unknown key 'txt' (known: id, name_en, name_ko, text, source)");
+        "presets: entry 0: unknown key 'txt' (known: id, name_en, name_ko, text, source, model)");
   CHECK(presets_parse(R"({"format": "attnviz.presets/2", "presets": []})").error() ==
         "presets: 'format' must be 'attnviz.presets/1'");
   CHECK(presets_parse(R"({"format": "attnviz.presets/1", "presets": []})").ok());

@@ -82,6 +82,10 @@ void compare_maps_update(CompareState& s, const Trace* a, const Trace* b, int la
     Mat avg = Mat::Zero(ha[0].weights.rows(), ha[0].weights.cols());
     for (const HeadTrace& h : ha) avg += h.weights;
     avg /= static_cast<float>(ha.size());
+    for (size_t h = 0; h < ha.size(); ++h) {
+      cm.diff.push_back(ha[h].weights - hb[0].weights);
+      cm.diff_titles.push_back("A – B · " + std::to_string(h + 1));
+    }
     cm.a.push_back(avg);
     cm.a_titles.push_back("A · average");
     cm.diff.push_back(avg - hb[0].weights);

@@ -31,7 +31,8 @@ std::optional<CompareMode> compare_mode_from_name(std::string_view name);
 struct CompareMaps {
   std::vector<Mat> a;        // per head of A, plus (single_vs_multi) the average of A's heads last
   std::vector<Mat> b;        // per head of B
-  std::vector<Mat> diff;     // a[i] - b[i] where shapes match (single_vs_multi: average - B's head)
+  std::vector<Mat> diff;     // a[i] - b[i] where shapes match (single_vs_multi: each of A's heads, then
+                             // their average, minus B's one head)
   std::vector<std::string> a_titles, b_titles, diff_titles;
   std::string note;          // why a difference could not be drawn (different token counts), else empty
   uint64_t key = 0;          // (trace version, layer) these maps were built for
@@ -41,6 +42,8 @@ struct CompareState {
   CompareMode mode = CompareMode::sentence_b;
   std::string sentence = "The animal didn't cross the street because it was too wide.";
   std::string a_pair;  // the minimal pair of the last sentence A sent that has one (compare_follow_sentence_a)
+  // single_vs_multi: B's one head beside the average of A's heads, not beside each head (the default)
+  bool average = false;
   CompareMaps maps;
 
   void reset() { *this = CompareState{}; }

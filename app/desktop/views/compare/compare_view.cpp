@@ -11,6 +11,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "demos/gather_demo.h"
 #include "render/heatmap.h"
 #include "shell/fonts.h"
 #include "shell/panels.h"
@@ -103,16 +104,22 @@ std::vector<Row> build_rows(const AppState& app, const GuiResources& gui, int la
   if (!app.trace || !app.trace_b || cm.a.empty() || cm.b.empty()) return rows;
   const int nh_b = app.trace_b->config.n_heads;
   if (app.compare.mode == CompareMode::single_vs_multi) {
-    Row r;
-    r.head = -1;
-    r.a = &cm.a.back();
-    r.b = &cm.b[0];
-    r.tex_b = gui.heads_b.texture(layer * nh_b);
-    if (!cm.diff.empty()) {
-      r.diff = &cm.diff[0];
-      r.tex_diff = gui.compare.texture(0);
+    // B's one head beside each of A's heads (the default), or beside their average.
+    const int n = static_cast<int>(cm.a.size()) - 1;  // A's heads; the average is last
+    for (int h = app.compare.average ? -1 : 0; h < (app.compare.average ? 0 : n); ++h) {
+      Row r;
+      r.head = h;
+      r.a = h < 0 ? &cm.a.back() : &cm.a[static_cast<size_t>(h)];
+      if (h >= 0) r.tex_a = gui_head_texture(app, gui, layer, h);
+      r.b = &cm.b[0];
+      r.tex_b = gui.heads_b.texture(layer * nh_b);
+      const size_t d = h < 0 ? cm.diff.size() - 1 : static_cast<size_t>(h);
+      if (d < cm.diff.size()) {
+        r.diff = &cm.diff[d];
+        r.tex_diff = gui.compare.texture(static_cast<int>(d));
+      }
+      rows.push_back(r);
     }
-    rows.push_back(r);
     return rows;
   }
   for (size_t h = 0; h < cm.a.size() && h < cm.b.size(); ++h) {
@@ -291,6 +298,11 @@ void compare_toolbar(AppState& app, const Trace& t, bool head_selector) {
   }
   same_line_if_fits(labelled_width(ImGui::GetFrameHeight(), tr(L, Str::annotate)), ImGui::GetFontSize());
   ImGui::Checkbox(tr(L, Str::annotate), &app.annotate);
+  if (modes && app.compare.mode == CompareMode::single_vs_multi) {
+    same_line_if_fits(labelled_width(ImGui::GetFrameHeight(), tr(L, Str::cmp_average)), ImGui::GetFontSize());
+    ImGui::Checkbox(tr(L, Str::cmp_average), &app.compare.average);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(L, Str::cmp_average_tip));
+  }
   if (app_computing(app)) {
     ImGui::SameLine();
     ImGui::TextDisabled("%s", tr(L, Str::computing));
@@ -399,6 +411,23 @@ void overview_strip(AppState& app, const GuiResources& gui, const Trace& A, cons
   ImGui::Dummy(ImVec2(avail, static_cast<float>(lines) * (side + label_h + gap) - gap * 0.5f));
 }
 
+// What one of A's heads does from the query word, where the demo knows the words' roles: the gather
+// demo's head looks from "its" at one word (" → law (owner)"), or at none of the four (" → be").
+std::string head_relation(const AppState& app, const Trace& A, int layer, int head) {
+  if (app.source != ModelSource::demo_gather || layer != static_cast<int>(A.layers.size()) - 1) return {};
+  const GatherExample e = gather_make(app.sentence);
+  const std::vector<GatherHeadLook> looks = gather_head_looks(A, e);
+  if (head < 0 || head >= static_cast<int>(looks.size())) return {};
+  const GatherHeadLook& l = looks[static_cast<size_t>(head)];
+  static constexpr Str kSlotNames[kGatherSlots] = {Str::gather_owner, Str::gather_owner_trait, Str::gather_owned,
+                                                   Str::gather_owned_trait};
+  std::string out = " · " + A.queries[static_cast<size_t>(e.query)].text + " → " + A.keys[static_cast<size_t>(l.token)].text;
+  if (l.slot >= 0) out += " (" + std::string(tr(app.lang, kSlotNames[l.slot])) + ")";
+  char w[16];
+  std::snprintf(w, sizeof w, " %.2f", static_cast<double>(l.weight));
+  return out + w;
+}
+
 void compare_grid(AppState& app, GuiResources& gui, const Trace& A, const Trace& B, const std::vector<Row>& shown, int layer) {
   const Lang L = app.lang;
   const bool has_diff = shown[0].diff != nullptr, has_b = shown[0].b != nullptr;
@@ -414,7 +443,9 @@ void compare_grid(AppState& app, GuiResources& gui, const Trace& A, const Trace&
     ImGui::PushID(static_cast<int>(i));
     const float y = grid0.y + g.row_h * static_cast<float>(i);
     std::string head_part = r.head >= 0 ? " · " + std::string(tr(L, Str::head)) + " " + std::to_string(r.head + 1) : "";
-    const std::string ta = single ? "A · " + side_desc(app, A, true) : "A" + head_part;
+    const std::string ta = !single ? "A" + head_part
+                           : r.head < 0 ? "A · " + side_desc(app, A, true)
+                                        : "A" + head_part + head_relation(app, A, layer, r.head);
     const std::string tb = single ? "B · " + side_desc(app, B, false) : "B" + head_part;
     const std::string td_short = "A – B" + head_part;
     const std::string td = td_short + "  (" + tr(L, Str::cmp_max_abs) + " " + heatmap_value_text(max_abs(r.diff), true) + ")";
