@@ -11,7 +11,6 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "demos/gather_demo.h"
 #include "render/heatmap.h"
 #include "shell/fonts.h"
 #include "shell/panels.h"
@@ -19,6 +18,7 @@
 #include "shell/view_registry.h"
 #include "state/answer_text.h"
 #include "text/word_swap.h"
+#include "views/compare/compare_parts.h"
 #include "widgets/draw.h"
 #include "widgets/heatmap_widget.h"
 
@@ -75,7 +75,9 @@ std::string side_desc(const AppState& app, const Trace& t, bool is_a) {
   switch (app.compare.mode) {
     case CompareMode::sentence_b: return tr(L, is_a ? Str::cmp_desc_sentence_a : Str::cmp_desc_sentence_b);
     case CompareMode::single_vs_multi:
-      return is_a ? tr_format(L, Str::cmp_desc_average, t.config.n_heads) : tr_format(L, Str::cmp_desc_single, t.config.d_model);
+      if (!is_a) return tr_format(L, Str::cmp_desc_single, t.config.d_model);
+      return tr_format(L, app.compare.average ? Str::cmp_desc_average : Str::cmp_desc_each, t.config.n_heads,
+                       t.config.d_model / std::max(1, t.config.n_heads));
     case CompareMode::masked_vs_unmasked: {
       const bool a_masked = app.mask.any();  // B drops the masks, or adds causal when A has none
       if (is_a) return tr(L, a_masked ? Str::cmp_desc_masks_set : Str::cmp_desc_no_mask);
@@ -344,9 +346,10 @@ void sides_line(const AppState& app, const Trace& A, const Trace& B) {
   ImGui::TextDisabled("%s", side_desc(app, B, false).c_str());
   // Both models' answers, when they give one: what one head against N heads changes in the result.
   if (app.answer && app.answer_b) {
-    ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1), "A: %s", answer_text(*app.answer, A, app.lang).c_str());
-    ImGui::SameLine(0, ImGui::GetFontSize() * 2);
-    ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1), "B: %s", answer_text(*app.answer_b, B, app.lang).c_str());
+    const std::string a = "A: " + answer_text(*app.answer, A, app.lang), b = "B: " + answer_text(*app.answer_b, B, app.lang);
+    ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1), "%s", a.c_str());
+    same_line_if_fits(ImGui::CalcTextSize(b.c_str()).x, ImGui::GetFontSize() * 2);
+    ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1), "%s", b.c_str());
   }
   // Random weights show the mechanics of splitting into heads, not what heads learn: say so.
   if (app.compare.mode == CompareMode::single_vs_multi && app.source == ModelSource::sandbox) {
@@ -364,7 +367,9 @@ void overview_strip(AppState& app, const GuiResources& gui, const Trace& A, cons
   const int n = heads_of_a ? A.config.n_heads : static_cast<int>(rows.size());
   if (n <= 1) return;
   // The header follows the "A: … B: …" line when it fits there.
-  const std::string header = heads_of_a ? tr_format(L, Str::cmp_heads_strip, n) : std::string(tr(L, Str::cmp_overview));
+  const std::string header = !heads_of_a            ? std::string(tr(L, Str::cmp_overview))
+                             : app.compare.average ? tr_format(L, Str::cmp_heads_strip, n)
+                                                   : tr_format(L, Str::cmp_heads_strip_each, n);
   same_line_if_fits(ImGui::CalcTextSize(header.c_str()).x, ImGui::GetFontSize() * 2);
   ImGui::TextDisabled("%s", header.c_str());
   // Thumbnails stay small next to the big maps: at most 4 lines of text and a tenth of the height.
@@ -411,23 +416,6 @@ void overview_strip(AppState& app, const GuiResources& gui, const Trace& A, cons
   ImGui::Dummy(ImVec2(avail, static_cast<float>(lines) * (side + label_h + gap) - gap * 0.5f));
 }
 
-// What one of A's heads does from the query word, where the demo knows the words' roles: the gather
-// demo's head looks from "its" at one word (" → law (owner)"), or at none of the four (" → be").
-std::string head_relation(const AppState& app, const Trace& A, int layer, int head) {
-  if (app.source != ModelSource::demo_gather || layer != static_cast<int>(A.layers.size()) - 1) return {};
-  const GatherExample e = gather_make(app.sentence);
-  const std::vector<GatherHeadLook> looks = gather_head_looks(A, e);
-  if (head < 0 || head >= static_cast<int>(looks.size())) return {};
-  const GatherHeadLook& l = looks[static_cast<size_t>(head)];
-  static constexpr Str kSlotNames[kGatherSlots] = {Str::gather_owner, Str::gather_owner_trait, Str::gather_owned,
-                                                   Str::gather_owned_trait};
-  std::string out = " · " + A.queries[static_cast<size_t>(e.query)].text + " → " + A.keys[static_cast<size_t>(l.token)].text;
-  if (l.slot >= 0) out += " (" + std::string(tr(app.lang, kSlotNames[l.slot])) + ")";
-  char w[16];
-  std::snprintf(w, sizeof w, " %.2f", static_cast<double>(l.weight));
-  return out + w;
-}
-
 void compare_grid(AppState& app, GuiResources& gui, const Trace& A, const Trace& B, const std::vector<Row>& shown, int layer) {
   const Lang L = app.lang;
   const bool has_diff = shown[0].diff != nullptr, has_b = shown[0].b != nullptr;
@@ -443,9 +431,7 @@ void compare_grid(AppState& app, GuiResources& gui, const Trace& A, const Trace&
     ImGui::PushID(static_cast<int>(i));
     const float y = grid0.y + g.row_h * static_cast<float>(i);
     std::string head_part = r.head >= 0 ? " · " + std::string(tr(L, Str::head)) + " " + std::to_string(r.head + 1) : "";
-    const std::string ta = !single ? "A" + head_part
-                           : r.head < 0 ? "A · " + side_desc(app, A, true)
-                                        : "A" + head_part + head_relation(app, A, layer, r.head);
+    const std::string ta = single && r.head < 0 ? "A · " + side_desc(app, A, true) : "A" + head_part;
     const std::string tb = single ? "B · " + side_desc(app, B, false) : "B" + head_part;
     const std::string td_short = "A – B" + head_part;
     const std::string td = td_short + "  (" + tr(L, Str::cmp_max_abs) + " " + heatmap_value_text(max_abs(r.diff), true) + ")";
@@ -558,6 +544,7 @@ void compare_view_draw(AppState& app, GuiResources& gui) {
     for (const Row& r : rows)
       if (r.head == app.head) shown.push_back(r);
   if (shown.empty()) shown.push_back(rows[0]);
+  if (app.compare.mode == CompareMode::single_vs_multi) compare_query_rows(app, gui, A, B, layer);
   if (!show_all || app.compare.mode == CompareMode::single_vs_multi)
     if (rows[0].diff || app.compare.mode == CompareMode::single_vs_multi) overview_strip(app, gui, A, rows, layer);
   ImGui::Spacing();
