@@ -2,7 +2,8 @@
 # Takes the README's screenshots again (docs/*.png, 1280 x 800 under Xvfb) from the built app, each
 # from fresh XDG folders so that nothing remembered or cached changes them: the app as it opens,
 # a head switched off, the Coreference view with "Which heads matter", the softmax step for "it",
-# Korean Compare (tired vs wide) and Korean Statistics on the induction demo's own sequence.
+# Korean Compare (tired vs wide), Korean Statistics on the induction demo's own sequence, and the
+# demo of why several heads help in Compare on a projector (English and Korean).
 # docs/cli_layer0.png is not here: it is the CLI's.
 # usage: scripts/docs_screenshots.sh [path/to/attnviz] [OUT_DIR]   (defaults: build/app/attnviz, docs)
 set -euo pipefail
@@ -73,3 +74,16 @@ screenshot $out/detectors_ko.png
 quit
 ACTIONS
 run detectors_ko --script "$tmp/detectors_ko.txt"
+
+for lang in en ko; do
+  cat > "$tmp/several_heads_$lang.txt" <<ACTIONS
+lang $lang
+preset law
+view compare
+compare single_vs_multi
+presentation on
+screenshot $out/several_heads_$lang.png
+quit
+ACTIONS
+  run several_heads_$lang --script "$tmp/several_heads_$lang.txt"
+done
