@@ -313,6 +313,9 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     if (!mode) return fail("unknown compare mode");
     app.compare.mode = *mode;
     app.dirty = true;
+  } else if (v == "steps_notation") {  // the Step by step view's notation table
+    if (!need(1) || (a[0] != "on" && a[0] != "off")) return fail("expected steps_notation on|off");
+    app.steps.notation = a[0] == "on";
   } else if (v == "compare_average") {  // 1 head vs N heads: beside the average instead of each head
     if (!need(1) || (a[0] != "on" && a[0] != "off")) return fail("expected compare_average on|off");
     app.compare.average = a[0] == "on";

@@ -21,8 +21,14 @@ struct StepsView {
   int decimals = 4;  // 3 in presentation mode, where numbers are wider
 };
 
-// "(T, C) = (12, 512)"-style shape line of a step.
+// "(n, d_model) = (12, 512)"-style shape line of a step, in the seeds' symbols.
 std::string steps_shape_text(const StepsView& v, LectureStep step);
+// The step's formula in the seeds' notation, as formula markup (state/formula_markup.h); empty when
+// the head's score has none of that form (additive, "general").
+std::string steps_formula(const StepsView& v, LectureStep step);
+// The notation table: the seeds' symbols, what each is, the older letters (T, C, NH, HS) and this
+// model's sizes, each weight matrix with its shape.
+void steps_notation(StepsView& v);
 
 // The largest finite |value| of m, 0 when it has none; steps_scale: the same, or 1 in place of 0 (the
 // end of a colour scale or of bars).

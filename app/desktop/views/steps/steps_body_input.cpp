@@ -85,22 +85,44 @@ float steps_scale(const Mat& m) {
 std::string steps_shape_text(const StepsView& v, LectureStep step) {
   const Trace& t = v.t;
   const long Tq = t.n_queries(), Tk = t.n_keys(), C = t.config.d_model, NH = t.config.n_heads, HS = t.config.head_size();
-  // Self-attention has one T; cross-attention names the query and key lengths apart.
-  const std::string q = t.cross ? "Tq" : "T", k = t.cross ? "Tk" : "T", nh = std::to_string(NH);
+  // The seeds' symbols: n tokens, d_model, h heads of d_k = d_v = d_model / h. Cross-attention names
+  // the query and key lengths apart.
+  const std::string q = t.cross ? "n_q" : "n", k = t.cross ? "n_k" : "n", h = std::to_string(NH);
   const std::string tc = steps_shape(Tq, C), ths = steps_shape(Tq, HS), tt = steps_shape(Tq, Tk);
   const std::string qk = "(" + q + ", " + k + ")";
   switch (step) {
-    case LectureStep::input: return "X (" + q + ", C) = " + tc;
+    case LectureStep::input: return "X (" + q + ", d_model) = " + tc;
     case LectureStep::head_split:
-      return "X W_Q (" + q + ", C) = " + tc + " → " + nh + " × (" + q + ", HS) = " + nh + " × " + ths;
-    case LectureStep::qkv: return "Q (" + q + ", HS) = " + ths + " · K, V (" + k + ", HS) = " + steps_shape(Tk, HS);
-    case LectureStep::scores: return "q_i (1, HS) · K^T (HS, " + k + ") → (1, " + k + ") · QK^T " + qk + " = " + tt;
-    case LectureStep::scale: return "QK^T / √d_k " + qk + " = " + tt;
-    case LectureStep::mask: return qk + " + mask " + qk + " = " + tt;
+      return "X W^Q (" + q + ", d_model) = " + tc + " → h × (" + q + ", d_k) = " + h + " × " + ths;
+    case LectureStep::qkv: return "Q_i (" + q + ", d_k) = " + ths + " · K_i, V_i (" + k + ", d_k) = " + steps_shape(Tk, HS);
+    case LectureStep::scores: return "q (1, d_k) · K_i^T (d_k, " + k + ") → (1, " + k + ") · Q_iK_i^T " + qk + " = " + tt;
+    case LectureStep::scale: return "Q_iK_i^T / √d_k " + qk + " = " + tt;
+    case LectureStep::mask: return qk + " + M " + qk + " = " + tt;
     case LectureStep::softmax: return "softmax(row) " + qk + " = " + tt;
-    case LectureStep::weighted_sum: return "W " + qk + " · V (" + k + ", HS) → O (" + q + ", HS) = " + ths;
-    case LectureStep::concat: return nh + " × (" + q + ", HS) → concat (" + q + ", C) = " + tc;
-    case LectureStep::out_proj: return "concat (" + q + ", C) · W_O^T (C, C) + b_O → (" + q + ", C) = " + tc;
+    case LectureStep::weighted_sum: return "A_i " + qk + " · V_i (" + k + ", d_v) → head_i (" + q + ", d_v) = " + ths;
+    case LectureStep::concat: return "h × (" + q + ", d_v) → Concat (" + q + ", h·d_v) = " + tc;
+    case LectureStep::out_proj: return "Concat (" + q + ", h·d_v) · W^O (h·d_v, d_model) + b^O → (" + q + ", d_model) = " + tc;
+  }
+  return {};
+}
+
+std::string steps_formula(const StepsView& v, LectureStep step) {
+  const ScoreKind score = v.head.score;
+  const bool scaled = score == ScoreKind::scaled_dot, dot = scaled || score == ScoreKind::dot;
+  const std::string scores = scaled ? "\\frac{Q_iK_i^T}{\\sqrt{d_k}}" : "Q_iK_i^T";
+  switch (step) {
+    case LectureStep::input: return "X = (x_1, …, x_n),\\, x_j: d_{model}";
+    case LectureStep::head_split: return "d_k = d_v = \\frac{d_{model}}{h}";
+    case LectureStep::qkv: return "Q_i = XW^Q_i,\\, K_i = XW^K_i,\\, V_i = XW^V_i";
+    case LectureStep::scores: return dot ? "Q_iK_i^T" : "";
+    case LectureStep::scale: return dot ? scores : "";
+    case LectureStep::mask: return dot ? scores + " + M" : "";
+    case LectureStep::softmax: return dot ? "A_i = softmax(" + scores + " + M)" : "";
+    case LectureStep::weighted_sum:
+      return scaled ? "head_i = Attention(QW^Q_i, KW^K_i, VW^V_i) = softmax(\\frac{QW^Q_i(KW^K_i)^T}{\\sqrt{d_k}})VW^V_i"
+                    : "head_i = A_iV_i";
+    case LectureStep::concat: return "Concat(head_1, …, head_h)";
+    case LectureStep::out_proj: return "MultiHead(Q,K,V) = Concat(head_1, …, head_h)W^O";
   }
   return {};
 }

@@ -11,6 +11,7 @@
 #include "views/steps/steps_draw.h"
 #include "views/steps/steps_format.h"
 #include "widgets/draw.h"
+#include "widgets/formula.h"
 #include "widgets/heatmap_widget.h"
 
 namespace attnviz {
@@ -19,11 +20,7 @@ namespace {
 
 constexpr int kTerms = 6;  // rows of the weighted-sum table before "… and N more"
 
-void big_formula(const char* text) {
-  ImGui::PushFont(steps_large_font());
-  ImGui::TextColored(ImColor(kStepsAccent), "%s", text);
-  ImGui::PopFont();
-}
+void big_formula(const char* markup) { formula_item(markup, ImGui::GetFontSize() * 1.5f, kStepsAccent); }
 
 // A (T, C) map of a layer matrix, the query's row framed, optionally a head's columns framed too.
 void wide_map(StepsView& v, const char* id, const Mat& m, int block, int frame_first, int frame_last) {
@@ -61,7 +58,7 @@ void steps_body_weighted_sum(StepsView& v) {
   const Lang L = v.app.lang;
   const HeadTrace& h = v.head;
   const int q = v.f.query, HS = t.config.head_size();
-  big_formula("o_i = ∑_j w_ij v_j");
+  big_formula("o_i = \\sum_j w_{ij}v_j");
   ImGui::Spacing();
 
   const float avail = ImGui::GetContentRegionAvail().x;
@@ -170,7 +167,7 @@ void steps_body_out(StepsView& v) {
   const Trace& t = v.t;
   const Lang L = v.app.lang;
   const Mat& out = v.layer.attn.out;
-  big_formula("out = concat · W_O^T + b_O");
+  big_formula("out = Concat(head_1, …, head_h)W^O + b^O,\\, W^O = W_O^T");
   ImGui::Spacing();
   wide_map(v, "out", out, 0, -1, -1);
   ImGui::Spacing();

@@ -16,6 +16,7 @@ struct StepsScoresCache {
 
 struct StepsState {
   int step = 0;  // index of the current step (lecture_step_clamp keeps it in range)
+  bool notation = false;  // the notation table (the seeds' symbols) shown above the step
   StepsScoresCache scores;
 
   void reset() { *this = StepsState{}; }

@@ -9,6 +9,7 @@
 #include "shell/panels.h"
 #include "shell/view_registry.h"
 #include "views/steps/steps_body.h"
+#include "widgets/formula.h"
 #include "views/steps/steps_draw.h"
 #include "views/steps/steps_format.h"
 #include "views/steps/steps_text.h"
@@ -150,10 +151,14 @@ void steps_view_draw(AppState& app, GuiResources& gui) {
   ImGui::SameLine();
   text_wrapped(std::string("· ") + tr(L, kStepsTitle[app.steps.step]));
   ImGui::PopFont();
+  if (const std::string formula = steps_formula(v, step); !formula.empty())
+    formula_item(formula, ImGui::GetFontSize() * 1.6f, kStepsAccent);
   text_wrapped(tr(L, kStepsExplain[app.steps.step]));
   ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(140, 200, 255, 255));
   text_wrapped(std::string(tr(L, Str::steps_shape)) + ": " + steps_shape_text(v, step));
   ImGui::PopStyleColor();
+  ImGui::Checkbox(tr(L, Str::steps_notation), &app.steps.notation);
+  if (app.steps.notation) steps_notation(v);
   ImGui::Spacing();
 
   ImGui::BeginChild("##step_body", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
