@@ -316,6 +316,9 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
   } else if (v == "steps_notation") {  // the Step by step view's notation table
     if (!need(1) || (a[0] != "on" && a[0] != "off")) return fail("expected steps_notation on|off");
     app.steps.notation = a[0] == "on";
+  } else if (v == "steps_shared_scale") {  // the Step by step view's one colour scale for the scores
+    if (!need(1) || (a[0] != "on" && a[0] != "off")) return fail("expected steps_shared_scale on|off");
+    app.steps.shared_scale = a[0] == "on";
   } else if (v == "compare_average") {  // 1 head vs N heads: beside the average instead of each head
     if (!need(1) || (a[0] != "on" && a[0] != "off")) return fail("expected compare_average on|off");
     app.compare.average = a[0] == "on";

@@ -27,7 +27,7 @@
 //     when the coreference demo is shown
 //   head_off L H | head_on L H | ablation zero|mean | measure weights|value-norm|rollout | importance (waits)
 //   compare_average on|off (1 head vs N heads beside the heads' average) | preset ID (as the Presets menu)
-//   steps_notation on|off (the Step by step view's table of the seeds' symbols)
+//   steps_notation on|off (the Step by step view's table of the seeds' symbols) | steps_shared_scale on|off
 //   screenshot PATH | quit          (# starts a comment)
 //   layout_report PATH   with the next screenshot, where its heatmaps were drawn (as --layout-report)
 //   try LINE | paste PATH | expect error|no_error|model_error|status|tokens|sentence|model [TEXT]   (tests)

@@ -60,6 +60,9 @@ void cell_tooltip(const StepsView& v, int q, int k, const char* what, float valu
                     tr(v.app.lang, Str::key), v.t.keys[static_cast<size_t>(k)].text.c_str(), k, what, steps_number(value, 6).c_str());
 }
 
+// The room a colour bar and its numbers take under a map (colormap_legend).
+float legend_height() { return ImGui::GetTextLineHeight() * 1.6f + 4; }
+
 // A (T, T) matrix drawn cell by cell, diverging around 0, the query's row framed; a click on a row
 // makes it the query.
 void scores_map(StepsView& v, const char* id, const char* what, const Mat& values, const Mat* mask, float width) {
@@ -70,9 +73,10 @@ void scores_map(StepsView& v, const char* id, const char* what, const Mat& value
   map.rows = &v.t.queries;
   map.cols = &v.t.keys;
   const ImVec2 room = steps_matrix_label_room(map);
-  const float cell = fit_cell(width - room.x - 4, ImGui::GetContentRegionAvail().y - room.y - 4, values);
+  const float cell = fit_cell(width - room.x - 4, ImGui::GetContentRegionAvail().y - room.y - 4 - legend_height(), values);
   map.cell_w = map.cell_h = cell;
-  map.vmax = steps_scale(values);
+  // One scale for raw, scaled and masked scores when asked: the raw scores' largest value.
+  map.vmax = steps_scale(v.app.steps.shared_scale ? v.scores.raw : values);
   map.vmin = -map.vmax;
   map.cmap = Colormap::diverging;
   map.highlight_row = v.f.query;
@@ -95,7 +99,8 @@ void weights_map(StepsView& v, float width) {
   w.row_labels = w.col_labels = true;
   w.row_label_w = heatmap_label_extent(t.queries);
   w.col_label_h = heatmap_label_extent(t.keys);
-  w.cell = fit_cell(width - w.row_label_w - 4, ImGui::GetContentRegionAvail().y - w.col_label_h - 4, v.head.weights);
+  w.cell = fit_cell(width - w.row_label_w - 4, ImGui::GetContentRegionAvail().y - w.col_label_h - 4 - legend_height(),
+                    v.head.weights);
   w.annotate = false;
   w.cmap = v.app.cmap;
   w.highlight_row = v.f.query;
@@ -110,6 +115,8 @@ void weights_map(StepsView& v, float width) {
   }
   ImGui::SetCursorScreenPos(start);
   ImGui::Dummy(ImVec2(w.row_label_w + w.cell * t.n_keys(), w.col_label_h + w.cell * t.n_queries()));
+  ImGui::SetCursorScreenPos(ImVec2(w.origin.x, ImGui::GetCursorScreenPos().y));
+  colormap_legend(w.cmap, 0.0f, 1.0f, std::max(w.cell * t.n_keys(), ImGui::GetFontSize() * 8));
 }
 
 // The key list and the matrix side by side when the map still gets a useful width beside the list

@@ -244,6 +244,10 @@ MatrixHit steps_matrix_map(const MatrixMap& m) {
   ImGui::PopID();
   const bool hovered = ImGui::IsItemHovered();
   if (label_overhang(m) > 0) ImGui::Dummy(ImVec2(1, label_overhang(m)));
+  if (m.legend) {  // the colour bar under the cells, as wide as they are (at least a few numbers wide)
+    ImGui::SetCursorScreenPos(ImVec2(p0.x, ImGui::GetCursorScreenPos().y + 2));
+    colormap_legend(m.cmap, m.vmin, m.vmax, std::max(size.x, ImGui::GetFontSize() * 8));
+  }
   if (hovered) {
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     hit.hovered = true;

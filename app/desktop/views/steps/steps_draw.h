@@ -63,12 +63,13 @@ struct MatrixMap {
   int block = 0;                                  // > 0: a separator every `block` columns
   int frame_first = -1, frame_last = -1;          // columns framed in the accent colour
   int max_rects = 5000;                           // pooling budget: rectangles drawn at most
+  bool legend = true;                             // a colour bar from vmin to vmax under the map
 };
 struct MatrixHit {
   bool hovered = false;
   int row = -1, col = -1;
 };
-// Lays the map (and its labels) out at the cursor and moves the cursor below it.
+// Lays the map (and its labels, and its colour bar) out at the cursor and moves the cursor below it.
 MatrixHit steps_matrix_map(const MatrixMap& m);
 // The room labels take: row labels to the left, column labels above.
 ImVec2 steps_matrix_label_room(const MatrixMap& m);

@@ -17,6 +17,9 @@ struct StepsScoresCache {
 struct StepsState {
   int step = 0;  // index of the current step (lecture_step_clamp keeps it in range)
   bool notation = false;  // the notation table (the seeds' symbols) shown above the step
+  // The score maps of steps 4-6 on one colour scale, the raw scores' (÷√d_k then visibly shrinks
+  // them); off: each map on its own largest value.
+  bool shared_scale = false;
   StepsScoresCache scores;
 
   void reset() { *this = StepsState{}; }

@@ -158,6 +158,11 @@ void steps_view_draw(AppState& app, GuiResources& gui) {
   text_wrapped(std::string(tr(L, Str::steps_shape)) + ": " + steps_shape_text(v, step));
   ImGui::PopStyleColor();
   ImGui::Checkbox(tr(L, Str::steps_notation), &app.steps.notation);
+  ImGui::SameLine(0, ImGui::GetFontSize());
+  if (ImGui::GetContentRegionAvail().x < ImGui::GetFrameHeight() * 1.5f + ImGui::CalcTextSize(tr(L, Str::steps_shared_scale)).x)
+    ImGui::NewLine();
+  ImGui::Checkbox(tr(L, Str::steps_shared_scale), &app.steps.shared_scale);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(L, Str::steps_shared_scale_tip));
   if (app.steps.notation) steps_notation(v);
   ImGui::Spacing();
 
