@@ -11,7 +11,7 @@ trap 'rm -rf "$out"' EXIT
 # The views a sandbox trace fills, each exported both ways (Step by step at its softmax step).
 {
   printf 'd_model 64\nheads 4\nlayers 2\nlayer 1\nquery 7\nstep 6\n'
-  for v in heads model lines compare steps stats; do
+  for v in heads model arch lines compare steps stats; do
     printf 'view %s\nexport view png %s 2\nexport view svg %s\n' "$v" "$out/$v.png" "$out/$v.svg"
   done
   cat <<ACTIONS
@@ -37,13 +37,16 @@ ACTIONS
 } > "$out/actions.txt"
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --script "$out/actions.txt"
 
-for v in heads model lines compare steps stats train coref; do
+for v in heads model arch lines compare steps stats train coref; do
   "$check_png" "$out/$v.png" 0 0
   xmllint --noout "$out/$v.svg"
 done
 xmllint --noout "$out/heads_ko.svg"
 [ ! -e "$out/train_none.svg" ] || { echo "an export with nothing to show wrote a file"; exit 1; }
 grep -q '헤드 1' "$out/heads_ko.svg" || { echo "the Korean SVG has no Hangul title"; exit 1; }
+# The architecture diagram has the sandbox's sizes: 2 layers x 4 heads of d_k 16, d_model 64.
+grep -q '2 layers × 4 heads, d_model 64' "$out/arch.svg" || { echo "the architecture SVG lacks the model's sizes"; exit 1; }
+grep -q 'transpose (B, 4, ' "$out/arch.svg" || { echo "the architecture SVG lacks the head split"; exit 1; }
 # Every head of layer 1 (4 heads x T x T cells) is in the heads SVG, tagged.
 [ "$(grep -c 'class="cell" .*data-panel="h3"' "$out/heads.svg")" -gt 0 ]
 # Rendered back by another program, a cell shows its colour.

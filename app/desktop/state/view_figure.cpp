@@ -1,15 +1,16 @@
 // view_figure: the one switch from a view to its figure builder, and the common refusal when
-// there is no trace yet (Train draws its run, which needs none).
+// there is no trace yet (Train draws its run, Architecture the model's sizes: neither needs one).
 #include "state/view_figure.h"
 
 namespace attnviz {
 
 Result<Figure> view_figure(AppState& app, View view, const FontRaster* font) {
-  if (view != View::train && !app.trace)
+  if (view != View::train && view != View::arch && !app.trace)
     return make_error(std::string(view_id(view)) + ": nothing to export yet (no attention has been computed)");
   switch (view) {
     case View::heads: return heads_figure(app, font);
     case View::model: return model_figure(app, font);
+    case View::arch: return arch_figure(app, font);
     case View::lines: return lines_figure(app, font);
     case View::compare: return compare_figure(app, font);
     case View::steps: return steps_figure(app, font);

@@ -14,6 +14,7 @@ Result<Figure> view_figure(AppState& app, View view, const FontRaster* font);
 
 Result<Figure> heads_figure(const AppState& app, const FontRaster* font);
 Result<Figure> model_figure(const AppState& app, const FontRaster* font);
+Result<Figure> arch_figure(const AppState& app, const FontRaster* font);
 Result<Figure> lines_figure(const AppState& app, const FontRaster* font);
 Result<Figure> compare_figure(const AppState& app, const FontRaster* font);
 Result<Figure> steps_figure(const AppState& app, const FontRaster* font);
