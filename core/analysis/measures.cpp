@@ -35,6 +35,22 @@ Result<Vec> value_norms(const Model& model, const Trace& trace, int layer, int h
   return Vec(moved.rowwise().norm());
 }
 
+Result<Mat> head_output_terms(const Model& model, const Trace& trace, int layer, int query) {
+  if (Status s = check_head(trace, layer, 0); !s) return make_error(s.error());
+  const ModelConfig& c = model.config;
+  if (static_cast<int>(model.weights.layers.size()) != static_cast<int>(trace.layers.size()) ||
+      c.d_model != trace.config.d_model || c.n_heads != trace.config.n_heads)
+    return make_error("the trace was not made by this model");
+  if (query < 0 || query >= trace.n_queries()) return make_error("no query " + std::to_string(query));
+  const int HS = c.head_size();
+  const Mat& concat = trace.layers[static_cast<size_t>(layer)].attn.concat;  // (Tq, C)
+  const WeightMat& out_w = model.weights.layers[static_cast<size_t>(layer)].attn.out_w;  // (C, C)
+  Mat terms(c.n_heads, c.d_model);
+  for (int h = 0; h < c.n_heads; ++h)
+    terms.row(h) = concat.row(query).segment(h * HS, HS) * out_w.middleCols(h * HS, HS).transpose();
+  return terms;
+}
+
 Result<Mat> value_norm_map(const Model& model, const Trace& trace, int layer, int head) {
   auto norms = value_norms(model, trace, layer, head);
   if (!norms) return make_error(norms.error());

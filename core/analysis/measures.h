@@ -28,6 +28,12 @@ Result<Vec> value_norms(const Model& model, const Trace& trace, int layer, int h
 // α ⊙ norms: (Tq, Tk).
 Result<Mat> value_norm_map(const Model& model, const Trace& trace, int layer, int head);
 
+// Output = Σ_i head_i W^O_i + b^O, term by term, for one query of one layer: (NH, C), row i the
+// concat's block of head i (what W_O read: a switched-off head's replacement) times W_O's columns
+// for that block. The rows plus out_b are the layer's attention output at the query (the trace's
+// own `out`, to rounding). The trace must have been made by `model`.
+Result<Mat> head_output_terms(const Model& model, const Trace& trace, int layer, int query);
+
 // R_0 ... R_{L−1}, each (T, T); an error for cross-attention, where a layer's keys are not its queries.
 Result<std::vector<Mat>> attention_rollout(const Trace& trace);
 

@@ -200,3 +200,26 @@ TEST_CASE("measures: errors name the missing layer or head and a trace from anot
   REQUIRE_FALSE(mismatch.ok());
   CHECK(has(mismatch.error(), "not made by this model"));
 }
+
+TEST_CASE("measures: the heads' output terms head_i W^O_i add up, with b^O, to attention's output") {
+  const Model m = model_init_random(config_of(16, 4, 2), 17);
+  const Trace t = trace_of(m, random_mat(6, 16, 5));
+  for (int l = 0; l < 2; ++l)
+    for (int q : {0, 3, 5}) {
+      CAPTURE(l);
+      CAPTURE(q);
+      auto terms = head_output_terms(m, t, l, q);
+      REQUIRE_MESSAGE(terms.ok(), terms.error());
+      REQUIRE(terms->rows() == 4);
+      const RowVec sum = terms->colwise().sum() + m.weights.layers[static_cast<size_t>(l)].attn.out_b.transpose();
+      CHECK(max_abs_diff(sum, t.layers[static_cast<size_t>(l)].attn.out.row(q)) < 1e-5f);
+      // Head 2's term by hand: its 4 columns of the concat times W_O's 4 columns for it.
+      const WeightMat& w = m.weights.layers[static_cast<size_t>(l)].attn.out_w;
+      RowVec want = RowVec::Zero(16);
+      for (int o = 0; o < 16; ++o)
+        for (int k = 0; k < 4; ++k) want(o) += t.layers[static_cast<size_t>(l)].attn.concat(q, 8 + k) * w(o, 8 + k);
+      CHECK(max_abs_diff(terms->row(2), want) < 1e-5f);
+    }
+  CHECK_FALSE(head_output_terms(m, t, 0, 6).ok());
+  CHECK_FALSE(head_output_terms(m, t, 2, 0).ok());
+}

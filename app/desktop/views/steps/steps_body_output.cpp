@@ -6,6 +6,7 @@
 
 #include <imgui.h>
 
+#include "analysis/measures.h"
 #include "analysis/stats.h"
 #include "views/steps/steps_body.h"
 #include "views/steps/steps_draw.h"
@@ -47,6 +48,64 @@ void wide_map(StepsView& v, const char* id, const Mat& m, int block, int frame_f
       if (block > 0) v.app.head = hit.col / block;
     }
   }
+}
+
+// Output = Σ_i head_i W^O_i + b^O at the query: each head's term (its norm as a bar, its first
+// values), the bias, their sum and the trace's own output under it, so the sum can be checked.
+void head_terms(StepsView& v) {
+  const Lang L = v.app.lang;
+  if (!v.app.trace_model) return;  // an attention file: no W_O to split by
+  auto terms = head_output_terms(*v.app.trace_model, v.t, v.f.layer, v.f.query);
+  if (!terms) return;
+  const int NH = static_cast<int>(terms->rows()), C = static_cast<int>(terms->cols());
+  const Vec& bias = v.app.trace_model->weights.layers[static_cast<size_t>(v.f.layer)].attn.out_b;
+  Mat rows(NH + 3, C);
+  rows.topRows(NH) = *terms;
+  rows.row(NH) = bias.transpose();
+  rows.row(NH + 1) = terms->colwise().sum() + bias.transpose();
+  rows.row(NH + 2) = v.layer.attn.out.row(v.f.query);
+  std::vector<TraceToken> labels(static_cast<size_t>(NH + 3));
+  for (int h = 0; h < NH; ++h) labels[static_cast<size_t>(h)].text = "head_" + std::to_string(h + 1) + " W^O_" + std::to_string(h + 1);
+  labels[static_cast<size_t>(NH)].text = "b^O";
+  labels[static_cast<size_t>(NH + 1)].text = "Σ";
+  labels[static_cast<size_t>(NH + 2)].text = tr(L, Str::steps_terms_trace);
+  big_formula("out_q = \\sum_{i=1}^h head_i W^O_i + b^O");
+  text_wrapped(tr_format(L, Str::steps_terms_explain, v.t.queries[static_cast<size_t>(v.f.query)].text.c_str(), NH));
+  float top = 0;
+  for (int h = 0; h < NH; ++h) top = std::max(top, rows.row(h).norm());
+  if (!ImGui::BeginTable("head_terms", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+  ImGui::TableSetupColumn("");
+  ImGui::TableSetupColumn("|y|");
+  ImGui::TableSetupColumn("##bar", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 10);
+  ImGui::TableHeadersRow();
+  for (int r = 0; r < NH + 3; ++r) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    const bool chosen = r == v.f.head;
+    if (chosen) ImGui::TextColored(ImColor(kStepsAccent), "%s", labels[static_cast<size_t>(r)].text.c_str());
+    else ImGui::TextUnformatted(labels[static_cast<size_t>(r)].text.c_str());
+    ImGui::TableNextColumn();
+    steps_cell_right(steps_number(rows.row(r).norm(), v.decimals));
+    ImGui::TableNextColumn();
+    if (r < NH) {  // the head's share of the largest term
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const float w = ImGui::GetFontSize() * 10, h = ImGui::GetTextLineHeight() * 0.7f;
+      const float f = top > 0 ? rows.row(r).norm() / top : 0.0f;
+      ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + h * 0.2f), ImVec2(p.x + w * f, p.y + h * 1.2f),
+                                                chosen ? kStepsAccent : IM_COL32(120, 160, 220, 255));
+      ImGui::Dummy(ImVec2(w, ImGui::GetTextLineHeight()));
+    }
+  }
+  ImGui::EndTable();
+  NumberTable table;
+  table.id = "terms_table";
+  table.label_header = "";
+  table.labels = &labels;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  table.groups.push_back({"y", &rows, 0, -1, steps_dims_fit(avail, ImGui::GetFontSize() * 7, 1, v.decimals, 8), false});
+  table.highlight_row = v.f.head;
+  table.decimals = v.decimals;
+  steps_number_table(table);
 }
 
 float token_label_width(const StepsView& v) { return std::min(heatmap_label_extent(v.t.keys), ImGui::GetFontSize() * 7); }
@@ -181,6 +240,8 @@ void steps_body_out(StepsView& v) {
   table.decimals = v.decimals;
   ImGui::TextDisabled("%s", tr_format(L, Str::steps_first_dims, table.groups[0].dims, static_cast<int>(out.cols())).c_str());
   steps_number_table(table);
+  ImGui::Spacing();
+  head_terms(v);
   ImGui::Spacing();
   text_wrapped(tr(L, t.config.d_ff == 0 ? Str::steps_out_next_no_ffn : Str::steps_out_next));
 }
