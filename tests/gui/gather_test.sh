@@ -29,6 +29,12 @@ screenshot $out/gather_projector.png
 lang ko
 screenshot $out/gather_projector_ko.png
 presentation off
+lang en
+compare masked_vs_unmasked
+expect idle 20
+expect answer_line its → law/perfect/application/just 0.836
+expect answer_b_line no answer: the model was not trained with this mask, so what it answers under it means nothing: switch the mask off
+lang ko
 sentence The law will never be perfect, but the application should be just.
 expect answer_line 답 없음: 문장에 "its"가 없습니다: 이 데모는 그 자리에서 네 단어를 답합니다
 quit

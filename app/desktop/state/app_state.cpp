@@ -108,13 +108,22 @@ void app_update(AppState& app) {
       app.answer_error = std::move(result->answer_error);
       app.answer_b = std::move(result->answer_b);
       app.error_b = result->error_b;
-      // The coreference demo learnt to resolve "it" with every key visible: under the causal mask its
-      // scores at the last position are a "next token" it was never taught. Say so instead.
-      if ((app.source == ModelSource::demo_coref || app.source == ModelSource::demo_gather) && app.trace->causal && app.answer &&
-          app.answer->kind == AnswerKind::next_token) {
+      // The coreference and gather demos learnt their answers with every key visible: under the
+      // causal mask their scores at the last position are a "next token" they were never taught.
+      // Say so instead, for A and for Compare's B (masked vs unmasked puts the causal mask on B).
+      const bool trained_unmasked = app.source == ModelSource::demo_coref || app.source == ModelSource::demo_gather;
+      const auto untaught = [&](const Trace* t, const std::optional<ModelAnswer>& a) {
+        return trained_unmasked && t && t->causal && a && a->kind == AnswerKind::next_token;
+      };
+      app.answer_b_error.reset();
+      if (untaught(app.trace.get(), app.answer)) {
         app.answer.reset();
         app.answer_full.reset();
         app.answer_error = NoAnswer{NoAnswerReason::mask_not_trained, {}};
+      }
+      if (untaught(app.trace_b.get(), app.answer_b)) {
+        app.answer_b.reset();
+        app.answer_b_error = NoAnswer{NoAnswerReason::mask_not_trained, {}};
       }
       app.error.clear();
       ++app.trace_version;

@@ -93,6 +93,7 @@ struct AppState {
   std::optional<NoAnswer> answer_error;    // why there is no answer (no output head, no "it", ...)
   GenerationState generation;              // Generate: tokens still to append, the generated positions
   std::optional<ModelAnswer> answer_b;     // B's answer (Compare), when its model gives one
+  std::optional<NoAnswer> answer_b_error;  // why B has none, when it is worth saying (a mask not trained with)
   MeasureMaps maps;                        // the measure's maps of A (app_update keeps them current)
   ShownWords words;                        // A in words, when the word toggles are on (state/shown_words.h)
   uint64_t shown_version = 0;              // bumped whenever what the weights views draw changes

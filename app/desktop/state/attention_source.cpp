@@ -125,6 +125,7 @@ void attention_update(AppState& app) {
   app.answer.reset();
   app.answer_full.reset();
   app.answer_b.reset();
+  app.answer_b_error.reset();
   app.answer_error = NoAnswer{NoAnswerReason::no_model, {}};
   app.error.clear();
   app.compute_seconds = 0;

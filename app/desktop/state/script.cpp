@@ -67,6 +67,12 @@ std::string script_expect(const AppState& app, const std::string& what) {
                                        : std::string();
     return contains(line, "answer line");
   }
+  if (kind == "answer_b_line") {  // Compare's B, as shown
+    const std::string line = app.trace_b ? answer_line_text(app.answer_b ? &*app.answer_b : nullptr,
+                                                            app.answer_b_error ? &*app.answer_b_error : nullptr, *app.trace_b, app.lang)
+                                         : std::string();
+    return contains(line, "B's answer line");
+  }
   if (kind == "answer_full")
     return app.answer_full && app.trace ? contains(answer_text(*app.answer_full, *app.trace, Lang::en), "full model's answer")
                                         : std::string("expected the full model's answer beside the ablated one");
@@ -101,7 +107,7 @@ std::string script_expect(const AppState& app, const std::string& what) {
     return got == n ? std::string() : "expected " + text + " tokens, the trace has " + std::to_string(got);
   }
   return "unknown expectation '" + kind +
-         "' (error, no_error, model_error, status, tokens, sentence, model, answer, answer_line, answer_full, importance, weight, idle)";
+         "' (error, no_error, model_error, status, tokens, sentence, model, answer, answer_line, answer_b_line, answer_full, importance, weight, idle)";
 }
 
 // `try LINE`, `nowait LINE`: the line after the verb, with the rest as one argument for TEXT verbs,

@@ -33,6 +33,7 @@
 //   try LINE | paste PATH | expect error|no_error|model_error|status|tokens|sentence|model [TEXT]   (tests)
 //   expect answer TEXT | expect answer_full TEXT | expect importance [L:H]  (the answer in English; the best head)
 //   expect answer_line TEXT  (the answer line as shown, in the UI's language: the answer or why there is none)
+//   expect answer_b_line TEXT  (Compare's B likewise)
 //   expect weight L H Q K VALUE  (the shown trace's weight of query Q on key K in layer L head H, within 1e-6;
 //                                 in words while the word toggles are on)
 //   nowait LINE          runs LINE at the next frame, without waiting for the engine to answer the line

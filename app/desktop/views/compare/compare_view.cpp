@@ -345,8 +345,13 @@ void sides_line(const AppState& app, const Trace& A, const Trace& B) {
   ImGui::SameLine();
   ImGui::TextDisabled("%s", side_desc(app, B, false).c_str());
   // Both models' answers, when they give one: what one head against N heads changes in the result.
-  if (app.answer && app.answer_b) {
-    const std::string a = "A: " + answer_text(*app.answer, A, app.lang), b = "B: " + answer_text(*app.answer_b, B, app.lang);
+  // A side without one says why when the other has one (a demo under a mask it was not trained with).
+  const bool a_says = app.answer || app.answer_error, b_says = app.answer_b || app.answer_b_error;
+  if ((app.answer || app.answer_b) && a_says && b_says) {
+    const std::string a = "A: " + answer_line_text(app.answer ? &*app.answer : nullptr,
+                                                   app.answer_error ? &*app.answer_error : nullptr, A, app.lang);
+    const std::string b = "B: " + answer_line_text(app.answer_b ? &*app.answer_b : nullptr,
+                                                   app.answer_b_error ? &*app.answer_b_error : nullptr, B, app.lang);
     ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1), "%s", a.c_str());
     same_line_if_fits(ImGui::CalcTextSize(b.c_str()).x, ImGui::GetFontSize() * 2);
     ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1), "%s", b.c_str());
