@@ -5,6 +5,7 @@
 
 #include <imgui.h>
 
+#include "demos/coref_data.h"
 #include "views/steps/steps_body.h"
 #include "views/steps/steps_draw.h"
 #include "views/steps/steps_format.h"
@@ -22,7 +23,7 @@ void head_blocks_map(const StepsView& v, const char* label, const Mat HeadTrace:
   float m = 0;
   for (const HeadTrace& h : v.layer.attn.heads) m = std::max(m, steps_max_abs(h.*part));
   const ImVec2 start = ImGui::GetCursorScreenPos();
-  const float label_w = ImGui::CalcTextSize("X W_Q").x + ImGui::GetStyle().ItemSpacing.x;
+  const float label_w = ImGui::CalcTextSize("X W^Q").x + ImGui::GetStyle().ItemSpacing.x;
   const float rows_h = static_cast<float>((v.layer.attn.heads[0].*part).rows()) * cell_h;
   ImGui::GetWindowDrawList()->AddText(ImVec2(start.x, start.y + std::max(0.0f, (rows_h - ImGui::GetTextLineHeight()) * 0.5f)),
                                       ImGui::GetColorU32(ImGuiCol_Text), label);
@@ -39,6 +40,7 @@ void head_blocks_map(const StepsView& v, const char* label, const Mat HeadTrace:
     map.vmax = m;
     map.cmap = Colormap::diverging;
     map.max_rects = 4000 / NH;  // three rows of NH blocks share one budget
+    map.legend = false;         // one colour bar under the row (the blocks share a scale)
     map.highlight_row = part == &HeadTrace::q ? v.f.query : -1;
     if (h == v.f.head) {
       map.frame_first = 0;
@@ -57,7 +59,9 @@ void head_blocks_map(const StepsView& v, const char* label, const Mat HeadTrace:
       if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) v.app.head = h;
     }
   }
-  ImGui::SetCursorScreenPos(ImVec2(start.x, bottom + ImGui::GetStyle().ItemSpacing.y));
+  ImGui::SetCursorScreenPos(ImVec2(start.x + label_w, bottom + 2));
+  colormap_legend(Colormap::diverging, -m, m, block_w * static_cast<float>(NH) - 2);
+  ImGui::SetCursorScreenPos(ImVec2(start.x, ImGui::GetCursorScreenPos().y + ImGui::GetStyle().ItemSpacing.y));
 }
 
 }  // namespace
@@ -167,6 +171,78 @@ void steps_body_input(StepsView& v) {
   steps_number_table(table);
 }
 
+namespace {
+
+// The seeds' PyTorch reshape with real sizes: x (B, n, d_model) → view (B, n, h, d_k) → transpose
+// (B, h, n, d_k), B being this sentence and, when it has one, its minimal pair (tired / wide). Three
+// small drawings: B slabs of n x d_model, the same slabs cut into h coloured column groups, then
+// for each sentence h separate (n, d_k) blocks.
+void reshape_with_batch(StepsView& v) {
+  const Lang L = v.app.lang;
+  const ModelConfig& c = v.t.config;
+  const int n = v.t.n_queries(), d = c.d_model, h = c.n_heads, dk = c.head_size();
+  const std::string pair = coref_minimal_pair(coref_make(v.app.sentence));
+  const int B = pair.empty() ? 1 : 2;
+  const auto shape = [](std::initializer_list<int> dims) {
+    std::string s = "(";
+    for (int x : dims) s += (s.size() > 1 ? ", " : "") + std::to_string(x);
+    return s + ")";
+  };
+  ImGui::TextUnformatted(tr(L, Str::steps_reshape_title));
+  ImGui::TextDisabled("%s", pair.empty() ? tr(L, Str::steps_reshape_one) : tr_format(L, Str::steps_reshape_pair, pair.c_str()).c_str());
+  const ImU32 code = IM_COL32(140, 200, 255, 255);
+  const std::string lines[] = {
+      "x.shape  = (B, n, d_model)  = " + shape({B, n, d}),
+      "q = x @ W^Q                  → " + shape({B, n, d}),
+      "q = q.view(B, n, h, d_k)     → " + shape({B, n, h, dk}),
+      "q = q.transpose(1, 2)        → " + shape({B, h, n, dk}) + "   " + tr(L, Str::steps_reshape_heads)};
+  for (const std::string& s : lines) ImGui::TextColored(ImColor(code), "%s", s.c_str());
+
+  // The drawings: slab width ~ d_model, height ~ n, scaled to a few lines of text.
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float fs = ImGui::GetFontSize();
+  const float slab_w = fs * 6, slab_h = fs * 3, skew = fs * 0.6f, gap = fs * 2.5f;
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const ImU32 edge = IM_COL32(230, 230, 230, 255);
+  const auto head_color = [&](int i, int alpha) {
+    return static_cast<ImU32>(ImColor::HSV(static_cast<float>(i) / static_cast<float>(h), 0.55f, 0.9f, alpha / 255.0f));
+  };
+  const auto slab = [&](float x, float y, bool split) {
+    for (int b = B - 1; b >= 0; --b) {  // the later sentence behind, offset
+      const ImVec2 a(x + skew * static_cast<float>(b), y + skew * static_cast<float>(B - 1 - b));
+      for (int i = 0; i < h; ++i) {
+        const float x0 = a.x + slab_w * static_cast<float>(i) / static_cast<float>(h);
+        const float x1 = a.x + slab_w * static_cast<float>(i + 1) / static_cast<float>(h);
+        dl->AddRectFilled(ImVec2(x0, a.y), ImVec2(x1, a.y + slab_h), split ? head_color(i, 255) : IM_COL32(120, 140, 170, 255));
+      }
+      dl->AddRect(a, ImVec2(a.x + slab_w, a.y + slab_h), edge);
+    }
+  };
+  const float top = p.y + fs * 0.5f;
+  slab(p.x, top, false);
+  slab(p.x + slab_w + skew + gap, top, true);
+  // After the transpose: for each sentence, h blocks of (n, d_k) side by side, a gap between heads.
+  const float x2 = p.x + 2 * (slab_w + skew + gap), block_w = slab_w / static_cast<float>(h);
+  for (int b = B - 1; b >= 0; --b) {
+    const float y = top + skew * static_cast<float>(B - 1 - b), x = x2 + skew * static_cast<float>(b);
+    for (int i = 0; i < h; ++i) {
+      const ImVec2 a(x + (block_w + fs * 0.3f) * static_cast<float>(i), y);
+      dl->AddRectFilled(a, ImVec2(a.x + block_w, a.y + slab_h), head_color(i, 255));
+      dl->AddRect(a, ImVec2(a.x + block_w, a.y + slab_h), edge);
+    }
+  }
+  const float label_y = top + slab_h + skew * static_cast<float>(B - 1) + fs * 0.3f;
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  dl->AddText(ImVec2(p.x, label_y), text, shape({B, n, d}).c_str());
+  dl->AddText(ImVec2(p.x + slab_w + skew + gap, label_y), text, ("view → " + shape({B, n, h, dk})).c_str());
+  dl->AddText(ImVec2(x2, label_y), text, ("transpose → " + shape({B, h, n, dk})).c_str());
+  for (float x : {p.x + slab_w + skew + gap * 0.2f, p.x + 2 * (slab_w + skew) + gap * 1.2f})
+    dl->AddText(ImVec2(x, top + slab_h * 0.3f), text, "→");
+  ImGui::Dummy(ImVec2(x2 - p.x + (block_w + fs * 0.3f) * static_cast<float>(h) + skew, label_y - p.y + fs * 1.5f));
+}
+
+}  // namespace
+
 void steps_body_split(StepsView& v) {
   const Trace& t = v.t;
   const Lang L = v.app.lang;
@@ -174,11 +250,11 @@ void steps_body_split(StepsView& v) {
   ImGui::PushFont(steps_large_font());
   ImGui::TextColored(ImColor(kStepsAccent), "%s", tr_format(L, Str::steps_split_line, C, NH, HS).c_str());
   ImGui::PopFont();
-  ImGui::Text("HS = C / NH = %d / %d = %d", C, NH, HS);
+  ImGui::Text("d_k = d_model / h = %d / %d = %d", C, NH, HS);
   ImGui::Spacing();
 
   const float avail = ImGui::GetContentRegionAvail().x;
-  const float label_w = ImGui::CalcTextSize("X W_Q").x + ImGui::GetStyle().ItemSpacing.x;
+  const float label_w = ImGui::CalcTextSize("X W^Q").x + ImGui::GetStyle().ItemSpacing.x;
   ImGui::SetCursorPosX(ImGui::GetCursorPosX() + label_w);
   const HeadBarHit bar = steps_head_bar(NH, v.f.head, ImVec2(avail - label_w, ImGui::GetFrameHeight() * 1.2f), "split");
   if (bar.clicked >= 0) v.app.head = bar.clicked;
@@ -192,9 +268,11 @@ void steps_body_split(StepsView& v) {
   ImGui::Spacing();
 
   const float cell_h = std::clamp(ImGui::GetFontSize() * 4.5f / static_cast<float>(t.n_queries()), 1.0f, ImGui::GetFontSize() * 0.5f);
-  head_blocks_map(v, "X W_Q", &HeadTrace::q, avail, cell_h);
-  head_blocks_map(v, "X W_K", &HeadTrace::k, avail, cell_h);
-  head_blocks_map(v, "X W_V", &HeadTrace::v, avail, cell_h);
+  head_blocks_map(v, "X W^Q", &HeadTrace::q, avail, cell_h);
+  head_blocks_map(v, "X W^K", &HeadTrace::k, avail, cell_h);
+  head_blocks_map(v, "X W^V", &HeadTrace::v, avail, cell_h);
+  ImGui::Spacing();
+  reshape_with_batch(v);
 }
 
 namespace {
