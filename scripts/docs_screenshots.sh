@@ -87,3 +87,24 @@ quit
 ACTIONS
   run several_heads_$lang --script "$tmp/several_heads_$lang.txt"
 done
+
+cat > "$tmp/architecture.txt" <<ACTIONS
+model coref
+view arch
+screenshot $out/architecture.png
+quit
+ACTIONS
+run architecture --script "$tmp/architecture.txt"
+
+cat > "$tmp/steps_formula_ko.txt" <<ACTIONS
+model coref
+lang ko
+view steps
+query 7
+step 6
+steps_notation on
+presentation on
+screenshot $out/steps_formula_ko.png
+quit
+ACTIONS
+run steps_formula_ko --script "$tmp/steps_formula_ko.txt"

@@ -79,6 +79,9 @@ struct Figure {
 
 inline constexpr int64_t kFigureMaxItems = 1'500'000;  // past this an SVG (~150 bytes an item) is no longer useful
 
+// Every position and size of the figure (text heights, line widths, the page) multiplied by `scale`.
+void figure_scale(Figure& figure, float scale);
+
 // Copies src's items into dst moved by (dx, dy), prefixing every cell tag's panel id with `panel_prefix`.
 void figure_append(Figure& dst, const Figure& src, float dx, float dy, const std::string& panel_prefix = {});
 

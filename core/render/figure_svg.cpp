@@ -222,4 +222,36 @@ void figure_append(Figure& dst, const Figure& src, float dx, float dy, const std
   }
 }
 
+void figure_scale(Figure& fig, float s) {
+  fig.width *= s;
+  fig.height *= s;
+  for (FigureItem& item : fig.items)
+    std::visit(
+        [s](auto& it) {
+          using T = std::decay_t<decltype(it)>;
+          if constexpr (std::is_same_v<T, FigureLine>) {
+            for (auto& p : it.points) {
+              p.x *= s;
+              p.y *= s;
+            }
+            it.width *= s;
+          } else if constexpr (std::is_same_v<T, FigureCircle>) {
+            it.cx *= s;
+            it.cy *= s;
+            it.r *= s;
+          } else if constexpr (std::is_same_v<T, FigureText>) {
+            it.x *= s;
+            it.y *= s;
+            it.px *= s;
+          } else {  // rectangles and colour bars
+            it.x *= s;
+            it.y *= s;
+            it.w *= s;
+            it.h *= s;
+            if constexpr (std::is_same_v<T, FigureRect>) it.stroke_width *= s;
+          }
+        },
+        item);
+}
+
 }  // namespace attnviz

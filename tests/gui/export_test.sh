@@ -32,6 +32,10 @@ model coref
 view coref
 export view png $out/coref.png 2
 export view svg $out/coref.svg
+lang ko
+query 7
+export slides $out/slides
+expect status 18 slides
 quit
 ACTIONS
 } > "$out/actions.txt"
@@ -42,6 +46,13 @@ for v in heads model arch lines compare steps stats train coref; do
   xmllint --noout "$out/$v.svg"
 done
 xmllint --noout "$out/heads_ko.svg"
+# Slides: the 8 views (Step by step aside) and the ten steps, 16:9 at 1920 x 1080, PNG and SVG, in Korean.
+[ "$(ls "$out/slides"/*.png | wc -l)" -eq 18 ] || { ls "$out/slides"; echo "not 18 slides"; exit 1; }
+"$check_png" "$out/slides/01_heads.png" 1920 1080
+"$check_png" "$out/slides/18_step10.png" 1920 1080
+xmllint --noout "$out/slides/13_step05.svg"
+grep -q '단계별 계산 — 5 / 10' "$out/slides/13_step05.svg" || { echo "the step slide lacks its Korean title"; exit 1; }
+grep -q '(Q_iK_i^T)/√d_k' "$out/slides/13_step05.svg" || { echo "the step slide lacks its formula"; exit 1; }
 [ ! -e "$out/train_none.svg" ] || { echo "an export with nothing to show wrote a file"; exit 1; }
 grep -q '헤드 1' "$out/heads_ko.svg" || { echo "the Korean SVG has no Hangul title"; exit 1; }
 # The architecture diagram has the sandbox's sizes: 2 layers x 4 heads of d_k 16, d_model 64.

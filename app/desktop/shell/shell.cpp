@@ -4,6 +4,8 @@
 #include "shell/shell.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <vector>
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
@@ -27,10 +29,45 @@ constexpr ImGuiWindowFlags kFixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_N
                                     ImGuiWindowFlags_NoSavedSettings;
 constexpr ImGuiWindowFlags kBare = kFixed | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar;
 
+// The path starts absolute, in the folder the app was started from, so the dialog says where a
+// file will go; the browser under it moves from there.
 void open_dialog(ShellState& shell, ShellState::Dialog d, const std::string& default_path) {
   shell.dialog = d;
   shell.dialog_just_opened = true;
-  shell.path = default_path;
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::absolute(default_path, ec);
+  shell.path = ec ? default_path : p.string();
+}
+
+// The folders (and, unless only a folder is asked for, the files) beside the path: a click on a
+// folder goes into it keeping the file name, ".." goes up, a click on a file takes it.
+void path_browser(std::string& path, bool folders_only) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path p = fs::absolute(path.empty() ? fs::path(".") : fs::path(path), ec);
+  if (ec) return;
+  const bool is_dir = fs::is_directory(p, ec);
+  const fs::path dir = is_dir ? p : p.parent_path();
+  const fs::path name = is_dir || folders_only ? fs::path() : p.filename();
+  std::vector<std::pair<std::string, bool>> entries;  // (name, is a folder)
+  for (fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string n = it->path().filename().string();
+    if (n.empty() || n[0] == '.') continue;  // hidden files stay hidden
+    const bool folder = it->is_directory(ec);
+    if (folder || !folders_only) entries.emplace_back(n, folder);
+    if (entries.size() >= 2000) break;
+  }
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second : a.first < b.first;  // folders first, then by name
+  });
+  ImGui::TextDisabled("%s", dir.string().c_str());
+  ImGui::BeginChild("##browser", ImVec2(ImGui::GetFontSize() * 32, ImGui::GetTextLineHeightWithSpacing() * 9), true);
+  if (dir.has_parent_path() && dir != dir.root_path() && ImGui::Selectable("..")) path = (dir.parent_path() / name).string();
+  for (const auto& [n, folder] : entries) {
+    if (!ImGui::Selectable((n + (folder ? "/" : "")).c_str())) continue;
+    path = folder ? (dir / n / name).string() : (dir / n).string();
+  }
+  ImGui::EndChild();
 }
 
 void menu_bar(AppState& app, ShellState& shell) {
@@ -60,6 +97,8 @@ void menu_bar(AppState& app, ShellState& shell) {
                   "attnviz-layer" + std::to_string(app.layer + 1) + "-head" + std::to_string(app.head + 1) + ".csv");
     if (ImGui::MenuItem(tr(L, Str::export_json), nullptr, false, has_trace))
       open_dialog(shell, ShellState::Dialog::export_json, "attnviz-trace.json");
+    if (ImGui::MenuItem(tr(L, Str::export_slides), nullptr, false, has_trace))
+      open_dialog(shell, ShellState::Dialog::export_slides, "attnviz-slides");
     ImGui::Separator();
     if (ImGui::MenuItem(tr(L, Str::quit))) shell.quit = true;
     ImGui::EndMenu();
@@ -184,6 +223,7 @@ void file_dialog(AppState& app, ShellState& shell) {
                       : shell.dialog == D::export_view_png ? tr(L, Str::export_view_png)
                       : shell.dialog == D::export_view_svg ? tr(L, Str::export_view_svg)
                       : shell.dialog == D::export_csv   ? tr(L, Str::export_csv)
+                      : shell.dialog == D::export_slides ? tr(L, Str::export_slides)
                                                         : tr(L, Str::export_json);
   if (shell.dialog_just_opened) {
     ImGui::OpenPopup(title);
@@ -195,6 +235,8 @@ void file_dialog(AppState& app, ShellState& shell) {
     ImGui::SetNextItemWidth(480);
     if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
     const bool enter = ImGui::InputText("##path", &shell.path, ImGuiInputTextFlags_EnterReturnsTrue);
+    path_browser(shell.path, shell.dialog == D::export_slides);
+    if (shell.dialog == D::export_slides) ImGui::TextDisabled("%s", tr(L, Str::export_slides_hint));
     if (shell.dialog == D::export_png || shell.dialog == D::export_view_png) ImGui::SliderFloat(tr(L, Str::scale), &shell.png_scale, 0.5f, 4.0f, "%.1f×");
     if (ImGui::Button(tr(L, Str::ok)) || enter) {
       switch (shell.dialog) {
@@ -211,6 +253,18 @@ void file_dialog(AppState& app, ShellState& shell) {
           break;
         case D::export_csv: app_report(app, app_export_csv(app, shell.path), std::string(tr(L, Str::saved)) + " " + shell.path); break;
         case D::export_json: app_report(app, app_export_json(app, shell.path), std::string(tr(L, Str::saved)) + " " + shell.path); break;
+        case D::export_slides: {
+          auto n = app_export_slides(app, shell.path);
+          std::string done;
+          if (n) {
+            done = tr_format(L, Str::export_slides_done, n->pages, shell.path.c_str());
+            std::string skipped;
+            for (const std::string& v : n->skipped) skipped += (skipped.empty() ? "" : ", ") + v;
+            if (!skipped.empty()) done += " · " + tr_format(L, Str::export_slides_skipped, skipped.c_str());
+          }
+          app_report(app, n ? Status(Ok{}) : Status(make_error(n.error())), done);
+          break;
+        }
         case D::none: break;
       }
       shell.dialog = D::none;

@@ -14,7 +14,7 @@ inline constexpr float kPresentationScale = 1.6f;
 // UI-only state of the shell (which dialog is open and its text field).
 struct ShellState {
   enum class Dialog { none, open_session, save_session, open_attention, open_attention_b, export_png, export_view_png, export_view_svg, export_csv,
-                      export_json };
+                      export_json, export_slides };
   Dialog dialog = Dialog::none;
   bool dialog_just_opened = false;
   std::string path;

@@ -375,6 +375,14 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
       s = app_export_view(app, a[2], a[1] == "svg" ? FigureFormat::svg : FigureFormat::png, scale);
     } else if (a[0] == "csv") s = app_export_csv(app, a[1]);
     else if (a[0] == "json") s = app_export_json(app, a[1]);
+    else if (a[0] == "slides") {  // export slides DIR: every view and step as 16:9 pages
+      auto n = app_export_slides(app, a[1]);
+      s = n ? Status(Ok{}) : Status(make_error(n.error()));
+      if (n) {
+        app.status = std::to_string(n->pages) + " slides";
+        for (const std::string& id : n->skipped) app.status += "; skipped " + id;
+      }
+    }
     if (!s) return fail(s.error());
   } else if (v == "save") {
     if (!need(1)) return fail("expected a path");

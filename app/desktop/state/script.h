@@ -19,6 +19,7 @@
 //   words on|off (merge pieces into words) | hide_special on|off (Heads, Model view, Lines, Statistics)
 //   export png PATH [SCALE] (the layer's heads grid) | export csv PATH | export json PATH | save PATH | open PATH
 //   export view png|svg PATH [SCALE] (the shown view as a figure: PNG at SCALE, or SVG; state/view_figure.h)
+//   export slides DIR (every view and every step as 16:9 pages, 1920 x 1080 PNG and SVG)
 //   train start|pause|resume|stop|reset|wait|compare|use | train save PATH | train demo coref|induction
 //   train pair_stop|pair_reset
 //   train seed N | train heads N | train d_model N | train steps N | train report N   (see script_train)

@@ -23,9 +23,6 @@ struct StepsView {
 
 // "(n, d_model) = (12, 512)"-style shape line of a step, in the seeds' symbols.
 std::string steps_shape_text(const StepsView& v, LectureStep step);
-// The step's formula in the seeds' notation, as formula markup (state/formula_markup.h); empty when
-// the head's score has none of that form (additive, "general").
-std::string steps_formula(const StepsView& v, LectureStep step);
 // The notation table: the seeds' symbols, what each is, the older letters (T, C, NH, HS) and this
 // model's sizes, each weight matrix with its shape.
 void steps_notation(StepsView& v);

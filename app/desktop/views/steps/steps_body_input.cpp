@@ -110,26 +110,6 @@ std::string steps_shape_text(const StepsView& v, LectureStep step) {
   return {};
 }
 
-std::string steps_formula(const StepsView& v, LectureStep step) {
-  const ScoreKind score = v.head.score;
-  const bool scaled = score == ScoreKind::scaled_dot, dot = scaled || score == ScoreKind::dot;
-  const std::string scores = scaled ? "\\frac{Q_iK_i^T}{\\sqrt{d_k}}" : "Q_iK_i^T";
-  switch (step) {
-    case LectureStep::input: return "X = (x_1, …, x_n),\\, x_j: d_{model}";
-    case LectureStep::head_split: return "d_k = d_v = \\frac{d_{model}}{h}";
-    case LectureStep::qkv: return "Q_i = XW^Q_i,\\, K_i = XW^K_i,\\, V_i = XW^V_i";
-    case LectureStep::scores: return dot ? "Q_iK_i^T" : "";
-    case LectureStep::scale: return dot ? scores : "";
-    case LectureStep::mask: return dot ? scores + " + M" : "";
-    case LectureStep::softmax: return dot ? "A_i = softmax(" + scores + " + M)" : "";
-    case LectureStep::weighted_sum:
-      return scaled ? "head_i = Attention(QW^Q_i, KW^K_i, VW^V_i) = softmax(\\frac{QW^Q_i(KW^K_i)^T}{\\sqrt{d_k}})VW^V_i"
-                    : "head_i = A_iV_i";
-    case LectureStep::concat: return "Concat(head_1, …, head_h)";
-    case LectureStep::out_proj: return "MultiHead(Q,K,V) = Concat(head_1, …, head_h)W^O";
-  }
-  return {};
-}
 
 void steps_body_input(StepsView& v) {
   const Trace& t = v.t;

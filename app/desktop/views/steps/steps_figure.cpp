@@ -6,6 +6,7 @@
 
 #include "analysis/lecture.h"
 #include "state/figure_page.h"
+#include "state/formula_markup.h"
 #include "state/view_figure.h"
 #include "views/steps/steps_text.h"
 
@@ -59,7 +60,7 @@ std::vector<StepMatrix> step_matrices(const Trace& t, const LectureFocus& f, Lec
     case LectureStep::softmax: return {{"weights", h.weights, false, true}};
     case LectureStep::weighted_sum: return {{"weights", h.weights, false, true}, {"weights · V", h.out}};
     case LectureStep::concat: return {{"concat", lt.attn.concat}};
-    case LectureStep::out_proj: return {{"concat · W_O", lt.attn.out}};
+    case LectureStep::out_proj: return {{"Concat · W^O", lt.attn.out}};
   }
   return {};
 }
@@ -79,6 +80,9 @@ Result<Figure> steps_figure(const AppState& app, const FontRaster* font) {
                       std::to_string(f.head + 1) + " · " + tr(L, Str::query) + " " + t.queries[static_cast<size_t>(f.query)].text + " #" +
                       std::to_string(f.query),
             14, kPageDim);
+  if (auto formula = formula_parse(steps_formula_markup(lecture_step_at(step), t.head(f.layer, f.head).score));
+      formula && !formula->kids.empty())
+    page_line(page, formula_plain(*formula), 17, Rgba{200, 110, 10, 255});
   page_paragraph(page, tr(L, kStepsExplain[step]), 14, kPageInk);
   page_gap(page, 8);
   for (const StepMatrix& sm : step_matrices(t, f, lecture_step_at(step)))

@@ -151,7 +151,7 @@ void steps_view_draw(AppState& app, GuiResources& gui) {
   ImGui::SameLine();
   text_wrapped(std::string("· ") + tr(L, kStepsTitle[app.steps.step]));
   ImGui::PopFont();
-  if (const std::string formula = steps_formula(v, step); !formula.empty())
+  if (const std::string formula = steps_formula_markup(step, v.head.score); !formula.empty())
     formula_item(formula, ImGui::GetFontSize() * 1.6f, kStepsAccent);
   text_wrapped(tr(L, kStepsExplain[app.steps.step]));
   ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(140, 200, 255, 255));
