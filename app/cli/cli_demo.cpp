@@ -189,7 +189,8 @@ int cli_train_pair(const CliOptions& o, std::ostream& out, std::ostream& err) {
     seeds.push_back({{"seed", seed}, {"one_head", pair_side_json(pair->one_head)}, {"n_heads", pair_side_json(pair->n_heads)},
                      {"n_heads_ahead", n_ahead}});
   }
-  shown << t.n_heads << " heads ahead of 1 head in " << ahead << " of " << o.seeds.size() << " seeds\n";
+  shown << t.n_heads << " heads ahead of 1 head in " << ahead << " of " << counted(static_cast<long long>(o.seeds.size()), "seed")
+        << "\n";
   if (o.json_path.empty()) return 0;
   CliJson j;
   j["demo"] = "gather";

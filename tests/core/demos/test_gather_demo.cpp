@@ -65,10 +65,14 @@ TEST_CASE("gather demo: the shipped seed's 4 heads each take one of the seed sen
   auto focus = gather_focus(r->model, gather_generate(o.seed).heldout);
   REQUIRE(focus.ok());
   CHECK(*focus > 0.9f);
+  // The shipped assets/demo_gather is this run, bit for bit.
+  test::check_shipped_retrain(r->model, test::load_asset("demo_gather"));
 }
 
-TEST_CASE("gather demo: 1 head needs more steps than 4 and shares its attention (seeds 1 and 7)") {
-  for (uint64_t seed : {1u, 7u}) {
+TEST_CASE("gather demo: 1 head needs more steps than 4 and shares its attention (seed 1)") {
+  // Seeds 1-10 are bench/README.md's table (attnviz-cli train pair); one seed here keeps the
+  // sanitizer pass short.
+  for (uint64_t seed : {1u}) {
     GatherTrainOptions o;
     o.seed = seed;
     auto pair = gather_train_pair(o);
@@ -78,7 +82,8 @@ TEST_CASE("gather demo: 1 head needs more steps than 4 and shares its attention 
     CHECK(gather_n_heads_ahead(*pair));
     REQUIRE(pair->one_head.steps_to_target > 0);
     REQUIRE(pair->n_heads.steps_to_target > 0);
-    CHECK(pair->n_heads.steps_to_target < pair->one_head.steps_to_target);  // 75 vs 350 (seed 1), 300 vs 525 (seed 7)
+    CHECK(pair->n_heads.steps_to_target == 75);
+    CHECK(pair->one_head.steps_to_target == 350);
     CHECK(pair->one_head.focus < 0.65f);
     CHECK(pair->n_heads.focus > 0.8f);
   }
