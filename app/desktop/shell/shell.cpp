@@ -129,11 +129,36 @@ void menu_bar(AppState& app, ShellState& shell) {
   ImGui::EndMainMenuBar();
 }
 
-void view_tabs(AppState& app) {
+// The view tabs' rows within `width`: one while every title fits, more where they wrap (nine tabs
+// beside the side panels on a projector), so none is cut off at the right.
+float tab_width(Lang L, const ViewEntry& e) { return ImGui::CalcTextSize(tr(L, e.title)).x + 8; }
+
+int view_tab_rows(Lang L, float width) {
+  int rows = 1;
+  float x = 0;
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
   for (const ViewEntry& e : view_registry()) {
-    if (e.view != kAllViews[0]) ImGui::SameLine();
+    const float w = tab_width(L, e);
+    if (x > 0 && x + gap + w > width) {
+      ++rows;
+      x = 0;
+    }
+    x += (x > 0 ? gap : 0) + w;
+  }
+  return rows;
+}
+
+void view_tabs(AppState& app) {
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  float x = 0;
+  const float width = ImGui::GetContentRegionAvail().x;
+  for (const ViewEntry& e : view_registry()) {
     const char* label = tr(app.lang, e.title);
-    if (ImGui::Selectable(label, app.view == e.view, 0, ImVec2(ImGui::CalcTextSize(label).x + 8, 0))) app.view = e.view;
+    const float w = tab_width(app.lang, e);
+    if (x > 0 && x + gap + w <= width) ImGui::SameLine();
+    else if (x > 0) x = 0;  // wraps: the next row
+    x += (x > 0 ? gap : 0) + w;
+    if (ImGui::Selectable(label, app.view == e.view, 0, ImVec2(w, 0))) app.view = e.view;
   }
 }
 
@@ -333,7 +358,9 @@ void shell_draw(AppState& app, ShellState& shell, GuiResources& gui, float width
   const bool panels = !app.presentation || app.presentation_panels;
   const float left = panels ? std::min(390.0f * s, std::max(300.0f * std::min(s, 1.5f), 0.3f * width)) : 0.0f;
   const float sentence_h = std::min(300.0f * s, 0.4f * height);
-  const float tabs_h = 2 * ImGui::GetFrameHeight() + 14;  // the view tabs, then the model's answer
+  // The view tabs (one row, or more where they wrap), then the model's answer.
+  const float tabs_w = width - left - 2 * ImGui::GetStyle().WindowPadding.x;
+  const float tabs_h = static_cast<float>(view_tab_rows(app.lang, tabs_w) + 1) * ImGui::GetFrameHeight() + 14;
   const float bottom = height - status_h;
 
   if (panels) {
