@@ -103,4 +103,20 @@ void start_deep_residual_branches_small(Model& m) {
   }
 }
 
+Result<ModelConfig> demo_model_config(const DemoArch& a, int max_positions) {
+  ModelConfig c;
+  c.d_model = a.d_model;
+  c.n_heads = a.n_heads;
+  c.n_layers = a.n_layers;
+  c.d_ff = a.d_ff;
+  if (a.d_ff > 0) c.activation = Activation::gelu;
+  c.norm = a.norm;
+  c.positions = a.positions;
+  c.score = a.score;
+  c.max_positions = max_positions;
+  c.final_norm = true;
+  if (Status s = config_validate(c); !s) return make_error(s.error());
+  return c;
+}
+
 }  // namespace attnviz

@@ -63,6 +63,12 @@ Result<DemoArch> demo_arch_parse(std::string_view text, DemoArch base);
 // the demo's shipped architecture ("_layers3_ffn128_dot_post_sinusoidal"); the seed is not part of it.
 std::string demo_arch_key(const DemoArch& arch, const DemoArch& shipped);
 
+// The model config of a demo architecture: its sizes, scoring, norm placement and positions, a
+// final norm, `max_positions` rows of positions, and the GELU the coreference demo's FFN uses when
+// there is an FFN (attention-only models keep the config's default activation, which shipped files
+// record). The induction and gather demos build theirs with it; errors are config_validate's.
+Result<ModelConfig> demo_model_config(const DemoArch& arch, int max_positions);
+
 // Heads whose scores are not divided by √HS (unscaled dot-product, "general") start with scores
 // 1/HS the size the default draw gives them; see the .cpp. Scaled dot-product and additive heads
 // keep the default draw.

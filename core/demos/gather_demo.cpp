@@ -59,19 +59,9 @@ std::string gather_arch_key(const GatherTrainOptions& o) {
 
 Result<Model> gather_model_init(const GatherTrainOptions& o) {
   if (Status s = options_check(o); !s) return make_error(s.error());
-  ModelConfig c;
-  c.d_model = o.d_model;
-  c.n_heads = o.n_heads;
-  c.n_layers = o.n_layers;
-  c.d_ff = o.d_ff;
-  if (o.d_ff > 0) c.activation = Activation::gelu;
-  c.norm = o.norm;
-  c.positions = o.positions;
-  c.score = o.score;
-  c.max_positions = kMaxPositions;
-  c.final_norm = true;
-  if (Status s = config_validate(c); !s) return make_error(s.error());
-  Model m = model_init_random(c, o.seed);
+  auto c = demo_model_config(gather_arch(o), kMaxPositions);
+  if (!c) return make_error(c.error());
+  Model m = model_init_random(*c, o.seed);
   m.vocab = gather_vocabulary();
   m.source = made_source(kSourceGatherDemo, o.seed);
   weights_init_vocab(m, seed_for(o.seed, "gather.embeddings"), 1.0, 1.0, 0.05);

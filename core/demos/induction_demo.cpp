@@ -117,21 +117,9 @@ struct GridMean {
 //   twice the steps. 4 heads or d_model 64: fewer steps but 2-3x the time per step.
 Result<Model> induction_model_init(const InductionTrainOptions& o) {
   if (Status s = options_check(o); !s) return make_error(s.error());
-  ModelConfig c;
-  c.d_model = o.d_model;
-  c.n_heads = o.n_heads;
-  c.n_layers = o.n_layers;
-  c.d_ff = o.d_ff;
-  // The FFN's, as the coreference demo's. Attention-only models keep the config's default, which is
-  // what the shipped file records.
-  if (o.d_ff > 0) c.activation = Activation::gelu;
-  c.norm = o.norm;
-  c.positions = o.positions;
-  c.score = o.score;
-  c.max_positions = o.length;
-  c.final_norm = true;
-  if (Status s = config_validate(c); !s) return make_error(s.error());
-  Model m = model_init_random(c, o.seed);
+  auto c = demo_model_config(induction_arch(o), o.length);
+  if (!c) return make_error(c.error());
+  Model m = model_init_random(*c, o.seed);
   m.vocab = induction_vocabulary(o.vocab_size);
   m.source = made_source(kSourceInductionDemo, o.seed);
   // Positions as strong as tokens: the previous-token head in layer 0 reads nothing else.
