@@ -10,8 +10,10 @@ set -euo pipefail
 packages=(cmake g++ make pkg-config libeigen3-dev nlohmann-json3-dev doctest-dev libstb-dev
           libopenblas-openmp-dev libfontconfig-dev fonts-nanum libimgui-dev libglfw3-dev libgl-dev)
 case "${1:-build}" in
-  # xrdb (x11-xserver-utils): the HiDPI test's Xft.dpi; desktop-file-validate: the install test
-  test) packages+=(clang libclang-rt-dev xvfb xauth libgl1-mesa-dri x11-xserver-utils desktop-file-utils libxml2-utils librsvg2-bin) ;;
+  # xrdb (x11-xserver-utils): the HiDPI test's Xft.dpi; desktop-file-validate: the install test;
+  # xdotool, ibus, ibus-hangul, dbus-x11: the input method test types Korean with real keys
+  test) packages+=(clang libclang-rt-dev xvfb xauth libgl1-mesa-dri x11-xserver-utils desktop-file-utils libxml2-utils librsvg2-bin
+                   xdotool ibus ibus-hangul dbus-x11) ;;
   fuzz) packages+=(clang libclang-rt-dev libomp-dev) ;;
   package) packages+=(dpkg-dev file) ;;
   app|build) ;;

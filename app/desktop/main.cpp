@@ -21,6 +21,7 @@
 #include "base/memory_tuning.h"
 #include "render/image.h"
 #include "shell/fonts.h"
+#include "shell/key_taps.h"
 #include "shell/shell.h"
 #include "state/app_busy.h"
 #include "state/app_memory.h"
@@ -276,6 +277,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
+    key_taps_frame_begun(window);
     ImFont* const font = app.presentation && fonts.large ? fonts.large : fonts.normal;
     ImGui::PushFont(font);
     int width = 0, height = 0;
@@ -396,6 +398,7 @@ int run(const AppOptions& opt) {
   ImGui::StyleColorsDark();
   ImGui::GetStyle().WindowRounding = 3.0f;
   ImGui_ImplGlfw_InitForOpenGL(window, true);
+  key_taps_install(window);
   Drops drops;  // outlives the frame loop; the callback is removed before the window goes
   glfwSetWindowUserPointer(window, &drops);
   glfwSetDropCallback(window, on_drop);

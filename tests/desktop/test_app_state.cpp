@@ -171,8 +171,10 @@ TEST_CASE("app state: sessions round-trip, with enums saved by name") {
   app.lang = Lang::ko;
   app.compare.mode = CompareMode::masked_vs_unmasked;
   app.layer = 1;
+  app.hangul.on = true;
   const Session s = app_capture_session(app);
   CHECK(s.ui.at("view") == "steps");
+  CHECK(s.ui.at("hangul_typing") == "1");
   CHECK(s.ui.at("language") == "ko");
   CHECK(s.ui.at("compare_mode") == "masked_vs_unmasked");
   CHECK(s.ui.at("model_source") == "sandbox");
@@ -183,6 +185,7 @@ TEST_CASE("app state: sessions round-trip, with enums saved by name") {
   REQUIRE(app_apply_session(other, s).ok());
   CHECK(other.view == View::steps);
   CHECK(other.lang == Lang::ko);
+  CHECK(other.hangul.on);
   CHECK(other.compare.mode == CompareMode::masked_vs_unmasked);
   CHECK(other.config.d_model == 16);
   CHECK(other.layer == 1);
@@ -211,8 +214,11 @@ TEST_CASE("app state: a bad session changes nothing and names what is wrong") {
   CHECK(
       app_apply_session(app, s).error() ==
       "session: ui: unknown key 'langauge' (known: view, language, colormap, compare_sentence, compare_mode, annotate, "
-      "measure, ablated, ablation, model_source, model_path, sentence_b, demo_arch)");
+      "measure, ablated, ablation, model_source, model_path, sentence_b, demo_arch, hangul_typing)");
   s.ui.erase("langauge");
+  s.ui["hangul_typing"] = "yes";
+  CHECK(app_apply_session(app, s).error() == "session: hangul_typing is 'yes', not 0 or 1");
+  s.ui["hangul_typing"] = "0";
   s.ui["demo_arch"] = "heads=2";
   CHECK(app_apply_session(app, s).error() == "session: demo_arch needs model_source coref or induction");
   s.ui["model_source"] = "induction";

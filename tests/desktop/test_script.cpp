@@ -94,5 +94,32 @@ TEST_CASE("script: nowait, expect idle, wait_limit, echo_lines and report memory
   CHECK(script_apply(app, parse_one("train pair_stop")).error.empty());
 }
 
+TEST_CASE("script: within, hangul, focus and expect composing (the input-method test's verbs)") {
+  const ScriptPacing within = script_pacing(parse_one("within 20 expect sentence 안녕"));
+  CHECK_FALSE(within.wait_for_engine);
+  CHECK(within.retry_seconds == 20);
+  AppState app;
+  app.sentence = "안";
+  const ScriptStep not_yet = script_apply(app, parse_one("within 20 expect sentence 안녕"));
+  CHECK(not_yet.error == "script line 1 (expect): expected the sentence '안녕', it is '안'");
+  app.sentence = "안녕";
+  CHECK(script_apply(app, parse_one("within 20 expect sentence 안녕")).error.empty());
+  CHECK(script_apply(app, parse_one("within soon expect sentence 안녕")).error.find("expected a number of seconds") !=
+        std::string::npos);
+  CHECK(script_apply(app, parse_one("within 5 view heads")).error.find("expected an expect line") != std::string::npos);
+
+  CHECK_FALSE(app.hangul.on);
+  CHECK(script_apply(app, parse_one("hangul on")).error.empty());
+  CHECK(app.hangul.on);
+  CHECK(script_apply(app, parse_one("expect composing")).error.empty());  // nothing composed
+  app.hangul.composing = "녕";
+  CHECK(script_apply(app, parse_one("expect composing 녕")).error.empty());
+  CHECK(script_apply(app, parse_one("expect composing")).error == "script line 1 (expect): expected to be composing '', it is '녕'");
+  CHECK(script_apply(app, parse_one("focus compare_sentence")).error.empty());
+  CHECK(app.focus_field == "compare_sentence");
+  CHECK(script_apply(app, parse_one("focus model")).error ==
+        "script line 1 (focus): expected sentence, source, sentence_b or compare_sentence");
+}
+
 }  // namespace
 }  // namespace attnviz

@@ -130,6 +130,32 @@ void word_toggles(AppState& app) {
   if (!app.words.error.empty()) text_wrapped(tr_format(L, Str::words_cannot, app.words.error.c_str()));
 }
 
+namespace {
+
+// A sentence box; `field` names it for the script's `focus`.
+void typed_box(AppState& app, const char* field, const char* id, std::string& text, float lines) {
+  if (app.focus_field == field) {
+    ImGui::SetKeyboardFocusHere();
+    app.focus_field.clear();
+  }
+  if (sentence_box(id, text, ImVec2(-1, ImGui::GetTextLineHeight() * lines), &app.hangul)) app.dirty = true;
+}
+
+// "가" at the end of the Sentence label's line: the built-in Korean typing, lit while on.
+void hangul_toggle(AppState& app) {
+  const char* label = "가";
+  const float w = ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
+  ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - w);
+  const bool on = app.hangul.on;
+  if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetColorU32(ImGuiCol_ButtonActive));
+  if (ImGui::SmallButton(label)) app.hangul.on = !app.hangul.on;
+  if (on) ImGui::PopStyleColor();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%s", tr(app.lang, app.hangul.on ? Str::hangul_typing_on : Str::hangul_typing_off));
+}
+
+}  // namespace
+
 void panel_sentence(AppState& app) {
   // "###" keeps the window's id (and its scroll) when the language changes the title.
   const std::string title = std::string(tr(app.lang, Str::panel_sentence)) + "###panel_sentence";
@@ -151,18 +177,16 @@ void panel_sentence(AppState& app) {
   }
   if (!from_file && app.cross) {
     ImGui::TextUnformatted(tr(app.lang, Str::source_sentence));
-    if (sentence_box("##source", app.source_sentence, ImVec2(-1, ImGui::GetTextLineHeight() * 3)))
-      app.dirty = true;
+    typed_box(app, "source", "##source", app.source_sentence, 3);
   }
   if (!from_file) {
     ImGui::TextUnformatted(tr(app.lang, Str::sentence));
-    if (sentence_box("##sentence", app.sentence, ImVec2(-1, ImGui::GetTextLineHeight() * 3.5f)))
-      app.dirty = true;
+    hangul_toggle(app);
+    typed_box(app, "sentence", "##sentence", app.sentence, 3.5f);
   }
   if (app_reads_pairs(app)) {
     text_wrapped(tr(app.lang, Str::ck_sentence_b));
-    if (sentence_box("##sentence_b", app.sentence_b, ImVec2(-1, ImGui::GetTextLineHeight() * 2.2f)))
-      app.dirty = true;
+    typed_box(app, "sentence_b", "##sentence_b", app.sentence_b, 2.2f);
   }
   if (!app.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1));

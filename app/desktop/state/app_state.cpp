@@ -233,6 +233,7 @@ Session app_capture_session(const AppState& app) {
   s.ui["compare_sentence"] = app.compare.sentence;
   s.ui["compare_mode"] = std::string(compare_mode_name(app.compare.mode));
   s.ui["annotate"] = app.annotate ? "1" : "0";
+  s.ui["hangul_typing"] = app.hangul.on ? "1" : "0";
   s.ui["measure"] = std::string(name_of(app.measure));
   s.ui["ablated"] = ablation_heads_format(app.ablation.heads);
   s.ui["ablation"] = std::string(name_of(app.ablation.mode));
@@ -250,7 +251,7 @@ Status app_apply_session(AppState& app, const Session& s) {
   // Validate the UI part completely before touching the state: a bad file changes nothing.
   const JsonKeys ui_keys = {"view",       "language",   "colormap", "compare_sentence", "compare_mode",
                             "annotate",   "measure",    "ablated",  "ablation",         "model_source",
-                            "model_path", "sentence_b", "demo_arch"};
+                            "model_path", "sentence_b", "demo_arch",        "hangul_typing"};
   for (const auto& entry : s.ui)
     if (std::find(ui_keys.begin(), ui_keys.end(), entry.first) == ui_keys.end())
       return make_error("session: ui: " + json_unknown_key(entry.first, ui_keys));
@@ -261,6 +262,11 @@ Status app_apply_session(AppState& app, const Session& s) {
   if (auto it = s.ui.find("language"); it != s.ui.end()) {
     if (it->second != "en" && it->second != "ko") return make_error("session: unknown language '" + it->second + "'");
     lang = it->second == "ko" ? Lang::ko : Lang::en;
+  }
+  bool hangul_typing = app.hangul.on;
+  if (auto it = s.ui.find("hangul_typing"); it != s.ui.end()) {
+    if (it->second != "0" && it->second != "1") return make_error("session: hangul_typing is '" + it->second + "', not 0 or 1");
+    hangul_typing = it->second == "1";
   }
   Colormap cmap = app.cmap;
   if (auto it = s.ui.find("colormap"); it != s.ui.end()) {
@@ -316,6 +322,7 @@ Status app_apply_session(AppState& app, const Session& s) {
   copy_session_fields(s, app);
   app.view = view;
   app.lang = lang;
+  app.hangul.on = hangul_typing;
   app.cmap = cmap;
   app.compare.mode = mode;
   if (auto it = s.ui.find("compare_sentence"); it != s.ui.end()) app.compare.sentence = it->second;

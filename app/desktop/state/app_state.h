@@ -22,6 +22,7 @@
 #include "state/history.h"
 #include "state/compute_worker.h"
 #include "state/demo_retrain.h"
+#include "state/hangul_compose.h"
 #include "state/importance_runner.h"
 #include "state/measure_maps.h"
 #include "state/model_loader.h"
@@ -72,6 +73,8 @@ struct AppState {
   Lang lang = Lang::en;
   bool presentation = false;  // larger fonts and lines for a projector
   bool presentation_panels = false;  // in presentation mode, the side panels (F6); hidden by default
+  HangulTyping hangul;        // the built-in Korean typing in the text fields (Shift+Space)
+  std::string focus_field;    // a text field to put the keyboard in at the next frame (`focus`), then ""
   AttentionMeasure measure = AttentionMeasure::weights;  // what Heads, Model view and Lines draw
   WordViewOptions word_view;  // Heads, Model view, Lines, Statistics in words / without special tokens
 

@@ -22,7 +22,7 @@ const char* app_usage() {
          "--attention, --script and --screenshot start without it unless --remember is given; a --script starts\n"
          "from the sandbox (its first line can be 'model coref'), so that it replays the same everywhere.\n"
          "keys: ←/→ head, ↑/↓ layer, space next step, F5 presentation mode, F11 full screen, Ctrl+S / Ctrl+O sessions,\n"
-         "      Ctrl+Z / Ctrl+Shift+Z undo / redo\n";
+         "      Ctrl+Z / Ctrl+Shift+Z undo / redo; in a sentence box Shift+Space the built-in Korean (2-set) typing\n";
 }
 
 Result<AppOptions> app_options_parse(const std::vector<std::string>& args) {

@@ -23,7 +23,8 @@ namespace attnviz {
 namespace {
 
 bool is_text_verb(const std::string& v) {
-  return v == "sentence" || v == "sentence_b" || v == "source" || v == "compare_sentence" || v == "expect";
+  return v == "sentence" || v == "sentence_b" || v == "source" || v == "compare_sentence" || v == "expect" ||
+         v == "within";
 }
 
 bool to_on(const std::string& s, bool& out) {
@@ -43,6 +44,7 @@ bool to_on(const std::string& s, bool& out) {
 //   expect tokens N          the shown trace has N queries
 //   expect sentence TEXT     the sentence is exactly TEXT
 //   expect model TEXT        the shown trace's model source contains TEXT ("sandbox", a path)
+//   expect composing [TEXT]  the built-in Korean typing is composing exactly TEXT (nothing: none)
 std::string script_expect(const AppState& app, const std::string& what) {
   const size_t space = what.find(' ');
   const std::string kind = what.substr(0, space);
@@ -56,6 +58,9 @@ std::string script_expect(const AppState& app, const std::string& what) {
   if (kind == "model_error") return contains(app.model_error, "model error");
   if (kind == "status") return contains(app.status, "status");
   if (kind == "model") return app.trace ? contains(app.trace->model_source, "model") : "expected a trace";
+  if (kind == "composing")
+    return app.hangul.composing == text ? std::string()
+                                        : "expected to be composing '" + text + "', it is '" + app.hangul.composing + "'";
   if (kind == "sentence")
     return app.sentence == text ? std::string() : "expected the sentence '" + text + "', it is '" + app.sentence + "'";
   if (kind == "answer")
@@ -171,6 +176,11 @@ ScriptPacing script_pacing(const ScriptLine& line) {
   double seconds = 0;
   if (line.verb == "expect" && !line.args.empty() && line.args[0].rfind("idle ", 0) == 0 &&
       parse_number(line.args[0].substr(5), seconds) && seconds > 0) {
+    p.wait_for_engine = false;
+    p.retry_seconds = seconds;
+  }
+  if (line.verb == "within" && !line.args.empty() && parse_number(line.args[0].substr(0, line.args[0].find(' ')), seconds) &&
+      seconds > 0) {
     p.wait_for_engine = false;
     p.retry_seconds = seconds;
   }
@@ -353,6 +363,23 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     app.lang = a[0] == "ko" ? Lang::ko : Lang::en;
   } else if (v == "presentation") {
     if (!need(1) || !to_on(a[0], app.presentation)) return fail("expected on or off");
+  } else if (v == "hangul") {
+    if (!need(1) || !to_on(a[0], app.hangul.on)) return fail("expected on or off");
+  } else if (v == "focus") {
+    if (!need(1) || (a[0] != "sentence" && a[0] != "source" && a[0] != "sentence_b" && a[0] != "compare_sentence"))
+      return fail("expected sentence, source, sentence_b or compare_sentence");
+    app.focus_field = a[0];
+  } else if (v == "within") {  // within SECONDS expect ...: asked again every frame until it holds (script_pacing)
+    const std::string& rest = a[0];
+    const size_t space = rest.find(' ');
+    double seconds = 0;
+    if (space == std::string::npos || !parse_number(rest.substr(0, space), seconds) || seconds <= 0)
+      return fail("expected a number of seconds and an expect line");
+    auto inner = script_parse(rest.substr(space + 1));
+    if (!inner || inner->size() != 1 || inner->front().verb != "expect") return fail("expected an expect line after the seconds");
+    ScriptLine again = inner->front();
+    again.number = line.number;
+    return script_apply(app, again);
   } else if (v == "panels") {
     if (!need(1) || !to_on(a[0], app.presentation_panels)) return fail("expected on or off");
   } else if (v == "annotate") {

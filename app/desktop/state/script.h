@@ -29,12 +29,16 @@
 //   head_off L H | head_on L H | ablation zero|mean | measure weights|value-norm|rollout | importance (waits)
 //   compare_average on|off (1 head vs N heads beside the heads' average) | preset ID (as the Presets menu)
 //   steps_notation on|off (the Step by step view's table of the seeds' symbols) | steps_shared_scale on|off
+//   hangul on|off (the built-in Korean typing, Shift+Space) | focus sentence|source|sentence_b|compare_sentence
+//     (the keyboard goes to that field at the next frame, as a click: for tests that type with real keys)
 //   screenshot PATH | quit          (# starts a comment)
 //   layout_report PATH   with the next screenshot, where its heatmaps were drawn (as --layout-report)
 //   try LINE | paste PATH | expect error|no_error|model_error|status|tokens|sentence|model [TEXT]   (tests)
 //   expect answer TEXT | expect answer_full TEXT | expect importance [L:H]  (the answer in English; the best head)
 //   expect answer_line TEXT  (the answer line as shown, in the UI's language: the answer or why there is none)
-//   expect answer_b_line TEXT  (Compare's B likewise)
+//   expect answer_b_line TEXT  (Compare's B likewise) | expect composing [TEXT] (the built-in typing's syllable)
+//   within SECONDS expect ...  asks the expect line again every frame until it holds, for SECONDS (keys
+//                        typed from outside, as the input-method test's xdotool does)
 //   expect weight L H Q K VALUE  (the shown trace's weight of query Q on key K in layer L head H, within 1e-6;
 //                                 in words while the word toggles are on)
 //   nowait LINE          runs LINE at the next frame, without waiting for the engine to answer the line

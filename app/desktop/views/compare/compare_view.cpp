@@ -20,6 +20,7 @@
 #include "text/word_swap.h"
 #include "views/compare/compare_parts.h"
 #include "widgets/draw.h"
+#include "widgets/hangul_typing.h"
 #include "widgets/heatmap_widget.h"
 
 namespace attnviz {
@@ -257,7 +258,7 @@ HeatmapHit draw_map(AppState& app, const Layout& g, const char* id, const std::s
   return hit;
 }
 
-float legend_height() { return ImGui::GetFontSize() * 0.7f + 4 + ImGui::GetTextLineHeight(); }
+float diff_legend_room() { return ImGui::GetFontSize() * 0.7f + 4 + ImGui::GetTextLineHeight(); }
 
 void compare_toolbar(AppState& app, const Trace& t, bool head_selector) {
   const Lang L = app.lang;
@@ -323,7 +324,11 @@ void sentence_b_row(AppState& app) {
   const char* swap = tr(L, Str::cmp_swap);
   const float swap_w = ImGui::CalcTextSize(swap).x + ImGui::GetStyle().FramePadding.x * 2;
   ImGui::SetNextItemWidth(std::max(ImGui::GetContentRegionAvail().x - swap_w - ImGui::GetStyle().ItemSpacing.x, ImGui::GetFontSize() * 8));
-  if (ImGui::InputText("##sentence_b", &app.compare.sentence)) app.dirty = true;
+  if (app.focus_field == "compare_sentence") {
+    ImGui::SetKeyboardFocusHere();
+    app.focus_field.clear();
+  }
+  if (hangul_input_text("##sentence_b", app.compare.sentence, &app.hangul)) app.dirty = true;
   ImGui::SameLine();
   const std::string swapped = text_swap_words(app.sentence, "tired", "wide");
   ImGui::BeginDisabled(swapped == app.sentence);
@@ -426,7 +431,7 @@ void compare_grid(AppState& app, GuiResources& gui, const Trace& A, const Trace&
   const bool has_diff = shown[0].diff != nullptr, has_b = shown[0].b != nullptr;
   ImGui::BeginChild("compare_grid", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   const Layout g = layout_compare(A, B, has_diff, static_cast<int>(shown.size()), ImGui::GetContentRegionAvail(),
-                                  has_diff ? legend_height() + 4 : 0, app.presentation, has_b);
+                                  has_diff ? diff_legend_room() + 4 : 0, app.presentation, has_b);
   const ImVec2 start = ImGui::GetCursorScreenPos();
   const ImVec2 grid0(start.x, start.y + g.col_h);
   const bool single = app.compare.mode == CompareMode::single_vs_multi;
@@ -480,7 +485,7 @@ void compare_grid(AppState& app, GuiResources& gui, const Trace& A, const Trace&
     const float right = std::max(start.x + g.x_d + diff_w, start.x + ImGui::GetContentRegionAvail().x);
     const float x = std::min(start.x + g.x_d, right - w);
     diverging_legend_at(L, ImVec2(x, bottom - g.gap * 0.5f), w);
-    bottom += legend_height();
+    bottom += diff_legend_room();
   }
   ImGui::SetCursorScreenPos(start);
   ImGui::Dummy(ImVec2(g.x_d + (has_diff ? g.cell * static_cast<float>(g.tk_a) : 0.0f), bottom - start.y));
@@ -503,7 +508,7 @@ void compare_view_draw(AppState& app, GuiResources& gui) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float reserve = ImGui::GetFrameHeightWithSpacing() * 3 + ImGui::GetTextLineHeightWithSpacing() * 3;
     const Layout g = layout_compare(A, *app.trace_b, rows[0].diff != nullptr, static_cast<int>(rows.size()),
-                                    ImVec2(avail.x, avail.y - reserve), rows[0].diff ? legend_height() : 0, app.presentation);
+                                    ImVec2(avail.x, avail.y - reserve), rows[0].diff ? diff_legend_room() : 0, app.presentation);
     show_all = g.cell >= ImGui::GetTextLineHeight() * 0.8f;
   }
   if (app.source == ModelSource::attention && !app.trace_b) {  // one attention file: A alone, and how to add B

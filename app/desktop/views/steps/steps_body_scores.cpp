@@ -61,7 +61,7 @@ void cell_tooltip(const StepsView& v, int q, int k, const char* what, float valu
 }
 
 // The room a colour bar and its numbers take under a map (colormap_legend).
-float legend_height() { return ImGui::GetTextLineHeight() * 1.6f + 4; }
+float colour_bar_room() { return ImGui::GetTextLineHeight() * 1.6f + 4; }
 
 // A (T, T) matrix drawn cell by cell, diverging around 0, the query's row framed; a click on a row
 // makes it the query.
@@ -73,7 +73,7 @@ void scores_map(StepsView& v, const char* id, const char* what, const Mat& value
   map.rows = &v.t.queries;
   map.cols = &v.t.keys;
   const ImVec2 room = steps_matrix_label_room(map);
-  const float cell = fit_cell(width - room.x - 4, ImGui::GetContentRegionAvail().y - room.y - 4 - legend_height(), values);
+  const float cell = fit_cell(width - room.x - 4, ImGui::GetContentRegionAvail().y - room.y - 4 - colour_bar_room(), values);
   map.cell_w = map.cell_h = cell;
   // One scale for raw, scaled and masked scores when asked: the raw scores' largest value.
   map.vmax = steps_scale(v.app.steps.shared_scale ? v.scores.raw : values);
@@ -99,7 +99,7 @@ void weights_map(StepsView& v, float width) {
   w.row_labels = w.col_labels = true;
   w.row_label_w = heatmap_label_extent(t.queries);
   w.col_label_h = heatmap_label_extent(t.keys);
-  w.cell = fit_cell(width - w.row_label_w - 4, ImGui::GetContentRegionAvail().y - w.col_label_h - 4 - legend_height(),
+  w.cell = fit_cell(width - w.row_label_w - 4, ImGui::GetContentRegionAvail().y - w.col_label_h - 4 - colour_bar_room(),
                     v.head.weights);
   w.annotate = false;
   w.cmap = v.app.cmap;
