@@ -21,7 +21,8 @@
 //   export view png|svg PATH [SCALE] (the shown view as a figure: PNG at SCALE, or SVG; state/view_figure.h)
 //   export slides DIR (every view and every step as 16:9 pages, 1920 x 1080 PNG and SVG)
 //   train start|pause|resume|stop|reset|wait|compare|use | train save PATH | train demo coref|induction
-//   train pair_stop|pair_reset
+//   train pair_stop|pair_reset | train pair_demo gather|coref | train pair_seed N | train pair_heads N
+//   train pair_steps N (the gather pair's) | train expect_ahead (the pair ended with the N-head model ahead)
 //   train seed N | train heads N | train d_model N | train steps N | train report N   (see script_train)
 //   arch heads=N d_model=C layers=L ffn=F score=S norm=N positions=P (any of them): the shown demo's
 //     (coreference or induction) architecture; trains if not shipped or cached. coref_arch: the same,

@@ -78,15 +78,21 @@ std::string chip_label(Lang L, int s, bool compact, int current) {
 }
 
 // The ten steps as chips: done ones plain, the current one in the accent colour, later ones dim.
-// When the names do not fit on one line (presentation mode), only the current chip keeps its name.
+// Named chips wrap onto a second row where one is too short (presentation mode at 1280 x 800); only
+// where even two rows cannot hold them does every chip but the current one keep just its number.
 void step_list(AppState& app) {
   const Lang L = app.lang;
   const ImVec4 accent = ImGui::ColorConvertU32ToFloat4(kStepsAccent);
   const ImGuiStyle& style = ImGui::GetStyle();
-  float full = 0;
-  for (int s = 0; s < kLectureStepCount; ++s)
-    full += ImGui::CalcTextSize(chip_label(L, s, false, app.steps.step).c_str()).x + style.FramePadding.x * 2 + style.ItemSpacing.x;
-  const bool compact = full > ImGui::GetContentRegionAvail().x;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  int rows = 1;
+  float row = 0;
+  for (int s = 0; s < kLectureStepCount; ++s) {
+    const float w = ImGui::CalcTextSize(chip_label(L, s, false, app.steps.step).c_str()).x + style.FramePadding.x * 2;
+    if (row > 0 && row + style.ItemSpacing.x + w > avail) ++rows, row = 0;
+    row += (row > 0 ? style.ItemSpacing.x : 0) + w;
+  }
+  const bool compact = rows > 2;
   for (int s = 0; s < kLectureStepCount; ++s) {
     const std::string label = chip_label(L, s, compact, app.steps.step);
     if (s > 0) steps_flow(ImGui::CalcTextSize(label.c_str()).x + style.FramePadding.x * 2);

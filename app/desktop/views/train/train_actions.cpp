@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <thread>
 
 #include "demos/coref_data.h"
 #include "demos/coref_demo.h"
+#include "demos/gather_data.h"
+#include "demos/gather_demo.h"
 #include "demos/induction_demo.h"
 #include "io/model_file.h"
 #include "state/app_state.h"
@@ -46,6 +49,17 @@ InductionTrainOptions induction_options(const TrainSettings& s) {
   return o;
 }
 
+GatherTrainOptions gather_options_of(const TrainSettings& s) {
+  GatherTrainOptions o;
+  o.seed = static_cast<uint64_t>(s.seed);
+  o.n_heads = s.n_heads;
+  o.d_model = s.d_model;
+  o.max_steps = s.max_steps;
+  o.report_every = s.report_every;
+  o.eval_every = std::min(o.eval_every, eval_interval(s.max_steps));
+  return o;
+}
+
 Status settings_check(const TrainSettings& s) {
   if (s.max_steps < 1 || s.report_every < 1) return make_error("steps and the report interval must be at least 1");
   if (s.seed < 0) return make_error("the seed must not be negative");
@@ -60,6 +74,12 @@ Result<std::pair<Model, TrainJob>> job_for(DemoKind demo, const TrainSettings& s
     auto m = coref_model_init(o);
     if (!m) return make_error(m.error());
     return std::pair<Model, TrainJob>(std::move(*m), [o](const TrainCallback& cb) { return coref_train(o, cb); });
+  }
+  if (demo == DemoKind::gather) {
+    const GatherTrainOptions o = gather_options_of(s);
+    auto m = gather_model_init(o);
+    if (!m) return make_error(m.error());
+    return std::pair<Model, TrainJob>(std::move(*m), [o](const TrainCallback& cb) { return gather_train(o, cb); });
   }
   const InductionTrainOptions o = induction_options(s);
   auto m = induction_model_init(o);
@@ -142,6 +162,13 @@ TrainSettings train_defaults(DemoKind demo) {
     s.d_model = o.d_model;
     s.max_steps = o.max_steps;
     s.report_every = 10;
+  } else if (demo == DemoKind::gather) {
+    const GatherTrainOptions o;
+    s.seed = static_cast<int>(o.seed);
+    s.n_heads = o.n_heads;
+    s.d_model = o.d_model;
+    s.max_steps = o.max_steps;
+    s.report_every = 25;  // one report at each evaluation
   } else {
     const InductionTrainOptions o;
     s.seed = static_cast<int>(o.seed);
@@ -184,17 +211,19 @@ void train_reset(AppState& app) {
 
 Status train_pair_start(AppState& app) {
   TrainState& tv = app.train;
-  TrainSettings one = tv.demo == DemoKind::coreference ? tv.settings : train_defaults(DemoKind::coreference);
+  const DemoKind demo = tv.pair_demo == DemoKind::gather ? DemoKind::gather : DemoKind::coreference;
+  TrainSettings one = train_pair_base(tv);
   TrainSettings many = one;
   one.n_heads = 1;
-  auto a = job_for(DemoKind::coreference, one);
-  auto b = a ? job_for(DemoKind::coreference, many) : Result<std::pair<Model, TrainJob>>(make_error(a.error()));
+  auto a = job_for(demo, one);
+  auto b = a ? job_for(demo, many) : Result<std::pair<Model, TrainJob>>(make_error(a.error()));
   if (!b) {
     tv.error = b.error();
     return make_error(b.error());
   }
   tv.error.clear();
   tv.pair_settings = many;
+  tv.pair_run_demo = demo;
   tv.pair_started = true;
   tv.single.start(std::move(a->second));
   tv.multi.start(std::move(b->second));
@@ -247,7 +276,44 @@ Result<std::string> train_save(AppState& app, const std::string& path) {
   return file;
 }
 
+TrainSettings train_pair_base(const TrainState& tv) {
+  if (tv.pair_demo == DemoKind::gather) return tv.pair_gather_settings;
+  return tv.demo == DemoKind::coreference ? tv.settings : train_defaults(DemoKind::coreference);
+}
+
+TrainPairOutcome train_pair_outcome(const AppState& app) {
+  const TrainState& tv = app.train;
+  const float target = tv.pair_run_demo == DemoKind::gather ? kGatherTarget : kCorefTarget;
+  const TrainSnapshot one = tv.single.snapshot(), many = tv.multi.snapshot();
+  TrainPairOutcome o;
+  o.ended = tv.pair_started && !one.running && !many.running;
+  const auto read = [&](const TrainSnapshot& s, int& steps, float& accuracy) {
+    for (const TrainProgress& r : s.reports) {
+      if (!r.evaluated) continue;
+      accuracy = r.heldout_accuracy;
+      if (steps < 0 && !r.heldout_partial && r.heldout_accuracy >= target) steps = r.step;
+    }
+  };
+  read(one, o.one_steps, o.one_accuracy);
+  read(many, o.many_steps, o.many_accuracy);
+  if (o.many_steps >= 0) o.n_heads_ahead = o.one_steps < 0 || o.many_steps < o.one_steps;
+  else o.n_heads_ahead = o.one_steps < 0 && o.many_accuracy > o.one_accuracy;
+  const auto side = [](const char* who, float accuracy, int steps) {
+    char line[160];
+    if (steps >= 0) std::snprintf(line, sizeof line, "%s: %.1f%% held-out, target at step %d", who, 100.0 * accuracy, steps);
+    else std::snprintf(line, sizeof line, "%s: %.1f%% held-out, target not reached", who, 100.0 * accuracy);
+    return std::string(line);
+  };
+  o.summary = side("1 head", o.one_accuracy, o.one_steps) + " · " +
+              side((std::to_string(tv.pair_settings.n_heads) + " heads").c_str(), o.many_accuracy, o.many_steps);
+  return o;
+}
+
 std::string train_pair_text(const AppState& app) {
+  if (app.train.pair_run_demo == DemoKind::gather) {
+    const GatherExample e = gather_make(app.sentence);
+    return e.answer >= 0 ? app.sentence : std::string(kGatherSentence);
+  }
   const CorefExample e = coref_make(app.sentence);
   return e.pronoun >= 0 && e.candidate_a >= 0 && e.candidate_b >= 0 ? app.sentence : std::string(kFamousSentence);
 }

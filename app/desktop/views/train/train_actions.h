@@ -28,6 +28,21 @@ void train_reset(AppState& app);  // stops the run and forgets it; the views kee
 
 // Two coreference runs at tv.settings' d_model and seed: 1 head, and tv.settings.n_heads heads.
 Status train_pair_start(AppState& app);
+// The settings the next pair trains with (its N is n_heads): the gather demo's own, or for
+// coreference the Run tab's when it is set to coreference.
+TrainSettings train_pair_base(const TrainState& tv);
+
+// How the pair went: the step at which each model first reached its demo's target (-1: not yet or
+// never), its last held-out accuracy, and whether the N-head model is ahead (reached it at an earlier
+// step, or alone; or, neither having reached it, is more accurate), as gather_n_heads_ahead says.
+struct TrainPairOutcome {
+  bool ended = false;  // both runs have stopped
+  int one_steps = -1, many_steps = -1;
+  float one_accuracy = 0, many_accuracy = 0;
+  bool n_heads_ahead = false;
+  std::string summary;  // "1 head: 99.2% held-out, target at step 525 · 4 heads: ..." (tests, scripts)
+};
+TrainPairOutcome train_pair_outcome(const AppState& app);
 void train_pair_stop(AppState& app);
 void train_pair_reset(AppState& app);
 
@@ -39,8 +54,9 @@ Status train_use_in_views(AppState& app);
 // Returns the file written.
 Result<std::string> train_save(AppState& app, const std::string& path);
 
-// The sentence the 1-head / N-head pair is probed with: the sentence box when it has "it" and two
-// known candidates, else the famous "animal … tired" sentence.
+// The sentence the 1-head / N-head pair is probed with: the sentence box when the pair's demo can
+// read it (coreference: "it" and two known candidates; gather: "its" and its four words), else that
+// demo's own (the famous "animal … tired" sentence; seed 003's "The law will never be perfect, …").
 std::string train_pair_text(const AppState& app);
 
 // Asks the view's workers for the probe sentence on each runner's newest weights when either

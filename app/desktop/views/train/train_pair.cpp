@@ -1,15 +1,19 @@
-// The Train view's "1 head vs N heads" tab: two coreference models with the same d_model and seed,
-// one head against N, trained at once. Their curves overlaid, and for the probe sentence each
-// model's answer and the pronoun's row in every last-layer head, with the two candidates and the
-// property word outlined: one head must choose; many heads can look at both at once.
+// The Train view's "1 head vs N heads" tab: two models of one demo with the same d_model and seed,
+// one head against N, trained at once — the gather demo by default ("its" needs four words at once:
+// there N heads learn faster in 10 of 10 seeds), or coreference. Their curves overlaid, and for the
+// probe sentence each model's answer and the query's row in every last-layer head, with the words it
+// needs outlined: one head must share its attention among them; many heads can each take one.
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <imgui.h>
 
 #include "analysis/coref_readout.h"
+#include "demos/gather_data.h"
+#include "demos/gather_demo.h"
 #include "views/train/train_actions.h"
 #include "views/train/train_parts.h"
 #include "widgets/draw.h"
@@ -20,24 +24,67 @@ namespace attnviz {
 
 namespace {
 
-// What one model of the pair shows: its probe's readout and the pronoun's row per last-layer head.
+// What a pair's model answers at its query word, read the demo's way.
+struct PairReadout {
+  int query = -1;             // the token whose row is shown: "it", "its"
+  std::string answer;         // the referent, or the four words joined by '/'
+  float probability = 0;
+  std::string expected;       // what the sentence means; "" when it does not say
+  bool right = false;
+  std::vector<std::pair<int, ImU32>> outlined;  // the tokens the query needs, and their colours
+};
+
+Result<PairReadout> coref_pair_readout(const Model& model, const Trace& trace, const std::string& text) {
+  auto r = coref_readout(model, trace, text);
+  if (!r) return make_error(r.error());
+  PairReadout out;
+  out.query = r->example.pronoun;
+  out.answer = r->prediction.referent_text;
+  out.probability = r->prediction.probability;
+  if (r->example.referent >= 0) {
+    out.expected = trace.keys[static_cast<size_t>(r->example.referent)].text;
+    out.right = r->example.referent == r->prediction.referent;
+  }
+  out.outlined = {{r->example.candidate_a, kTrainColorCandidate},
+                  {r->example.candidate_b, kTrainColorCandidate},
+                  {r->example.property, kTrainColorProperty}};
+  return out;
+}
+
+Result<PairReadout> gather_pair_readout(const Model& model, const std::string& text) {
+  const GatherExample e = gather_make(text);
+  if (e.answer < 0) return make_error("no four words");
+  auto p = gather_predict(model, text);
+  if (!p) return make_error(p.error());
+  PairReadout out;
+  out.query = p->query;
+  out.answer = p->answer_text;
+  out.probability = p->probability;
+  out.expected = gather_answer_text(e.answer);
+  out.right = p->answer == e.answer;
+  for (const int token : e.slot_token) out.outlined.push_back({token, kTrainColorCandidate});
+  return out;
+}
+
+// What one model of the pair shows: its probe's readout and the query's row per last-layer head.
 struct PairSide {
   const char* title = "";
   ImU32 color = 0;
   const TrainProbe* probe = nullptr;
   TrainSnapshot snap;
-  Result<CorefReadout> readout = make_error("");
-  Mat rows;  // (NH, T): the pronoun's attention in each head of the last layer
+  Result<PairReadout> readout = make_error("");
+  Mat rows;  // (NH, T): the query's attention in each head of the last layer
   std::vector<TraceToken> row_labels;
 };
 
 void side_prepare(const AppState& app, PairSide& side) {
   const TrainProbe& p = *side.probe;
   if (!p.trace || !p.model) return;
-  side.readout = coref_readout(*p.model, *p.trace, p.text);
+  side.readout = app.train.pair_run_demo == DemoKind::gather ? gather_pair_readout(*p.model, p.text)
+                                                            : coref_pair_readout(*p.model, *p.trace, p.text);
   if (!side.readout) return;
   const Trace& t = *p.trace;
-  const int last = static_cast<int>(t.layers.size()) - 1, q = side.readout->example.pronoun;
+  const int last = static_cast<int>(t.layers.size()) - 1, q = side.readout->query;
   side.rows.resize(t.config.n_heads, t.n_keys());
   for (int h = 0; h < t.config.n_heads; ++h) {
     side.rows.row(h) = t.head(last, h).weights.row(q);
@@ -45,6 +92,10 @@ void side_prepare(const AppState& app, PairSide& side) {
     tok.text = tr_format(app.lang, Str::tr_head_short, h + 1);
     side.row_labels.push_back(tok);
   }
+}
+
+float pair_target(const AppState& app) {
+  return app.train.pair_run_demo == DemoKind::gather ? kGatherTarget : kCorefTarget;
 }
 
 // Title, status, held-out accuracy and answer of one model of the pair, wrapped to its column.
@@ -56,7 +107,7 @@ void side_text(const AppState& app, const PairSide& side, float width) {
   };
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(side.color), "%s", side.title);
   const TrainSnapshot& s = side.snap;
-  const TrainStatusText st = train_status_text(app, s, app.train.pair_settings, true);
+  const TrainStatusText st = train_status_text(app, s, app.train.pair_settings, pair_target(app));
   same_line_if_fits(side.title, st.text.c_str());
   ImGui::TextColored(st.color, "%s", st.text.c_str());
   if (!s.reports.empty()) {
@@ -72,22 +123,20 @@ void side_text(const AppState& app, const PairSide& side, float width) {
     return;
   }
   if (!side.readout) {
-    text_wrapped(tr(L, Str::tr_no_candidates));
+    text_wrapped(tr(L, app.train.pair_run_demo == DemoKind::gather ? Str::tr_no_gather_words : Str::tr_no_candidates));
     return;
   }
   const Trace& t = *p.trace;
-  const CorefReadout& r = *side.readout;
+  const PairReadout& r = *side.readout;
   const auto word = [&](int i) { return t.keys[static_cast<size_t>(i)].text.c_str(); };
-  const std::string answer = tr_format(L, Str::tr_answer, word(r.example.pronoun), r.prediction.referent_text.c_str(),
-                                       static_cast<double>(r.prediction.probability));
+  const std::string answer = tr_format(L, Str::tr_answer, word(r.query), r.answer.c_str(), static_cast<double>(r.probability));
   ImGui::TextUnformatted(answer.c_str());
-  if (r.example.referent >= 0) {
-    const bool right = r.example.referent == r.prediction.referent;
-    const std::string verdict = tr_format(L, right ? Str::tr_right : Str::tr_wrong, word(r.example.referent));
+  if (!r.expected.empty()) {
+    const std::string verdict = tr_format(L, r.right ? Str::tr_right : Str::tr_wrong, r.expected.c_str());
     same_line_if_fits(answer.c_str(), verdict.c_str());
-    ImGui::TextColored(right ? ImVec4(0.45f, 0.9f, 0.45f, 1) : ImVec4(1, 0.5f, 0.4f, 1), "%s", verdict.c_str());
+    ImGui::TextColored(r.right ? ImVec4(0.45f, 0.9f, 0.45f, 1) : ImVec4(1, 0.5f, 0.4f, 1), "%s", verdict.c_str());
   }
-  ImGui::TextDisabled(tr(L, Str::tr_pair_rows), word(r.example.pronoun), static_cast<int>(t.layers.size()));
+  ImGui::TextDisabled(tr(L, Str::tr_pair_rows), word(r.query), static_cast<int>(t.layers.size()));
 }
 
 void side_draw(const AppState& app, const PairSide& side, unsigned texture, float width) {
@@ -99,7 +148,7 @@ void side_draw(const AppState& app, const PairSide& side, unsigned texture, floa
   const TrainProbe& p = *side.probe;
   if (!p.trace || !side.readout) return;
   const Trace& t = *p.trace;
-  const CorefReadout& r = *side.readout;
+  const PairReadout& r = *side.readout;
   const auto word = [&](int i) { return t.keys[static_cast<size_t>(i)].text.c_str(); };
   const float row_label_w = heatmap_label_extent(side.row_labels);
   const float col_label_h = heatmap_label_extent(t.keys);
@@ -128,13 +177,11 @@ void side_draw(const AppState& app, const PairSide& side, unsigned texture, floa
     const float x = w.origin.x + cell * static_cast<float>(k);
     dl->AddRect(ImVec2(x, w.origin.y - thick), ImVec2(x + cell, w.origin.y + h + thick), col, 0, 0, thick);
   };
-  outline(r.example.candidate_a, kTrainColorCandidate);
-  outline(r.example.candidate_b, kTrainColorCandidate);
-  outline(r.example.property, kTrainColorProperty);
+  for (const auto& [token, colour] : r.outlined) outline(token, colour);
   if (hit.hovered) {
     ImGui::BeginTooltip();
     ImGui::Text("%s %d · %s %d", tr(L, Str::layer), static_cast<int>(t.layers.size()), tr(L, Str::head), hit.row + 1);
-    ImGui::Text("%s → %s: %.4f", word(r.example.pronoun), word(hit.col), static_cast<double>(side.rows(hit.row, hit.col)));
+    ImGui::Text("%s → %s: %.4f", word(r.query), word(hit.col), static_cast<double>(side.rows(hit.row, hit.col)));
     ImGui::EndTooltip();
   }
   ImGui::SetCursorScreenPos(start);
@@ -166,9 +213,46 @@ void pair_curves(const AppState& app, const PairSide& one, const PairSide& many,
   acc.y_max = 1;
   acc.series_legend = false;  // the loss chart beside it names the colours
   acc.percent = true;
-  acc.target = kCorefTarget;
-  acc.target_label = tr_format(L, Str::tr_target, 100.0 * static_cast<double>(kCorefTarget));
+  acc.target = pair_target(app);
+  acc.target_label = tr_format(L, Str::tr_target, 100.0 * static_cast<double>(acc.target));
   train_plot(acc);
+}
+
+// The pair's demo, and for the gather demo its seed and N (coreference takes the Run tab's settings).
+void pair_settings_row(AppState& app, bool running) {
+  TrainState& tv = app.train;
+  const Lang L = app.lang;
+  const float fs = ImGui::GetFontSize();
+  const float inner = ImGui::GetStyle().ItemInnerSpacing.x;
+  ImGui::BeginDisabled(running);
+  const std::pair<DemoKind, const char*> demos[] = {{DemoKind::gather, tr(L, Str::tr_demo_gather)},
+                                                    {DemoKind::coreference, tr(L, Str::tr_demo_coref)}};
+  float combo_w = 0;
+  for (const auto& d : demos) combo_w = std::max(combo_w, ImGui::CalcTextSize(d.second).x);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(tr(L, Str::tr_demo));
+  ImGui::SameLine(0, inner);
+  ImGui::SetNextItemWidth(combo_w + ImGui::GetStyle().FramePadding.x * 2 + ImGui::GetFrameHeight());
+  const char* shown = tv.pair_demo == DemoKind::gather ? demos[0].second : demos[1].second;
+  if (ImGui::BeginCombo("##pair_demo", shown)) {
+    for (const auto& [kind, name] : demos)
+      if (ImGui::Selectable(name, kind == tv.pair_demo)) tv.pair_demo = kind;
+    ImGui::EndCombo();
+  }
+  if (tv.pair_demo == DemoKind::gather) {
+    TrainSettings& g = tv.pair_gather_settings;
+    const auto field = [&](const char* label, const char* id, int& v, int lo, int hi) {
+      ImGui::SameLine(0, fs);
+      ImGui::TextUnformatted(label);
+      ImGui::SameLine(0, inner);
+      ImGui::SetNextItemWidth(fs * 3);
+      ImGui::InputInt(id, &v, 0, 0);
+      v = std::clamp(v, lo, hi);
+    };
+    field(tr(L, Str::tr_seed), "##pair_seed", g.seed, 0, 1 << 30);
+    field("N", "##pair_heads", g.n_heads, 2, 32);
+  }
+  ImGui::EndDisabled();
 }
 
 }  // namespace
@@ -177,19 +261,37 @@ void train_pair_tab(AppState& app, GuiResources& gui) {
   TrainState& tv = app.train;
   const Lang L = app.lang;
   const float fs = ImGui::GetFontSize();
-  ImGui::PushTextWrapPos(0);
-  ImGui::TextDisabled("%s", tr(L, Str::tr_pair_explain));
-  ImGui::PopTextWrapPos();
-
-  const bool coref = tv.demo == DemoKind::coreference;
-  const TrainSettings base = coref ? tv.settings : train_defaults(DemoKind::coreference);
   const bool running = tv.single.snapshot().running || tv.multi.snapshot().running;
+  const bool gather = tv.pair_demo == DemoKind::gather;
+  // The explanation until a pair is trained; then, to leave the room to the results, behind "(?)".
+  const std::string explain = gather ? tr_format(L, Str::tr_pair_explain_gather) : std::string(tr(L, Str::tr_pair_explain));
+  if (!tv.pair_started) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", explain.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  pair_settings_row(app, running);
+  if (tv.pair_started) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(?)");
+    if (ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      ImGui::PushTextWrapPos(fs * 30);
+      ImGui::TextUnformatted(explain.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::EndTooltip();
+    }
+  }
+
+  const TrainSettings base = train_pair_base(tv);
   const std::string label = tr_format(L, Str::tr_pair_start, base.n_heads);
   ImGui::BeginDisabled(running);
   if (ImGui::Button(label.c_str())) train_pair_start(app);
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("%s", tr_format(L, Str::tr_pair_start_tip, base.d_model, base.seed, base.max_steps).c_str());
+    ImGui::SetTooltip("%s", tr_format(L, gather ? Str::tr_pair_start_tip_gather : Str::tr_pair_start_tip, base.d_model,
+                                      base.seed, base.max_steps)
+                                .c_str());
   ImGui::SameLine();
   ImGui::BeginDisabled(!running);
   if (ImGui::Button(tr(L, Str::tr_stop))) train_pair_stop(app);
@@ -224,9 +326,14 @@ void train_pair_tab(AppState& app, GuiResources& gui) {
   pair_curves(app, one, many, std::clamp(avail_y * 0.34f, fs * 7, fs * 13));
 
   const std::string text = train_pair_text(app);
-  ImGui::TextDisabled("%s", tr(L, text == app.sentence ? Str::tr_pair_sentence : Str::tr_pair_sentence_default));
+  const bool gather_run = tv.pair_run_demo == DemoKind::gather;
+  ImGui::TextDisabled("%s", tr(L, text == app.sentence   ? Str::tr_pair_sentence
+                                  : gather_run           ? Str::tr_pair_sentence_default_gather
+                                                         : Str::tr_pair_sentence_default));
   ImGui::SameLine();
+  ImGui::PushTextWrapPos(0);  // a long sentence wraps instead of running off the edge
   ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
 
   const Mat empty = Mat::Zero(1, 1);
   gui.train_pair.update(tv.pair_maps_version, {one.readout ? &one.rows : &empty, many.readout ? &many.rows : &empty},
@@ -252,6 +359,10 @@ void train_pair_tab(AppState& app, GuiResources& gui) {
     ImGui::SameLine();
     ImGui::TextDisabled("%s", text);
   };
+  if (gather_run) {
+    legend(kTrainColorCandidate, tr(L, Str::tr_legend_gather_words));
+    return;
+  }
   legend(kTrainColorCandidate, tr(L, Str::tr_legend_candidates));
   ImGui::SameLine(0, fs);
   legend(kTrainColorProperty, tr(L, Str::tr_legend_property));

@@ -32,7 +32,7 @@ struct TrainStatusText {
   std::string text;
   ImVec4 color;
 };
-TrainStatusText train_status_text(const AppState& app, const TrainSnapshot& s, const TrainSettings& settings, bool coref);
+TrainStatusText train_status_text(const AppState& app, const TrainSnapshot& s, const TrainSettings& settings, float target);
 
 // Places the next item of width w on the current line when it fits, else on a new line.
 void train_flow(float w);

@@ -8,7 +8,9 @@ namespace attnviz {
 
 Status script_train(AppState& app, const std::vector<std::string>& a) {
   TrainState& tv = app.train;
-  if (a.empty()) return make_error("expected start, pause, resume, stop, reset, wait, compare, pair_stop, pair_reset, use, save PATH, demo NAME or a setting");
+  if (a.empty())
+    return make_error("expected start, pause, resume, stop, reset, wait, compare, pair_stop, pair_reset, expect_ahead, use, "
+                      "save PATH, demo NAME, pair_demo NAME or a setting");
   const std::string& what = a[0];
   if (a.size() == 1) {
     if (what == "start") return train_start(app);
@@ -21,6 +23,11 @@ Status script_train(AppState& app, const std::vector<std::string>& a) {
     else if (what == "pair_stop") train_pair_stop(app);  // the compare tab's Stop and Reset
     else if (what == "pair_reset") train_pair_reset(app);
     else if (what == "use") return train_use_in_views(app);
+    else if (what == "expect_ahead") {  // the pair has ended with the N-head model ahead (train_pair_outcome)
+      const TrainPairOutcome o = train_pair_outcome(app);
+      if (!o.ended) return make_error("the pair has not ended");
+      if (!o.n_heads_ahead) return make_error("the N-head model is not ahead: " + o.summary);
+    }
     else return make_error("unknown train action '" + what + "'");
     return Ok{};
   }
@@ -28,6 +35,20 @@ Status script_train(AppState& app, const std::vector<std::string>& a) {
   if (what == "save") {
     auto file = train_save(app, a[1]);
     if (!file) return make_error(file.error());
+    return Ok{};
+  }
+  if (what == "pair_demo") {
+    if (a[1] != "gather" && a[1] != "coref") return make_error("expected gather or coref");
+    tv.pair_demo = a[1] == "gather" ? DemoKind::gather : DemoKind::coreference;
+    return Ok{};
+  }
+  if (what == "pair_seed" || what == "pair_heads" || what == "pair_steps") {
+    TrainSettings& g = tv.pair_gather_settings;
+    int& field = what == "pair_seed" ? g.seed : what == "pair_heads" ? g.n_heads : g.max_steps;
+    const int lo = what == "pair_heads" ? 2 : what == "pair_steps" ? 1 : 0;
+    const int hi = what == "pair_heads" ? 32 : what == "pair_steps" ? 100000 : 1 << 30;
+    if (!parse_int_in(a[1], lo, hi, field))
+      return make_error("expected " + what + " from " + std::to_string(lo) + " to " + std::to_string(hi));
     return Ok{};
   }
   if (what == "demo") {

@@ -110,7 +110,7 @@ void buttons_row(AppState& app, const TrainSnapshot& s) {
 void status_row(AppState& app, const TrainSnapshot& s) {
   const TrainState& tv = app.train;
   const Lang L = app.lang;
-  const TrainStatusText st = train_status_text(app, s, tv.run_settings, tv.run_demo == DemoKind::coreference);
+  const TrainStatusText st = train_status_text(app, s, tv.run_settings, tv.run_demo == DemoKind::coreference ? kCorefTarget : 0.0f);
   ImGui::TextColored(st.color, "%s", st.text.c_str());
   if (!s.reports.empty()) {
     const TrainProgress& p = s.reports.back();
@@ -159,7 +159,7 @@ void train_flow(float w) {
   if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w <= right) ImGui::SameLine();
 }
 
-TrainStatusText train_status_text(const AppState& app, const TrainSnapshot& s, const TrainSettings& settings, bool coref) {
+TrainStatusText train_status_text(const AppState& app, const TrainSnapshot& s, const TrainSettings& settings, float target) {
   const Lang L = app.lang;
   const int step = s.reports.empty() ? 0 : s.reports.back().step;
   std::string text;
@@ -175,7 +175,7 @@ TrainStatusText train_status_text(const AppState& app, const TrainSnapshot& s, c
     color = ImVec4(0.45f, 0.85f, 1, 1);
   } else if (s.finished) {
     const float acc = s.reports.empty() ? 0.0f : s.reports.back().heldout_accuracy;
-    const bool reached = step < settings.max_steps || (coref && acc >= kCorefTarget);
+    const bool reached = step < settings.max_steps || (target > 0 && acc >= target);
     text = tr_format(L, reached ? Str::tr_status_reached : Str::tr_status_finished, step);
     color = reached ? ImVec4(0.45f, 0.9f, 0.45f, 1) : ImVec4(1, 0.8f, 0.35f, 1);
   } else if (s.stopped) {
