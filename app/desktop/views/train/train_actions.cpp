@@ -27,37 +27,32 @@ constexpr const char* kFamousSentence = "The animal didn't cross the street beca
 // accuracy curve still has points.
 int eval_interval(int max_steps) { return std::clamp(max_steps / 10, 1, 100); }
 
-CorefTrainOptions coref_options(const TrainSettings& s) {
-  CorefTrainOptions o;
+// The settings on a demo's options (each demo's options name these fields alike). Coreference
+// evaluates at eval_interval; induction and gather at most that far apart (their own default may be
+// closer).
+template <class Options>
+Options options_from(const TrainSettings& s, bool keep_closer_eval) {
+  Options o;
   o.seed = static_cast<uint64_t>(s.seed);
   o.n_heads = s.n_heads;
   o.d_model = s.d_model;
   o.max_steps = s.max_steps;
   o.report_every = s.report_every;
-  o.eval_every = eval_interval(s.max_steps);
+  o.eval_every = keep_closer_eval ? std::min(o.eval_every, eval_interval(s.max_steps)) : eval_interval(s.max_steps);
   return o;
 }
 
-InductionTrainOptions induction_options(const TrainSettings& s) {
-  InductionTrainOptions o;
-  o.seed = static_cast<uint64_t>(s.seed);
-  o.n_heads = s.n_heads;
-  o.d_model = s.d_model;
-  o.max_steps = s.max_steps;
-  o.report_every = s.report_every;
-  o.eval_every = std::min(o.eval_every, eval_interval(s.max_steps));
-  return o;
-}
-
-GatherTrainOptions gather_options_of(const TrainSettings& s) {
-  GatherTrainOptions o;
-  o.seed = static_cast<uint64_t>(s.seed);
-  o.n_heads = s.n_heads;
-  o.d_model = s.d_model;
-  o.max_steps = s.max_steps;
-  o.report_every = s.report_every;
-  o.eval_every = std::min(o.eval_every, eval_interval(s.max_steps));
-  return o;
+// A demo's shipped settings, as its options' defaults.
+template <class Options>
+TrainSettings settings_from(int report_every) {
+  const Options o;
+  TrainSettings s;
+  s.seed = static_cast<int>(o.seed);
+  s.n_heads = o.n_heads;
+  s.d_model = o.d_model;
+  s.max_steps = o.max_steps;
+  s.report_every = report_every;
+  return s;
 }
 
 Status settings_check(const TrainSettings& s) {
@@ -70,18 +65,18 @@ Status settings_check(const TrainSettings& s) {
 Result<std::pair<Model, TrainJob>> job_for(DemoKind demo, const TrainSettings& s) {
   if (Status st = settings_check(s); !st) return make_error(st.error());
   if (demo == DemoKind::coreference) {
-    const CorefTrainOptions o = coref_options(s);
+    const auto o = options_from<CorefTrainOptions>(s, false);
     auto m = coref_model_init(o);
     if (!m) return make_error(m.error());
     return std::pair<Model, TrainJob>(std::move(*m), [o](const TrainCallback& cb) { return coref_train(o, cb); });
   }
   if (demo == DemoKind::gather) {
-    const GatherTrainOptions o = gather_options_of(s);
+    const auto o = options_from<GatherTrainOptions>(s, true);
     auto m = gather_model_init(o);
     if (!m) return make_error(m.error());
     return std::pair<Model, TrainJob>(std::move(*m), [o](const TrainCallback& cb) { return gather_train(o, cb); });
   }
-  const InductionTrainOptions o = induction_options(s);
+  const auto o = options_from<InductionTrainOptions>(s, true);
   auto m = induction_model_init(o);
   if (!m) return make_error(m.error());
   return std::pair<Model, TrainJob>(std::move(*m), [o](const TrainCallback& cb) { return induction_train(o, cb); });
@@ -154,30 +149,12 @@ bool probe_settled(const TrainProbe& p, const TrainRunner& r) {
 }  // namespace
 
 TrainSettings train_defaults(DemoKind demo) {
-  TrainSettings s;
-  if (demo == DemoKind::coreference) {
-    const CorefTrainOptions o;
-    s.seed = static_cast<int>(o.seed);
-    s.n_heads = o.n_heads;
-    s.d_model = o.d_model;
-    s.max_steps = o.max_steps;
-    s.report_every = 10;
-  } else if (demo == DemoKind::gather) {
-    const GatherTrainOptions o;
-    s.seed = static_cast<int>(o.seed);
-    s.n_heads = o.n_heads;
-    s.d_model = o.d_model;
-    s.max_steps = o.max_steps;
-    s.report_every = 25;  // one report at each evaluation
-  } else {
-    const InductionTrainOptions o;
-    s.seed = static_cast<int>(o.seed);
-    s.n_heads = o.n_heads;
-    s.d_model = o.d_model;
-    s.max_steps = o.max_steps;
-    s.report_every = 5;
+  switch (demo) {
+    case DemoKind::coreference: return settings_from<CorefTrainOptions>(10);
+    case DemoKind::gather: return settings_from<GatherTrainOptions>(25);  // one report at each evaluation
+    case DemoKind::induction: break;
   }
-  return s;
+  return settings_from<InductionTrainOptions>(5);
 }
 
 void train_choose_demo(TrainState& tv, DemoKind demo) {
