@@ -11,6 +11,7 @@
 #include "views/steps/steps_draw.h"
 #include "views/steps/steps_format.h"
 #include "widgets/draw.h"
+#include "widgets/formula.h"
 #include "widgets/heatmap_widget.h"
 
 namespace attnviz {
@@ -323,13 +324,12 @@ void steps_body_softmax(StepsView& v) {
   const Lang L = v.app.lang;
   const HeadTrace& h = v.head;
   const int q = v.f.query;
-  ImGui::PushFont(steps_large_font());
-  ImGui::TextColored(ImColor(kStepsAccent), "w_ij = exp(s_ij) / ∑_k exp(s_ik)");
-  ImGui::PopFont();
+  formula_item("w_{ij} = \\frac{exp(s_{ij})}{\\sum_k exp(s_{ik})}", ImGui::GetFontSize() * 1.3f, kStepsAccent);
   double sum = 0;
   for (int j = 0; j < t.n_keys(); ++j) sum += h.weights(q, j);
   if (sum == 0) ImGui::TextColored(ImColor(kStepsHidden), "%s", tr(L, Str::steps_all_hidden));
-  else ImGui::Text("∑_j w_ij = %s", steps_number(static_cast<float>(sum), v.decimals).c_str());
+  else formula_item("\\sum_j w_{ij} = " + steps_number(static_cast<float>(sum), v.decimals), ImGui::GetFontSize(),
+                    ImGui::GetColorU32(ImGuiCol_Text));
   ImGui::Spacing();
 
   float m = 0;
