@@ -182,6 +182,11 @@ TEST_CASE("view figures: Heads, Model view, Lines, Step by step and Statistics e
     app.steps.step = 6;  // softmax
     const SvgRead svg = export_view(app, View::steps);
     check_panel(svg, "weights", t.head(1, 2).weights, app.cmap, 0, 1);
+    // Its formula typeset as in the app, A_i = softmax(Q_iK_i^T / √d_k + M): the base text in runs,
+    // each script its own text, no markup left.
+    CHECK(svg.text.find("\nA\ni\n = softmax(\nQ\ni\nK\ni\nT\nd\nk\n + M)\n") != std::string::npos);
+    CHECK(svg.text.find("Q_i") == std::string::npos);
+    CHECK(svg.text.find("\\frac") == std::string::npos);
     app.steps.step = 3;  // raw scores, on the diverging map about 0
     const SvgRead scores = export_view(app, View::steps);
     const Mat raw = head_scores(t.head(1, 2), t.config).raw;

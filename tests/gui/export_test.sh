@@ -52,7 +52,11 @@ xmllint --noout "$out/heads_ko.svg"
 for png in "$out/slides"/*.png; do "$check_png" "$png" 1920 1080; done
 xmllint --noout "$out/slides/13_step05.svg"
 grep -q '단계별 계산 — 5 / 10' "$out/slides/13_step05.svg" || { echo "the step slide lacks its Korean title"; exit 1; }
-grep -q '(Q_iK_i^T)/√d_k' "$out/slides/13_step05.svg" || { echo "the step slide lacks its formula"; exit 1; }
+# Its formula typeset: Q, K and d as base text, i, T and k as scripts, each a <text> of its own.
+for part in '>Q<' '>K<' '>T<' '>d<' '>k<'; do
+  grep -q "$part" "$out/slides/13_step05.svg" || { echo "the step slide's formula lacks $part"; exit 1; }
+done
+! grep -q 'Q_i' "$out/slides/13_step05.svg" || { echo "the step slide's formula is left as markup"; exit 1; }
 [ ! -e "$out/train_none.svg" ] || { echo "an export with nothing to show wrote a file"; exit 1; }
 grep -q '헤드 1' "$out/heads_ko.svg" || { echo "the Korean SVG has no Hangul title"; exit 1; }
 # The architecture diagram has the sandbox's sizes: 2 layers x 4 heads of d_k 16, d_model 64.

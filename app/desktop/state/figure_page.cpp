@@ -3,6 +3,9 @@
 #include "state/figure_page.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include "state/formula_layout.h"
 
 namespace attnviz {
 
@@ -24,6 +27,50 @@ void page_line(FigurePage& page, const std::string& text, float px, Rgba color, 
   t.bold = bold;
   page.fig.items.push_back(std::move(t));
   page.y += px * 1.3f;
+}
+
+void page_formula(FigurePage& page, const FormulaNode& formula, float px, Rgba color) {
+  FormulaPainter painter;
+  // The markup's characters are measured one by one, and a width in whole pixels rounds each up:
+  // measured 16 times larger, the rounding stays within a sixteenth of a pixel a character.
+  const auto width = [&](std::string_view text, float size) {
+    return static_cast<float>(text_width(page.font, text, size * 16)) / 16.0f;
+  };
+  painter.width = width;
+  // The markup's text comes a character at a time: a run on one line at one size becomes one text
+  // item (one <text> in the SVG, where "softmax(" stays a word).
+  size_t run = std::string::npos;  // the index of the item a run is growing in
+  float run_end = 0;
+  painter.text = [&](float x, float top, std::string_view text, float size) {
+    if (run != std::string::npos) {
+      auto* last = std::get_if<FigureText>(&page.fig.items[run]);
+      if (last && last->y == top && last->px == size && std::abs(x - run_end) < 0.5f) {
+        last->text += text;
+        run_end += width(text, size);
+        return;
+      }
+    }
+    run = page.fig.items.size();
+    run_end = x + width(text, size);
+    FigureText t;
+    t.x = x;
+    t.y = top;
+    t.text = std::string(text);
+    t.px = size;
+    t.color = color;
+    page.fig.items.push_back(std::move(t));
+  };
+  painter.line = [&](float x0, float y0, float x1, float y1, float thickness) {
+    FigureLine l;
+    l.points = {{x0, y0}, {x1, y1}};
+    l.color = color;
+    l.width = thickness;
+    page.fig.items.push_back(std::move(l));
+  };
+  const FormulaBox box = formula_layout(formula, 0, 0, px, painter, false);
+  formula_layout(formula, page.margin, page.y + box.asc, px, painter, true);
+  page.y += box.asc + box.desc + px * 0.4f;
+  page.width = std::max(page.width, box.w);
 }
 
 std::vector<std::string> text_wrap(const FontRaster* font, const std::string& text, float px, float max_width) {

@@ -8,6 +8,7 @@
 #include "render/figure.h"
 #include "render/heatmap.h"
 #include "state/app_state.h"
+#include "state/formula_markup.h"
 
 namespace attnviz {
 
@@ -28,6 +29,8 @@ void page_line(FigurePage& page, const std::string& text, float px, Rgba color =
 // Text wrapped at spaces to the page's width.
 void page_paragraph(FigurePage& page, const std::string& text, float px, Rgba color = kPageDim);
 void page_gap(FigurePage& page, float px);
+// A formula typeset as the app draws it (state/formula_layout.h): its parts as text and lines.
+void page_formula(FigurePage& page, const FormulaNode& formula, float px, Rgba color);
 // A whole figure below the cursor, x from the left, its cell tags' panel ids prefixed (its own
 // margin overlaps the page's).
 void page_block(FigurePage& page, const Figure& block, const std::string& prefix = {}, float x = 0);

@@ -82,7 +82,7 @@ Result<Figure> steps_figure(const AppState& app, const FontRaster* font) {
             14, kPageDim);
   if (auto formula = formula_parse(steps_formula_markup(lecture_step_at(step), t.head(f.layer, f.head).score));
       formula && !formula->kids.empty())
-    page_line(page, formula_plain(*formula), 17, Rgba{200, 110, 10, 255});
+    page_formula(page, *formula, 22, Rgba{200, 110, 10, 255});
   page_paragraph(page, tr(L, kStepsExplain[step]), 14, kPageInk);
   page_gap(page, 8);
   for (const StepMatrix& sm : step_matrices(t, f, lecture_step_at(step)))
