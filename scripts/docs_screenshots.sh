@@ -3,8 +3,10 @@
 # from fresh XDG folders so that nothing remembered or cached changes them: the app as it opens,
 # a head switched off, the Coreference view with "Which heads matter", the softmax step for "it",
 # Korean Compare (tired vs wide), Korean Statistics on the induction demo's own sequence, and the
-# demo of why several heads help in Compare on a projector (English and Korean).
-# docs/cli_layer0.png is not here: it is the CLI's.
+# demo of why several heads help in Compare on a projector (English and Korean), the Architecture
+# view, a typeset step in Korean, and the Train view's 1-head / 4-head pair on that demo.
+# docs/cli_layer0.png is not here: it is the CLI's; nor docs/typing_ko.png, which needs keys typed
+# through an input method: tests/gui/input_method_test.sh takes it (run it with KEEP_DIR=DIR and copy DIR/i_done.png).
 # usage: scripts/docs_screenshots.sh [path/to/attnviz] [OUT_DIR]   (defaults: build/app/attnviz, docs)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -108,3 +110,12 @@ screenshot $out/steps_formula_ko.png
 quit
 ACTIONS
 run steps_formula_ko --script "$tmp/steps_formula_ko.txt"
+
+cat > "$tmp/train_pair.txt" <<ACTIONS
+view train
+train compare
+train wait
+screenshot $out/train_pair.png
+quit
+ACTIONS
+run train_pair --script "$tmp/train_pair.txt"
