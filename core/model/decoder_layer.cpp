@@ -1,0 +1,22 @@
+#include "model/decoder_layer.h"
+
+namespace attnviz {
+
+ModelConfig decoder_self_config(const ModelConfig& config) {
+  ModelConfig c = config;
+  c.d_ff = 0;
+  c.gated_ffn = false;
+  c.parallel_residual = false;
+  return c;
+}
+
+DecoderLayerTrace decoder_layer_forward(const DecoderLayerWeights& w, const ModelConfig& config, const Mat& x,
+                                        const Mat& memory, const Mat& self_mask, const Mat& cross_mask,
+                                        const LayerAblation& self_ablate, const LayerAblation& cross_ablate) {
+  DecoderLayerTrace t;
+  t.self = layer_forward(w.self, decoder_self_config(config), x, nullptr, self_mask, true, self_ablate);
+  t.cross = layer_forward(w.cross, config, t.self.out, &memory, cross_mask, true, cross_ablate);
+  return t;
+}
+
+}  // namespace attnviz
