@@ -33,5 +33,9 @@ ModelConfig decoder_self_config(const ModelConfig& config);
 DecoderLayerTrace decoder_layer_forward(const DecoderLayerWeights& w, const ModelConfig& config, const Mat& x,
                                         const Mat& memory, const Mat& self_mask, const Mat& cross_mask,
                                         const LayerAblation& self_ablate = {}, const LayerAblation& cross_ablate = {});
+// The same with the two parts wherever they are kept (the translation model keeps them in a row).
+DecoderLayerTrace decoder_layer_forward(const LayerWeights& self, const LayerWeights& cross, const ModelConfig& config,
+                                        const Mat& x, const Mat& memory, const Mat& self_mask, const Mat& cross_mask,
+                                        const LayerAblation& self_ablate = {}, const LayerAblation& cross_ablate = {});
 
 }  // namespace attnviz

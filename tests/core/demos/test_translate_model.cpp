@@ -1,0 +1,125 @@
+// The translation demo's encoder-decoder (core/demos/translate_model.h): its gradient against
+// central finite differences in every part a bug could hide in (the source and target tables and
+// positions, an encoder layer, the decoder's self and cross parts, the final norms, the output),
+// and a few AdamW steps that lower the loss of a batch.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "demos/translate_model.h"
+#include "train/train.h"
+
+namespace attnviz {
+namespace {
+
+TranslateExample example_of(const char* english) {
+  auto pair = translate_parse(english);
+  REQUIRE_MESSAGE(pair, pair.error());
+  return translate_example(*pair, translate_source_vocabulary(), translate_target_vocabulary());
+}
+
+TranslateArch tiny_arch(NormPlacement norm) {
+  TranslateArch a;
+  a.d_model = 8;
+  a.n_heads = 2;
+  a.encoder_layers = 2;
+  a.decoder_layers = 2;
+  a.d_ff = 12;
+  a.norm = norm;
+  return a;
+}
+
+// Central differences of the loss in double steps of one float weight.
+double numeric_grad(TranslateModel& m, float& weight, const TranslateExample& ex) {
+  const float keep = weight, h = 1e-2f;
+  weight = keep + h;
+  const double up = translate_loss_grads(m, ex)->loss;
+  weight = keep - h;
+  const double down = translate_loss_grads(m, ex)->loss;
+  weight = keep;
+  return (up - down) / (2.0 * static_cast<double>(h));
+}
+
+TEST_CASE("translate model: the gradient agrees with finite differences everywhere, post- and pre-norm") {
+  const TranslateExample ex = example_of("the big cat chased the dog in the park and the bird saw the book .");
+  for (NormPlacement norm : {NormPlacement::post, NormPlacement::pre}) {
+    CAPTURE(static_cast<int>(norm));
+    auto made = translate_model_init(tiny_arch(norm), 3);
+    REQUIRE_MESSAGE(made, made.error());
+    TranslateModel m = std::move(*made);
+    auto g = translate_loss_grads(m, ex);
+    REQUIRE_MESSAGE(g, g.error());
+    CHECK(g->counted == static_cast<int>(ex.target_ids.size()) + 1);
+    CHECK(g->loss > 0);
+    struct Probe {
+      const char* what;
+      float* weight;
+      float analytic;
+    };
+    ModelWeights& ew = m.encoder.weights;
+    ModelWeights& dw = m.decoder.weights;
+    const int src = ex.source_ids[2], tgt = ex.target_ids[0];  // "cat", its Korean as the first decoder input after [BOS]
+    std::vector<Probe> probes = {
+        {"source table (cat)", &ew.tok_embed(src, 3), g->encoder.tok_embed(src, 3)},
+        {"source position 5", &ew.pos_embed(5, 1), g->encoder.pos_embed(5, 1)},
+        {"encoder layer 0 W_q", &ew.layers[0].attn.in_proj_w(2, 4), g->encoder.layers[0].attn.in_proj_w(2, 4)},
+        {"encoder layer 1 W_v", &ew.layers[1].attn.in_proj_w(20, 1), g->encoder.layers[1].attn.in_proj_w(20, 1)},
+        {"encoder layer 1 FFN", &ew.layers[1].ff1_w(3, 5), g->encoder.layers[1].ff1_w(3, 5)},
+        {"target table", &dw.tok_embed(tgt, 6), g->decoder.tok_embed(tgt, 6)},
+        {"target position 3", &dw.pos_embed(3, 2), g->decoder.pos_embed(3, 2)},
+        {"decoder 0 self W_k", &dw.layers[0].attn.in_proj_w(9, 3), g->decoder.layers[0].attn.in_proj_w(9, 3)},
+        {"decoder 0 cross W_k (on the memory)", &dw.layers[1].attn.in_proj_w(10, 2), g->decoder.layers[1].attn.in_proj_w(10, 2)},
+        {"decoder 1 cross W_O", &dw.layers[3].attn.out_w(4, 7), g->decoder.layers[3].attn.out_w(4, 7)},
+        {"decoder 1 self norm", &dw.layers[2].norm1_w(1), g->decoder.layers[2].norm1_w(1)},
+        {"decoder 1 FFN out", &dw.layers[3].ff2_w(2, 9), g->decoder.layers[3].ff2_w(2, 9)},
+        {"output", &dw.output_w(tgt, 0), g->decoder.output_w(tgt, 0)},
+    };
+    if (norm == NormPlacement::pre) {
+      probes.push_back({"encoder final norm", &ew.final_norm_w(3), g->encoder.final_norm_w(3)});
+      probes.push_back({"decoder final norm", &dw.final_norm_b(5), g->decoder.final_norm_b(5)});
+    }
+    for (const Probe& p : probes) {
+      CAPTURE(p.what);
+      const double numeric = numeric_grad(m, *p.weight, ex);
+      CHECK(std::abs(numeric) > 1e-4);  // a gradient worth checking
+      CHECK(std::abs(numeric - p.analytic) <= 1e-4 + 1e-2 * std::abs(numeric));
+    }
+  }
+}
+
+TEST_CASE("translate model: AdamW steps on a batch lower its loss; greedy decoding stops at [EOS]") {
+  auto made = translate_model_init(tiny_arch(NormPlacement::pre), 5);
+  REQUIRE(made);
+  TranslateModel m = std::move(*made);
+  const std::vector<TranslateExample> batch = {example_of("the cat saw the dog ."), example_of("the student bought the book at school ."),
+                                               example_of("the red bird found the apple and the girl met the boy .")};
+  const auto batch_loss = [&] {
+    double sum = 0;
+    for (const TranslateExample& ex : batch) sum += translate_loss_grads(m, ex)->loss;
+    return sum / static_cast<double>(batch.size());
+  };
+  const double before = batch_loss();
+  AdamConfig adam;
+  adam.lr = 1e-2f;
+  AdamState se = adam_init(m.encoder.weights), sd = adam_init(m.decoder.weights);
+  for (int step = 0; step < 30; ++step) {
+    ModelWeights ge = weights_zeros_like(m.encoder.weights), gd = weights_zeros_like(m.decoder.weights);
+    for (const TranslateExample& ex : batch) {
+      auto g = translate_loss_grads(m, ex);
+      REQUIRE(g);
+      weights_add(ge, g->encoder, 1.0f / 3);
+      weights_add(gd, g->decoder, 1.0f / 3);
+    }
+    const float norm = std::sqrt(weights_norm(ge) * weights_norm(ge) + weights_norm(gd) * weights_norm(gd));
+    adam_step(m.encoder.weights, ge, norm, se, adam);
+    adam_step(m.decoder.weights, gd, norm, sd, adam);
+  }
+  const double after = batch_loss();
+  CHECK(after < before * 0.5);
+  auto out = translate_greedy(m, batch[0].source_ids, 40);
+  REQUIRE(out);
+  CHECK(out->size() <= 40);
+}
+
+}  // namespace
+}  // namespace attnviz
