@@ -90,17 +90,13 @@ DecoderLayerWeights translate_decoder_layer(const TranslateModel& m, int layer) 
                              m.decoder.weights.layers[static_cast<size_t>(2 * layer + 1)]};
 }
 
-Result<TranslateForward> translate_forward(const TranslateModel& m, const std::vector<int>& source_ids,
-                                           const std::vector<int>& decoder_input) {
-  if (source_ids.empty() || decoder_input.empty()) return make_error("translate: an empty source or decoder input");
+Result<TranslateForward> translate_encode(const TranslateModel& m, const std::vector<int>& source_ids) {
+  if (source_ids.empty()) return make_error("translate: nothing to translate");
   TranslateForward f;
   auto xs = embed_ids(m.encoder, source_ids, {});
   if (!xs) return make_error("translate: source: " + xs.error());
-  auto xt = embed_ids(m.decoder, decoder_input, {});
-  if (!xt) return make_error("translate: target: " + xt.error());
   f.source_x = std::move(*xs);
-  f.target_x = std::move(*xt);
-  const auto S = static_cast<int>(source_ids.size()), T = static_cast<int>(decoder_input.size());
+  const auto S = static_cast<int>(source_ids.size());
   const ModelConfig& ec = m.encoder.config;
   Mat x = f.source_x;
   const Mat none = Mat::Zero(S, S);
@@ -109,18 +105,36 @@ Result<TranslateForward> translate_forward(const TranslateModel& m, const std::v
     x = f.encoder.back().out;
   }
   f.memory = final_norm(m.encoder, x);
+  return f;
+}
+
+Status translate_decode(const TranslateModel& m, const std::vector<int>& decoder_input, TranslateForward& f) {
+  if (decoder_input.empty()) return make_error("translate: an empty decoder input");
+  auto xt = embed_ids(m.decoder, decoder_input, {});
+  if (!xt) return make_error("translate: target: " + xt.error());
+  f.target_x = std::move(*xt);
+  f.decoder.clear();
+  const auto S = static_cast<int>(f.memory.rows()), T = static_cast<int>(decoder_input.size());
   MaskSpec causal;
   causal.causal = true;
   const Mat self_mask = mask_build(causal, T, T, T), cross_mask = Mat::Zero(T, S);
   Mat y = f.target_x;
+  const auto& parts = m.decoder.weights.layers;
   for (int l = 0; l < m.decoder.config.n_layers; ++l) {
-    const auto& parts = m.decoder.weights.layers;
     f.decoder.push_back(decoder_layer_forward(parts[static_cast<size_t>(2 * l)], parts[static_cast<size_t>(2 * l + 1)],
                                               m.decoder.config, y, f.memory, self_mask, cross_mask));
     y = f.decoder.back().out();
   }
   f.decoder_out = final_norm(m.decoder, y);
   f.logits = linear(f.decoder_out, m.decoder.weights.output_w, m.decoder.weights.output_b);
+  return Ok{};
+}
+
+Result<TranslateForward> translate_forward(const TranslateModel& m, const std::vector<int>& source_ids,
+                                           const std::vector<int>& decoder_input) {
+  auto f = translate_encode(m, source_ids);
+  if (!f) return f;
+  if (Status s = translate_decode(m, decoder_input, *f); !s) return make_error(s.error());
   return f;
 }
 
@@ -177,10 +191,11 @@ Result<TranslateLossGrads> translate_loss_grads(const TranslateModel& m, const T
 }
 
 Result<std::vector<int>> translate_greedy(const TranslateModel& m, const std::vector<int>& source_ids, int max_tokens) {
+  auto f = translate_encode(m, source_ids);
+  if (!f) return make_error(f.error());
   std::vector<int> input = {kTranslateBos};
   for (int step = 0; step < max_tokens; ++step) {
-    auto f = translate_forward(m, source_ids, input);
-    if (!f) return make_error(f.error());
+    if (Status s = translate_decode(m, input, *f); !s) return make_error(s.error());
     Eigen::Index best = 0;
     f->logits.row(f->logits.rows() - 1).maxCoeff(&best);
     if (best == kTranslateEos) break;

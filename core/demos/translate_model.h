@@ -50,6 +50,10 @@ struct TranslateForward {
 // Errors: ids outside a vocabulary, inputs longer than the position tables, an empty side.
 Result<TranslateForward> translate_forward(const TranslateModel& model, const std::vector<int>& source_ids,
                                            const std::vector<int>& decoder_input);
+// The two halves: the encoder's part of a TranslateForward (source_x, encoder, memory), then the
+// decoder's on it (greedy decoding encodes once and decodes at every step).
+Result<TranslateForward> translate_encode(const TranslateModel& model, const std::vector<int>& source_ids);
+Status translate_decode(const TranslateModel& model, const std::vector<int>& decoder_input, TranslateForward& f);
 
 struct TranslateLossGrads {
   float loss = 0;   // mean cross-entropy over the target tokens and [EOS]

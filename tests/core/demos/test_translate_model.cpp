@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "demos/translate_model.h"
+#include "demos/translate_demo.h"
 #include "train/train.h"
 
 namespace attnviz {
@@ -119,6 +119,52 @@ TEST_CASE("translate model: AdamW steps on a batch lower its loss; greedy decodi
   auto out = translate_greedy(m, batch[0].source_ids, 40);
   REQUIRE(out);
   CHECK(out->size() <= 40);
+}
+
+}  // namespace
+}  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+TEST_CASE("translate demo: a short run is the same every time, and its scores count every held-out sentence") {
+  TranslateTrainOptions o;
+  o.arch.d_model = 16;
+  o.arch.n_heads = 2;
+  o.arch.encoder_layers = 1;
+  o.arch.decoder_layers = 1;
+  o.arch.d_ff = 16;
+  o.n_train = 300;
+  o.heldout_per_length = 4;
+  o.batch = 8;
+  o.max_steps = 6;
+  o.eval_every = 3;
+  std::vector<float> losses;
+  auto a = translate_train(o, [&](const TranslateProgress& p, const TranslateModel&) {
+    losses.push_back(p.loss);
+    return true;
+  });
+  REQUIRE_MESSAGE(a, a.error());
+  REQUIRE(losses.size() == 6);
+  REQUIRE(a->history.size() == 2);  // steps 3 and 6
+  const TranslateScores& s = a->history.back().scores;
+  CHECK(s.counted[0] == 12);
+  for (int k = 1; k <= kTranslateMaxClauses; ++k) CHECK(s.counted[k] == 4);
+  REQUIRE(s.content_aligned.size() == 2);  // 1 decoder layer x 2 heads
+  for (size_t h = 0; h < 2; ++h) {
+    CHECK(s.content_aligned[h] >= 0.0f);
+    CHECK(s.content_aligned[h] <= 1.0f);
+    CHECK(s.content_aligned[static_cast<size_t>(s.best_head)] >= s.content_aligned[h]);
+  }
+  std::vector<float> again;
+  auto b = translate_train(o, [&](const TranslateProgress& p, const TranslateModel&) {
+    again.push_back(p.loss);
+    return p.step < 4;  // the callback stops the run
+  });
+  REQUIRE(b);
+  CHECK(b->stopped);
+  REQUIRE(again.size() == 4);
+  for (size_t i = 0; i < again.size(); ++i) CHECK(again[i] == losses[i]);
 }
 
 }  // namespace
