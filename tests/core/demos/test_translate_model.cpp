@@ -169,3 +169,48 @@ TEST_CASE("translate demo: a short run is the same every time, and its scores co
 
 }  // namespace
 }  // namespace attnviz
+
+#include "demos/translate_file.h"
+
+namespace attnviz {
+namespace {
+
+TEST_CASE("translate file: a model saved and read back computes the same numbers; bad files are refused by name") {
+  TranslateArch a;
+  a.d_model = 16;
+  a.n_heads = 4;
+  a.encoder_layers = 2;
+  a.decoder_layers = 2;
+  a.d_ff = 24;
+  auto made = translate_model_init(a, 11);
+  REQUIRE(made);
+  const TensorFile file = translate_to_tensors(*made);
+  auto back = translate_from_tensors(file);
+  REQUIRE_MESSAGE(back, back.error());
+  CHECK(back->arch.decoder_layers == 2);
+  CHECK(back->decoder.weights.layers.size() == 4);
+  const TranslateExample ex = example_of("the small boy drew the horse at home .");
+  std::vector<int> input = {kTranslateBos};
+  input.insert(input.end(), ex.target_ids.begin(), ex.target_ids.end());
+  auto f1 = translate_forward(*made, ex.source_ids, input), f2 = translate_forward(*back, ex.source_ids, input);
+  REQUIRE(f1);
+  REQUIRE(f2);
+  CHECK((f1->logits - f2->logits).cwiseAbs().maxCoeff() == 0.0f);
+  CHECK((f1->decoder[1].cross.attn.heads[3].weights - f2->decoder[1].cross.attn.heads[3].weights).cwiseAbs().maxCoeff() == 0.0f);
+
+  TensorFile stray = file;
+  stray.tensors.back().name = "decoder2.output.weight";
+  CHECK(translate_from_tensors(stray).error() ==
+        "translation model: tensor 'decoder2.output.weight' is under none of encoder., decoder_self., decoder.");
+  TensorFile no_arch = file;
+  no_arch.metadata.erase(kTranslateKey);
+  CHECK(translate_from_tensors(no_arch).error() == "not a translation model: no attnviz.translate metadata");
+  TensorFile other = file;
+  other.metadata[kTranslateKey] = R"({"d_model":16,"n_heads":4,"encoder_layers":3,"decoder_layers":2,"d_ff":24,"max_positions":64})";
+  CHECK(translate_from_tensors(other).error() == "translation model: the encoder disagrees with attnviz.translate");
+  other.metadata[kTranslateKey] = R"({"d_model":16,"n_heads":4,"encoder_layers":2,"decoder_layers":2,"d_ff":24,"max_positions":64,"depth":1})";
+  CHECK(translate_from_tensors(other).error().find("attnviz.translate: unknown key 'depth'") == 0);
+}
+
+}  // namespace
+}  // namespace attnviz
