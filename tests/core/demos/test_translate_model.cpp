@@ -18,16 +18,19 @@ TranslateExample example_of(const char* english) {
   return translate_example(*pair, translate_source_vocabulary(), translate_target_vocabulary());
 }
 
-TranslateArch tiny_arch(NormPlacement norm) {
+TranslateArch arch_of(int d_model, int heads, int encoder_layers, int decoder_layers, int d_ff,
+                      NormPlacement norm = NormPlacement::pre) {
   TranslateArch a;
-  a.d_model = 8;
-  a.n_heads = 2;
-  a.encoder_layers = 2;
-  a.decoder_layers = 2;
-  a.d_ff = 12;
+  a.d_model = d_model;
+  a.n_heads = heads;
+  a.encoder_layers = encoder_layers;
+  a.decoder_layers = decoder_layers;
+  a.d_ff = d_ff;
   a.norm = norm;
   return a;
 }
+
+TranslateArch tiny_arch(NormPlacement norm) { return arch_of(8, 2, 2, 2, 12, norm); }
 
 // Central differences of the loss in double steps of one float weight.
 double numeric_grad(TranslateModel& m, float& weight, const TranslateExample& ex) {
@@ -129,11 +132,7 @@ namespace {
 
 TEST_CASE("translate demo: a short run is the same every time, and its scores count every held-out sentence") {
   TranslateTrainOptions o;
-  o.arch.d_model = 16;
-  o.arch.n_heads = 2;
-  o.arch.encoder_layers = 1;
-  o.arch.decoder_layers = 1;
-  o.arch.d_ff = 16;
+  o.arch = arch_of(16, 2, 1, 1, 16);
   o.n_train = 300;
   o.heldout_per_length = 4;
   o.batch = 8;
@@ -176,13 +175,7 @@ namespace attnviz {
 namespace {
 
 TEST_CASE("translate file: a model saved and read back computes the same numbers; bad files are refused by name") {
-  TranslateArch a;
-  a.d_model = 16;
-  a.n_heads = 4;
-  a.encoder_layers = 2;
-  a.decoder_layers = 2;
-  a.d_ff = 24;
-  auto made = translate_model_init(a, 11);
+  auto made = translate_model_init(arch_of(16, 4, 2, 2, 24), 11);
   REQUIRE(made);
   const TensorFile file = translate_to_tensors(*made);
   auto back = translate_from_tensors(file);
