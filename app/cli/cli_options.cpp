@@ -54,6 +54,7 @@ const char* train_demo_name(CliCommand c) {
     case CliCommand::train_coref: return "coref";
     case CliCommand::train_induction: return "induction";
     case CliCommand::train_gather: return "gather";
+    case CliCommand::train_translate: return "translate";
     default: return "pair";
   }
 }
@@ -338,8 +339,10 @@ constexpr const char* kNeedsModel[] = {"model", "weights", "text", "text-b", "so
                                        "head-scores", "temperature", "max-trace-memory"};
 
 Status check_combination(const CliOptions& o) {
+  if (o.command == CliCommand::train_translate && o.given.count("positions"))
+    return make_error("train translate takes no --positions: the encoder and the decoder learn theirs");
   if (o.command == CliCommand::train_coref || o.command == CliCommand::train_induction ||
-      o.command == CliCommand::train_gather) {
+      o.command == CliCommand::train_gather || o.command == CliCommand::train_translate) {
     const std::string name = std::string("train ") + train_demo_name(o.command);
     if (o.out_dir.empty()) return make_error(name + " needs --out DIR");
     if (o.given.count("json")) return make_error(name + " does not take --json (train pair writes one)");
@@ -429,8 +432,11 @@ Result<CliOptions> parse_args(const std::vector<std::string>& args) {
     if (demo == "coref") o.command = CliCommand::train_coref;
     else if (demo == "induction") o.command = CliCommand::train_induction;
     else if (demo == "gather") o.command = CliCommand::train_gather;
+    else if (demo == "translate") o.command = CliCommand::train_translate;
     else if (demo == "pair") o.command = CliCommand::train_pair;
-    else return make_error("train needs a demo name: 'train coref', 'train induction', 'train gather' or 'train pair'");
+    else
+      return make_error(
+          "train needs a demo name: 'train coref', 'train induction', 'train gather', 'train translate' or 'train pair'");
     allowed = kTrain;
     first_flag = 2;
   } else if (args[0] == "predict") {
@@ -515,6 +521,8 @@ std::string cli_help() {
          "                               [--score K] [--norm post|pre] [--positions P] [--steps N] [--lr LR] [--batch N]\n"
          "                               [--eval-every N]\n"
          "       attnviz-cli train gather --out DIR [--seed S] [--heads NH] [the architecture and training flags above]\n"
+         "       attnviz-cli train translate --out DIR [--seed S] [--heads NH] [--d-model C] [--layers L] [--ffn F]\n"
+         "                               [--score K] [--norm post|pre] [--steps N] [--lr LR] [--batch N] [--eval-every N]\n"
          "       attnviz-cli train pair [--seeds 1-10] [--heads NH] [--json FILE] [the architecture and training flags]\n"
          "       attnviz-cli predict --model PATH --text TEXT [--ablate L:H,...] [--ablation zero|mean] [--top-k K]\n"
          "                           [--json FILE]\n"

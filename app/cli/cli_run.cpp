@@ -259,6 +259,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.command == CliCommand::train_coref) return cli_train_coref(o, out, err);
   if (o.command == CliCommand::train_induction) return cli_train_induction(o, out, err);
   if (o.command == CliCommand::train_gather) return cli_train_gather(o, out, err);
+  if (o.command == CliCommand::train_translate) return cli_train_translate(o, out, err);
   if (o.command == CliCommand::train_pair) return cli_train_pair(o, out, err);
   if (o.command == CliCommand::predict) return cli_predict(o, out, err);
   if (o.command == CliCommand::heads) return cli_heads(o, out, err);

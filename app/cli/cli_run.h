@@ -28,6 +28,7 @@ std::string counted(long long n, std::string_view noun);
 int cli_train_coref(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_train_induction(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_train_gather(const CliOptions& options, std::ostream& out, std::ostream& err);
+int cli_train_translate(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_train_pair(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_predict(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_heads(const CliOptions& options, std::ostream& out, std::ostream& err);
