@@ -17,7 +17,7 @@ namespace {
 using Setter = std::function<Status(CliOptions&, const std::string&)>;
 
 // Which commands a flag belongs to.
-enum : unsigned { kAttention = 1, kTrain = 2, kPredict = 4, kHeads = 8, kGenerate = 16 };
+enum : unsigned { kAttention = 1, kTrain = 2, kPredict = 4, kHeads = 8, kGenerate = 16, kTranslate = 32 };
 
 struct Flag {
   const char* name;
@@ -104,7 +104,7 @@ Setter string_flag(std::string CliOptions::*field) {
 const std::vector<Flag>& flags() {
   static const std::vector<Flag> table = {
       {"text", "TEXT", "the sentence to analyse (the target sentence with --source; generate: the prompt)",
-       string_flag(&CliOptions::text), kAttention | kPredict | kHeads | kGenerate},
+       string_flag(&CliOptions::text), kAttention | kPredict | kHeads | kGenerate | kTranslate},
       {"text-b", "TEXT", "the second sentence of a pair: [CLS] A [SEP] B [SEP] (BERT checkpoints)",
        string_flag(&CliOptions::text_b)},
       {"source", "TEXT", "cross-attention: keys and values come from this source sentence",
@@ -246,7 +246,7 @@ const std::vector<Flag>& flags() {
       {"json", "FILE",
        "attention: tokens, config, every head's weights and statistics, final hidden states; predict: the answer(s); "
        "heads: the importance grid; train pair: each seed's steps to the target and held-out accuracy ('-': stdout)",
-       string_flag(&CliOptions::json_path), kAttention | kTrain | kPredict | kHeads | kGenerate},
+       string_flag(&CliOptions::json_path), kAttention | kTrain | kPredict | kHeads | kGenerate | kTranslate},
       {"out", "DIR", "train: the folder to write model.safetensors to", string_flag(&CliOptions::out_dir), kTrain},
       {"seeds", "LIST",
        "train pair: the seeds to train the pair for, a range (1-10, the default) or a list (1,4,7); at most 100",
@@ -281,7 +281,7 @@ const std::vector<Flag>& flags() {
        "a Hugging Face checkpoint folder (GPT-2, BERT, RoBERTa, DistilBERT, Llama, Mistral, Qwen2, GPT-NeoX: config.json, weights, tokenizer files), an "
        "attnviz model (folder with model.safetensors, or the file), or a shipped demo: demo:coref, demo:induction, "
        "demo:coref/heads{NH}_dmodel{C} (attnviz-cli --version --verbose lists them)",
-       string_flag(&CliOptions::model_path), kAttention | kPredict | kHeads | kGenerate},
+       string_flag(&CliOptions::model_path), kAttention | kPredict | kHeads | kGenerate | kTranslate},
       {"no-weights", nullptr, "leave the (T, T) weight matrices out of --json",
        [](CliOptions& o, const std::string&) -> Status {
          o.json_weights = false;
@@ -360,6 +360,11 @@ Status check_combination(const CliOptions& o) {
     if (o.model_path.empty()) return make_error("generate needs --model PATH");
     if (!o.given.count("text")) return make_error("generate needs --text (the prompt)");
     if (o.given.count("top-k") && o.top_k < 1) return make_error("--top-k must be at least 1 for generate");
+    return Ok{};
+  }
+  if (o.command == CliCommand::translate) {
+    if (o.model_path.empty()) return make_error("translate needs --model PATH (demo:translate, or a folder `train translate` wrote)");
+    if (!o.given.count("text")) return make_error("translate needs --text (an English sentence of the demo's grammar)");
     return Ok{};
   }
   if (o.command == CliCommand::predict || o.command == CliCommand::heads) {
@@ -448,6 +453,9 @@ Result<CliOptions> parse_args(const std::vector<std::string>& args) {
   } else if (args[0] == "generate") {
     o.command = CliCommand::generate;
     allowed = kGenerate;
+  } else if (args[0] == "translate") {
+    o.command = CliCommand::translate;
+    allowed = kTranslate;
   } else {
     return make_error("unknown command '" + args[0] + "' (try 'attnviz-cli --help')");
   }
@@ -529,6 +537,7 @@ std::string cli_help() {
          "       attnviz-cli heads --model PATH --text TEXT --importance [--ablation zero|mean] [--json FILE]\n"
          "       attnviz-cli generate --model PATH --text PROMPT [--tokens N] [--temperature TAU] [--top-k K] [--seed S]\n"
          "                            [--json FILE]\n"
+         "       attnviz-cli translate --model demo:translate --text TEXT [--json FILE]\n"
          "       attnviz-cli --version [--verbose]\n\n"
          "Without an output flag it prints the tokens and each head's statistics. Layers and heads count from 0.\n"
          "Exit status: 0 done, 1 a file could not be read or written or the input was rejected, 2 usage error.\n\n"

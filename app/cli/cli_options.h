@@ -17,7 +17,7 @@
 
 namespace attnviz {
 
-enum class CliCommand { help, version, attention, train_coref, train_induction, train_gather, train_translate, train_pair, predict, heads,
+enum class CliCommand { help, version, attention, train_coref, train_induction, train_gather, train_translate, train_pair, translate, predict, heads,
                         generate };
 
 struct CliOptions {

@@ -264,6 +264,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.command == CliCommand::predict) return cli_predict(o, out, err);
   if (o.command == CliCommand::heads) return cli_heads(o, out, err);
   if (o.command == CliCommand::generate) return cli_generate(o, out, err);
+  if (o.command == CliCommand::translate) return cli_translate(o, out, err);
   if (!o.attention_path.empty()) return attention_file_run(o, out, err);
   auto fail = [&](const std::string& message) { return cli_fail(err, message); };
   const std::string& path = o.model_path.empty() ? o.weights_path : o.model_path;
@@ -316,6 +317,10 @@ int cli_run(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (!demo) {
     return cli_fail(err, demo.error());
   }
+  if ((demo->demo == "translate") != (o.command == CliCommand::translate))
+    return cli_fail(err, demo->demo == "translate"
+                             ? o.model_path + " is an encoder-decoder: attnviz-cli translate reads it"
+                             : "translate reads a translation model (demo:translate), not " + o.model_path);
   CliOptions resolved = o;
   resolved.model_path = demo->dir;
   return run_command(resolved, out, err);

@@ -29,6 +29,9 @@ int cli_train_coref(const CliOptions& options, std::ostream& out, std::ostream& 
 int cli_train_induction(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_train_gather(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_train_translate(const CliOptions& options, std::ostream& out, std::ostream& err);
+// translate: the Korean of --text by greedy decoding, and with --json the tokens and every
+// cross-attention weight ([layer][head][target][source], row i the position that produced target token i).
+int cli_translate(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_train_pair(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_predict(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_heads(const CliOptions& options, std::ostream& out, std::ostream& err);

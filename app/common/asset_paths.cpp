@@ -81,6 +81,7 @@ std::vector<std::string> demo_names(const AssetPaths& assets) {
   if (has_model(root / "demo_coref")) names.push_back("demo:coref");
   if (has_model(root / "demo_induction")) names.push_back("demo:induction");
   if (has_model(root / "demo_gather")) names.push_back("demo:gather");
+  if (has_model(root / "demo_translate")) names.push_back("demo:translate");
   std::vector<std::string> grid;
   std::error_code ec;
   for (fs::directory_iterator it(root / "demo_coref_grid", ec), end; !ec && it != end; it.increment(ec))
@@ -99,7 +100,7 @@ Result<DemoModel> demo_model_find(const AssetPaths& assets, const std::string& n
                       (known.empty() ? " holds no demo" : " holds " + joined(known, ", ")));
   const std::string rest = name.substr(kDemoPrefix.size());
   DemoModel d;
-  if (rest == "coref" || rest == "induction" || rest == "gather") {
+  if (rest == "coref" || rest == "induction" || rest == "gather" || rest == "translate") {
     d.demo = rest;
     d.dir = (fs::path(assets.dir) / ("demo_" + rest)).string();
   } else {

@@ -27,7 +27,7 @@ std::string asset_paths_describe(const AssetPaths& assets);
 // coreference grid's models, demo:coref/heads2_dmodel32.
 struct DemoModel {
   std::string dir;       // the folder holding its model.safetensors
-  std::string demo;      // "coref" or "induction"
+  std::string demo;      // "coref", "induction", "gather" or "translate"
   std::string grid_key;  // "heads2_dmodel32" for a model of the coreference grid; empty otherwise
 };
 

@@ -110,6 +110,10 @@ Status app_use_demo(AppState& app, const std::string& name) {
     app.model_error = demo.error();
     return make_error(demo.error());
   }
+  if (demo->demo == "translate") {  // an encoder-decoder: none of the views reads one yet
+    app.model_error = name + " is the translation demo's encoder-decoder: attnviz-cli translate reads it; the app's views do not yet";
+    return make_error(app.model_error);
+  }
   ModelSource source = ModelSource::demo_coref;
   if (!source_from_id(demo->demo, source)) return make_error("unknown demo '" + demo->demo + "'");
   if (Status s = app_use_source(app, source); !s) return s;
