@@ -82,6 +82,13 @@ std::vector<std::string> demo_names(const AssetPaths& assets) {
   if (has_model(root / "demo_induction")) names.push_back("demo:induction");
   if (has_model(root / "demo_gather")) names.push_back("demo:gather");
   if (has_model(root / "demo_translate")) names.push_back("demo:translate");
+  // The translation demo's variants: demo:translate/score_dot, …, each a folder of demo_translate.
+  std::vector<std::string> variants;
+  std::error_code vec;
+  for (fs::directory_iterator it(root / "demo_translate", vec), end; !vec && it != end; it.increment(vec))
+    if (has_model(it->path())) variants.push_back(it->path().filename().string());
+  std::sort(variants.begin(), variants.end());
+  for (const std::string& v : variants) names.push_back("demo:translate/" + v);
   std::vector<std::string> grid;
   std::error_code ec;
   for (fs::directory_iterator it(root / "demo_coref_grid", ec), end; !ec && it != end; it.increment(ec))
@@ -103,6 +110,9 @@ Result<DemoModel> demo_model_find(const AssetPaths& assets, const std::string& n
   if (rest == "coref" || rest == "induction" || rest == "gather" || rest == "translate") {
     d.demo = rest;
     d.dir = (fs::path(assets.dir) / ("demo_" + rest)).string();
+  } else if (rest.rfind("translate/", 0) == 0) {  // a variant of the translation demo
+    d.demo = "translate";
+    d.dir = (fs::path(assets.dir) / "demo_translate" / rest.substr(rest.find('/') + 1)).string();
   } else {
     d.demo = "coref";
     d.grid_key = rest.substr(rest.find('/') + 1);

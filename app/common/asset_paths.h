@@ -23,8 +23,9 @@ AssetPaths asset_paths_find();
 // "installed: beside the program", "the source tree", or that nothing was found and where it looked.
 std::string asset_paths_describe(const AssetPaths& assets);
 
-// A shipped demo, as --model names it in both programs: demo:coref, demo:induction, or one of the
-// coreference grid's models, demo:coref/heads2_dmodel32.
+// A shipped demo, as --model names it in both programs: demo:coref, demo:induction, demo:gather,
+// demo:translate and its variants (demo:translate/score_dot, …), or one of the coreference grid's
+// models, demo:coref/heads2_dmodel32.
 struct DemoModel {
   std::string dir;       // the folder holding its model.safetensors
   std::string demo;      // "coref", "induction", "gather" or "translate"
@@ -38,7 +39,8 @@ bool demo_name_given(std::string_view model);  // starts with "demo:": resolve i
 // were looked for when there are none.
 Result<DemoModel> demo_model_find(const AssetPaths& assets, const std::string& name);
 
-// Every demo name the assets hold: demo:coref, demo:induction, then the grid's, sorted.
+// Every demo name the assets hold: demo:coref, demo:induction, demo:gather, demo:translate and its
+// variants, then the grid's, sorted.
 std::vector<std::string> demo_names(const AssetPaths& assets);
 
 }  // namespace attnviz
