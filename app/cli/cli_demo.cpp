@@ -176,7 +176,9 @@ namespace {
 std::string translate_scores_text(const TranslateScores& s, int n_heads) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(1) << 100.0 * s.exact_rate() << "% exact (" << 100.0 * s.exact_rate(1) << " / "
-      << 100.0 * s.exact_rate(2) << " / " << 100.0 * s.exact_rate(3) << "% on 1 / 2 / 3 clauses), head "
+      << 100.0 * s.exact_rate(2) << " / " << 100.0 * s.exact_rate(3) << "% on 1 / 2 / 3 clauses)";
+  if (s.content_aligned.empty()) return out.str() + ", no cross-attention (the bottleneck)";
+  out << ", head "
       << s.best_head % n_heads + 1 << " of decoder layer " << s.best_head / n_heads + 1 << " on the gold source token for "
       << 100.0 * s.content_aligned[static_cast<size_t>(s.best_head)] << "% of content tokens ("
       << 100.0 * s.all_aligned[static_cast<size_t>(s.best_head)] << "% of all)";
@@ -199,7 +201,9 @@ int cli_train_translate(const CliOptions& o, std::ostream& out, std::ostream& er
   if (o.given.count("lr")) t.lr = o.lr;
   if (o.given.count("batch")) t.batch = o.batch;
   if (o.given.count("eval-every")) t.eval_every = o.eval_every;
-  out << "training the translation demo (English -> Korean): d_model " << a.d_model << ", " << counted(a.n_heads, "head")
+  a.bottleneck = o.bottleneck;
+  out << "training the translation demo (English -> Korean)" << (a.bottleneck ? ", the bottleneck: no cross-attention" : "")
+      << ": d_model " << a.d_model << ", " << counted(a.n_heads, "head")
       << ", encoder " << counted(a.encoder_layers, "layer") << ", decoder " << counted(a.decoder_layers, "layer") << ", FFN "
       << a.d_ff << ", " << name_of(a.score) << ", seed " << t.seed << ", " << counted(t.batch, "sentence") << " a step\n";
   auto run = translate_train(t, [&](const TranslateProgress& p, const TranslateModel&) {

@@ -227,6 +227,14 @@ const std::vector<Flag>& flags() {
          return Ok{};
        },
        kAttention | kPredict | kHeads},
+      {"bottleneck", nullptr,
+       "train translate: the seq2seq before attention, no cross-attention; the decoder reads one vector, the mean of the "
+       "encoder's output",
+       [](CliOptions& o, const std::string&) -> Status {
+         o.bottleneck = true;
+         return Ok{};
+       },
+       kTrain},
       {"importance", nullptr,
        "heads: for every head, the drop in the log-probability of the model's own answer when that head alone is off",
        [](CliOptions& o, const std::string&) -> Status {
@@ -341,6 +349,7 @@ constexpr const char* kNeedsModel[] = {"model", "weights", "text", "text-b", "so
 Status check_combination(const CliOptions& o) {
   if (o.command == CliCommand::train_translate && o.given.count("positions"))
     return make_error("train translate takes no --positions: the encoder and the decoder learn theirs");
+  if (o.bottleneck && o.command != CliCommand::train_translate) return make_error("--bottleneck is for train translate only");
   if (o.command == CliCommand::train_coref || o.command == CliCommand::train_induction ||
       o.command == CliCommand::train_gather || o.command == CliCommand::train_translate) {
     const std::string name = std::string("train ") + train_demo_name(o.command);
@@ -530,7 +539,8 @@ std::string cli_help() {
          "                               [--eval-every N]\n"
          "       attnviz-cli train gather --out DIR [--seed S] [--heads NH] [the architecture and training flags above]\n"
          "       attnviz-cli train translate --out DIR [--seed S] [--heads NH] [--d-model C] [--layers L] [--ffn F]\n"
-         "                               [--score K] [--norm post|pre] [--steps N] [--lr LR] [--batch N] [--eval-every N]\n"
+         "                               [--score K] [--norm post|pre] [--bottleneck] [--steps N] [--lr LR] [--batch N]\n"
+         "                               [--eval-every N]\n"
          "       attnviz-cli train pair [--seeds 1-10] [--heads NH] [--json FILE] [the architecture and training flags]\n"
          "       attnviz-cli predict --model PATH --text TEXT [--ablate L:H,...] [--ablation zero|mean] [--top-k K]\n"
          "                           [--json FILE]\n"

@@ -53,6 +53,7 @@ struct CliOptions {
   std::string model_path;     // --model: a checkpoint folder, a model folder, a .safetensors file or a demo (demo:coref)
   Ablation ablation;          // --ablate L:H,... and --ablation zero|mean: heads switched off
   bool importance = false;    // heads --importance: the drop of the answer's log-probability per head
+  bool bottleneck = false;    // train translate --bottleneck: the decoder without cross-attention
   AttentionMeasure measure = AttentionMeasure::weights;  // --measure: what --json/--csv/--png show
   WordViewOptions word_view;      // --words, --hide-special: words instead of pieces, no special tokens
   int tokens = 20;                // generate: --tokens, how many new tokens

@@ -15,7 +15,8 @@ struct ShardScores {
 };
 
 void score_range(const TranslateModel& m, const std::vector<TranslateExample>& examples, size_t begin, size_t end, ShardScores& out) {
-  const int L = m.decoder.config.n_layers, NH = m.decoder.config.n_heads;
+  // The bottleneck model has no cross-attention: nothing to align.
+  const int L = m.arch.bottleneck ? 0 : m.decoder.config.n_layers, NH = m.decoder.config.n_heads;
   out.content_hits.assign(static_cast<size_t>(L * NH), 0);
   out.all_hits.assign(static_cast<size_t>(L * NH), 0);
   for (size_t e = begin; e < end; ++e) {

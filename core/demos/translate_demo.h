@@ -32,7 +32,7 @@ struct TranslateScores {
   // Per (decoder layer, head), layer-major: the share of content tokens (and of all tokens) whose
   // cross-attention row has its maximum on the gold source token, with teacher forcing on the gold
   // translation (row i: the position that produces target token i).
-  std::vector<float> content_aligned, all_aligned;
+  std::vector<float> content_aligned, all_aligned;  // empty for the bottleneck model (no cross-attention)
   int best_head = 0;  // layer * NH + head with the highest content_aligned
 };
 TranslateScores translate_score(const TranslateModel& model, const std::vector<TranslatePair>& pairs);

@@ -14,18 +14,26 @@ namespace {
 constexpr const char* kParts[] = {"encoder.", "decoder_self.", "decoder."};
 
 nlohmann::json arch_to_json(const TranslateArch& a) {
-  return {{"d_model", a.d_model},         {"n_heads", a.n_heads}, {"encoder_layers", a.encoder_layers},
-          {"decoder_layers", a.decoder_layers}, {"d_ff", a.d_ff},     {"max_positions", a.max_positions}};
+  nlohmann::json j = {{"d_model", a.d_model},         {"n_heads", a.n_heads}, {"encoder_layers", a.encoder_layers},
+                      {"decoder_layers", a.decoder_layers}, {"d_ff", a.d_ff},     {"max_positions", a.max_positions}};
+  if (a.bottleneck) j["bottleneck"] = true;  // written only for that model: absent means cross-attention
+  return j;
 }
 
 Result<TranslateArch> arch_from_json(const nlohmann::json& j) {
   const JsonKeys keys = {"d_model", "n_heads", "encoder_layers", "decoder_layers", "d_ff", "max_positions"};
+  const JsonKeys all_keys = {"d_model", "n_heads", "encoder_layers", "decoder_layers", "d_ff", "max_positions", "bottleneck"};
   if (!j.is_object()) return make_error(std::string(kTranslateKey) + " must be a JSON object");
   TranslateArch a;
   for (const auto& [key, value] : j.items()) {
-    if (std::find(keys.begin(), keys.end(), key) == keys.end())
-      return make_error(std::string(kTranslateKey) + ": " + json_unknown_key(key, keys));
-    if (!value.is_number_integer()) return make_error(std::string(kTranslateKey) + ": " + key + " must be a whole number");
+    if (std::find(all_keys.begin(), all_keys.end(), key) == all_keys.end())
+      return make_error(std::string(kTranslateKey) + ": " + json_unknown_key(key, all_keys));
+    if (key == "bottleneck") {
+      if (!value.is_boolean()) return make_error(std::string(kTranslateKey) + ": bottleneck must be true or false");
+      a.bottleneck = value.get<bool>();
+    } else if (!value.is_number_integer()) {
+      return make_error(std::string(kTranslateKey) + ": " + key + " must be a whole number");
+    }
   }
   for (const auto& key : keys)
     if (!j.contains(key)) return make_error(std::string(kTranslateKey) + ": " + std::string(key) + " is missing");
@@ -71,8 +79,12 @@ void add_part(TensorFile& f, const std::string& prefix, TensorFile part) {
 TensorFile translate_to_tensors(const TranslateModel& m) {
   TensorFile f;
   f.metadata[kTranslateKey] = arch_to_json(m.arch).dump();  // the score and the norm are in each part's config
-  auto [self, rest] = decoder_halves(m);
   add_part(f, kParts[0], model_to_tensors(m.encoder));
+  if (m.arch.bottleneck) {  // its decoder's layers are whole causal layers: one model
+    add_part(f, kParts[2], model_to_tensors(m.decoder));
+    return f;
+  }
+  auto [self, rest] = decoder_halves(m);
   add_part(f, kParts[1], model_to_tensors(self));
   add_part(f, kParts[2], model_to_tensors(rest));
   return f;
@@ -104,8 +116,11 @@ Result<TranslateModel> translate_from_tensors(const TensorFile& f) {
     copy.name = t.name.substr(std::string(kParts[p]).size());
     parts[p].tensors.push_back(std::move(copy));
   }
+  if (arch->bottleneck && (!parts[1].tensors.empty() || !parts[1].metadata.empty()))
+    return make_error("translation model: the bottleneck model has no decoder_self. part, yet the file holds one");
   Model models[3];
   for (int i = 0; i < 3; ++i) {
+    if (i == 1 && arch->bottleneck) continue;
     auto m = model_from_tensors(parts[i], std::nullopt);
     if (!m) return make_error(std::string("translation model: ") + kParts[i] + " " + m.error());
     models[i] = std::move(*m);
@@ -118,7 +133,7 @@ Result<TranslateModel> translate_from_tensors(const TensorFile& f) {
            a.max_positions == b.max_positions && a.norm == b.norm && a.final_norm == b.final_norm;
   };
   if (!same(models[0].config, enc)) return make_error("translation model: the encoder disagrees with " + std::string(kTranslateKey));
-  if (!same(models[1].config, self_parts_config(dec)) || !same(models[2].config, dec))
+  if ((!arch->bottleneck && !same(models[1].config, self_parts_config(dec))) || !same(models[2].config, dec))
     return make_error("translation model: the decoder disagrees with " + std::string(kTranslateKey));
   out.arch.score = models[0].config.score;
   out.arch.norm = models[0].config.norm;
@@ -126,7 +141,8 @@ Result<TranslateModel> translate_from_tensors(const TensorFile& f) {
   out.decoder = std::move(models[2]);
   std::vector<LayerWeights> cross = std::move(out.decoder.weights.layers);
   out.decoder.weights.layers.clear();
-  for (int l = 0; l < arch->decoder_layers; ++l) {
+  if (arch->bottleneck) out.decoder.weights.layers = std::move(cross);
+  for (int l = 0; !arch->bottleneck && l < arch->decoder_layers; ++l) {
     out.decoder.weights.layers.push_back(std::move(models[1].weights.layers[static_cast<size_t>(l)]));
     out.decoder.weights.layers.push_back(std::move(cross[static_cast<size_t>(l)]));
   }

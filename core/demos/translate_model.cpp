@@ -71,6 +71,13 @@ Result<TranslateModel> translate_model_init(const TranslateArch& arch, uint64_t 
   weights_init_vocab(m.encoder, seed_for(seed, "translate.source_embeddings"), 0.5, 0.15, 0.05);
   m.encoder.weights.output_w = WeightMat();  // the encoder predicts nothing
   m.encoder.weights.output_b = Vec();
+  if (arch.bottleneck) {
+    m.decoder = model_init_random(dec, seed_for(seed, "translate.decoder_bottleneck"));
+    m.decoder.vocab = translate_target_vocabulary();
+    weights_init_vocab(m.decoder, seed_for(seed, "translate.target_embeddings"), 0.5, 0.15, 0.05);
+    m.encoder.source = m.decoder.source = made_source("demo: translate (bottleneck)", seed);
+    return m;
+  }
   const Model cross = model_init_random(dec, seed_for(seed, "translate.decoder_cross"));
   const Model self = model_init_random(decoder_self_config(dec), seed_for(seed, "translate.decoder_self"));
   m.decoder = cross;
@@ -120,7 +127,16 @@ Status translate_decode(const TranslateModel& m, const std::vector<int>& decoder
   const Mat self_mask = mask_build(causal, T, T, T), cross_mask = Mat::Zero(T, S);
   Mat y = f.target_x;
   const auto& parts = m.decoder.weights.layers;
-  for (int l = 0; l < m.decoder.config.n_layers; ++l) {
+  f.bottleneck.clear();
+  if (m.arch.bottleneck) {
+    f.context = f.memory.colwise().mean();
+    y.rowwise() += f.context;
+    for (int l = 0; l < m.decoder.config.n_layers; ++l) {
+      f.bottleneck.push_back(layer_forward(parts[static_cast<size_t>(l)], m.decoder.config, y, nullptr, self_mask));
+      y = f.bottleneck.back().out;
+    }
+  }
+  for (int l = 0; !m.arch.bottleneck && l < m.decoder.config.n_layers; ++l) {
     f.decoder.push_back(decoder_layer_forward(parts[static_cast<size_t>(2 * l)], parts[static_cast<size_t>(2 * l + 1)],
                                               m.decoder.config, y, f.memory, self_mask, cross_mask));
     y = f.decoder.back().out();
@@ -162,10 +178,21 @@ Result<TranslateLossGrads> translate_loss_grads(const TranslateModel& m, const T
   gd.output_w = std::move(head.dw);
   gd.output_b = std::move(head.db);
   const int L = dec.config.n_layers;
-  Mat d = final_norm_backward(dec, f.decoder[static_cast<size_t>(L - 1)].out(), std::move(head.dx), gd);
+  const Mat& decoder_last = m.arch.bottleneck ? f.bottleneck.back().out : f.decoder[static_cast<size_t>(L - 1)].out();
+  Mat d = final_norm_backward(dec, decoder_last, std::move(head.dx), gd);
   Mat dmemory = Mat::Zero(f.memory.rows(), f.memory.cols());
+  if (m.arch.bottleneck) {  // plain causal layers; c = mean of the memory's rows was added to each input row
+    for (int l = L - 1; l >= 0; --l) {
+      LayerGrads g = layer_backward(dec.weights.layers[static_cast<size_t>(l)], dec.config, f.bottleneck[static_cast<size_t>(l)],
+                                    nullptr, d);
+      gd.layers[static_cast<size_t>(l)] = std::move(g.dw);
+      d = std::move(g.dx);
+    }
+    const auto S = f.memory.rows();
+    dmemory = (d.colwise().sum() / static_cast<float>(S)).replicate(S, 1);
+  }
   const ModelConfig self_config = decoder_self_config(dec.config);
-  for (int l = L - 1; l >= 0; --l) {
+  for (int l = L - 1; !m.arch.bottleneck && l >= 0; --l) {
     const DecoderLayerTrace& t = f.decoder[static_cast<size_t>(l)];
     const auto self_at = static_cast<size_t>(2 * l), cross_at = self_at + 1;
     LayerGrads cross = layer_backward(dec.weights.layers[cross_at], dec.config, t.cross, &f.memory, d);

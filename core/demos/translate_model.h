@@ -23,12 +23,17 @@ struct TranslateArch {
   ScoreKind score = ScoreKind::scaled_dot;
   NormPlacement norm = NormPlacement::pre;
   int max_positions = 64;  // source and target tokens each (3 clauses: at most 34 and 37)
+  // The seq2seq before attention: no cross-attention; the decoder reads one fixed vector c, the mean
+  // of the encoder's output, added to every one of its input embeddings (the bottleneck the seed
+  // article starts from). Its decoder layers are plain causal layers (self-attention and the FFN).
+  bool bottleneck = false;
 };
 
 struct TranslateModel {
   TranslateArch arch;
   Model encoder;
-  Model decoder;  // weights.layers: 2 × decoder_layers parts (self, cross per decoder layer)
+  Model decoder;  // weights.layers: 2 × decoder_layers parts (self, cross per decoder layer); with
+                  // arch.bottleneck, decoder_layers plain causal layers
 };
 
 // The config each side's layers run with (decoder_self_config for the decoder's self parts).
@@ -43,7 +48,9 @@ struct TranslateForward {
   std::vector<LayerTrace> encoder;
   Mat memory;                           // (S, C) what the decoder's cross-attention reads
   Mat target_x;                         // (T, C) embedded decoder input: [BOS] + the target so far
-  std::vector<DecoderLayerTrace> decoder;
+  std::vector<DecoderLayerTrace> decoder;   // empty for the bottleneck model, which has:
+  RowVec context;                           // (C) c, the mean of the memory's rows
+  std::vector<LayerTrace> bottleneck;       // its decoder's layers, reading target_x + c
   Mat decoder_out;                      // (T, C) after the final norm
   Mat logits;                           // (T, V_target): row i predicts target token i
 };
