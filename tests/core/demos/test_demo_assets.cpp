@@ -96,11 +96,15 @@ TEST_CASE("demo assets: the translation demo's score variants, Luong's dot and g
   // full 300 held-out sentences: dot 97.7% exact, a head on the gold token for 89.6% of content
   // tokens; general 98.0% and 87.4%. Here the first 20 of each length.
   const TranslateSplit data = translate_generate(1, TranslateTrainOptions{}.n_train, 20);
-  for (const auto& [folder, score] : {std::pair{"score_dot", ScoreKind::dot}, std::pair{"score_general", ScoreKind::general}}) {
-    CAPTURE(folder);
-    auto m = translate_load(std::string(ATTNVIZ_ASSETS) + "/demo_translate/" + folder + "/model.safetensors");
+  struct Variant {
+    std::string folder;
+    ScoreKind score;
+  };
+  for (const Variant& v : {Variant{"score_dot", ScoreKind::dot}, Variant{"score_general", ScoreKind::general}}) {
+    CAPTURE(v.folder);
+    auto m = translate_load(std::string(ATTNVIZ_ASSETS) + "/demo_translate/" + v.folder + "/model.safetensors");
     REQUIRE_MESSAGE(m, m.error());
-    CHECK(m->arch.score == score);
+    CHECK(m->arch.score == v.score);
     const TranslateScores s = translate_score(*m, data.heldout);
     CHECK(s.exact_rate() >= 0.9f);
     CHECK(s.content_aligned[static_cast<size_t>(s.best_head)] >= 0.85f);
