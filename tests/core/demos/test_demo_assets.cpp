@@ -71,7 +71,7 @@ TEST_CASE("demo assets: the induction model has an induction head and predicts h
 
 TEST_CASE("demo assets: the translation model translates held-out sentences and has an aligning cross-attention head") {
   // assets/demo_translate is `attnviz-cli train translate --out DIR` (seed 1, the defaults): bench/README.md,
-  // "The translation demo". Scored here on the first 30 held-out sentences of each length (the full
+  // "The translation demo". Scored here on the first 20 held-out sentences of each length (the full
   // 100 of each: 98.3% exact, 100 / 100 / 95% by clauses, a head on the gold token for 94.2% of content tokens).
   auto m = translate_load(std::string(ATTNVIZ_ASSETS) + "/demo_translate/model.safetensors");
   REQUIRE_MESSAGE(m, m.error());
@@ -82,10 +82,10 @@ TEST_CASE("demo assets: the translation model translates held-out sentences and 
   auto out = translate_greedy(*m, spec.source_ids, 40);
   REQUIRE(out);
   CHECK(*out == spec.target_ids);  // 큰 고양이 가 공원 에서 작은 개 를 쫓았다 .
-  const TranslateSplit data = translate_generate(1, TranslateTrainOptions{}.n_train, 30);
+  const TranslateSplit data = translate_generate(1, TranslateTrainOptions{}.n_train, 20);
   const TranslateScores s = translate_score(*m, data.heldout);
-  CHECK(s.counted[0] == 90);
-  CHECK(s.exact_rate() >= 0.95f);
+  CHECK(s.counted[0] == 60);
+  CHECK(s.exact_rate() >= 0.93f);  // 58 of 60 here; the bar, >= 97% on all 300, is bench/README.md's measurement
   CHECK(s.exact_rate(1) == 1.0f);
   CHECK(s.exact_rate(3) >= 0.85f);
   CHECK(s.content_aligned[static_cast<size_t>(s.best_head)] >= 0.9f);
@@ -94,8 +94,8 @@ TEST_CASE("demo assets: the translation model translates held-out sentences and 
 TEST_CASE("demo assets: the translation demo's score variants, Luong's dot and general, translate and align") {
   // `train translate --score dot` and `--score general --steps 1000` (seed 1): bench/README.md. On the
   // full 300 held-out sentences: dot 97.7% exact, a head on the gold token for 89.6% of content
-  // tokens; general 98.0% and 87.4%. Here the first 20 of each length.
-  const TranslateSplit data = translate_generate(1, TranslateTrainOptions{}.n_train, 20);
+  // tokens; general 98.0% and 87.4%. Here the first 12 of each length.
+  const TranslateSplit data = translate_generate(1, TranslateTrainOptions{}.n_train, 12);
   struct Variant {
     std::string folder;
     ScoreKind score;
@@ -107,7 +107,7 @@ TEST_CASE("demo assets: the translation demo's score variants, Luong's dot and g
     CHECK(m->arch.score == v.score);
     const TranslateScores s = translate_score(*m, data.heldout);
     CHECK(s.exact_rate() >= 0.9f);
-    CHECK(s.content_aligned[static_cast<size_t>(s.best_head)] >= 0.85f);
+    CHECK(s.content_aligned[static_cast<size_t>(s.best_head)] >= 0.8f);  // 0.85-0.88 here; >= 0.85 on all 300
   }
 }
 
@@ -117,7 +117,7 @@ TEST_CASE("demo assets: the bottleneck translates one clause and fails long sent
   auto m = translate_load(std::string(ATTNVIZ_ASSETS) + "/demo_translate/bottleneck/model.safetensors");
   REQUIRE_MESSAGE(m, m.error());
   CHECK(m->arch.bottleneck);
-  const TranslateScores s = translate_score(*m, translate_generate(1, TranslateTrainOptions{}.n_train, 20).heldout);
+  const TranslateScores s = translate_score(*m, translate_generate(1, TranslateTrainOptions{}.n_train, 8).heldout);
   CHECK(s.exact_rate(1) >= 0.8f);
   CHECK(s.exact_rate(3) <= 0.65f);  // at least 30 points below demo:translate's 95%
   CHECK(s.content_aligned.empty());
