@@ -22,14 +22,16 @@ void score_range(const TranslateModel& m, const std::vector<TranslateExample>& e
   for (size_t e = begin; e < end; ++e) {
     const TranslateExample& ex = examples[e];
     const int k = static_cast<int>(ex.pair.clauses.size());
-    auto out_ids = translate_greedy(m, ex.source_ids, static_cast<int>(ex.target_ids.size()) + 4);
+    // The source is encoded once, for greedy decoding and for the gold translation's alignment.
+    auto f = translate_encode(m, ex.source_ids);
+    auto out_ids = f ? translate_greedy(m, *f, static_cast<int>(ex.target_ids.size()) + 4)
+                     : Result<std::vector<int>>(make_error(f.error()));
     const bool exact = out_ids && *out_ids == ex.target_ids;
     out.s.exact[0] += exact, out.s.exact[k] += exact;
     ++out.s.counted[0], ++out.s.counted[k];
     std::vector<int> input = {kTranslateBos};
     input.insert(input.end(), ex.target_ids.begin(), ex.target_ids.end() - 1);
-    auto f = translate_forward(m, ex.source_ids, input);
-    if (!f) continue;
+    if (!f || !translate_decode(m, input, *f)) continue;
     for (size_t i = 0; i < ex.target_ids.size(); ++i) {
       const bool content = ex.pair.roles[i] == TargetRole::content;
       out.all += 1, out.content += content;

@@ -92,11 +92,6 @@ Result<TranslateModel> translate_model_init(const TranslateArch& arch, uint64_t 
   return m;
 }
 
-DecoderLayerWeights translate_decoder_layer(const TranslateModel& m, int layer) {
-  return DecoderLayerWeights{m.decoder.weights.layers[static_cast<size_t>(2 * layer)],
-                             m.decoder.weights.layers[static_cast<size_t>(2 * layer + 1)]};
-}
-
 Result<TranslateForward> translate_encode(const TranslateModel& m, const std::vector<int>& source_ids) {
   if (source_ids.empty()) return make_error("translate: nothing to translate");
   TranslateForward f;
@@ -135,11 +130,12 @@ Status translate_decode(const TranslateModel& m, const std::vector<int>& decoder
       f.bottleneck.push_back(layer_forward(parts[static_cast<size_t>(l)], m.decoder.config, y, nullptr, self_mask));
       y = f.bottleneck.back().out;
     }
-  }
-  for (int l = 0; !m.arch.bottleneck && l < m.decoder.config.n_layers; ++l) {
-    f.decoder.push_back(decoder_layer_forward(parts[static_cast<size_t>(2 * l)], parts[static_cast<size_t>(2 * l + 1)],
-                                              m.decoder.config, y, f.memory, self_mask, cross_mask));
-    y = f.decoder.back().out();
+  } else {
+    for (int l = 0; l < m.decoder.config.n_layers; ++l) {
+      f.decoder.push_back(decoder_layer_forward(parts[static_cast<size_t>(2 * l)], parts[static_cast<size_t>(2 * l + 1)],
+                                                m.decoder.config, y, f.memory, self_mask, cross_mask));
+      y = f.decoder.back().out();
+    }
   }
   f.decoder_out = final_norm(m.decoder, y);
   f.logits = linear(f.decoder_out, m.decoder.weights.output_w, m.decoder.weights.output_b);
@@ -190,17 +186,18 @@ Result<TranslateLossGrads> translate_loss_grads(const TranslateModel& m, const T
     }
     const auto S = f.memory.rows();
     dmemory = (d.colwise().sum() / static_cast<float>(S)).replicate(S, 1);
-  }
-  const ModelConfig self_config = decoder_self_config(dec.config);
-  for (int l = L - 1; !m.arch.bottleneck && l >= 0; --l) {
-    const DecoderLayerTrace& t = f.decoder[static_cast<size_t>(l)];
-    const auto self_at = static_cast<size_t>(2 * l), cross_at = self_at + 1;
-    LayerGrads cross = layer_backward(dec.weights.layers[cross_at], dec.config, t.cross, &f.memory, d);
-    dmemory += cross.dmemory;
-    gd.layers[cross_at] = std::move(cross.dw);
-    LayerGrads self = layer_backward(dec.weights.layers[self_at], self_config, t.self, nullptr, cross.dx);
-    gd.layers[self_at] = std::move(self.dw);
-    d = std::move(self.dx);
+  } else {
+    const ModelConfig self_config = decoder_self_config(dec.config);
+    for (int l = L - 1; l >= 0; --l) {
+      const DecoderLayerTrace& t = f.decoder[static_cast<size_t>(l)];
+      const auto self_at = static_cast<size_t>(2 * l), cross_at = self_at + 1;
+      LayerGrads cross = layer_backward(dec.weights.layers[cross_at], dec.config, t.cross, &f.memory, d);
+      dmemory += cross.dmemory;
+      gd.layers[cross_at] = std::move(cross.dw);
+      LayerGrads self = layer_backward(dec.weights.layers[self_at], self_config, t.self, nullptr, cross.dx);
+      gd.layers[self_at] = std::move(self.dw);
+      d = std::move(self.dx);
+    }
   }
   embedding_backward(input, d, gd);
   const Model& enc = m.encoder;
@@ -217,18 +214,22 @@ Result<TranslateLossGrads> translate_loss_grads(const TranslateModel& m, const T
   return out;
 }
 
-Result<std::vector<int>> translate_greedy(const TranslateModel& m, const std::vector<int>& source_ids, int max_tokens) {
-  auto f = translate_encode(m, source_ids);
-  if (!f) return make_error(f.error());
+Result<std::vector<int>> translate_greedy(const TranslateModel& m, TranslateForward& encoded, int max_tokens) {
   std::vector<int> input = {kTranslateBos};
   for (int step = 0; step < max_tokens; ++step) {
-    if (Status s = translate_decode(m, input, *f); !s) return make_error(s.error());
+    if (Status s = translate_decode(m, input, encoded); !s) return make_error(s.error());
     Eigen::Index best = 0;
-    f->logits.row(f->logits.rows() - 1).maxCoeff(&best);
+    encoded.logits.row(encoded.logits.rows() - 1).maxCoeff(&best);
     if (best == kTranslateEos) break;
     input.push_back(static_cast<int>(best));
   }
   return std::vector<int>(input.begin() + 1, input.end());
+}
+
+Result<std::vector<int>> translate_greedy(const TranslateModel& m, const std::vector<int>& source_ids, int max_tokens) {
+  auto f = translate_encode(m, source_ids);
+  if (!f) return make_error(f.error());
+  return translate_greedy(m, *f, max_tokens);
 }
 
 }  // namespace attnviz

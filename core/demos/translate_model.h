@@ -40,8 +40,6 @@ struct TranslateModel {
 ModelConfig translate_config(const TranslateArch& arch, int n_layers);
 // Errors: an architecture the layers cannot have (d_model not divisible by the heads, ...).
 Result<TranslateModel> translate_model_init(const TranslateArch& arch, uint64_t seed);
-// The decoder layer l's weights, as its two parts.
-DecoderLayerWeights translate_decoder_layer(const TranslateModel& model, int layer);
 
 struct TranslateForward {
   Mat source_x;                         // (S, C) embedded source
@@ -74,5 +72,7 @@ Result<TranslateLossGrads> translate_loss_grads(const TranslateModel& model, con
 // Greedy decoding: the arg-max token at each step until [EOS] or max_tokens; returns the target
 // ids without [BOS] and [EOS].
 Result<std::vector<int>> translate_greedy(const TranslateModel& model, const std::vector<int>& source_ids, int max_tokens);
+// The same from a source translate_encode has run (its decoder half is left at the last step).
+Result<std::vector<int>> translate_greedy(const TranslateModel& model, TranslateForward& encoded, int max_tokens);
 
 }  // namespace attnviz
