@@ -42,7 +42,7 @@ wait_limit 60
 lang ko
 focus sentence
 screenshot $out/i_ready.png
-within 60 expect sentence 한국어
+within 90 expect sentence 한국어
 expect composing
 hangul on
 screenshot $out/i_builtin.png
@@ -85,11 +85,21 @@ for _ in $(seq 100); do ibus engine hangul 2> /dev/null && break; sleep 0.1; don
 [ "$(ibus engine)" = hangul ] || { echo "input method test: ibus did not take the hangul engine" >&2; exit 1; }
 XMODIFIERS=@im=ibus "$app" --size 1280x800 --script "$out/ibus.txt" > "$out/ibus.log" 2>&1 & pid=$!
 stamp "$out/i_ready.png" $pid; wait_for "$out/i_ready.png" $pid
-select_all
-press Hangul                        # ibus-hangul: Latin → Hangul
-type_keys gksrnrdj                  # 한국어 (어 composed inside ibus, not in the box)
-press Hangul                        # back to Latin: ibus commits 어
-stamp "$out/i_builtin.png" $pid; wait_for "$out/i_builtin.png" $pid
+# The app's XIM input context is set up with ibus asynchronously: keys sent before ibus has taken it
+# reach the app as Latin letters (seen under load in CI). So the typing is tried again until the app
+# has seen 한국어, each time from a fresh engine (Latin mode: switching engines resets ibus-hangul).
+typed=no
+for attempt in 1 2 3 4 5; do
+  ibus engine xkb:us::eng && ibus engine hangul
+  select_all
+  press Hangul                      # ibus-hangul: Latin → Hangul
+  type_keys gksrnrdj                # 한국어 (어 composed inside ibus, not in the box)
+  press Hangul                      # back to Latin: ibus commits 어
+  stamp "$out/i_builtin.png attempt $attempt" $pid
+  for _ in $(seq 100); do [ -s "$out/i_builtin.png" ] && typed=yes && break; kill -0 $pid 2> /dev/null || break; sleep 0.1; done
+  [ $typed = yes ] && break
+done
+[ $typed = yes ] || wait_for "$out/i_builtin.png" $pid
 type_keys " answ"                   # the built-in typing: 문 + ㅈ → 묹 (ㄴ+ㅈ is a double final)
 stamp "$out/i_double_final.png" $pid; wait_for "$out/i_double_final.png" $pid
 type_keys kd                        # the ㅈ moves on: 문 + 자, then 장
