@@ -1,5 +1,7 @@
 #include "demos/translate_model.h"
 
+#include <string>
+
 #include "model/embed.h"
 #include "model/kernels.h"
 #include "model/mask.h"
@@ -110,8 +112,21 @@ Result<TranslateForward> translate_encode(const TranslateModel& m, const std::ve
   return f;
 }
 
-Status translate_decode(const TranslateModel& m, const std::vector<int>& decoder_input, TranslateForward& f) {
+Status translate_ablation_validate(const TranslateModel& m, const Ablation& cross_off) {
+  if (!cross_off.any()) return Ok{};
+  if (m.arch.bottleneck) return make_error("the bottleneck model has no cross-attention heads to switch off");
+  for (const HeadRef& h : cross_off.heads)
+    if (h.layer < 0 || h.layer >= m.arch.decoder_layers || h.head < 0 || h.head >= m.arch.n_heads)
+      return make_error("cross-attention head L" + std::to_string(h.layer + 1) + " H" + std::to_string(h.head + 1) +
+                        " is not in the decoder (" + std::to_string(m.arch.decoder_layers) + " layer(s) of " +
+                        std::to_string(m.arch.n_heads) + " heads)");
+  return Ok{};
+}
+
+Status translate_decode(const TranslateModel& m, const std::vector<int>& decoder_input, TranslateForward& f,
+                        const Ablation& cross_off) {
   if (decoder_input.empty()) return make_error("translate: an empty decoder input");
+  if (Status s = translate_ablation_validate(m, cross_off); !s) return s;
   auto xt = embed_ids(m.decoder, decoder_input, {});
   if (!xt) return make_error("translate: target: " + xt.error());
   f.target_x = std::move(*xt);
@@ -133,7 +148,8 @@ Status translate_decode(const TranslateModel& m, const std::vector<int>& decoder
   } else {
     for (int l = 0; l < m.decoder.config.n_layers; ++l) {
       f.decoder.push_back(decoder_layer_forward(parts[static_cast<size_t>(2 * l)], parts[static_cast<size_t>(2 * l + 1)],
-                                                m.decoder.config, y, f.memory, self_mask, cross_mask));
+                                                m.decoder.config, y, f.memory, self_mask, cross_mask, {},
+                                                ablation_for_layer(cross_off, l, m.arch.n_heads)));
       y = f.decoder.back().out();
     }
   }
@@ -143,10 +159,10 @@ Status translate_decode(const TranslateModel& m, const std::vector<int>& decoder
 }
 
 Result<TranslateForward> translate_forward(const TranslateModel& m, const std::vector<int>& source_ids,
-                                           const std::vector<int>& decoder_input) {
+                                           const std::vector<int>& decoder_input, const Ablation& cross_off) {
   auto f = translate_encode(m, source_ids);
   if (!f) return f;
-  if (Status s = translate_decode(m, decoder_input, *f); !s) return make_error(s.error());
+  if (Status s = translate_decode(m, decoder_input, *f, cross_off); !s) return make_error(s.error());
   return f;
 }
 
@@ -214,10 +230,11 @@ Result<TranslateLossGrads> translate_loss_grads(const TranslateModel& m, const T
   return out;
 }
 
-Result<std::vector<int>> translate_greedy(const TranslateModel& m, TranslateForward& encoded, int max_tokens) {
+Result<std::vector<int>> translate_greedy(const TranslateModel& m, TranslateForward& encoded, int max_tokens,
+                                          const Ablation& cross_off) {
   std::vector<int> input = {kTranslateBos};
   for (int step = 0; step < max_tokens; ++step) {
-    if (Status s = translate_decode(m, input, encoded); !s) return make_error(s.error());
+    if (Status s = translate_decode(m, input, encoded, cross_off); !s) return make_error(s.error());
     Eigen::Index best = 0;
     encoded.logits.row(encoded.logits.rows() - 1).maxCoeff(&best);
     if (best == kTranslateEos) break;
@@ -226,10 +243,11 @@ Result<std::vector<int>> translate_greedy(const TranslateModel& m, TranslateForw
   return std::vector<int>(input.begin() + 1, input.end());
 }
 
-Result<std::vector<int>> translate_greedy(const TranslateModel& m, const std::vector<int>& source_ids, int max_tokens) {
+Result<std::vector<int>> translate_greedy(const TranslateModel& m, const std::vector<int>& source_ids, int max_tokens,
+                                          const Ablation& cross_off) {
   auto f = translate_encode(m, source_ids);
   if (!f) return make_error(f.error());
-  return translate_greedy(m, *f, max_tokens);
+  return translate_greedy(m, *f, max_tokens, cross_off);
 }
 
 }  // namespace attnviz

@@ -13,6 +13,7 @@
 
 #include "base/result.h"
 #include "demos/translate_data.h"
+#include "model/ablation.h"
 #include "model/decoder_layer.h"
 #include "model/model.h"
 
@@ -52,13 +53,20 @@ struct TranslateForward {
   Mat decoder_out;                      // (T, C) after the final norm
   Mat logits;                           // (T, V_target): row i predicts target token i
 };
-// Errors: ids outside a vocabulary, inputs longer than the position tables, an empty side.
+// `cross_off`: cross-attention heads switched off (layer: the decoder layer), as attention_forward
+// switches heads off (model/ablation.h); the bottleneck model has none to switch off.
+// Errors: ids outside a vocabulary, inputs longer than the position tables, an empty side, a head
+// outside the decoder's cross-attention.
 Result<TranslateForward> translate_forward(const TranslateModel& model, const std::vector<int>& source_ids,
-                                           const std::vector<int>& decoder_input);
+                                           const std::vector<int>& decoder_input, const Ablation& cross_off = {});
 // The two halves: the encoder's part of a TranslateForward (source_x, encoder, memory), then the
 // decoder's on it (greedy decoding encodes once and decodes at every step).
 Result<TranslateForward> translate_encode(const TranslateModel& model, const std::vector<int>& source_ids);
-Status translate_decode(const TranslateModel& model, const std::vector<int>& decoder_input, TranslateForward& f);
+Status translate_decode(const TranslateModel& model, const std::vector<int>& decoder_input, TranslateForward& f,
+                        const Ablation& cross_off = {});
+// The heads of the decoder's cross-attention: an error naming the first head of `cross_off` that
+// is not one of them (or any head, for the bottleneck model).
+Status translate_ablation_validate(const TranslateModel& model, const Ablation& cross_off);
 
 struct TranslateLossGrads {
   float loss = 0;   // mean cross-entropy over the target tokens and [EOS]
@@ -71,8 +79,10 @@ Result<TranslateLossGrads> translate_loss_grads(const TranslateModel& model, con
 
 // Greedy decoding: the arg-max token at each step until [EOS] or max_tokens; returns the target
 // ids without [BOS] and [EOS].
-Result<std::vector<int>> translate_greedy(const TranslateModel& model, const std::vector<int>& source_ids, int max_tokens);
+Result<std::vector<int>> translate_greedy(const TranslateModel& model, const std::vector<int>& source_ids, int max_tokens,
+                                          const Ablation& cross_off = {});
 // The same from a source translate_encode has run (its decoder half is left at the last step).
-Result<std::vector<int>> translate_greedy(const TranslateModel& model, TranslateForward& encoded, int max_tokens);
+Result<std::vector<int>> translate_greedy(const TranslateModel& model, TranslateForward& encoded, int max_tokens,
+                                          const Ablation& cross_off = {});
 
 }  // namespace attnviz
