@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "train/train.h"
+
 namespace attnviz {
 
 namespace {
@@ -103,8 +105,16 @@ std::string translate_row_token(const TranslateModel& m, const TranslateReadout&
   return m.decoder.vocab[kTranslateEos];
 }
 
-bool translate_joined_token(std::string_view token) {
-  return token == "이" || token == "가" || token == "을" || token == "를" || token == "에서" || token == ".";
+bool translate_particle_token(std::string_view token) {
+  return token == "이" || token == "가" || token == "을" || token == "를" || token == "에서";
+}
+
+bool translate_joined_token(std::string_view token) { return translate_particle_token(token) || token == "."; }
+
+std::string translate_written(const std::vector<std::string>& tokens) {
+  std::string out;
+  for (const std::string& t : tokens) out += (out.empty() || translate_joined_token(t) ? "" : " ") + t;
+  return out;
 }
 
 Result<std::vector<TranslateHeadEffect>> translate_head_effects(const TranslateModel& m, const TranslateReadout& r) {
@@ -132,6 +142,19 @@ Result<std::vector<TranslateHeadEffect>> translate_head_effects(const TranslateM
       out.push_back(std::move(e));
     }
   return out;
+}
+
+std::vector<char> translate_exact_each(const TranslateModel& m, const std::vector<TranslatePair>& pairs) {
+  std::vector<char> exact(pairs.size(), 0);
+  run_sharded(kTrainShards, [&](int shard) {
+    const size_t n = pairs.size();
+    for (size_t i = n * static_cast<size_t>(shard) / kTrainShards; i < n * static_cast<size_t>(shard + 1) / kTrainShards; ++i) {
+      const TranslateExample ex = translate_example(pairs[i], m.encoder.vocab, m.decoder.vocab);
+      auto ids = translate_greedy(m, ex.source_ids, static_cast<int>(ex.target_ids.size()) + kExtraSteps);
+      exact[i] = ids && *ids == ex.target_ids;
+    }
+  });
+  return exact;
 }
 
 }  // namespace attnviz

@@ -50,6 +50,10 @@ std::string translate_row_token(const TranslateModel& model, const TranslateRead
 // A Korean token the grammar writes joined to the word before it (이 가 을 를 에서, and "."): the
 // Translation view draws such rows joined to their word's row.
 bool translate_joined_token(std::string_view token);
+// A particle (이 가 을 를 에서): a token of its own that belongs to the noun before it.
+bool translate_particle_token(std::string_view token);
+// Tokens as Korean is written: particles and "." joined to the word before, else spaces between.
+std::string translate_written(const std::vector<std::string>& tokens);
 
 // What one cross-attention head does for this sentence: the translation with it switched off (the
 // heads the readout had off stay off) and the drop in log p(right Korean) it costs.
@@ -62,5 +66,9 @@ struct TranslateHeadEffect {
 };
 // One per cross head not already off, layer-major; empty for the bottleneck model.
 Result<std::vector<TranslateHeadEffect>> translate_head_effects(const TranslateModel& model, const TranslateReadout& r);
+
+// Per pair, whether greedy decoding gives exactly the grammar's translation (1) or not (0); the
+// pairs are shared among the training shards' threads (as translate_score does).
+std::vector<char> translate_exact_each(const TranslateModel& model, const std::vector<TranslatePair>& pairs);
 
 }  // namespace attnviz

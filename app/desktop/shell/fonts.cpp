@@ -21,7 +21,7 @@ std::string fonts_load(float size_px, float large_px, ImVector<ImWchar>& ranges,
   builder.AddRanges(io.Fonts->GetGlyphRangesDefault());
   static const ImWchar kJamoAndReplacement[] = {0x3131, 0x3163, 0xFFFD, 0xFFFD, 0};
   builder.AddRanges(kJamoAndReplacement);
-  builder.AddText("—–…√τ·→←↔↑↓×÷≤≥∞²ᵀ⁻¹‘’“”•◀▶▲▼✓∑Σ");
+  builder.AddText("—–…√τα·→←↔↑↓×÷≤≥∞²ᵀ⁻¹‘’“”•◀▶▲▼◆★○∑Σ");
   builder.BuildRanges(&ranges);
   static const ImWchar kSyllables[] = {0xAC00, 0xD7A3, 0};
   ImFontConfig cfg;

@@ -86,7 +86,7 @@ void menu_bar(AppState& app, ShellState& shell) {
     if (ImGui::MenuItem(tr(L, Str::export_png), nullptr, false, has_trace))
       open_dialog(shell, ShellState::Dialog::export_png, "attnviz-layer" + std::to_string(app.layer + 1) + ".png");
     // The shown view as a figure (Train draws its run, which needs no trace).
-    const bool view_has_figure = has_trace || app.view == View::train;
+    const bool view_has_figure = has_trace || app.view == View::train || app.view == View::translate;
     const std::string view_file = std::string("attnviz-") + view_id(app.view);
     if (ImGui::MenuItem(tr(L, Str::export_view_png), nullptr, false, view_has_figure))
       open_dialog(shell, ShellState::Dialog::export_view_png, view_file + ".png");

@@ -36,6 +36,7 @@
 #include "views/stats/stats_state.h"
 #include "views/steps/steps_state.h"
 #include "views/train/train_state.h"
+#include "views/translate/translate_state.h"
 
 namespace attnviz {
 
@@ -86,6 +87,7 @@ struct AppState {
   StatsState stats;
   CorefState coref;
   TrainState train;
+  TranslateState translate;  // its own sentence and models: the shipped translation demos
 
   // Derived state, written only by app_update().
   std::shared_ptr<const Trace> trace;    // A: the newest successful result

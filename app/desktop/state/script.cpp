@@ -24,7 +24,7 @@ namespace {
 
 bool is_text_verb(const std::string& v) {
   return v == "sentence" || v == "sentence_b" || v == "source" || v == "compare_sentence" || v == "expect" ||
-         v == "within";
+         v == "within" || v == "translate";
 }
 
 bool to_on(const std::string& s, bool& out) {
@@ -105,6 +105,8 @@ std::string script_expect(const AppState& app, const std::string& what) {
     return "expected the weight " + std::to_string(want) + " at layer " + std::to_string(l) + " head " +
            std::to_string(h) + " (" + std::to_string(q) + ", " + std::to_string(k) + "), it is " + std::to_string(got);
   }
+  if (kind == "translation" || kind == "translate_error" || kind == "translate_exact" || kind == "translate_gap")
+    return script_expect_translate(app, kind, text);
   if (kind == "tokens") {
     int n = 0;
     if (!parse_int_in(text, 0, kMaxTokens, n)) return "expected tokens N";
@@ -112,7 +114,8 @@ std::string script_expect(const AppState& app, const std::string& what) {
     return got == n ? std::string() : "expected " + text + " tokens, the trace has " + std::to_string(got);
   }
   return "unknown expectation '" + kind +
-         "' (error, no_error, model_error, status, tokens, sentence, model, answer, answer_line, answer_b_line, answer_full, importance, weight, idle)";
+         "' (error, no_error, model_error, status, tokens, sentence, model, answer, answer_line, answer_b_line, answer_full, importance, weight, idle, "
+         "translation, translate_error, translate_exact, translate_gap)";
 }
 
 // `try LINE`, `nowait LINE`: the line after the verb, with the rest as one argument for TEXT verbs,
@@ -314,6 +317,8 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     }
   } else if (v == "train") {
     if (Status s = script_train(app, a); !s) return fail(s.error());
+  } else if (v == "translate") {
+    if (Status s = script_translate(app, a.empty() ? std::string() : a[0]); !s) return fail(s.error());
   } else if (v == "undo" || v == "redo") {  // Ctrl+Z / Ctrl+Shift+Z
     if (!(v == "undo" ? history_undo(app) : history_redo(app))) return fail("nothing to " + v);
   } else if (v == "words") {  // the Sentence panel's "merge pieces into words"
@@ -457,6 +462,7 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     app.sentence.assign(bytes->begin(), bytes->end());
     app.dirty = true;
   } else if (v == "expect") {
+    if (a[0].rfind("translat", 0) == 0) translate_refresh(app);  // as the view would before drawing
     if (std::string m = script_expect(app, a[0]); !m.empty()) return fail(m);
   } else {
     return fail("unknown action");

@@ -12,7 +12,7 @@
 //   model open PATH [SCREENSHOT] (off the UI thread, as the Open button; SCREENSHOT: the next frame, mid-load)
 //   open_attention PATH | open_attention_b PATH (Compare's B) | drop PATH (as dropped on the window: by what it is)
 //   coref_swap (sentence B := A's minimal pair, tired <-> wide) | coref_swap ab (swap sentences A and B)
-//   view heads|model|lines|compare|steps|stats|coref|train | compare MODE | layer L | head H | query Q | step S
+//   view heads|model|lines|compare|steps|stats|coref|train|translate | compare MODE | layer L | head H | query Q | step S
 //   zoom_head H [ZOOM ROW COL] (Heads view: zoom head H, -1: none; a long input's window, ZOOM >= 1)
 //   lang en|ko | presentation on|off | panels on|off (presentation mode's side panels) | annotate on|off | colormap NAME
 //   undo | redo (Ctrl+Z / Ctrl+Shift+Z: sentence edits and toggles, state/history.h)
@@ -27,6 +27,9 @@
 //   arch heads=N d_model=C layers=L ffn=F score=S norm=N positions=P (any of them): the shown demo's
 //     (coreference or induction) architecture; trains if not shipped or cached. coref_arch: the same,
 //     when the coreference demo is shown
+//   translate VERB ... (the Translation view: text, model, tab, head, head_off, head_on, step, curve;
+//     views/translate/translate_script.h, with its expectations translation, translate_error,
+//     translate_exact and translate_gap)
 //   head_off L H | head_on L H | ablation zero|mean | measure weights|value-norm|rollout | importance (waits)
 //   compare_average on|off (1 head vs N heads beside the heads' average) | preset ID (as the Presets menu)
 //   steps_notation on|off (the Step by step view's table of the seeds' symbols) | steps_shared_scale on|off
@@ -100,6 +103,23 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line);
 //   demo coref|induction   choose the demo and put back its defaults
 //   seed N | heads N | d_model N | steps N (max steps) | report N (steps between reports)
 Status script_train(AppState& app, const std::vector<std::string>& args);
+
+// The Translation view's verbs (app/desktop/views/translate/translate_script.cpp), given what follows `translate`:
+//   text TEXT                 the English sentence (as typed in the view)
+//   model ID                  translate | score_dot | score_general | bottleneck
+//   tab ID                    alignment | steps | scores | bottleneck (the last starts measuring the plot)
+//   head L H | head best | head mean   the head the alignment and the steps show (from 0)
+//   head_off L H | head_on L H         switch a cross-attention head off / on again
+//   step N                    the decoding step shown (from 0; the last is the [EOS] step)
+//   curve N                   the bottleneck plot on N held-out sentences of each length (measured anew)
+// and its expectations (after `expect`):
+//   translation TEXT          the model's Korean, as written ("큰 고양이가 …"), is exactly TEXT
+//   translate_error TEXT      the view's message (a sentence outside the grammar, ...) contains TEXT
+//   translate_exact yes|no    the translation is (not) the grammar's
+//   translate_gap N           the bottleneck plot is measured and the bottleneck's 3-clause exact rate
+//                             is at least N points below the attention model's
+Status script_translate(AppState& app, const std::string& rest);
+std::string script_expect_translate(const AppState& app, const std::string& kind, const std::string& text);
 
 // False while a `train wait` is still waiting; main() runs the next line only when this is true.
 bool script_train_ready(AppState& app);

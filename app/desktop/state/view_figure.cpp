@@ -5,7 +5,7 @@
 namespace attnviz {
 
 Result<Figure> view_figure(AppState& app, View view, const FontRaster* font) {
-  if (view != View::train && view != View::arch && !app.trace)
+  if (view != View::train && view != View::arch && view != View::translate && !app.trace)
     return make_error(std::string(view_id(view)) + ": nothing to export yet (no attention has been computed)");
   switch (view) {
     case View::heads: return heads_figure(app, font);
@@ -17,6 +17,7 @@ Result<Figure> view_figure(AppState& app, View view, const FontRaster* font) {
     case View::stats: return stats_figure(app, font);
     case View::coref: return coref_figure(app, font);
     case View::train: return train_figure(app, font);
+    case View::translate: return translate_figure(app, font);
   }
   return make_error("unknown view");
 }

@@ -21,5 +21,7 @@ Result<Figure> steps_figure(const AppState& app, const FontRaster* font);
 Result<Figure> stats_figure(const AppState& app, const FontRaster* font);
 Result<Figure> coref_figure(AppState& app, const FontRaster* font);
 Result<Figure> train_figure(const AppState& app, const FontRaster* font);
+// AppState is not const: the translation is computed first when the view has not been drawn yet.
+Result<Figure> translate_figure(AppState& app, const FontRaster* font);
 
 }  // namespace attnviz

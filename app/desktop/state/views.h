@@ -7,7 +7,7 @@
 
 namespace attnviz {
 
-#define ATTNVIZ_VIEWS(X) X(heads) X(model) X(arch) X(lines) X(compare) X(steps) X(stats) X(coref) X(train)
+#define ATTNVIZ_VIEWS(X) X(heads) X(model) X(arch) X(lines) X(compare) X(steps) X(stats) X(coref) X(train) X(translate)
 
 enum class View {
 #define ATTNVIZ_VIEW_ENUM(name) name,

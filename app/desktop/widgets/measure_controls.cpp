@@ -74,8 +74,12 @@ void measure_error(const AppState& app) {
 }
 
 void answer_line(AppState& app) {
-  if (!app.trace) return;
   const Lang L = app.lang;
+  if (app.view == View::translate) {  // its own sentence and models: the side panels' answer is not about it
+    ImGui::TextDisabled("%s", tr(L, Str::tl_own_models));
+    return;
+  }
+  if (!app.trace) return;
   ImGui::TextDisabled("%s:", tr(L, Str::answer_label));
   ImGui::SameLine();
   const std::string line = answer_line_text(app.answer ? &*app.answer : nullptr, app.answer_error ? &*app.answer_error : nullptr,

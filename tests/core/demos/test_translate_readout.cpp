@@ -69,6 +69,13 @@ TEST_CASE("translate readout: the particles are drawn joined to their word") {
   CHECK(translate_joined_token("."));
   CHECK_FALSE(translate_joined_token("고양이"));
   CHECK_FALSE(translate_joined_token("그리고"));
+  CHECK(translate_particle_token("에서"));
+  CHECK_FALSE(translate_particle_token("."));
+  const TranslateModel m = shipped();
+  auto r = translate_readout(m, kParkSentence);
+  REQUIRE(r.ok());
+  CHECK(translate_written(r->output) == r->pair.korean_text());
+  CHECK(translate_written({}) == "");
 }
 
 TEST_CASE("translate readout: switching the aligning head off changes the translation") {

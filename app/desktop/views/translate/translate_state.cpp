@@ -1,0 +1,256 @@
+// The Translation view's headless part (translate_state.h).
+#include "views/translate/translate_state.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include "base/thread_priority.h"
+#include "demos/translate_demo.h"
+#include "demos/translate_file.h"
+#include "state/app_state.h"
+
+namespace attnviz {
+
+namespace {
+
+constexpr std::array<TranslateVariant, kTranslateVariants> kVariants = {{
+    {"translate", "demo:translate", Str::tl_variant_scaled},
+    {"score_dot", "demo:translate/score_dot", Str::tl_variant_dot},
+    {"score_general", "demo:translate/score_general", Str::tl_variant_general},
+    {"bottleneck", "demo:translate/bottleneck", Str::tl_variant_bottleneck},
+}};
+
+constexpr const char* kTabIds[] = {"alignment", "steps", "scores", "bottleneck"};
+
+// The held-out sentences the shipped models were judged on: drawn as `attnviz-cli train translate`
+// draws them (seed 1, its training set excluded), so none of them was trained on.
+constexpr uint64_t kShippedSeed = 1;
+
+TranslateModelSlot load_variant(const AssetPaths& assets, int v) {
+  TranslateModelSlot slot;
+  slot.tried = true;
+  auto demo = demo_model_find(assets, kVariants[static_cast<size_t>(v)].demo);
+  if (!demo) {
+    slot.error = demo.error();
+    return slot;
+  }
+  auto model = translate_load((std::filesystem::path(demo->dir) / "model.safetensors").string());
+  if (!model) {
+    slot.error = model.error();
+    return slot;
+  }
+  slot.model = std::make_shared<const TranslateModel>(std::move(*model));
+  return slot;
+}
+
+const TranslateModel* slot_model(AppState& app, int v) {
+  TranslateModelSlot& slot = app.translate.models[static_cast<size_t>(v)];
+  if (!slot.tried) slot = load_variant(app.assets, v);
+  return slot.model.get();
+}
+
+}  // namespace
+
+const std::array<TranslateVariant, kTranslateVariants>& translate_variants() { return kVariants; }
+
+int translate_variant_from_id(std::string_view id) {
+  for (int v = 0; v < kTranslateVariants; ++v)
+    if (id == kVariants[static_cast<size_t>(v)].id) return v;
+  return -1;
+}
+
+const char* translate_tab_id(TranslateTab tab) { return kTabIds[static_cast<size_t>(tab)]; }
+
+std::optional<TranslateTab> translate_tab_from_id(std::string_view id) {
+  for (size_t i = 0; i < std::size(kTabIds); ++i)
+    if (id == kTabIds[i]) return static_cast<TranslateTab>(i);
+  return std::nullopt;
+}
+
+TranslateLengthCurve translate_length_curve(const std::vector<TranslatePair>& pairs, const std::vector<char>& exact_attention,
+                                            const std::vector<char>& exact_bottleneck, int width) {
+  TranslateLengthCurve c;
+  if (pairs.empty() || width < 1) return c;
+  int shortest = static_cast<int>(pairs[0].source.size()), longest = shortest;
+  for (const TranslatePair& p : pairs) {
+    shortest = std::min(shortest, static_cast<int>(p.source.size()));
+    longest = std::max(longest, static_cast<int>(p.source.size()));
+  }
+  for (int lo = shortest; lo <= longest; lo += width) c.bins.push_back({lo, std::min(lo + width - 1, longest), 0, 0, 0});
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const int n = static_cast<int>(pairs[i].source.size()), k = static_cast<int>(pairs[i].clauses.size());
+    TranslateLengthBin& b = c.bins[static_cast<size_t>((n - shortest) / width)];
+    const bool a = i < exact_attention.size() && exact_attention[i], bn = i < exact_bottleneck.size() && exact_bottleneck[i];
+    ++b.sentences, b.exact_attention += a, b.exact_bottleneck += bn;
+    for (const int at : {0, k}) ++c.sentences[at], c.exact_attention[at] += a, c.exact_bottleneck[at] += bn;
+  }
+  return c;
+}
+
+TranslateCurveJob::~TranslateCurveJob() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void TranslateCurveJob::start(std::shared_ptr<const TranslateModel> attention, std::shared_ptr<const TranslateModel> bottleneck,
+                              int per_clause_count) {
+  if (running_) return;
+  if (thread_.joinable()) thread_.join();
+  running_ = true;
+  {
+    std::lock_guard lock(mutex_);
+    done_.reset();
+  }
+  thread_ = std::thread([this, attention, bottleneck, per_clause_count] {
+    this_thread_set_nice(10);  // the UI comes first
+    const auto t0 = std::chrono::steady_clock::now();
+    const TranslateSplit split = translate_generate(kShippedSeed, TranslateTrainOptions{}.n_train, per_clause_count);
+    const std::vector<char> a = translate_exact_each(*attention, split.heldout);
+    const std::vector<char> b = translate_exact_each(*bottleneck, split.heldout);
+    TranslateLengthCurve c = translate_length_curve(split.heldout, a, b, 4);
+    c.per_clause_count = per_clause_count;
+    c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::lock_guard lock(mutex_);
+    done_ = Result<TranslateLengthCurve>(std::move(c));
+  });
+}
+
+std::optional<Result<TranslateLengthCurve>> TranslateCurveJob::poll() {
+  std::lock_guard lock(mutex_);
+  if (!done_) return std::nullopt;
+  auto out = std::move(done_);
+  done_.reset();
+  running_ = false;
+  return out;
+}
+
+bool TranslateCurveJob::busy() const { return running_; }
+
+void TranslateState::reset() {
+  text = TranslateState{}.text;
+  variant = 0;
+  tab = TranslateTab::alignment;
+  tab_request = false;
+  head = -1;
+  step = 0;
+  cross_off = Ablation{};
+  readout_variant = -1;  // rebuilt at the next refresh
+  computed_text.clear();
+  error.clear();
+}
+
+const TranslateModel* translate_shown_model(const AppState& app) {
+  return app.translate.models[static_cast<size_t>(app.translate.variant)].model.get();
+}
+
+int translate_shown_head(const AppState& app) {
+  const TranslateState& t = app.translate;
+  if (!t.readout || t.readout->head_aligned.empty()) return -1;
+  if (t.head >= 0 && t.head < static_cast<int>(t.readout->head_aligned.size())) return t.head;
+  return t.readout->best_head;
+}
+
+void translate_refresh(AppState& app) {
+  TranslateState& t = app.translate;
+  if (auto done = t.curve_job.poll()) {
+    if (*done) t.curve = std::move(**done);
+    else t.curve_error = done->error();
+  }
+  const TranslateModel* m = slot_model(app, t.variant);
+  const bool same = t.readout_variant == t.variant && t.readout_off == t.cross_off.heads && t.readout_mode == app.ablation.mode;
+  if (same && t.computed_text == t.text) return;
+  t.computed_text = t.text;
+  if (!m) {
+    t.error = t.models[static_cast<size_t>(t.variant)].error;
+    return;
+  }
+  Ablation off = t.cross_off;
+  off.mode = app.ablation.mode;
+  std::string used = t.text;
+  auto r = translate_readout(*m, used, off);
+  if (r) {
+    t.error.clear();
+  } else {
+    t.error = r.error();  // the last good sentence stays on screen, on the model and heads now asked for
+    if (same || t.readout_text.empty()) return;
+    used = t.readout_text;
+    r = translate_readout(*m, used, off);
+    if (!r) return;
+  }
+  t.readout = std::move(*r);
+  t.readout_text = used;
+  t.readout_variant = t.variant;
+  t.readout_off = t.cross_off.heads;
+  t.readout_mode = off.mode;
+  t.step = std::clamp(t.step, 0, t.readout->rows() - 1);
+  auto effects = translate_head_effects(*m, *t.readout);
+  t.effects = effects ? std::move(*effects) : std::vector<TranslateHeadEffect>{};
+  for (int v = 0; v < kTranslateVariants; ++v) {
+    t.side[static_cast<size_t>(v)].reset();
+    t.side_error[static_cast<size_t>(v)].clear();
+    const TranslateModel* sm = slot_model(app, v);
+    if (!sm) {
+      t.side_error[static_cast<size_t>(v)] = t.models[static_cast<size_t>(v)].error;
+      continue;
+    }
+    auto sr = translate_readout(*sm, used);
+    if (sr) t.side[static_cast<size_t>(v)] = std::move(*sr);
+    else t.side_error[static_cast<size_t>(v)] = sr.error();
+  }
+  ++t.version;
+}
+
+void translate_curve_start(AppState& app) {
+  TranslateState& t = app.translate;
+  if (t.curve || t.curve_job.busy()) return;
+  slot_model(app, 0);
+  slot_model(app, kTranslateBottleneck);
+  const auto& a = t.models[0];
+  const auto& b = t.models[static_cast<size_t>(kTranslateBottleneck)];
+  if (!a.model || !b.model) {
+    t.curve_error = !a.model ? a.error : b.error;
+    return;
+  }
+  t.curve_error.clear();
+  t.curve_job.start(a.model, b.model, t.curve_per_clause_count);
+}
+
+Status translate_set_variant(AppState& app, std::string_view id) {
+  const int v = translate_variant_from_id(id);
+  if (v < 0) {
+    std::string known;
+    for (const TranslateVariant& k : kVariants) known += (known.empty() ? "" : ", ") + std::string(k.id);
+    return make_error("no translation model '" + std::string(id) + "' (known: " + known + ")");
+  }
+  TranslateState& t = app.translate;
+  if (!slot_model(app, v)) return make_error(t.models[static_cast<size_t>(v)].error);
+  if (v != t.variant) {
+    t.variant = v;
+    t.cross_off = Ablation{};  // another model: its own heads
+    t.head = -1;
+  }
+  return Ok{};
+}
+
+Status translate_toggle_head(AppState& app, int layer, int head) {
+  TranslateState& t = app.translate;
+  const TranslateModel* m = slot_model(app, t.variant);
+  if (!m) return make_error(t.models[static_cast<size_t>(t.variant)].error);
+  Ablation next = t.cross_off;
+  ablation_toggle(next, {layer, head});
+  if (Status s = translate_ablation_validate(*m, next); !s) return s;
+  t.cross_off = std::move(next);
+  return Ok{};
+}
+
+Status translate_set_step(AppState& app, int step) {
+  TranslateState& t = app.translate;
+  if (!t.readout) return make_error("no translation to step through yet");
+  if (step < 0 || step >= t.readout->rows())
+    return make_error("step " + std::to_string(step) + " is outside the translation's " + std::to_string(t.readout->rows()) +
+                      " steps (0 to " + std::to_string(t.readout->rows() - 1) + ")");
+  t.step = step;
+  return Ok{};
+}
+
+}  // namespace attnviz

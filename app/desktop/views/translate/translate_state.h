@@ -1,0 +1,135 @@
+// What the Translation view remembers and computes (headless; the drawing is translate_view.cpp):
+// the English sentence, which shipped translation model is shown, the head and the decoding step
+// looked at, the cross-attention heads switched off; and, derived from those, the readout of the
+// sentence (core/demos/translate_readout.h), what each head does when switched off, the same
+// sentence through every scoring function, and — measured off the UI thread — the exact-match rate
+// by sentence length of the attention model and of the bottleneck. A sentence outside the grammar
+// keeps the last good readout on screen beside the message that names what is wrong.
+#pragma once
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "asset_paths.h"
+#include "base/no_copy.h"
+#include "demos/translate_readout.h"
+#include "shell/strings.h"
+
+namespace attnviz {
+
+// The shipped models, in the order the view lists them: demo:translate (scaled dot-product), Luong's
+// dot and general scores, and the bottleneck (no cross-attention).
+struct TranslateVariant {
+  const char* id;    // "translate", "score_dot", ...: scripts and sessions
+  const char* demo;  // "demo:translate", "demo:translate/score_dot", ...
+  Str label;
+};
+inline constexpr int kTranslateVariants = 4;
+inline constexpr int kTranslateBottleneck = 3;  // the variant without cross-attention
+const std::array<TranslateVariant, kTranslateVariants>& translate_variants();
+// -1 when no variant has that id.
+int translate_variant_from_id(std::string_view id);
+
+enum class TranslateTab { alignment, steps, scores, bottleneck };
+const char* translate_tab_id(TranslateTab tab);
+std::optional<TranslateTab> translate_tab_from_id(std::string_view id);
+
+// Exact-match rate against source length (tokens, "." included), held-out sentences grouped by
+// length in bins: the attention model's and the bottleneck's, on the same sentences.
+struct TranslateLengthBin {
+  int shortest = 0, longest = 0;  // source tokens
+  int sentences = 0;
+  int exact_attention = 0, exact_bottleneck = 0;
+};
+struct TranslateLengthCurve {
+  std::vector<TranslateLengthBin> bins;
+  int per_clause_count = 0;  // held-out sentences of 1, 2 and 3 clauses each
+  int exact_attention[kTranslateMaxClauses + 1] = {}, exact_bottleneck[kTranslateMaxClauses + 1] = {};
+  int sentences[kTranslateMaxClauses + 1] = {};  // [0]: all; [k]: of k clauses
+  double seconds = 0;
+};
+// Bins of `width` tokens from the shortest sentence's length up; both exact lists are per pair.
+TranslateLengthCurve translate_length_curve(const std::vector<TranslatePair>& pairs, const std::vector<char>& exact_attention,
+                                            const std::vector<char>& exact_bottleneck, int width);
+
+// Measures the curve on a thread of its own (both models translate every held-out sentence).
+class TranslateCurveJob : NoCopy {
+ public:
+  ~TranslateCurveJob();
+  void start(std::shared_ptr<const TranslateModel> attention, std::shared_ptr<const TranslateModel> bottleneck,
+             int per_clause_count);
+  std::optional<Result<TranslateLengthCurve>> poll();  // the finished result, once
+  bool busy() const;                                   // from start() until poll() has taken the result
+
+ private:
+  std::thread thread_;
+  std::atomic<bool> running_{false};
+  mutable std::mutex mutex_;
+  std::optional<Result<TranslateLengthCurve>> done_;
+};
+
+struct TranslateModelSlot {
+  bool tried = false;  // loading was attempted (once: the files do not change while the app runs)
+  std::shared_ptr<const TranslateModel> model;
+  std::string error;
+};
+
+struct TranslateState {
+  // What the user asked for / looks at.
+  std::string text = "the big cat chased the small dog in the park .";
+  int variant = 0;                 // index into translate_variants()
+  TranslateTab tab = TranslateTab::alignment;
+  bool tab_request = false;        // select `tab` in the tab bar on the next frame
+  int head = -1;                   // layer * NH + head shown; -1: the sentence's best aligning head; -2: the mean of the heads
+  int step = 0;                    // the decoding step (readout row) the Step by step tab shows
+  Ablation cross_off;              // the shown model's cross-attention heads switched off
+  int curve_per_clause_count = 60; // held-out sentences of each length the bottleneck plot measures
+  uint64_t random_draws = 0;       // sentences the Random button drew (the next one's stream)
+
+  // Derived (translate_refresh).
+  std::array<TranslateModelSlot, kTranslateVariants> models;
+  std::optional<TranslateReadout> readout;  // the newest good one
+  std::string readout_text;                 // the text it is of, its variant and heads off
+  int readout_variant = -1;
+  std::vector<HeadRef> readout_off;
+  AblationMode readout_mode = AblationMode::zero;
+  std::string error;                        // why the newest text or switch failed (the readout stays)
+  std::string computed_text;                // the text last tried, good or not
+  std::vector<TranslateHeadEffect> effects;  // per head not off: the translation without it
+  std::array<std::optional<TranslateReadout>, kTranslateVariants> side;  // the readout's text through every model, no head off
+  std::array<std::string, kTranslateVariants> side_error;
+  TranslateCurveJob curve_job;
+  std::optional<TranslateLengthCurve> curve;
+  std::string curve_error;
+  uint64_t version = 0;                     // bumped whenever readout, effects or side change
+
+  // Back to how the view first opens; the loaded models and the measured curve stay.
+  void reset();
+};
+
+struct AppState;
+
+// Loads what the shown variants need, rebuilds the readouts when the text, the variant or the heads
+// off changed, and installs the curve once measured. Called once a frame while the view is shown
+// (and by scripts).
+void translate_refresh(AppState& app);
+// Starts measuring the bottleneck plot (a no-op while it runs or once measured).
+void translate_curve_start(AppState& app);
+// The shown variant's model, or null (its error in models[variant].error).
+const TranslateModel* translate_shown_model(const AppState& app);
+// The head the alignment and the steps show: state.head while it exists, else the readout's best;
+// -1 for the bottleneck.
+int translate_shown_head(const AppState& app);
+
+// Actions (the view's controls and the script verbs share them). Each returns an error naming what
+// is wrong and changes nothing then.
+Status translate_set_variant(AppState& app, std::string_view id);
+Status translate_toggle_head(AppState& app, int layer, int head);
+Status translate_set_step(AppState& app, int step);
+
+}  // namespace attnviz
