@@ -28,17 +28,18 @@ TEST_CASE("asset paths: from the build tree, the source tree's assets, every dem
   REQUIRE(assets.tried.size() == 2);  // beside the program first, then the source tree
   CHECK(has(assets.tried[0], "share/attnviz/assets"));
   const std::vector<std::string> names = demo_names(assets);
-  REQUIRE(names.size() == 7 + 12);
+  REQUIRE(names.size() == 8 + 12);
   CHECK(names[0] == "demo:coref");
   CHECK(names[1] == "demo:induction");
   CHECK(names[2] == "demo:gather");
   CHECK(names[3] == "demo:translate");
   CHECK(names[4] == "demo:translate/bottleneck");
-  CHECK(names[5] == "demo:translate/score_dot");
-  CHECK(names[6] == "demo:translate/score_general");
-  CHECK(names[7] == "demo:coref/heads1_dmodel32");
-  CHECK(names[8] == "demo:coref/heads1_dmodel64");
-  CHECK(names[9] == "demo:coref/heads1_dmodel128");
+  CHECK(names[5] == "demo:translate/score_additive");
+  CHECK(names[6] == "demo:translate/score_dot");
+  CHECK(names[7] == "demo:translate/score_general");
+  CHECK(names[8] == "demo:coref/heads1_dmodel32");
+  CHECK(names[9] == "demo:coref/heads1_dmodel64");
+  CHECK(names[10] == "demo:coref/heads1_dmodel128");
   CHECK(names.back() == "demo:coref/heads8_dmodel128");
 
   auto grid = demo_model_find(assets, "demo:coref/heads2_dmodel32");
@@ -59,7 +60,7 @@ TEST_CASE("asset paths: an unknown demo lists the known ones, and a name cannot 
     auto d = demo_model_find(assets, name);
     REQUIRE_FALSE(d.ok());
     CHECK(has(d.error(), "unknown demo '" + std::string(name) + "'"));
-    CHECK(has(d.error(), "holds demo:coref, demo:induction, demo:gather, demo:translate, demo:translate/bottleneck, demo:translate/score_dot, demo:translate/score_general, demo:coref/heads1_dmodel32,"));
+    CHECK(has(d.error(), "holds demo:coref, demo:induction, demo:gather, demo:translate, demo:translate/bottleneck, demo:translate/score_additive, demo:translate/score_dot, demo:translate/score_general, demo:coref/heads1_dmodel32,"));
   }
   AssetPaths none;
   none.tried = {"/nowhere/share/attnviz/assets", "/nowhere/src/assets"};
@@ -81,7 +82,7 @@ TEST_CASE("cli --version: 'attnviz X.Y.Z', and --verbose adds where the demos ar
   CliRun verbose = cli_in_process({"--version", "--verbose"});
   REQUIRE(verbose.status == 0);
   CHECK(has(verbose.out, v.out + "assets: " + ATTNVIZ_ASSETS + " (the source tree of this build)\n"));
-  CHECK(has(verbose.out, "demos: demo:coref, demo:induction, demo:gather, demo:translate, demo:translate/bottleneck, demo:translate/score_dot, demo:translate/score_general, demo:coref/heads1_dmodel32,"));
+  CHECK(has(verbose.out, "demos: demo:coref, demo:induction, demo:gather, demo:translate, demo:translate/bottleneck, demo:translate/score_additive, demo:translate/score_dot, demo:translate/score_general, demo:coref/heads1_dmodel32,"));
   CliRun bad = cli_in_process({"--version", "--json", "-"});
   CHECK(bad.status == 2);
   CHECK(has(bad.err, "--version takes only --verbose"));
@@ -123,6 +124,6 @@ TEST_CASE("cli: an unknown demo name is an error (exit 1) that lists the known o
   CHECK(r.status == 1);
   CHECK(r.out.empty());
   CHECK(has(r.err, "attnviz-cli: unknown demo 'demo:coreference': "));
-  CHECK(has(r.err, "holds demo:coref, demo:induction, demo:gather, demo:translate, demo:translate/bottleneck, demo:translate/score_dot, demo:translate/score_general, demo:coref/heads1_dmodel32, demo:coref/heads1_dmodel64, "));
+  CHECK(has(r.err, "holds demo:coref, demo:induction, demo:gather, demo:translate, demo:translate/bottleneck, demo:translate/score_additive, demo:translate/score_dot, demo:translate/score_general, demo:coref/heads1_dmodel32, demo:coref/heads1_dmodel64, "));
   CHECK(has(r.err, "demo:coref/heads8_dmodel128\n"));
 }

@@ -48,7 +48,7 @@ TEST_CASE("app demos: an unknown name is an error listing the known ones, and th
   Status s = app_use_demo(app, "demo:coref/heads3_dmodel32");
   REQUIRE_FALSE(s.ok());
   CHECK(has(s.error(), "unknown demo 'demo:coref/heads3_dmodel32'"));
-  CHECK(has(s.error(), "holds demo:coref, demo:induction, demo:gather, demo:translate, demo:translate/bottleneck, demo:translate/score_dot, demo:translate/score_general, demo:coref/heads1_dmodel32,"));
+  CHECK(has(s.error(), "holds demo:coref, demo:induction, demo:gather, demo:translate, demo:translate/bottleneck, demo:translate/score_additive, demo:translate/score_dot, demo:translate/score_general, demo:coref/heads1_dmodel32,"));
   CHECK(app.model_error == s.error());
   CHECK(app.model == shown);
   CHECK(app.source == ModelSource::demo_induction);

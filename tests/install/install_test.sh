@@ -19,7 +19,7 @@ cli="$prefix/bin/attnviz-cli"
 "$cli" --version --verbose > verbose.txt
 grep -qxF "assets: $prefix/share/attnviz/assets (installed, beside the program)" verbose.txt ||
   fail "the installed attnviz-cli does not read the installed assets: $(cat verbose.txt)"
-grep -qF "demos: demo:coref, demo:induction, demo:gather, demo:translate, demo:translate/bottleneck, demo:translate/score_dot, demo:translate/score_general, demo:coref/heads1_dmodel32, demo:coref/heads1_dmodel64" verbose.txt ||
+grep -qF "demos: demo:coref, demo:induction, demo:gather, demo:translate, demo:translate/bottleneck, demo:translate/score_additive, demo:translate/score_dot, demo:translate/score_general, demo:coref/heads1_dmodel32, demo:coref/heads1_dmodel64" verbose.txt ||
   fail "demo list: $(cat verbose.txt)"
 
 tired="The animal didn't cross the street because it was too tired."

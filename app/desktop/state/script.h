@@ -106,7 +106,7 @@ Status script_train(AppState& app, const std::vector<std::string>& args);
 
 // The Translation view's verbs (app/desktop/views/translate/translate_script.cpp), given what follows `translate`:
 //   text TEXT                 the English sentence (as typed in the view)
-//   model ID                  translate | score_dot | score_general | bottleneck
+//   model ID                  translate | score_dot | score_general | score_additive | bottleneck
 //   tab ID                    alignment | steps | scores | bottleneck (the last starts measuring the plot)
 //   head L H | head best | head mean   the head the alignment and the steps show (from 0)
 //   head_off L H | head_on L H         switch a cross-attention head off / on again

@@ -71,8 +71,8 @@ AlignmentHit alignment_matrix(const AppState& app, const AlignmentDraw& d) {
   const float bracket = tl_px(0.6f);
   label_w += bracket + 8.0f;
   const float col_h = heatmap_label_extent(col_tokens);
-  const float cell = std::max(4.0f, std::min({d.max_cell, (d.size.x - label_w) / static_cast<float>(S),
-                                              (d.size.y - col_h) / static_cast<float>(R)}));
+  const float cell = std::max(d.min_cell, std::min({d.max_cell, (d.size.x - label_w) / static_cast<float>(S),
+                                                   (d.size.y - col_h) / static_cast<float>(R)}));
   const ImVec2 at = ImGui::GetCursorScreenPos();
   const ImVec2 origin(at.x + label_w, at.y + col_h);
 
@@ -95,6 +95,9 @@ AlignmentHit alignment_matrix(const AppState& app, const AlignmentDraw& d) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float px = std::max(kHeatmapMinLabelPx, std::min(tl_px(), cell * 0.92f));
   const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  float widest = 0;  // at the labels' size: the bracket goes just left of the longest
+  for (const std::string& s : rows) widest = std::max(widest, ImGui::GetFont()->CalcTextSizeA(px, 1e9f, 0, row_label(s).c_str()).x);
+  const float bracket_x = std::max(at.x + bracket * 0.3f, origin.x - 5.0f - widest - bracket * 0.7f);
   for (int i = 0; i < R; ++i) {
     const std::string label = row_label(rows[static_cast<size_t>(i)]);
     const float mid = origin.y + cell * (static_cast<float>(i) + 0.5f);
@@ -103,7 +106,7 @@ AlignmentHit alignment_matrix(const AppState& app, const AlignmentDraw& d) {
     dl->AddText(ImGui::GetFont(), px, ImVec2(origin.x - 5.0f - tw, mid - px * 0.5f), i == d.highlight_row ? kAccent : particle ? dim : ink,
                 label.c_str());
     if (particle && i > 0) {
-      const float x = at.x + bracket * 0.5f, top = mid - cell;
+      const float x = bracket_x, top = mid - cell;
       dl->AddLine(ImVec2(x, top), ImVec2(x, mid), dim, 1.5f);
       dl->AddLine(ImVec2(x, top), ImVec2(x + bracket * 0.6f, top), dim, 1.5f);
       dl->AddLine(ImVec2(x, mid), ImVec2(x + bracket * 0.6f, mid), dim, 1.5f);
@@ -191,17 +194,17 @@ void translate_alignment_tab(AppState& app) {
   const int head = t.head == -2 ? -1 : translate_shown_head(app);
   const float matrix_w = avail.x - panel_w - ImGui::GetStyle().ItemSpacing.x * 2;
   ImGui::BeginGroup();
-  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + matrix_w);
-  ImGui::TextUnformatted(tr_format(L, Str::tl_matrix_caption, translate_head_name(app, head).c_str()).c_str());
-  ImGui::PopTextWrapPos();
   AlignmentDraw d;
   d.model = m;
   d.readout = &r;
   d.head = head;
-  d.size = ImVec2(matrix_w, ImGui::GetContentRegionAvail().y - tl_px(3));
+  d.size = ImVec2(matrix_w, ImGui::GetContentRegionAvail().y - tl_px(2.5f));
+  d.min_cell = tl_px(1.05f);  // row labels as large as the text: legible on a projector, the tab scrolls
   d.id = "tl_alignment";
   alignment_matrix(app, d);
+  // What the matrix is, below it: the matrix takes the height above.
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + matrix_w);
+  ImGui::TextUnformatted(tr_format(L, Str::tl_matrix_caption, translate_head_name(app, head).c_str()).c_str());
   ImGui::TextDisabled("%s", tr(L, r.exact ? Str::tl_gold_marked : Str::tl_gold_not_marked));
   ImGui::PopTextWrapPos();
   ImGui::EndGroup();

@@ -79,7 +79,7 @@ void translate_bottleneck_tab(AppState& app) {
   const auto& a = t.side[0];
   const auto& b = t.side[static_cast<size_t>(kTranslateBottleneck)];
   if (a && b) {
-    ImGui::TextDisabled("%s", tr(L, Str::tl_variant_scaled));
+    ImGui::TextDisabled("%s", tr(L, Str::tl_with_attention));
     ImGui::SameLine();
     translation_line(app, *a);
     ImGui::TextDisabled("%s", tr(L, Str::tl_variant_bottleneck));
@@ -100,7 +100,7 @@ void translate_bottleneck_tab(AppState& app) {
   plot.id = "tl_curve";
   plot.title = tr(L, Str::tl_curve_title);
   plot.x_label = tr(L, Str::tl_curve_x);
-  PlotSeries attention{tr(L, Str::tl_variant_scaled), IM_COL32(120, 220, 120, 255), {}};
+  PlotSeries attention{tr(L, Str::tl_with_attention), IM_COL32(120, 220, 120, 255), {}};
   PlotSeries bottleneck{tr(L, Str::tl_variant_bottleneck), IM_COL32(240, 140, 60, 255), {}};
   for (const TranslateLengthBin& bin : c.bins) {
     if (bin.sentences == 0) continue;
@@ -131,7 +131,7 @@ void translate_bottleneck_tab(AppState& app) {
         ImGui::Text("%.1f%%", c.sentences[k] ? 100.0 * exact[k] / c.sentences[k] : 0.0);
       }
     };
-    row(tr(L, Str::tl_variant_scaled), c.exact_attention);
+    row(tr(L, Str::tl_with_attention), c.exact_attention);
     row(tr(L, Str::tl_variant_bottleneck), c.exact_bottleneck);
     ImGui::EndTable();
   }

@@ -20,6 +20,7 @@ struct AlignmentDraw {
   int head = 0;            // layer * NH + head; -1: the mean of the first layer's heads
   ImVec2 size;             // the room it may take, labels included
   float max_cell = 40;     // pixels
+  float min_cell = 4;      // pixels: a matrix that needs more room than `size` overflows it (the tab scrolls)
   int highlight_row = -1;  // a readout row outlined (the Step by step tab's step)
   const char* id = "alignment";
 };

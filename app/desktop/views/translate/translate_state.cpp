@@ -18,6 +18,7 @@ constexpr std::array<TranslateVariant, kTranslateVariants> kVariants = {{
     {"translate", "demo:translate", Str::tl_variant_scaled},
     {"score_dot", "demo:translate/score_dot", Str::tl_variant_dot},
     {"score_general", "demo:translate/score_general", Str::tl_variant_general},
+    {"score_additive", "demo:translate/score_additive", Str::tl_variant_additive},
     {"bottleneck", "demo:translate/bottleneck", Str::tl_variant_bottleneck},
 }};
 

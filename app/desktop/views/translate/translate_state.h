@@ -23,14 +23,14 @@
 namespace attnviz {
 
 // The shipped models, in the order the view lists them: demo:translate (scaled dot-product), Luong's
-// dot and general scores, and the bottleneck (no cross-attention).
+// dot and general scores, Bahdanau's additive score, and the bottleneck (no cross-attention).
 struct TranslateVariant {
   const char* id;    // "translate", "score_dot", ...: scripts and sessions
   const char* demo;  // "demo:translate", "demo:translate/score_dot", ...
   Str label;
 };
-inline constexpr int kTranslateVariants = 4;
-inline constexpr int kTranslateBottleneck = 3;  // the variant without cross-attention
+inline constexpr int kTranslateVariants = 5;
+inline constexpr int kTranslateBottleneck = 4;  // the variant without cross-attention
 const std::array<TranslateVariant, kTranslateVariants>& translate_variants();
 // -1 when no variant has that id.
 int translate_variant_from_id(std::string_view id);

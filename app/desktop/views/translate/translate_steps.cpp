@@ -182,7 +182,7 @@ void translate_steps_tab(AppState& app) {
     // 2. A score per source token; 3. the weights.
     section_header(tr_format(L, Str::tl_steps_scores_title, translate_head_name(app, head).c_str()).c_str());
     text_wrapped(tr(L, Str::tl_steps_annotations));
-    formula_item("k_j = W_K h_j,\,\, v_j = W_V h_j", tl_px(1.2f), kStepAccent);
+    formula_item("k_j = W_K h_j,\\,\\, v_j = W_V h_j", tl_px(1.2f), kStepAccent);
     formula_item(score_markup(m->arch.score), tl_px(1.2f), kStepAccent);
     formula_item("α_{ij} = \\frac{exp(e_{ij})}{\\sum_k exp(e_{ik})}", tl_px(1.2f), kStepAccent);
     score_table(app, r, h, step);

@@ -69,12 +69,9 @@ void result_lines(AppState& app) {
   ImGui::SetWindowFontScale(1.35f);
   ImGui::TextUnformatted(translate_written(r.output).c_str());
   ImGui::SetWindowFontScale(1.0f);
-  ImGui::SameLine();
-  if (r.exact) {
-    ImGui::TextColored(tl_right_colour(), "%s", tr(L, Str::tl_exact));
-  } else {
-    ImGui::TextColored(tl_wrong_colour(), "%s", tr_format(L, Str::tl_not_exact, r.pair.korean_text().c_str()).c_str());
-  }
+  const std::string verdict = r.exact ? tr(L, Str::tl_exact) : tr_format(L, Str::tl_not_exact, r.pair.korean_text().c_str());
+  same_line_or_wrap(ui_text_width(verdict));
+  ImGui::TextColored(r.exact ? tl_right_colour() : tl_wrong_colour(), "%s", verdict.c_str());
   std::string facts = tr_format(L, Str::tl_gold_prob, std::exp(static_cast<double>(r.gold_logprob)) * 100.0);
   if (!r.finished) facts += " · " + std::string(tr(L, Str::tl_unfinished));
   if (!r.cross_off.heads.empty())
