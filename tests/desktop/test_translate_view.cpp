@@ -211,3 +211,45 @@ TEST_CASE("translate view: the figure holds every head's weights, the shown head
 
 }  // namespace
 }  // namespace attnviz
+
+namespace attnviz {
+namespace {
+
+TEST_CASE("translate view: a model retrained off the UI thread replaces the shipped one until it is put back") {
+  AppState app;
+  REQUIRE(translate_set_variant(app, "score_dot"));
+  translate_refresh(app);
+  app.translate.train_settings = TranslateTrainSettings{2, 4, 32, 3};  // seed, heads, d_model, steps: a quick run
+  REQUIRE(translate_train_start(app));
+  auto again = translate_train_start(app);
+  REQUIRE_FALSE(again);
+  CHECK(has(again.error(), "is training"));
+  for (int i = 0; i < 30000 && app.translate.train_job.busy(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    translate_refresh(app);
+  }
+  REQUIRE_FALSE(app.translate.train_job.busy());
+  CHECK(app.translate.train_error.empty());
+  const TranslateModelSlot& slot = app.translate.models[1];
+  CHECK(slot.retrained == "seed 2 · 4 heads · d_model 32");
+  CHECK(has(app.translate.train_result, "3 steps"));
+  REQUIRE(translate_shown_model(app));
+  CHECK(translate_shown_model(app)->arch.d_model == 32);
+  CHECK(translate_shown_model(app)->arch.score == ScoreKind::dot);
+  REQUIRE(app.translate.readout);  // computed again, on the new weights (3 steps: not the grammar's Korean)
+  CHECK(app.translate.readout->forward.memory.cols() == 32);
+  CHECK(app.translate.side[1]->forward.memory.cols() == 32);
+  REQUIRE(translate_use_shipped(app));
+  translate_refresh(app);
+  CHECK(translate_shown_model(app)->arch.d_model == 64);
+  CHECK(app.translate.readout->exact);
+  CHECK_FALSE(translate_use_shipped(app));
+  // Settings that make no model are refused before anything trains.
+  app.translate.train_settings.n_heads = 3;
+  auto bad = translate_train_start(app);
+  REQUIRE_FALSE(bad);
+  CHECK_FALSE(app.translate.train_job.busy());
+}
+
+}  // namespace
+}  // namespace attnviz

@@ -53,11 +53,13 @@ screenshot $out/tl_projector_steps_ko.png
 translate model bottleneck
 expect translate_exact no
 screenshot $out/tl_projector_bottleneck_steps_ko.png
+translate tab train
+screenshot $out/tl_projector_train_ko.png
 quit
 ACTIONS
 xvfb-run -a -s "-screen 0 1280x800x24" "$app" --size 1280x800 --script "$out/translate.txt"
 for png in tl_alignment_en tl_head_off_en tl_steps_en tl_scores_en tl_bottleneck_en tl_alignment_ko tl_steps_ko tl_bottleneck_ko \
-           tl_projector_alignment_ko tl_projector_steps_ko tl_projector_bottleneck_steps_ko; do
+           tl_projector_alignment_ko tl_projector_steps_ko tl_projector_bottleneck_steps_ko tl_projector_train_ko; do
   "$check_png" "$out/$png.png" 1280 800
 done
 echo "translate test: ok"

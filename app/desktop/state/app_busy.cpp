@@ -27,6 +27,7 @@ std::vector<std::string> app_busy(const AppState& app) {
   if (tv.probe.worker.busy() || tv.probe_single.worker.busy() || tv.probe_multi.worker.busy())
     busy.push_back("the Train view's probe traces");
   if (app.translate.curve_job.busy()) busy.push_back("the Translation view's accuracy by sentence length");
+  if (app.translate.train_job.busy()) busy.push_back("the Translation view's retraining");
   // What a view would show as "computing…" with nothing left to answer it.
   if (!app.trace && app.error.empty()) busy.push_back("no trace and no error (every view says computing…)");
   const bool attention_hint = app.source == ModelSource::attention && app.view == View::compare;  // the view explains

@@ -105,7 +105,8 @@ std::string script_expect(const AppState& app, const std::string& what) {
     return "expected the weight " + std::to_string(want) + " at layer " + std::to_string(l) + " head " +
            std::to_string(h) + " (" + std::to_string(q) + ", " + std::to_string(k) + "), it is " + std::to_string(got);
   }
-  if (kind == "translation" || kind == "translate_error" || kind == "translate_exact" || kind == "translate_gap")
+  if (kind == "translation" || kind == "translate_error" || kind == "translate_exact" || kind == "translate_gap" ||
+      kind == "translate_trained")
     return script_expect_translate(app, kind, text);
   if (kind == "tokens") {
     int n = 0;
@@ -115,7 +116,7 @@ std::string script_expect(const AppState& app, const std::string& what) {
   }
   return "unknown expectation '" + kind +
          "' (error, no_error, model_error, status, tokens, sentence, model, answer, answer_line, answer_b_line, answer_full, importance, weight, idle, "
-         "translation, translate_error, translate_exact, translate_gap)";
+         "translation, translate_error, translate_exact, translate_gap, translate_trained)";
 }
 
 // `try LINE`, `nowait LINE`: the line after the verb, with the rest as one argument for TEXT verbs,

@@ -112,12 +112,15 @@ Status script_train(AppState& app, const std::vector<std::string>& args);
 //   head_off L H | head_on L H         switch a cross-attention head off / on again
 //   step N                    the decoding step shown (from 0; the last is the [EOS] step)
 //   curve N                   the bottleneck plot on N held-out sentences of each length (measured anew)
+//   train [seed=N] [heads=N] [d_model=C] [steps=N]   retrain the shown model off the UI thread (the
+//                             next line waits for it); train_stop | shipped (the shipped model back)
 // and its expectations (after `expect`):
 //   translation TEXT          the model's Korean, as written ("큰 고양이가 …"), is exactly TEXT
 //   translate_error TEXT      the view's message (a sentence outside the grammar, ...) contains TEXT
 //   translate_exact yes|no    the translation is (not) the grammar's
 //   translate_gap N           the bottleneck plot is measured and the bottleneck's 3-clause exact rate
 //                             is at least N points below the attention model's
+//   translate_trained TEXT    the last retrain's result line contains TEXT
 Status script_translate(AppState& app, const std::string& rest);
 std::string script_expect_translate(const AppState& app, const std::string& kind, const std::string& text);
 

@@ -38,6 +38,7 @@ void translate_alignment_tab(AppState& app);
 void translate_steps_tab(AppState& app);
 void translate_scores_tab(AppState& app);
 void translate_bottleneck_tab(AppState& app);
+void translate_train_tab(AppState& app);
 
 // The view's colours for a translation that is the grammar's, one that is not, and an error.
 inline ImVec4 tl_right_colour() { return ImVec4(0.45f, 0.9f, 0.45f, 1); }

@@ -63,8 +63,24 @@ Status script_translate(AppState& app, const std::string& rest) {
     t.curve.reset();
     t.curve_error.clear();
     translate_curve_start(app);
+  } else if (verb == "train") {
+    TranslateTrainSettings s = t.train_settings;
+    std::istringstream in(args);
+    for (std::string kv; in >> kv;) {
+      const size_t eq = kv.find('=');
+      const std::string key = kv.substr(0, eq), value = eq == std::string::npos ? "" : kv.substr(eq + 1);
+      int* field = key == "seed" ? &s.seed : key == "heads" ? &s.n_heads : key == "d_model" ? &s.d_model : key == "steps" ? &s.max_steps : nullptr;
+      if (!field) return make_error("unknown training setting '" + key + "' (seed, heads, d_model, steps)");
+      if (!parse_int_in(value, 0, 1000000, *field)) return make_error("expected " + key + "=N, got '" + kv + "'");
+    }
+    t.train_settings = s;
+    if (Status st = translate_train_start(app); !st) return st;
+  } else if (verb == "train_stop") {
+    t.train_job.stop();
+  } else if (verb == "shipped") {
+    if (Status s = translate_use_shipped(app); !s) return s;
   } else {
-    return make_error("unknown translate action '" + verb + "' (text, model, tab, head, head_off, head_on, step, curve)");
+    return make_error("unknown translate action '" + verb + "' (text, model, tab, head, head_off, head_on, step, curve, train, train_stop, shipped)");
   }
   translate_refresh(app);
   return Ok{};
@@ -75,6 +91,11 @@ std::string script_expect_translate(const AppState& app, const std::string& kind
   if (kind == "translate_error")
     return !text.empty() && t.error.find(text) != std::string::npos ? std::string()
                                                                      : "expected the translation error to contain '" + text + "', it is '" + t.error + "'";
+  if (kind == "translate_trained")
+    return !text.empty() && t.train_result.find(text) != std::string::npos
+               ? std::string()
+               : "expected the retrain's result to contain '" + text + "', it is '" + t.train_result + "'" +
+                     (t.train_error.empty() ? std::string() : " (error: " + t.train_error + ")");
   if (!t.readout) return "expected a translation, there is none" + (t.error.empty() ? std::string() : ": " + t.error);
   const TranslateReadout& r = *t.readout;
   if (kind == "translation") {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include "base/thread_priority.h"
@@ -22,7 +23,7 @@ constexpr std::array<TranslateVariant, kTranslateVariants> kVariants = {{
     {"bottleneck", "demo:translate/bottleneck", Str::tl_variant_bottleneck},
 }};
 
-constexpr const char* kTabIds[] = {"alignment", "steps", "scores", "bottleneck"};
+constexpr const char* kTabIds[] = {"alignment", "steps", "scores", "bottleneck", "train"};
 
 // The held-out sentences the shipped models were judged on: drawn as `attnviz-cli train translate`
 // draws them (seed 1, its training set excluded), so none of them was trained on.
@@ -49,6 +50,36 @@ const TranslateModel* slot_model(AppState& app, int v) {
   TranslateModelSlot& slot = app.translate.models[static_cast<size_t>(v)];
   if (!slot.tried) slot = load_variant(app.assets, v);
   return slot.model.get();
+}
+
+std::string settings_label(const TranslateTrainSettings& s) {
+  return "seed " + std::to_string(s.seed) + " · " + std::to_string(s.n_heads) + " heads · d_model " + std::to_string(s.d_model);
+}
+
+// A finished run replaces its variant's model everywhere; the plot is measured again when it drew it.
+void install_run(AppState& app, Result<TranslateRun> run) {
+  TranslateState& t = app.translate;
+  const TranslateTrainSnapshot s = t.train_job.snapshot();
+  if (!run) {
+    if (run.error() != "stopped") t.train_error = run.error();
+    return;
+  }
+  if (s.variant < 0 || run->history.empty()) return;
+  TranslateModelSlot& slot = t.models[static_cast<size_t>(s.variant)];
+  slot.model = std::make_shared<const TranslateModel>(std::move(run->model));
+  slot.error.clear();
+  slot.retrained = settings_label(s.settings);
+  const TranslateScores& sc = run->history.back().scores;
+  float best = 0;
+  for (const float a : sc.content_aligned) best = std::max(best, a);
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%.1f%% exact (%.0f / %.0f / %.0f%% on 1 / 2 / 3 clauses), best head %.1f%% aligned, %d steps",
+                sc.exact_rate() * 100.0, sc.exact_rate(1) * 100.0, sc.exact_rate(2) * 100.0, sc.exact_rate(3) * 100.0,
+                static_cast<double>(best) * 100.0, run->history.back().step);
+  t.train_result = slot.retrained + ": " + buf;
+  if (s.variant == 0 || s.variant == kTranslateBottleneck) t.curve.reset();
+  t.readout_variant = -1;  // everything is computed again on the new weights
+  t.computed_text.clear();
 }
 
 }  // namespace
@@ -127,6 +158,60 @@ std::optional<Result<TranslateLengthCurve>> TranslateCurveJob::poll() {
 
 bool TranslateCurveJob::busy() const { return running_; }
 
+TranslateTrainJob::~TranslateTrainJob() { stop(); }
+
+void TranslateTrainJob::start(const TranslateTrainOptions& options, int variant, const TranslateTrainSettings& settings) {
+  if (running_) return;
+  if (thread_.joinable()) thread_.join();
+  running_ = true;
+  stop_ = false;
+  {
+    std::lock_guard lock(mutex_);
+    done_.reset();
+    snapshot_ = TranslateTrainSnapshot{true, variant, options.max_steps, settings, {}};
+  }
+  thread_ = std::thread([this, options] {
+    this_thread_set_nice(10);  // the UI comes first
+    auto run = translate_train(options, [this](const TranslateProgress& p, const TranslateModel&) {
+      float best = -1;
+      for (const float a : p.scores.content_aligned) best = std::max(best, a);
+      std::lock_guard lock(mutex_);
+      if (p.evaluated || p.step % 10 == 0)
+        snapshot_.points.push_back({p.step, p.loss, p.evaluated ? p.scores.exact_rate() : -1.0f, p.evaluated ? best : -1.0f});
+      return !stop_;
+    });
+    std::lock_guard lock(mutex_);
+    snapshot_.running = false;
+    if (!stop_) done_ = std::move(run);
+    else done_ = Result<TranslateRun>(make_error("stopped"));
+  });
+}
+
+void TranslateTrainJob::stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard lock(mutex_);
+  done_.reset();
+  snapshot_.running = false;
+  running_ = false;
+}
+
+TranslateTrainSnapshot TranslateTrainJob::snapshot() const {
+  std::lock_guard lock(mutex_);
+  return snapshot_;
+}
+
+std::optional<Result<TranslateRun>> TranslateTrainJob::poll() {
+  std::lock_guard lock(mutex_);
+  if (!done_) return std::nullopt;
+  auto out = std::move(done_);
+  done_.reset();
+  running_ = false;
+  return out;
+}
+
+bool TranslateTrainJob::busy() const { return running_; }
+
 void TranslateState::reset() {
   text = TranslateState{}.text;
   variant = 0;
@@ -157,6 +242,7 @@ void translate_refresh(AppState& app) {
     if (*done) t.curve = std::move(**done);
     else t.curve_error = done->error();
   }
+  if (auto run = t.train_job.poll()) install_run(app, std::move(*run));
   const TranslateModel* m = slot_model(app, t.variant);
   const bool same = t.readout_variant == t.variant && t.readout_off == t.cross_off.heads && t.readout_mode == app.ablation.mode;
   if (same && t.computed_text == t.text) return;
@@ -214,6 +300,41 @@ void translate_curve_start(AppState& app) {
   }
   t.curve_error.clear();
   t.curve_job.start(a.model, b.model, t.curve_per_clause_count);
+}
+
+Status translate_train_start(AppState& app) {
+  TranslateState& t = app.translate;
+  if (t.train_job.busy()) return make_error("a translation model is training; stop it first");
+  const TranslateTrainSettings& s = t.train_settings;
+  TranslateTrainOptions o;
+  o.seed = static_cast<uint64_t>(s.seed);
+  o.max_steps = s.max_steps;
+  o.arch.n_heads = s.n_heads;
+  o.arch.d_model = s.d_model;
+  if (t.variant == kTranslateBottleneck) {
+    o.arch.bottleneck = true;
+  } else {
+    const TranslateModel* shipped = slot_model(app, t.variant);
+    if (!shipped) return make_error(t.models[static_cast<size_t>(t.variant)].error);
+    o.arch.score = shipped->arch.score;
+  }
+  if (s.max_steps < 1 || s.max_steps > 20000) return make_error("steps must be from 1 to 20000");
+  if (auto check = translate_model_init(o.arch, o.seed); !check) return make_error(check.error());
+  t.train_error.clear();
+  t.train_result.clear();
+  t.train_job.start(o, t.variant, s);
+  return Ok{};
+}
+
+Status translate_use_shipped(AppState& app) {
+  TranslateState& t = app.translate;
+  TranslateModelSlot& slot = t.models[static_cast<size_t>(t.variant)];
+  if (slot.retrained.empty()) return make_error("the shown model is the shipped one");
+  slot = load_variant(app.assets, t.variant);
+  if (t.variant == 0 || t.variant == kTranslateBottleneck) t.curve.reset();
+  t.readout_variant = -1;
+  t.computed_text.clear();
+  return Ok{};
 }
 
 Status translate_set_variant(AppState& app, std::string_view id) {

@@ -17,6 +17,7 @@
 
 #include "asset_paths.h"
 #include "base/no_copy.h"
+#include "demos/translate_demo.h"
 #include "demos/translate_readout.h"
 #include "shell/strings.h"
 
@@ -35,7 +36,7 @@ const std::array<TranslateVariant, kTranslateVariants>& translate_variants();
 // -1 when no variant has that id.
 int translate_variant_from_id(std::string_view id);
 
-enum class TranslateTab { alignment, steps, scores, bottleneck };
+enum class TranslateTab { alignment, steps, scores, bottleneck, train };
 const char* translate_tab_id(TranslateTab tab);
 std::optional<TranslateTab> translate_tab_from_id(std::string_view id);
 
@@ -73,10 +74,46 @@ class TranslateCurveJob : NoCopy {
   std::optional<Result<TranslateLengthCurve>> done_;
 };
 
+// Retrains one of the variants (its scoring function, or the bottleneck) on a thread of its own at
+// a lower priority, as `attnviz-cli train translate` does, reporting every evaluation; a stop ends
+// it at the next step, keeping nothing.
+struct TranslateTrainSettings {
+  int seed = 1, n_heads = 4, d_model = 64, max_steps = 700;
+};
+struct TranslateTrainPoint {
+  int step = 0;
+  float loss = 0;
+  float exact = -1;    // held-out exact-match rate at an evaluation, else -1
+  float aligned = -1;  // the best head's share of content tokens aligned, at an evaluation (-1: none)
+};
+struct TranslateTrainSnapshot {
+  bool running = false;
+  int variant = -1, max_steps = 0;
+  TranslateTrainSettings settings;
+  std::vector<TranslateTrainPoint> points;
+};
+class TranslateTrainJob : NoCopy {
+ public:
+  ~TranslateTrainJob();
+  void start(const TranslateTrainOptions& options, int variant, const TranslateTrainSettings& settings);
+  void stop();  // ends a run at its next step and waits for it (its model is dropped)
+  TranslateTrainSnapshot snapshot() const;
+  std::optional<Result<TranslateRun>> poll();  // the finished run, once
+  bool busy() const;                           // from start() until poll() has taken the result
+
+ private:
+  std::thread thread_;
+  std::atomic<bool> running_{false}, stop_{false};
+  mutable std::mutex mutex_;
+  TranslateTrainSnapshot snapshot_;
+  std::optional<Result<TranslateRun>> done_;
+};
+
 struct TranslateModelSlot {
   bool tried = false;  // loading was attempted (once: the files do not change while the app runs)
   std::shared_ptr<const TranslateModel> model;
   std::string error;
+  std::string retrained;  // empty: the shipped model; else what this app trained ("seed 3 · 4 heads · …")
 };
 
 struct TranslateState {
@@ -106,6 +143,10 @@ struct TranslateState {
   TranslateCurveJob curve_job;
   std::optional<TranslateLengthCurve> curve;
   std::string curve_error;
+  TranslateTrainSettings train_settings;
+  TranslateTrainJob train_job;
+  std::string train_error;   // why the last run could not start or failed
+  std::string train_result;  // the last finished run's figures
   uint64_t version = 0;                     // bumped whenever readout, effects or side change
 
   // Back to how the view first opens; the loaded models and the measured curve stay.
@@ -125,6 +166,13 @@ const TranslateModel* translate_shown_model(const AppState& app);
 // The head the alignment and the steps show: state.head while it exists, else the readout's best;
 // -1 for the bottleneck.
 int translate_shown_head(const AppState& app);
+
+// Retrains the shown variant with app.translate.train_settings (its scoring function, or the
+// bottleneck); the result replaces it in every tab when done. Errors: a run is already going, or the
+// settings are not a model (d_model not divisible by the heads, ...).
+Status translate_train_start(AppState& app);
+// The shipped model back for the shown variant, after a retrain.
+Status translate_use_shipped(AppState& app);
 
 // Actions (the view's controls and the script verbs share them). Each returns an error naming what
 // is wrong and changes nothing then.

@@ -95,7 +95,8 @@ void tabs(AppState& app) {
   static constexpr Tab kTabs[] = {{TranslateTab::alignment, Str::tl_tab_alignment, translate_alignment_tab},
                                   {TranslateTab::steps, Str::tl_tab_steps, translate_steps_tab},
                                   {TranslateTab::scores, Str::tl_tab_scores, translate_scores_tab},
-                                  {TranslateTab::bottleneck, Str::tl_tab_bottleneck, translate_bottleneck_tab}};
+                                  {TranslateTab::bottleneck, Str::tl_tab_bottleneck, translate_bottleneck_tab},
+                                  {TranslateTab::train, Str::tl_tab_train, translate_train_tab}};
   for (const Tab& tab : kTabs) {
     const std::string label = std::string(tr(L, tab.title)) + "###tl_tab_" + translate_tab_id(tab.tab);
     const ImGuiTabItemFlags flags = t.tab_request && t.tab == tab.tab ? ImGuiTabItemFlags_SetSelected : 0;
