@@ -32,33 +32,40 @@ export view svg $out/train.svg
 model coref
 view coref
 export view svg $out/coref.svg
+view translate
+export view svg $out/translate.svg
 lang ko
 query 7
 export slides $out/slides
-expect status 18 slides
+expect status 19 slides
 quit
 ACTIONS
 } > "$out/actions.txt"
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --script "$out/actions.txt"
 
 "$check_png" "$out/heads.png" 0 0
-for v in heads model arch lines compare steps stats train coref; do
+for v in heads model arch lines compare steps stats train coref translate; do
   xmllint --noout "$out/$v.svg"
 done
 xmllint --noout "$out/heads_ko.svg"
-# Slides: the 8 views (Step by step aside) and the ten steps, 16:9 at 1920 x 1080, PNG and SVG, in Korean.
-[ "$(ls "$out/slides"/*.png | wc -l)" -eq 18 ] || { ls "$out/slides"; echo "not 18 slides"; exit 1; }
-[ "$(ls "$out/slides"/*.svg | wc -l)" -eq 18 ] || { ls "$out/slides"; echo "not 18 SVG slides"; exit 1; }
+# Slides: the 9 views (Step by step aside) and the ten steps, 16:9 at 1920 x 1080, PNG and SVG, in Korean.
+[ "$(ls "$out/slides"/*.png | wc -l)" -eq 19 ] || { ls "$out/slides"; echo "not 19 slides"; exit 1; }
+[ "$(ls "$out/slides"/*.svg | wc -l)" -eq 19 ] || { ls "$out/slides"; echo "not 19 SVG slides"; exit 1; }
 for png in "$out/slides"/*.png; do "$check_png" "$png" 1920 1080; done
-xmllint --noout "$out/slides/13_step05.svg"
-grep -q '단계별 계산 — 5 / 10' "$out/slides/13_step05.svg" || { echo "the step slide lacks its Korean title"; exit 1; }
+xmllint --noout "$out/slides/14_step05.svg"
+grep -q '단계별 계산 — 5 / 10' "$out/slides/14_step05.svg" || { echo "the step slide lacks its Korean title"; exit 1; }
 # Its formula typeset: Q, K and d as base text, i, T and k as scripts, each a <text> of its own.
 for part in '>Q<' '>K<' '>T<' '>d<' '>k<'; do
-  grep -q "$part" "$out/slides/13_step05.svg" || { echo "the step slide's formula lacks $part"; exit 1; }
+  grep -q "$part" "$out/slides/14_step05.svg" || { echo "the step slide's formula lacks $part"; exit 1; }
 done
-! grep -q 'Q_i' "$out/slides/13_step05.svg" || { echo "the step slide's formula is left as markup"; exit 1; }
+! grep -q 'Q_i' "$out/slides/14_step05.svg" || { echo "the step slide's formula is left as markup"; exit 1; }
 [ ! -e "$out/train_none.svg" ] || { echo "an export with nothing to show wrote a file"; exit 1; }
 grep -q '헤드 1' "$out/heads_ko.svg" || { echo "the Korean SVG has no Hangul title"; exit 1; }
+# The Translation view: the Korean of the default sentence, its particle rows, every head's cells.
+grep -q '큰 고양이가 공원에서 작은 개를 쫓았다.' "$out/translate.svg" || { echo "the translation SVG lacks the Korean"; exit 1; }
+grep -q '>-가<' "$out/translate.svg" || { echo "the translation SVG lacks the particle row -가"; exit 1; }
+[ "$(grep -c 'class="cell" .*data-panel="head3"' "$out/translate.svg")" -eq 121 ] || { echo "head 4's 11 x 11 cells are not all in the translation SVG"; exit 1; }
+grep -q '번역' "$out/slides/09_translate.svg" || { echo "the translation slide lacks its Korean title"; exit 1; }
 # The architecture diagram has the sandbox's sizes: 2 layers x 4 heads of d_k 16, d_model 64.
 grep -q '2 layers × 4 heads, d_model 64' "$out/arch.svg" || { echo "the architecture SVG lacks the model's sizes"; exit 1; }
 grep -q 'transpose (B, 4, ' "$out/arch.svg" || { echo "the architecture SVG lacks the head split"; exit 1; }
