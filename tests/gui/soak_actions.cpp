@@ -239,9 +239,27 @@ struct Generator {
   }
 
   void view() {
-    const std::string v = r.pick({"heads", "model", "lines", "compare", "steps", "stats", "coref", "train", "nowhere"});
+    const std::string v = r.pick({"heads", "model", "lines", "compare", "steps", "stats", "coref", "train", "translate", "nowhere"});
     if (v == "nowhere") return maybe("view " + v);
     emit((r.chance(20) ? "nowait view " : "view ") + v);
+    if (v == "translate") translate();
+  }
+
+  // The Translation view: sentences of its grammar and outside it, every model and tab, heads off,
+  // steps past the end (refused), the plot on a few sentences.
+  void translate() {
+    switch (r.below(7)) {
+      case 0:
+        maybe("translate text " + r.pick({"the big cat chased the small dog in the park .", "the girl saw the red car and the bird found the cake .",
+                                          "the purple cat chased the dog .", "", "cat the dog saw .", "THE DOG SAW THE CAT"}));
+        break;
+      case 1: maybe("translate text " + random_text(r, r.in(1, 40), true)); break;
+      case 2: maybe("translate model " + r.pick({"translate", "score_dot", "score_general", "score_additive", "bottleneck", "cosine"})); break;
+      case 3: maybe("translate tab " + r.pick({"alignment", "steps", "scores", "bottleneck", "train", "nowhere"})); break;
+      case 4: maybe("translate " + r.pick({"head_off", "head_on"}) + " 0 " + r.pick({"0", "1", "2", "3", "4", "-1"})); break;
+      case 5: maybe("translate step " + r.pick({"0", "3", "9", "17", "40", "-1"})); break;
+      default: maybe("translate head " + r.pick({"best", "mean", "0 1", "0 3", "1 0"}));
+    }
   }
 
   void look() {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The soak test: a seeded random script of COUNT actions (soak_actions.cpp: edits with random Unicode,
 # pastes, every toggle with values the engine refuses, model switches mid-computation, mid-load and
-# mid-training, all eight views, ablations, exports, sessions) drives the app under Xvfb. It passes
+# mid-training, all ten views, ablations, exports, sessions) drives the app under Xvfb. It passes
 # when the app exits 0 (no crash; under the sanitizer build no ASan/UBSan report), is idle within 5 s
 # of the last action (`expect idle 5`: nothing in flight, no view left "computing…"), and its peak
 # resident memory (`report memory`: VmHWM) stays under LIMIT_MB. A failure names the seed and the
