@@ -4,7 +4,8 @@
 # a head switched off, the Coreference view with "Which heads matter", the softmax step for "it",
 # Korean Compare (tired vs wide), Korean Statistics on the induction demo's own sequence, and the
 # demo of why several heads help in Compare on a projector (English and Korean), the Architecture
-# view, a typeset step in Korean, and the Train view's 1-head / 4-head pair on that demo.
+# view, a typeset step in Korean, the Train view's 1-head / 4-head pair on that demo, and the
+# Translation view's alignment, decoding step and bottleneck plot in English and Korean.
 # docs/cli_layer0.png is not here: it is the CLI's; nor docs/typing_ko.png, which needs keys typed
 # through an input method: tests/gui/input_method_test.sh takes it (run it with KEEP_DIR=DIR and copy DIR/i_done.png).
 # usage: scripts/docs_screenshots.sh [path/to/attnviz] [OUT_DIR]   (defaults: build/app/attnviz, docs)
@@ -119,3 +120,24 @@ screenshot $out/train_pair.png
 quit
 ACTIONS
 run train_pair --script "$tmp/train_pair.txt"
+
+# The Translation view (issue 42): a two-clause sentence's alignment matrix, decoding step 10 (그리고
+# from "and"), and the bottleneck against attention on the 300 held-out sentences, in both languages.
+for lang in en ko; do
+  cat > "$tmp/translate_$lang.txt" <<ACTIONS
+wait_limit 300
+lang $lang
+view translate
+translate text the small teacher bought the red book at school and the dog saw the white cat .
+screenshot $out/translate_alignment_$lang.png
+translate tab steps
+translate step 9
+screenshot $out/translate_steps_$lang.png
+translate curve 100
+translate tab bottleneck
+expect idle 300
+screenshot $out/translate_bottleneck_$lang.png
+quit
+ACTIONS
+  run "translate_$lang" --script "$tmp/translate_$lang.txt"
+done

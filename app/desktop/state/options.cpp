@@ -10,7 +10,7 @@ namespace attnviz {
 
 const char* app_usage() {
   return "usage: attnviz [--model DIR|FILE|DEMO | --attention FILE] [--session FILE] [--text SENTENCE] [--text-b SENTENCE]\n"
-         "               [--view heads|model|lines|compare|steps|stats|coref|train]\n"
+         "               [--view heads|model|arch|lines|compare|steps|stats|coref|train|translate]\n"
          "               [--lang en|ko] [--presentation] [--size WxH] [--scale S]\n"
          "               [--screenshot OUT.png [--frames N] [--layout-report OUT.json]] [--script ACTIONS.txt]\n"
          "               [--bench-frames N] [--report-results] [--remember] [--max-trace-memory SIZE]\n"
