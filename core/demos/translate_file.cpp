@@ -135,6 +135,23 @@ Result<TranslateModel> translate_from_tensors(const TensorFile& f) {
   if (!same(models[0].config, enc)) return make_error("translation model: the encoder disagrees with " + std::string(kTranslateKey));
   if ((!arch->bottleneck && !same(models[1].config, self_parts_config(dec))) || !same(models[2].config, dec))
     return make_error("translation model: the decoder disagrees with " + std::string(kTranslateKey));
+  // The three parts run as one model: each part's scoring function, temperature, activation and
+  // norm must be the encoder's (a file that disagrees is refused, naming both values).
+  for (int i = 1; i < 3; ++i) {
+    if (i == 1 && arch->bottleneck) continue;
+    const ModelConfig& a = models[0].config;
+    const ModelConfig& b = models[i].config;
+    const auto differs = [&](const char* what, const std::string& mine, const std::string& theirs) {
+      const std::string part(kParts[i], std::string_view(kParts[i]).size() - 1);  // "decoder_self." -> "decoder_self"
+      return make_error("translation model: the " + part + " part's " + what + " (" + theirs +
+                        ") disagrees with the encoder's (" + mine + ")");
+    };
+    if (b.score != a.score) return differs("scoring function", std::string(name_of(a.score)), std::string(name_of(b.score)));
+    if (b.temperature != a.temperature) return differs("temperature", std::to_string(a.temperature), std::to_string(b.temperature));
+    if (b.activation != a.activation)
+      return differs("activation", std::string(name_of(a.activation)), std::string(name_of(b.activation)));
+    if (b.ln_eps != a.ln_eps) return differs("LayerNorm epsilon", std::to_string(a.ln_eps), std::to_string(b.ln_eps));
+  }
   out.arch.score = models[0].config.score;
   out.arch.norm = models[0].config.norm;
   out.encoder = std::move(models[0]);

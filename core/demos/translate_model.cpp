@@ -12,6 +12,12 @@ namespace attnviz {
 
 namespace {
 
+// Every product of the translation model on the portable kernels (model/products.h): training,
+// scoring, greedy decoding, the app and the CLI compute the same bits on every x86-64 CPU, so the
+// shipped models retrain to their bytes anywhere, as the other demos do. The model is small enough
+// that the fastest kernels saved little (bench/README.md).
+constexpr Products kTranslateProducts = Products::portable;
+
 Mat final_norm(const Model& m, const Mat& x) {
   return m.config.final_norm ? norm_apply(x, m.weights.final_norm_w, m.weights.final_norm_b, m.config) : x;
 }
@@ -105,7 +111,7 @@ Result<TranslateForward> translate_encode(const TranslateModel& m, const std::ve
   Mat x = f.source_x;
   const Mat none = Mat::Zero(S, S);
   for (int l = 0; l < ec.n_layers; ++l) {
-    f.encoder.push_back(layer_forward(m.encoder.weights.layers[static_cast<size_t>(l)], ec, x, nullptr, none));
+    f.encoder.push_back(layer_forward(m.encoder.weights.layers[static_cast<size_t>(l)], ec, x, nullptr, none, true, {}, kTranslateProducts));
     x = f.encoder.back().out;
   }
   f.memory = final_norm(m.encoder, x);
@@ -142,19 +148,20 @@ Status translate_decode(const TranslateModel& m, const std::vector<int>& decoder
     f.context = f.memory.colwise().mean();
     y.rowwise() += f.context;
     for (int l = 0; l < m.decoder.config.n_layers; ++l) {
-      f.bottleneck.push_back(layer_forward(parts[static_cast<size_t>(l)], m.decoder.config, y, nullptr, self_mask));
+      f.bottleneck.push_back(layer_forward(parts[static_cast<size_t>(l)], m.decoder.config, y, nullptr, self_mask, true, {},
+                                           kTranslateProducts));
       y = f.bottleneck.back().out;
     }
   } else {
     for (int l = 0; l < m.decoder.config.n_layers; ++l) {
       f.decoder.push_back(decoder_layer_forward(parts[static_cast<size_t>(2 * l)], parts[static_cast<size_t>(2 * l + 1)],
                                                 m.decoder.config, y, f.memory, self_mask, cross_mask, {},
-                                                ablation_for_layer(cross_off, l, m.arch.n_heads)));
+                                                ablation_for_layer(cross_off, l, m.arch.n_heads), kTranslateProducts));
       y = f.decoder.back().out();
     }
   }
   f.decoder_out = final_norm(m.decoder, y);
-  f.logits = linear(f.decoder_out, m.decoder.weights.output_w, m.decoder.weights.output_b);
+  f.logits = linear(f.decoder_out, m.decoder.weights.output_w, m.decoder.weights.output_b, kTranslateProducts);
   return Ok{};
 }
 

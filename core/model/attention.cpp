@@ -118,9 +118,9 @@ HeadTrace head_forward_from(const AttentionWeights& w, const ModelConfig& c, int
 }
 
 AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
-                                 const Mat& mask, bool keep_scores, const LayerAblation& ablate) {
+                                 const Mat& mask, bool keep_scores, const LayerAblation& ablate, Products products) {
   const int C = c.d_model, NH = c.n_heads, HS = c.head_size();
-  const Projections p = attention_project(w, c, xq, xkv, &xq == &xkv);
+  const Projections p = attention_project(w, c, xq, xkv, &xq == &xkv, 0, 0, products);
   AttentionTrace t;
   t.heads.resize(static_cast<size_t>(NH));
   t.concat.resize(xq.rows(), C);
@@ -134,7 +134,7 @@ AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c
     t.concat.middleCols(h * HS, HS) = head.out;
   }
   attention_ablate(t, ablate, HS);
-  t.out = linear(t.concat, w.out_w, w.out_b);
+  t.out = linear(t.concat, w.out_w, w.out_b, products);
   return t;
 }
 

@@ -53,10 +53,11 @@ HeadTrace head_forward_from(const AttentionWeights& w, const ModelConfig& config
 
 // xq (Tq, C), xkv (Tk, C), mask (Tq, Tk) additive 0 / -inf, shared by all heads. Without
 // keep_scores, dot-product heads (dot, scaled_dot) keep their weights but not their scores. The
-// heads `ablate` switches off are replaced in the concat before W_O (see model/ablation.h).
+// heads `ablate` switches off are replaced in the concat before W_O (see model/ablation.h). The
+// projections use `products`' kernels (the heads' own products are always the portable ones).
 AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& config, const Mat& xq,
                                  const Mat& xkv, const Mat& mask, bool keep_scores = true,
-                                 const LayerAblation& ablate = {});
+                                 const LayerAblation& ablate = {}, Products products = Products::fastest);
 // Plain loops, one head at a time: the reference the fast version is tested against.
 AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelConfig& config, const Mat& xq,
                                        const Mat& xkv, const Mat& mask, const LayerAblation& ablate = {});

@@ -12,17 +12,19 @@ ModelConfig decoder_self_config(const ModelConfig& config) {
 
 DecoderLayerTrace decoder_layer_forward(const LayerWeights& self, const LayerWeights& cross, const ModelConfig& config,
                                         const Mat& x, const Mat& memory, const Mat& self_mask, const Mat& cross_mask,
-                                        const LayerAblation& self_ablate, const LayerAblation& cross_ablate) {
+                                        const LayerAblation& self_ablate, const LayerAblation& cross_ablate,
+                                        Products products) {
   DecoderLayerTrace t;
-  t.self = layer_forward(self, decoder_self_config(config), x, nullptr, self_mask, true, self_ablate);
-  t.cross = layer_forward(cross, config, t.self.out, &memory, cross_mask, true, cross_ablate);
+  t.self = layer_forward(self, decoder_self_config(config), x, nullptr, self_mask, true, self_ablate, products);
+  t.cross = layer_forward(cross, config, t.self.out, &memory, cross_mask, true, cross_ablate, products);
   return t;
 }
 
 DecoderLayerTrace decoder_layer_forward(const DecoderLayerWeights& w, const ModelConfig& config, const Mat& x,
                                         const Mat& memory, const Mat& self_mask, const Mat& cross_mask,
-                                        const LayerAblation& self_ablate, const LayerAblation& cross_ablate) {
-  return decoder_layer_forward(w.self, w.cross, config, x, memory, self_mask, cross_mask, self_ablate, cross_ablate);
+                                        const LayerAblation& self_ablate, const LayerAblation& cross_ablate,
+                                        Products products) {
+  return decoder_layer_forward(w.self, w.cross, config, x, memory, self_mask, cross_mask, self_ablate, cross_ablate, products);
 }
 
 }  // namespace attnviz

@@ -29,13 +29,16 @@ struct DecoderLayerTrace {
 ModelConfig decoder_self_config(const ModelConfig& config);
 
 // self_mask: (T, T) additive (causal for a decoder); cross_mask: (T, S) additive (zeros, or the
-// source's padding). The ablations switch heads off in either attention (attention_forward's).
+// source's padding). The ablations switch heads off in either attention (attention_forward's);
+// `products` picks the kernels (layer_forward's).
 DecoderLayerTrace decoder_layer_forward(const DecoderLayerWeights& w, const ModelConfig& config, const Mat& x,
                                         const Mat& memory, const Mat& self_mask, const Mat& cross_mask,
-                                        const LayerAblation& self_ablate = {}, const LayerAblation& cross_ablate = {});
+                                        const LayerAblation& self_ablate = {}, const LayerAblation& cross_ablate = {},
+                                        Products products = Products::fastest);
 // The same with the two parts wherever they are kept (the translation model keeps them in a row).
 DecoderLayerTrace decoder_layer_forward(const LayerWeights& self, const LayerWeights& cross, const ModelConfig& config,
                                         const Mat& x, const Mat& memory, const Mat& self_mask, const Mat& cross_mask,
-                                        const LayerAblation& self_ablate = {}, const LayerAblation& cross_ablate = {});
+                                        const LayerAblation& self_ablate = {}, const LayerAblation& cross_ablate = {},
+                                        Products products = Products::fastest);
 
 }  // namespace attnviz

@@ -68,9 +68,9 @@ LayerTrace layer_run(const K& k, const LayerWeights& w, const ModelConfig& c, co
 }  // namespace
 
 LayerTrace layer_forward(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Mat* memory,
-                         const Mat& mask, bool keep_scores, const LayerAblation& ablate) {
-  return layer_run(FastKernels{}, w, c, x, [&](const Mat& attn_in) {
-    return attention_forward(w.attn, c, attn_in, memory ? *memory : attn_in, mask, keep_scores, ablate);
+                         const Mat& mask, bool keep_scores, const LayerAblation& ablate, Products products) {
+  return layer_run(FastKernels{products}, w, c, x, [&](const Mat& attn_in) {
+    return attention_forward(w.attn, c, attn_in, memory ? *memory : attn_in, mask, keep_scores, ablate, products);
   });
 }
 

@@ -5,7 +5,8 @@
 // What it runs: the portable functions over a sweep of floats, the products at odd shapes, a
 // masked softmax (hidden cells must be exactly +0), and short trainings of both demos over the
 // architectures the Model panel offers (every scoring function, an FFN, post-norm, sinusoidal
-// positions, 3 layers), hashing every weight.
+// positions, 3 layers), and of the translation demo's encoder-decoder with each scoring function and
+// as the bottleneck, hashing every weight.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,7 @@
 
 #include "demos/coref_demo.h"
 #include "demos/induction_demo.h"
+#include "demos/translate_demo.h"
 #include "model/kernels.h"
 #include "model/portable_math.h"
 #include "model/products.h"
@@ -143,6 +145,28 @@ bool check_training(const char* demo, const char* name, Options o, Train train) 
   return true;
 }
 
+// A few steps of the translation demo on a small set: every weight of the encoder and the decoder.
+bool check_translate(const char* name, ScoreKind score, bool bottleneck) {
+  TranslateTrainOptions o;
+  o.arch.score = score;
+  o.arch.bottleneck = bottleneck;
+  o.n_train = 192;
+  o.heldout_per_length = 4;
+  o.batch = 32;
+  o.max_steps = 6;
+  o.eval_every = 6;
+  auto run = translate_train(o);
+  if (!run) {
+    std::fprintf(stderr, "translate %s: %s\n", name, run.error().c_str());
+    return false;
+  }
+  Hash h = weights_hash(run->model.encoder);
+  const Hash d = weights_hash(run->model.decoder);
+  h.h ^= d.h * 31;
+  print(std::string("translate_") + name, h);
+  return true;
+}
+
 }  // namespace
 
 int main() {
@@ -176,5 +200,10 @@ int main() {
     ok = check_training("coref", a.name, c, [](const CorefTrainOptions& o) { return coref_train(o); }) && ok;
     ok = check_training("induction", a.name, i, [](const InductionTrainOptions& o) { return induction_train(o); }) && ok;
   }
+  ok = check_translate("scaled_dot", ScoreKind::scaled_dot, false) && ok;
+  ok = check_translate("dot", ScoreKind::dot, false) && ok;
+  ok = check_translate("general", ScoreKind::general, false) && ok;
+  ok = check_translate("additive", ScoreKind::additive, false) && ok;
+  ok = check_translate("bottleneck", ScoreKind::scaled_dot, true) && ok;
   return ok ? 0 : 1;
 }

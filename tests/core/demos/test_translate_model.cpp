@@ -222,6 +222,11 @@ TEST_CASE("translate file: a model saved and read back computes the same numbers
   CHECK(translate_from_tensors(other).error() == "translation model: the encoder disagrees with attnviz.translate");
   other.metadata[kTranslateKey] = R"({"d_model":16,"n_heads":4,"encoder_layers":2,"decoder_layers":2,"d_ff":24,"max_positions":64,"depth":1})";
   CHECK(translate_from_tensors(other).error().find("attnviz.translate: unknown key 'depth'") == 0);
+  // The parts run as one model: a part with another scoring function is refused, both named.
+  TranslateModel mixed = *made;
+  mixed.decoder.config.score = ScoreKind::dot;
+  CHECK(translate_from_tensors(translate_to_tensors(mixed)).error() ==
+        "translation model: the decoder_self part's scoring function (dot) disagrees with the encoder's (scaled_dot)");
 }
 
 }  // namespace
