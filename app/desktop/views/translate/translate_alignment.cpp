@@ -182,9 +182,9 @@ void heads_panel(AppState& app, float width) {
 void translate_alignment_tab(AppState& app) {
   const Lang L = app.lang;
   TranslateState& t = app.translate;
+  const TranslateModel* m = translate_readout_model(app);
+  if (!m) return;
   const TranslateReadout& r = *t.readout;
-  const TranslateModel* m = translate_shown_model(app);
-  if (!m || t.readout_variant != t.variant) return;
   if (r.forward.decoder.empty()) {  // the bottleneck: nothing to align
     text_wrapped(tr(L, Str::tl_bottleneck_no_matrix));
     return;

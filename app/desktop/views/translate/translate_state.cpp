@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "base/thread_priority.h"
 #include "demos/translate_demo.h"
 #include "demos/translate_file.h"
 #include "state/app_state.h"
@@ -120,58 +119,26 @@ TranslateLengthCurve translate_length_curve(const std::vector<TranslatePair>& pa
   return c;
 }
 
-TranslateCurveJob::~TranslateCurveJob() {
-  if (thread_.joinable()) thread_.join();
+TranslateLengthCurve translate_measure_curve(const TranslateModel& attention, const TranslateModel& bottleneck,
+                                             int per_clause_count) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const TranslateSplit split = translate_generate(kShippedSeed, TranslateTrainOptions{}.n_train, per_clause_count);
+  const std::vector<char> a = translate_exact_each(attention, split.heldout);
+  const std::vector<char> b = translate_exact_each(bottleneck, split.heldout);
+  TranslateLengthCurve c = translate_length_curve(split.heldout, a, b, 4);
+  c.per_clause_count = per_clause_count;
+  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return c;
 }
-
-void TranslateCurveJob::start(std::shared_ptr<const TranslateModel> attention, std::shared_ptr<const TranslateModel> bottleneck,
-                              int per_clause_count) {
-  if (running_) return;
-  if (thread_.joinable()) thread_.join();
-  running_ = true;
-  {
-    std::lock_guard lock(mutex_);
-    done_.reset();
-  }
-  thread_ = std::thread([this, attention, bottleneck, per_clause_count] {
-    this_thread_set_nice(10);  // the UI comes first
-    const auto t0 = std::chrono::steady_clock::now();
-    const TranslateSplit split = translate_generate(kShippedSeed, TranslateTrainOptions{}.n_train, per_clause_count);
-    const std::vector<char> a = translate_exact_each(*attention, split.heldout);
-    const std::vector<char> b = translate_exact_each(*bottleneck, split.heldout);
-    TranslateLengthCurve c = translate_length_curve(split.heldout, a, b, 4);
-    c.per_clause_count = per_clause_count;
-    c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::lock_guard lock(mutex_);
-    done_ = Result<TranslateLengthCurve>(std::move(c));
-  });
-}
-
-std::optional<Result<TranslateLengthCurve>> TranslateCurveJob::poll() {
-  std::lock_guard lock(mutex_);
-  if (!done_) return std::nullopt;
-  auto out = std::move(done_);
-  done_.reset();
-  running_ = false;
-  return out;
-}
-
-bool TranslateCurveJob::busy() const { return running_; }
-
-TranslateTrainJob::~TranslateTrainJob() { stop(); }
 
 void TranslateTrainJob::start(const TranslateTrainOptions& options, int variant, const TranslateTrainSettings& settings) {
-  if (running_) return;
-  if (thread_.joinable()) thread_.join();
-  running_ = true;
+  if (job_.busy()) return;
   stop_ = false;
   {
     std::lock_guard lock(mutex_);
-    done_.reset();
     snapshot_ = TranslateTrainSnapshot{true, variant, options.max_steps, settings, {}};
   }
-  thread_ = std::thread([this, options] {
-    this_thread_set_nice(10);  // the UI comes first
+  job_.start([this, options] {
     auto run = translate_train(options, [this](const TranslateProgress& p, const TranslateModel&) {
       float best = -1;
       for (const float a : p.scores.content_aligned) best = std::max(best, a);
@@ -182,35 +149,22 @@ void TranslateTrainJob::start(const TranslateTrainOptions& options, int variant,
     });
     std::lock_guard lock(mutex_);
     snapshot_.running = false;
-    if (!stop_) done_ = std::move(run);
-    else done_ = Result<TranslateRun>(make_error("stopped"));
+    return stop_ ? Result<TranslateRun>(make_error("stopped")) : std::move(run);
   });
 }
 
 void TranslateTrainJob::stop() {
   stop_ = true;
-  if (thread_.joinable()) thread_.join();
+  job_.join();
+  (void)job_.poll();  // the stopped run's model is dropped
   std::lock_guard lock(mutex_);
-  done_.reset();
   snapshot_.running = false;
-  running_ = false;
 }
 
 TranslateTrainSnapshot TranslateTrainJob::snapshot() const {
   std::lock_guard lock(mutex_);
   return snapshot_;
 }
-
-std::optional<Result<TranslateRun>> TranslateTrainJob::poll() {
-  std::lock_guard lock(mutex_);
-  if (!done_) return std::nullopt;
-  auto out = std::move(done_);
-  done_.reset();
-  running_ = false;
-  return out;
-}
-
-bool TranslateTrainJob::busy() const { return running_; }
 
 void TranslateState::reset() {
   text = TranslateState{}.text;
@@ -227,6 +181,11 @@ void TranslateState::reset() {
 
 const TranslateModel* translate_shown_model(const AppState& app) {
   return app.translate.models[static_cast<size_t>(app.translate.variant)].model.get();
+}
+
+const TranslateModel* translate_readout_model(const AppState& app) {
+  const TranslateState& t = app.translate;
+  return t.readout && t.readout_variant == t.variant ? translate_shown_model(app) : nullptr;
 }
 
 int translate_shown_head(const AppState& app) {
@@ -299,7 +258,9 @@ void translate_curve_start(AppState& app) {
     return;
   }
   t.curve_error.clear();
-  t.curve_job.start(a.model, b.model, t.curve_per_clause_count);
+  t.curve_job.start([attention = a.model, bottleneck = b.model, n = t.curve_per_clause_count] {
+    return Result<TranslateLengthCurve>(translate_measure_curve(*attention, *bottleneck, n));
+  });
 }
 
 Status translate_train_start(AppState& app) {

@@ -12,11 +12,11 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "asset_paths.h"
 #include "base/no_copy.h"
+#include "state/background_job.h"
 #include "demos/translate_demo.h"
 #include "demos/translate_readout.h"
 #include "shell/strings.h"
@@ -58,21 +58,10 @@ struct TranslateLengthCurve {
 TranslateLengthCurve translate_length_curve(const std::vector<TranslatePair>& pairs, const std::vector<char>& exact_attention,
                                             const std::vector<char>& exact_bottleneck, int width);
 
-// Measures the curve on a thread of its own (both models translate every held-out sentence).
-class TranslateCurveJob : NoCopy {
- public:
-  ~TranslateCurveJob();
-  void start(std::shared_ptr<const TranslateModel> attention, std::shared_ptr<const TranslateModel> bottleneck,
-             int per_clause_count);
-  std::optional<Result<TranslateLengthCurve>> poll();  // the finished result, once
-  bool busy() const;                                   // from start() until poll() has taken the result
-
- private:
-  std::thread thread_;
-  std::atomic<bool> running_{false};
-  mutable std::mutex mutex_;
-  std::optional<Result<TranslateLengthCurve>> done_;
-};
+// Both models translate every held-out sentence (seed 1's, per_clause_count of each length); run on
+// a BackgroundJob.
+TranslateLengthCurve translate_measure_curve(const TranslateModel& attention, const TranslateModel& bottleneck,
+                                             int per_clause_count);
 
 // Retrains one of the variants (its scoring function, or the bottleneck) on a thread of its own at
 // a lower priority, as `attnviz-cli train translate` does, reporting every evaluation; a stop ends
@@ -94,19 +83,18 @@ struct TranslateTrainSnapshot {
 };
 class TranslateTrainJob : NoCopy {
  public:
-  ~TranslateTrainJob();
+  ~TranslateTrainJob() { stop(); }  // a run still going ends at its next step
   void start(const TranslateTrainOptions& options, int variant, const TranslateTrainSettings& settings);
   void stop();  // ends a run at its next step and waits for it (its model is dropped)
   TranslateTrainSnapshot snapshot() const;
-  std::optional<Result<TranslateRun>> poll();  // the finished run, once
-  bool busy() const;                           // from start() until poll() has taken the result
+  std::optional<Result<TranslateRun>> poll() { return job_.poll(); }  // the finished run, once
+  bool busy() const { return job_.busy(); }                           // until poll() has taken it
 
  private:
-  std::thread thread_;
-  std::atomic<bool> running_{false}, stop_{false};
+  std::atomic<bool> stop_{false};
   mutable std::mutex mutex_;
   TranslateTrainSnapshot snapshot_;
-  std::optional<Result<TranslateRun>> done_;
+  BackgroundJob<Result<TranslateRun>> job_;  // last: its thread reads the members above
 };
 
 struct TranslateModelSlot {
@@ -140,7 +128,7 @@ struct TranslateState {
   std::vector<TranslateHeadEffect> effects;  // per head not off: the translation without it
   std::array<std::optional<TranslateReadout>, kTranslateVariants> side;  // the readout's text through every model, no head off
   std::array<std::string, kTranslateVariants> side_error;
-  TranslateCurveJob curve_job;
+  BackgroundJob<Result<TranslateLengthCurve>> curve_job;
   std::optional<TranslateLengthCurve> curve;
   std::string curve_error;
   TranslateTrainSettings train_settings;
@@ -163,6 +151,8 @@ void translate_refresh(AppState& app);
 void translate_curve_start(AppState& app);
 // The shown variant's model, or null (its error in models[variant].error).
 const TranslateModel* translate_shown_model(const AppState& app);
+// The shown model when the readout is of it (the tabs draw from both), else null.
+const TranslateModel* translate_readout_model(const AppState& app);
 // The head the alignment and the steps show: state.head while it exists, else the readout's best;
 // -1 for the bottleneck.
 int translate_shown_head(const AppState& app);

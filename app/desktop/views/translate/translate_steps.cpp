@@ -145,9 +145,9 @@ void next_token(const AppState& app, const TranslateReadout& r, int step) {
 void translate_steps_tab(AppState& app) {
   const Lang L = app.lang;
   TranslateState& t = app.translate;
+  const TranslateModel* m = translate_readout_model(app);
+  if (!m) return;
   const TranslateReadout& r = *t.readout;
-  const TranslateModel* m = translate_shown_model(app);
-  if (!m || t.readout_variant != t.variant) return;
   const int step = std::clamp(t.step, 0, r.rows() - 1);
   navigation(app);
   step_chips(app, r, step);
