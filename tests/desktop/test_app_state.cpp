@@ -172,8 +172,12 @@ TEST_CASE("app state: sessions round-trip, with enums saved by name") {
   app.compare.mode = CompareMode::masked_vs_unmasked;
   app.layer = 1;
   app.hangul.on = true;
+  app.translate.text = "the dog saw the cat .";
+  app.translate.variant = translate_variant_from_id("score_additive");
   const Session s = app_capture_session(app);
   CHECK(s.ui.at("view") == "steps");
+  CHECK(s.ui.at("translate_sentence") == "the dog saw the cat .");
+  CHECK(s.ui.at("translate_model") == "score_additive");
   CHECK(s.ui.at("hangul_typing") == "1");
   CHECK(s.ui.at("language") == "ko");
   CHECK(s.ui.at("compare_mode") == "masked_vs_unmasked");
@@ -186,6 +190,8 @@ TEST_CASE("app state: sessions round-trip, with enums saved by name") {
   CHECK(other.view == View::steps);
   CHECK(other.lang == Lang::ko);
   CHECK(other.hangul.on);
+  CHECK(other.translate.text == "the dog saw the cat .");
+  CHECK(other.translate.variant == 3);
   CHECK(other.compare.mode == CompareMode::masked_vs_unmasked);
   CHECK(other.config.d_model == 16);
   CHECK(other.layer == 1);
@@ -214,8 +220,12 @@ TEST_CASE("app state: a bad session changes nothing and names what is wrong") {
   CHECK(
       app_apply_session(app, s).error() ==
       "session: ui: unknown key 'langauge' (known: view, language, colormap, compare_sentence, compare_mode, annotate, "
-      "measure, ablated, ablation, model_source, model_path, sentence_b, demo_arch, hangul_typing)");
+      "measure, ablated, ablation, model_source, model_path, sentence_b, demo_arch, hangul_typing, translate_sentence, "
+      "translate_model)");
   s.ui.erase("langauge");
+  s.ui["translate_model"] = "score_cosine";
+  CHECK(app_apply_session(app, s).error() == "session: unknown translate_model 'score_cosine'");
+  s.ui["translate_model"] = "bottleneck";
   s.ui["hangul_typing"] = "yes";
   CHECK(app_apply_session(app, s).error() == "session: hangul_typing is 'yes', not 0 or 1");
   s.ui["hangul_typing"] = "0";

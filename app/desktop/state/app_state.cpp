@@ -234,6 +234,8 @@ Session app_capture_session(const AppState& app) {
   s.ui["compare_mode"] = std::string(compare_mode_name(app.compare.mode));
   s.ui["annotate"] = app.annotate ? "1" : "0";
   s.ui["hangul_typing"] = app.hangul.on ? "1" : "0";
+  s.ui["translate_sentence"] = app.translate.text;  // the Translation view's own sentence and model
+  s.ui["translate_model"] = translate_variants()[static_cast<size_t>(app.translate.variant)].id;
   s.ui["measure"] = std::string(name_of(app.measure));
   s.ui["ablated"] = ablation_heads_format(app.ablation.heads);
   s.ui["ablation"] = std::string(name_of(app.ablation.mode));
@@ -251,7 +253,8 @@ Status app_apply_session(AppState& app, const Session& s) {
   // Validate the UI part completely before touching the state: a bad file changes nothing.
   const JsonKeys ui_keys = {"view",       "language",   "colormap", "compare_sentence", "compare_mode",
                             "annotate",   "measure",    "ablated",  "ablation",         "model_source",
-                            "model_path", "sentence_b", "demo_arch",        "hangul_typing"};
+                            "model_path", "sentence_b", "demo_arch",        "hangul_typing",    "translate_sentence",
+                            "translate_model"};
   for (const auto& entry : s.ui)
     if (std::find(ui_keys.begin(), ui_keys.end(), entry.first) == ui_keys.end())
       return make_error("session: ui: " + json_unknown_key(entry.first, ui_keys));
@@ -267,6 +270,11 @@ Status app_apply_session(AppState& app, const Session& s) {
   if (auto it = s.ui.find("hangul_typing"); it != s.ui.end()) {
     if (it->second != "0" && it->second != "1") return make_error("session: hangul_typing is '" + it->second + "', not 0 or 1");
     hangul_typing = it->second == "1";
+  }
+  int translate_model = 0;
+  if (auto it = s.ui.find("translate_model"); it != s.ui.end()) {
+    translate_model = translate_variant_from_id(it->second);
+    if (translate_model < 0) return make_error("session: unknown translate_model '" + it->second + "'");
   }
   Colormap cmap = app.cmap;
   if (auto it = s.ui.find("colormap"); it != s.ui.end()) {
@@ -323,6 +331,8 @@ Status app_apply_session(AppState& app, const Session& s) {
   app.view = view;
   app.lang = lang;
   app.hangul.on = hangul_typing;
+  if (auto it = s.ui.find("translate_sentence"); it != s.ui.end()) app.translate.text = it->second;
+  app.translate.variant = translate_model;  // loaded when the view is shown (a missing file says so there)
   app.cmap = cmap;
   app.compare.mode = mode;
   if (auto it = s.ui.find("compare_sentence"); it != s.ui.end()) app.compare.sentence = it->second;
