@@ -263,3 +263,23 @@ int cli_train_pair(const CliOptions& o, std::ostream& out, std::ostream& err) {
 }
 
 }  // namespace attnviz
+
+namespace attnviz {
+
+// attnviz-cli sentences coref: the coreference demo's sentences, one a line — the held-out ones by
+// default (their (noun, noun, property) combinations never occur in training), in the order the
+// shipped demo's seed draws them — a set for `heads --set`.
+int cli_sentences(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  const CorefSplit split = coref_generate(kCorefDemoSeed);
+  std::string text;
+  for (const CorefExample& e : o.heldout ? split.heldout : split.train) text += e.text + "\n";
+  if (o.out_dir.empty()) {
+    out << text;
+    return 0;
+  }
+  if (Status s = file_write_atomic(o.out_dir, text); !s) return cli_fail(err, "--out: " + s.error());
+  out << (o.heldout ? split.heldout : split.train).size() << " sentences written to " << o.out_dir << "\n";
+  return 0;
+}
+
+}  // namespace attnviz

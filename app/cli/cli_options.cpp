@@ -17,7 +17,7 @@ namespace {
 using Setter = std::function<Status(CliOptions&, const std::string&)>;
 
 // Which commands a flag belongs to.
-enum : unsigned { kAttention = 1, kTrain = 2, kPredict = 4, kHeads = 8, kGenerate = 16, kTranslate = 32 };
+enum : unsigned { kAttention = 1, kTrain = 2, kPredict = 4, kHeads = 8, kGenerate = 16, kTranslate = 32, kSentences = 64 };
 
 struct Flag {
   const char* name;
@@ -235,6 +235,10 @@ const std::vector<Flag>& flags() {
          return Ok{};
        },
        kTrain},
+      {"set", "FILE",
+       "heads --importance over a set of sentences: one per line (blank lines and # lines skipped, the first "
+       "tab-separated column read); the mean grid, each head's spread and each sentence's grid",
+       string_flag(&CliOptions::set_path), kHeads},
       {"importance", nullptr,
        "heads: for every head, the drop in the log-probability of the model's own answer when that head alone is off",
        [](CliOptions& o, const std::string&) -> Status {
@@ -255,7 +259,15 @@ const std::vector<Flag>& flags() {
        "attention: tokens, config, every head's weights and statistics, final hidden states; predict: the answer(s); "
        "heads: the importance grid; train pair: each seed's steps to the target and held-out accuracy ('-': stdout)",
        string_flag(&CliOptions::json_path), kAttention | kTrain | kPredict | kHeads | kGenerate | kTranslate},
-      {"out", "DIR", "train: the folder to write model.safetensors to", string_flag(&CliOptions::out_dir), kTrain},
+      {"out", "DIR", "train: the folder to write model.safetensors to; sentences: the file to write (default: standard output)",
+       string_flag(&CliOptions::out_dir), kTrain | kSentences},
+      {"split", "heldout|train", "sentences: the demo's held-out sentences (the default: none trained on) or its training ones",
+       [](CliOptions& o, const std::string& v) -> Status {
+         if (v != "heldout" && v != "train") return make_error("--split is heldout or train, not '" + v + "'");
+         o.heldout = v == "heldout";
+         return Ok{};
+       },
+       kSentences},
       {"seeds", "LIST",
        "train pair: the seeds to train the pair for, a range (1-10, the default) or a list (1,4,7); at most 100",
        [](CliOptions& o, const std::string& v) -> Status {
@@ -371,6 +383,7 @@ Status check_combination(const CliOptions& o) {
     if (o.given.count("top-k") && o.top_k < 1) return make_error("--top-k must be at least 1 for generate");
     return Ok{};
   }
+  if (o.command == CliCommand::sentences) return Ok{};  // its flags are its own (--split, --out)
   if (o.command == CliCommand::translate) {
     if (o.model_path.empty()) return make_error("translate needs --model PATH (demo:translate, or a folder `train translate` wrote)");
     if (!o.given.count("text")) return make_error("translate needs --text (an English sentence of the demo's grammar)");
@@ -379,7 +392,9 @@ Status check_combination(const CliOptions& o) {
   if (o.command == CliCommand::predict || o.command == CliCommand::heads) {
     const char* name = o.command == CliCommand::predict ? "predict" : "heads";
     if (o.model_path.empty()) return make_error(std::string(name) + " needs --model PATH");
-    if (!o.given.count("text")) return make_error(std::string(name) + " needs --text");
+    const bool set = o.command == CliCommand::heads && o.given.count("set");
+    if (set && o.given.count("text")) return make_error("heads takes --text or --set, not both");
+    if (!o.given.count("text") && !set) return make_error(std::string(name) + (o.command == CliCommand::heads ? " needs --text or --set" : " needs --text"));
     if (o.command == CliCommand::heads && !o.importance) return make_error("heads needs --importance");
     if (o.command == CliCommand::predict && o.given.count("top-k") && o.top_k < 1)
       return make_error("--top-k must be at least 1 for predict");
@@ -465,6 +480,12 @@ Result<CliOptions> parse_args(const std::vector<std::string>& args) {
   } else if (args[0] == "translate") {
     o.command = CliCommand::translate;
     allowed = kTranslate;
+  } else if (args[0] == "sentences") {
+    if (args.size() < 2 || args[1] != "coref")
+      return make_error("sentences needs a demo name: 'sentences coref' (the coreference demo's sentences, one a line)");
+    o.command = CliCommand::sentences;
+    allowed = kSentences;
+    first_flag = 2;
   } else {
     return make_error("unknown command '" + args[0] + "' (try 'attnviz-cli --help')");
   }
@@ -544,10 +565,11 @@ std::string cli_help() {
          "       attnviz-cli train pair [--seeds 1-10] [--heads NH] [--json FILE] [the architecture and training flags]\n"
          "       attnviz-cli predict --model PATH --text TEXT [--ablate L:H,...] [--ablation zero|mean] [--top-k K]\n"
          "                           [--json FILE]\n"
-         "       attnviz-cli heads --model PATH --text TEXT --importance [--ablation zero|mean] [--json FILE]\n"
+         "       attnviz-cli heads --model PATH (--text TEXT | --set FILE) --importance [--ablation zero|mean] [--json FILE]\n"
          "       attnviz-cli generate --model PATH --text PROMPT [--tokens N] [--temperature TAU] [--top-k K] [--seed S]\n"
          "                            [--json FILE]\n"
          "       attnviz-cli translate --model demo:translate --text TEXT [--json FILE]\n"
+         "       attnviz-cli sentences coref [--split heldout|train] [--out FILE]\n"
          "       attnviz-cli --version [--verbose]\n\n"
          "Without an output flag it prints the tokens and each head's statistics. Layers and heads count from 0.\n"
          "Exit status: 0 done, 1 a file could not be read or written or the input was rejected, 2 usage error.\n\n"

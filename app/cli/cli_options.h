@@ -18,7 +18,7 @@
 namespace attnviz {
 
 enum class CliCommand { help, version, attention, train_coref, train_induction, train_gather, train_translate, train_pair, translate, predict, heads,
-                        generate };
+                        generate, sentences };
 
 struct CliOptions {
   CliCommand command = CliCommand::help;
@@ -35,6 +35,8 @@ struct CliOptions {
   RngGenerator generator = kRngNewest;  // --generator: what draws them from the seed
   MaskSpec mask;              // --mask (repeatable)
   std::string json_path;      // --json FILE ('-' = standard output)
+  std::string set_path;       // heads --set FILE: importance over the file's sentences
+  bool heldout = true;        // sentences --split heldout|train: which of the demo's sentences
   std::string csv_path;       // --csv FILE with --layer and --head
   std::string png_path;       // --png FILE with --layer
   std::string svg_path;       // --svg FILE with --layer: the same grid as vector graphics

@@ -10,6 +10,8 @@
 #include "analysis/answer.h"
 #include "analysis/generate.h"
 #include "analysis/importance.h"
+#include "analysis/importance_set.h"
+#include "base/file_io.h"
 #include "cli_json.h"
 #include "cli_run.h"
 #include "io/model_open.h"
@@ -146,7 +148,65 @@ int cli_predict(const CliOptions& o, std::ostream& stdout_stream, std::ostream& 
   return 0;
 }
 
+// heads --set FILE --importance: every sentence's grid, their mean, each head's spread and how many
+// answers each head's absence changes.
+int cli_heads_set(const CliOptions& o, std::ostream& stdout_stream, std::ostream& err) {
+  std::ostringstream discard;
+  std::ostream& out = o.json_path == "-" ? discard : stdout_stream;
+  auto bytes = file_read_bytes(o.set_path, uint64_t{16} << 20);
+  if (!bytes) return cli_fail(err, "--set: " + bytes.error());
+  auto sentences = sentence_set_parse(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+  if (!sentences) return cli_fail(err, "--set " + o.set_path + ": " + sentences.error());
+  auto model = model_open(o.model_path, std::nullopt, {}, MappedValues::in_place);  // the process ends soon after
+  if (!model) return cli_fail(err, model.error());
+  ImportanceSetInput in;
+  in.mask = o.mask;
+  in.mode = o.ablation.mode;
+  in.max_memory = cli_trace_memory(o);
+  auto set = importance_set(*model, *sentences, in);
+  if (!set) return cli_fail(err, "--set " + o.set_path + ": " + set.error());
+  const size_t n = set->sentences.size();
+  out << "mean drop in log p(answer) with one head off (" << name_of(set->mode) << ") over " << n << " sentence"
+      << (n == 1 ? "" : "s") << ", ± its spread; [k]: the answer changes for k of them\n";
+  out << "layer";
+  for (int h = 0; h < model->config.n_heads; ++h) out << std::setw(22) << ("H" + std::to_string(h));
+  out << "\n" << std::fixed << std::setprecision(3);
+  for (size_t l = 0; l < set->mean.size(); ++l) {
+    out << std::setw(5) << l;
+    for (size_t h = 0; h < set->mean[l].size(); ++h) {
+      std::ostringstream cell;
+      cell << std::fixed << std::setprecision(3) << set->mean[l][h] << " ± " << set->spread[l][h] << " [" << set->answer_changes[l][h] << "]";
+      out << std::setw(23) << cell.str();
+    }
+    out << "\n";
+  }
+  out.unsetf(std::ios::floatfield);
+  out << "most important on average: layer " << set->best_layer << " head " << set->best_head << " (the answer changes for "
+      << set->answer_changes[static_cast<size_t>(set->best_layer)][static_cast<size_t>(set->best_head)] << " of " << n << ")\n";
+  if (o.json_path.empty()) return 0;
+  Json j;
+  j["set"] = o.set_path;
+  j["ablation"] = name_of(set->mode);
+  Json list = Json::array(), grids = Json::array(), best = Json::array();
+  for (size_t i = 0; i < n; ++i) {
+    const ImportanceGrid& g = set->per_sentence[i];
+    list.push_back({{"line", set->sentences[i].line}, {"text", set->sentences[i].text}});
+    grids.push_back(g.drop);
+    best.push_back({g.best_layer, g.best_head});
+  }
+  j["sentences"] = std::move(list);
+  j["importance"] = set->mean;
+  j["spread"] = set->spread;
+  j["answer_changes"] = set->answer_changes;
+  j["per_sentence"] = std::move(grids);
+  j["per_sentence_most_important"] = std::move(best);
+  j["most_important"] = {set->best_layer, set->best_head};
+  if (Status s = cli_write_json(o.json_path, j, stdout_stream); !s) return cli_fail(err, "--json: " + s.error());
+  return 0;
+}
+
 int cli_heads(const CliOptions& o, std::ostream& stdout_stream, std::ostream& err) {
+  if (!o.set_path.empty()) return cli_heads_set(o, stdout_stream, err);
   std::ostringstream discard;
   std::ostream& out = o.json_path == "-" ? discard : stdout_stream;
   auto run = open_and_trace(o, Ablation{});

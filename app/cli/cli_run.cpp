@@ -263,6 +263,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.command == CliCommand::train_pair) return cli_train_pair(o, out, err);
   if (o.command == CliCommand::predict) return cli_predict(o, out, err);
   if (o.command == CliCommand::heads) return cli_heads(o, out, err);
+  if (o.command == CliCommand::sentences) return cli_sentences(o, out, err);
   if (o.command == CliCommand::generate) return cli_generate(o, out, err);
   if (o.command == CliCommand::translate) return cli_translate(o, out, err);
   if (!o.attention_path.empty()) return attention_file_run(o, out, err);

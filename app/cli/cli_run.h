@@ -35,6 +35,7 @@ int cli_translate(const CliOptions& options, std::ostream& out, std::ostream& er
 int cli_train_pair(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_predict(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_heads(const CliOptions& options, std::ostream& out, std::ostream& err);
+int cli_sentences(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_generate(const CliOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace attnviz

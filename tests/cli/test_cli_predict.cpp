@@ -172,6 +172,52 @@ TEST_CASE("cli attention --measure: value-norm and rollout in --json and --csv")
   std::filesystem::remove(csv);
 }
 
+TEST_CASE("cli heads --set --importance: the mean over sentences, each head's spread and the answers it changes") {
+  const TempFile set("attnviz-heads-set.txt");
+  REQUIRE(file_write_atomic(set.path(), "# the coreference demo's kind of sentence\n" + kTired + "\tthe seed's\r\n\n" + kWide +
+                                            "\nThe horse didn't cross the bridge because it was too scared.\n"));
+  const auto j = json_of(cli_in_process({"heads", "--model", kCoref, "--set", set.path(), "--importance", "--json", "-"}));
+  REQUIRE(j["sentences"].size() == 3);
+  CHECK(j["sentences"][0]["line"] == 2);
+  CHECK(j["sentences"][0]["text"] == kTired);
+  CHECK(j["sentences"][2]["line"] == 5);
+  REQUIRE(j["per_sentence"].size() == 3);
+  // Each sentence's grid is the single-sentence command's; the set's is their mean.
+  const auto tired = json_of(cli_in_process({"heads", "--model", kCoref, "--text", kTired, "--importance", "--json", "-"}));
+  CHECK(j["per_sentence"][0] == tired["importance"]);
+  for (size_t l = 0; l < 2; ++l)
+    for (size_t h = 0; h < 4; ++h) {
+      double sum = 0;
+      for (size_t i = 0; i < 3; ++i) sum += j["per_sentence"][i][l][h].get<double>();
+      CHECK(j["importance"][l][h].get<double>() == doctest::Approx(sum / 3).epsilon(1e-6));
+      CHECK(j["spread"][l][h].get<double>() >= 0.0);
+      CHECK(j["answer_changes"][l][h].get<int>() <= 3);
+    }
+  // Layer 0 head 2 decides "tired" alone: off, one of the three answers changes; the mean is a third of its drop or more.
+  CHECK(j["answer_changes"][0][2].get<int>() >= 1);
+  CHECK(j["importance"][0][2].get<double>() >= tired["importance"][0][2].get<double>() / 3 - 1e-6);
+  CliRun text = cli_in_process({"heads", "--model", kCoref, "--set", set.path(), "--importance"});
+  REQUIRE_MESSAGE(text.status == 0, text.err);
+  CHECK(has(text.out, "over 3 sentences"));
+  CHECK(has(text.out, "most important on average: layer "));
+
+  // Refused: both --text and --set, no file, no sentence, a sentence without an answer (by its line).
+  CliRun both = cli_in_process({"heads", "--model", kCoref, "--set", set.path(), "--text", kTired, "--importance"});
+  CHECK(both.status == 2);
+  CHECK(has(both.err, "--text or --set, not both"));
+  CliRun missing = cli_in_process({"heads", "--model", kCoref, "--set", set.path() + ".none", "--importance"});
+  CHECK(missing.status == 1);
+  CHECK(has(missing.err, "--set: "));
+  REQUIRE(file_write_atomic(set.path(), "# nothing\n\n"));
+  CliRun empty = cli_in_process({"heads", "--model", kCoref, "--set", set.path(), "--importance"});
+  CHECK(empty.status == 1);
+  CHECK(has(empty.err, "no sentence"));
+  REQUIRE(file_write_atomic(set.path(), kTired + "\n\nThe animal didn't cross the street.\n"));
+  CliRun no_it = cli_in_process({"heads", "--model", kCoref, "--set", set.path(), "--importance"});
+  CHECK(no_it.status == 1);
+  CHECK(has(no_it.err, "line 3: "));
+}
+
 TEST_CASE("cli predict/heads: usage errors and refused heads name the problem") {
   auto usage = [](std::vector<std::string> args) {
     CliRun r = cli_in_process(args);
@@ -183,6 +229,7 @@ TEST_CASE("cli predict/heads: usage errors and refused heads name the problem") 
   CHECK(has(usage({"predict", "--model", kCoref, "--text", "x", "--ablation", "half"}), "zero or mean"));
   CHECK(has(usage({"heads", "--model", kCoref, "--text", "x"}), "heads needs --importance"));
   CHECK(has(usage({"heads", "--text", "x", "--importance"}), "heads needs --model"));
+  CHECK(has(usage({"heads", "--model", kCoref, "--importance"}), "heads needs --text or --set"));
   CHECK(has(usage({"attention", "--text", "x", "--measure", "rollout"}), "--measure needs --json"));
   CHECK(has(usage({"attention", "--text", "x", "--measure", "size", "--json", "-"}), "weights, value-norm or rollout"));
   CliRun r = cli_in_process({"predict", "--model", kCoref, "--text", kTired, "--ablate", "2:0"});

@@ -137,7 +137,7 @@ TEST_CASE("translate view: exact-match rate by sentence length, binned") {
 
 TEST_CASE("translate view: the bottleneck plot, measured off the UI thread, and the script verbs") {
   AppState app;
-  CHECK(run_line(app, "translate curve 6").error.empty());
+  CHECK(run_line(app, "translate curve 6").error.empty());  // 6 sentences of each length
   CHECK(app.translate.curve_job.busy());
   wait_for_curve(app);
   REQUIRE(app.translate.curve);
@@ -219,7 +219,7 @@ TEST_CASE("translate view: a model retrained off the UI thread replaces the ship
   AppState app;
   REQUIRE(translate_set_variant(app, "score_dot"));
   translate_refresh(app);
-  app.translate.train_settings = TranslateTrainSettings{2, 4, 32, 3};  // seed, heads, d_model, steps: a quick run
+  app.translate.train_settings = TranslateTrainSettings{2, 4, 32, 3, 4};  // seed, heads, d_model, steps, held-out: a quick run
   REQUIRE(translate_train_start(app));
   auto again = translate_train_start(app);
   REQUIRE_FALSE(again);

@@ -33,7 +33,7 @@ translate step 9
 screenshot $out/tl_steps_en.png
 translate tab scores
 screenshot $out/tl_scores_en.png
-translate curve 20
+translate curve 8
 translate tab bottleneck
 expect idle 120
 expect translate_gap 30

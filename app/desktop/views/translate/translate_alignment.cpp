@@ -146,6 +146,8 @@ void heads_panel(AppState& app, float width) {
   ImGui::TextDisabled("%s", tr_format(L, Str::tl_heads_hint, r.content_tokens).c_str());
   ImGui::PopTextWrapPos();
   if (ImGui::Selectable(tr(L, Str::tl_mean_heads), t.head == -2)) t.head = -2;
+  float top_drop = 0;  // the bars' scale
+  for (const TranslateHeadEffect& e : t.effects) top_drop = std::max(top_drop, e.logprob_drop);
   for (int k = 0; k < static_cast<int>(r.head_aligned.size()); ++k) {
     const int layer = k / NH, head = k % NH;
     ImGui::PushID(k);
@@ -164,6 +166,14 @@ void heads_panel(AppState& app, float width) {
       ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - tl_px(1.6f));
       const ImVec4 colour = e.exact ? tl_right_colour() : tl_wrong_colour();
       ImGui::TextColored(colour, "%s", tr_format(L, e.changed ? Str::tl_without_changed : Str::tl_without_same, translate_written(e.output).c_str()).c_str());
+      // The head's importance for this sentence as a bar, the largest drop filling the panel's width.
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const float bar_w = width - tl_px(1.6f), h = tl_px(0.45f);
+      const float share = top_drop > 0 ? std::clamp(e.logprob_drop / top_drop, 0.0f, 1.0f) : 0.0f;
+      ImDrawList* dl = ImGui::GetWindowDrawList();
+      dl->AddRectFilled(p, ImVec2(p.x + bar_w, p.y + h), ImGui::GetColorU32(ImGuiCol_FrameBg));
+      dl->AddRectFilled(p, ImVec2(p.x + bar_w * share, p.y + h), kAccent);
+      ImGui::Dummy(ImVec2(bar_w, h));
       ImGui::TextDisabled("%s", tr_format(L, Str::tl_logp_drop, static_cast<double>(e.logprob_drop)).c_str());
       ImGui::PopTextWrapPos();
       ImGui::Unindent(tl_px(1.6f));

@@ -270,6 +270,7 @@ Status translate_train_start(AppState& app) {
   TranslateTrainOptions o;
   o.seed = static_cast<uint64_t>(s.seed);
   o.max_steps = s.max_steps;
+  o.heldout_per_length = s.heldout_per_length;
   o.arch.n_heads = s.n_heads;
   o.arch.d_model = s.d_model;
   if (t.variant == kTranslateBottleneck) {

@@ -68,6 +68,7 @@ TranslateLengthCurve translate_measure_curve(const TranslateModel& attention, co
 // it at the next step, keeping nothing.
 struct TranslateTrainSettings {
   int seed = 1, n_heads = 4, d_model = 64, max_steps = 700;
+  int heldout_per_length = 100;  // the held-out sentences of each length every evaluation translates
 };
 struct TranslateTrainPoint {
   int step = 0;
