@@ -196,6 +196,7 @@ TEST_CASE("cli heads --set --importance: the mean over sentences, each head's sp
   // Layer 0 head 2 decides "tired" alone: off, one of the three answers changes; the mean is a third of its drop or more.
   CHECK(j["answer_changes"][0][2].get<int>() >= 1);
   CHECK(j["importance"][0][2].get<double>() >= tired["importance"][0][2].get<double>() / 3 - 1e-6);
+  CHECK(j["per_sentence_answer_changes"][0] == tired["answer_changes"]);
   CliRun text = cli_in_process({"heads", "--model", kCoref, "--set", set.path(), "--importance"});
   REQUIRE_MESSAGE(text.status == 0, text.err);
   CHECK(has(text.out, "over 3 sentences"));
@@ -216,6 +217,33 @@ TEST_CASE("cli heads --set --importance: the mean over sentences, each head's sp
   CliRun no_it = cli_in_process({"heads", "--model", kCoref, "--set", set.path(), "--importance"});
   CHECK(no_it.status == 1);
   CHECK(has(no_it.err, "line 3: "));
+}
+
+TEST_CASE("cli sentences coref: the demo's held-out and training sentences, one a line") {
+  CliRun heldout = cli_in_process({"sentences", "coref"});
+  REQUIRE_MESSAGE(heldout.status == 0, heldout.err);
+  CHECK(std::count(heldout.out.begin(), heldout.out.end(), '\n') == 1560);
+  CHECK(heldout.out.rfind("The bridge couldn't be crossed by the woman because it was too hungry.\n", 0) == 0);
+  CliRun train = cli_in_process({"sentences", "coref", "--split", "train"});
+  REQUIRE_MESSAGE(train.status == 0, train.err);
+  CHECK(std::count(train.out.begin(), train.out.end(), '\n') == 7816 - 1560);
+  // No held-out sentence is a training one.
+  CHECK_FALSE(has(train.out, "The bridge couldn't be crossed by the woman because it was too hungry.\n"));
+  const TempFile file("attnviz-sentences.txt");
+  CliRun written = cli_in_process({"sentences", "coref", "--out", file.path()});
+  REQUIRE_MESSAGE(written.status == 0, written.err);
+  CHECK(has(written.out, "1560 sentences written to "));
+  auto bytes = file_read_bytes(file.path());
+  REQUIRE(bytes.ok());
+  CHECK(std::string(bytes->begin(), bytes->end()) == heldout.out);
+  CliRun bad = cli_in_process({"sentences", "coref", "--split", "test"});
+  CHECK(bad.status == 2);
+  CHECK(has(bad.err, "--split is heldout or train, not 'test'"));
+  CliRun other = cli_in_process({"sentences", "induction"});
+  CHECK(other.status == 2);
+  CHECK(has(other.err, "sentences needs a demo name: 'sentences coref'"));
+  CliRun foreign = cli_in_process({"sentences", "coref", "--text", "x"});
+  CHECK(foreign.status == 2);
 }
 
 TEST_CASE("cli predict/heads: usage errors and refused heads name the problem") {
