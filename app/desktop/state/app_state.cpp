@@ -94,6 +94,7 @@ void app_send_edit(AppState& app) {
 void app_update(AppState& app) {
   history_track(app, std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
   app_send_edit(app);
+  importance_set_poll(app);
   // A request sent before an attention file was opened may still finish: it is not what is shown.
   if (auto result = app.worker.poll(); result && app.source != ModelSource::attention) {
     app.shown_id = result->id;

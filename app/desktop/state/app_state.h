@@ -24,6 +24,7 @@
 #include "state/demo_retrain.h"
 #include "state/hangul_compose.h"
 #include "state/importance_runner.h"
+#include "state/importance_set_state.h"
 #include "state/measure_maps.h"
 #include "state/model_loader.h"
 #include "state/model_source.h"
@@ -104,6 +105,7 @@ struct AppState {
   uint64_t shown_version = 0;              // bumped whenever what the weights views draw changes
   ImportanceRunner importance;             // "which heads matter", off the UI thread
   std::optional<ImportanceResult> importance_result;  // the newest grid (its trace_version says for what)
+  ImportanceSetState importance_set;       // ...and over a set of sentences
   uint64_t trace_version = 0;            // bumped whenever A or B is replaced
   std::string error;                     // why the newest request failed (the previous trace stays)
   std::string error_b;

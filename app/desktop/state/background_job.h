@@ -11,6 +11,7 @@
 
 #include "base/no_copy.h"
 #include "base/thread_priority.h"
+#include "state/ui_wake.h"
 
 namespace attnviz {
 
@@ -31,8 +32,11 @@ class BackgroundJob : NoCopy {
     thread_ = std::thread([this, fn = std::move(fn)] {
       (void)this_thread_set_nice(10);  // the UI comes first
       T result = fn();
-      std::lock_guard lock(mutex_);
-      done_ = std::move(result);
+      {
+        std::lock_guard lock(mutex_);
+        done_ = std::move(result);
+      }
+      ui_wake();  // drawn in the next frame, not at the idle loop's next tick
     });
     return true;
   }

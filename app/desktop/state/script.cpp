@@ -108,6 +108,14 @@ std::string script_expect(const AppState& app, const std::string& what) {
   if (kind == "translation" || kind == "translate_error" || kind == "translate_exact" || kind == "translate_gap" ||
       kind == "translate_trained")
     return script_expect_translate(app, kind, text);
+  if (kind == "importance_set") {  // the set's most important head on average, and for how many answers
+    const ImportanceSetGrid* g = importance_set_shown(app);
+    if (!g) return "expected an importance grid over a set" + (app.importance_set.error.empty() ? std::string() : ": " + app.importance_set.error);
+    const std::string best = std::to_string(g->best_layer) + ":" + std::to_string(g->best_head) + " " +
+                             std::to_string(g->answer_changes[static_cast<size_t>(g->best_layer)][static_cast<size_t>(g->best_head)]) +
+                             " of " + std::to_string(g->sentences.size());
+    return text.empty() || best == text ? std::string() : "expected the set's most important head " + text + ", it is " + best;
+  }
   if (kind == "tokens") {
     int n = 0;
     if (!parse_int_in(text, 0, kMaxTokens, n)) return "expected tokens N";
@@ -116,7 +124,7 @@ std::string script_expect(const AppState& app, const std::string& what) {
   }
   return "unknown expectation '" + kind +
          "' (error, no_error, model_error, status, tokens, sentence, model, answer, answer_line, answer_b_line, answer_full, importance, weight, idle, "
-         "translation, translate_error, translate_exact, translate_gap, translate_trained)";
+         "translation, translate_error, translate_exact, translate_gap, translate_trained, importance_set)";
 }
 
 // `try LINE`, `nowait LINE`: the line after the verb, with the rest as one argument for TEXT verbs,
@@ -299,6 +307,24 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     app.measure = *m;
   } else if (v == "importance") {  // the "Which heads matter" button; the next line waits for the grid
     app_start_importance(app);
+  } else if (v == "importance_set") {  // "Which heads matter" over a set of sentences
+    const std::string what = a.empty() ? std::string() : a[0];
+    if (what == "demo") {
+      importance_set_use_demo(app);
+    } else if (what == "file" && a.size() == 2) {
+      if (Status s = importance_set_load_file(app, a[1]); !s) return fail(s.error());
+    } else if (what == "sentence" || what == "set") {
+      app.importance_set.scope = what == "set" ? ImportanceScope::set : ImportanceScope::sentence;
+    } else if (what == "measure") {
+      if (Status s = importance_set_start(app); !s) return fail(s.error());
+    } else if (what == "cell" && a.size() == 3) {
+      int l = 0, h = 0;
+      if (!parse_int_in(a[1], 0, 4096, l) || !parse_int_in(a[2], 0, 4096, h)) return fail("expected cell L H");
+      app.importance_set.cell_layer = l;
+      app.importance_set.cell_head = h;
+    } else {
+      return fail("expected demo, file PATH, sentence, set, measure or cell L H");
+    }
   } else if (v == "arch" || v == "coref_arch") {  // the Model panel's architecture controls of the demo shown
     if (v == "coref_arch" && app.source != ModelSource::demo_coref)
       return fail("the coreference demo is not the model shown (model coref)");

@@ -1,0 +1,72 @@
+#include "state/importance_set_state.h"
+
+#include <chrono>
+
+#include "base/file_io.h"
+#include "demos/coref_demo.h"
+#include "state/app_state.h"
+
+namespace attnviz {
+
+void importance_set_use_demo(AppState& app) {
+  ImportanceSetState& s = app.importance_set;
+  s.sentences.clear();
+  const CorefSplit split = coref_generate(kCorefDemoSeed);
+  int line = 0;
+  for (const CorefExample& e : split.heldout) s.sentences.push_back(SetSentence{++line, e.text});
+  s.source = "demo";
+  s.error.clear();
+  s.scope = ImportanceScope::set;
+}
+
+Status importance_set_load_file(AppState& app, const std::string& path) {
+  ImportanceSetState& s = app.importance_set;
+  auto bytes = file_read_bytes(path, uint64_t{16} << 20);
+  if (!bytes) return make_error(bytes.error());
+  auto sentences = sentence_set_parse(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+  if (!sentences) return make_error(path + ": " + sentences.error());
+  s.sentences = std::move(*sentences);
+  s.source = path;
+  s.error.clear();
+  s.scope = ImportanceScope::set;
+  return Ok{};
+}
+
+Status importance_set_start(AppState& app) {
+  ImportanceSetState& s = app.importance_set;
+  if (s.sentences.empty()) return make_error("no set of sentences chosen (the demo's held-out sentences, or a file)");
+  if (!app.trace || !app.trace_model) return make_error("no model has run yet");
+  if (s.job.busy()) return make_error("the set is being measured");
+  ImportanceSetInput in;
+  in.mask = app.mask;
+  in.mode = app.ablation.mode;
+  in.max_memory = app.trace_max_memory;
+  in.cancel = &s.cancel;
+  s.cancel = false;
+  s.error.clear();
+  s.cell_layer = s.cell_head = -1;
+  std::shared_ptr<const Model> model = app.trace_model;
+  s.result_model = model;
+  s.job.start([model, sentences = s.sentences, in] { return importance_set(*model, sentences, in); });
+  return Ok{};
+}
+
+void importance_set_poll(AppState& app) {
+  ImportanceSetState& s = app.importance_set;
+  auto done = s.job.poll();
+  if (!done) return;
+  if (*done) {
+    s.result = std::move(**done);
+  } else {
+    s.error = done->error();
+    s.result.reset();
+  }
+}
+
+const ImportanceSetGrid* importance_set_shown(const AppState& app) {
+  const ImportanceSetState& s = app.importance_set;
+  if (!s.result || s.result_model != app.trace_model) return nullptr;
+  return &*s.result;
+}
+
+}  // namespace attnviz
