@@ -3,7 +3,10 @@
 # minimal pair by the view's own action (coref_swap), B made the main sentence (coref_swap ab), Korean
 # and presentation mode, a causal mask the demo was not trained with (the answer line says so, in both
 # languages, instead of a "next token"), and sentences the view cannot use (no "it", empty). Checks the screenshots
-# are real frames and that the session and the exported trace hold the swapped sentences.
+# are real frames and that the session and the exported trace hold the swapped sentences. Then
+# "Which heads matter" over a set of sentences (a file of six): the mean grid's best head (L1 H1: the two
+# scared sentences' drops of about 10 outweigh the three L1 H3 decides, about 5 each) and for how
+# many of them it changes the answer, a clicked cell's sentences, in English and Korean; a bad set file named.
 # usage: coref_test.sh ATTNVIZ CHECK_PNG
 set -eu
 app=$1 check_png=$2
@@ -11,6 +14,17 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 big="The trophy didn't fit in the suitcase because it was too big."
 small="The trophy didn't fit in the suitcase because it was too small."
+cat > "$out/set.txt" <<SET
+# three sentences L1 H3 decides (tired, hungry, old) and three it does not (scared, wide)
+The animal didn't cross the street because it was too tired.
+The horse didn't cross the bridge because it was too hungry.	a note in the second column
+The dog didn't cross the road because it was too old.
+
+The man refused to cross the street because it was too scared.
+The chicken didn't cross the road because it was too scared.
+The animal didn't cross the street because it was too wide.
+SET
+printf '# no sentence\n' > "$out/empty_set.txt"
 cat > "$out/actions.txt" <<ACTIONS
 model coref
 view coref
@@ -36,11 +50,22 @@ sentence The cat sat on the mat.
 screenshot $out/no_it.png
 sentence
 screenshot $out/empty.png
+sentence $big
+try importance_set file $out/empty_set.txt
+expect status no sentence
+importance_set file $out/set.txt
+importance_set measure
+expect idle 120
+expect importance_set 0:0 2 of 6
+importance_set cell 0 0
+screenshot $out/set_en.png
+lang ko
+screenshot $out/set_ko.png
 quit
 ACTIONS
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --script "$out/actions.txt"
 
-for png in pair ko no_it empty; do "$check_png" "$out/$png.png" 1280 800; done
+for png in pair ko no_it empty set_en set_ko; do "$check_png" "$out/$png.png" 1280 800; done
 # coref_swap: sentence B is A's minimal pair, compared sentence by sentence.
 grep -q "\"compare_sentence\": \"$small\"" "$out/pair.json" || { echo "B is not the minimal pair"; exit 1; }
 grep -q '"compare_mode": "sentence_b"' "$out/pair.json"
@@ -56,4 +81,4 @@ if xvfb-run -a -s '-screen 0 1280x800x24' "$app" --script "$out/bad.txt" 2> "$ou
   echo "coref_swap without a property word should fail"; exit 1
 fi
 grep -q "no property word" "$out/bad.err"
-echo "coref test: minimal pair and swap drive the app; screenshots written in English, Korean and presentation mode"
+echo "coref test: minimal pair and swap drive the app; the importance over a set; screenshots written in English, Korean and presentation mode"

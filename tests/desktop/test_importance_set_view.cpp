@@ -1,0 +1,64 @@
+// "Which heads matter" over a set of sentences in the app (state/importance_set_state.h), headless:
+// the demo's held-out set, a set file and its refusals, the run off the UI thread on the shown
+// model giving core's numbers, and the result shown only for the model it was measured on.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "base/file_io.h"
+#include "state/model_source.h"
+#include "support/app_settle.h"
+#include "support/check_util.h"
+
+namespace attnviz {
+namespace {
+
+using test::has;
+
+TEST_CASE("importance set in the app: the demo's held-out sentences, a file, the run and its result") {
+  AppState app;
+  REQUIRE(app_use_source(app, ModelSource::demo_coref).ok());
+  settle(app);
+  importance_set_use_demo(app);
+  CHECK(app.importance_set.sentences.size() == 1560);
+  CHECK(app.importance_set.scope == ImportanceScope::set);
+
+  const test::TempFile file("attnviz-set.txt");
+  REQUIRE(file_write_atomic(file.path(), "# two\nThe animal didn't cross the street because it was too tired.\n\n"
+                                         "The man refused to cross the street because it was too scared.\r\n"));
+  auto missing = importance_set_load_file(app, file.path() + ".none");
+  REQUIRE_FALSE(missing);
+  CHECK(app.importance_set.sentences.size() == 1560);  // the previous set stays
+  REQUIRE(file_write_atomic(file.path() + ".empty", "# nothing\n"));
+  auto empty = importance_set_load_file(app, file.path() + ".empty");
+  REQUIRE_FALSE(empty);
+  CHECK(has(empty.error(), "no sentence"));
+  std::remove((file.path() + ".empty").c_str());
+  REQUIRE(importance_set_load_file(app, file.path()));
+  REQUIRE(app.importance_set.sentences.size() == 2);
+  CHECK(app.importance_set.sentences[1].line == 4);
+
+  REQUIRE(importance_set_start(app));
+  CHECK_FALSE(importance_set_start(app));  // one run at a time
+  for (int i = 0; i < 6000 && app.importance_set.job.busy(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    app_update(app);
+  }
+  const ImportanceSetGrid* g = importance_set_shown(app);
+  REQUIRE(g);
+  auto core = importance_set(*app.trace_model, app.importance_set.sentences);
+  REQUIRE(core.ok());
+  CHECK(g->mean == core->mean);
+  CHECK(g->answer_changes == core->answer_changes);
+  // "tired" is L1 H3's (layer 0 head 2), "scared" L1 H1's: each changes one answer of the two.
+  CHECK(g->answer_changes[0][2] == 1);
+  CHECK(g->answer_changes[0][0] == 1);
+  // Another model shown: the result is not its.
+  REQUIRE(app_use_source(app, ModelSource::demo_induction).ok());
+  settle(app);
+  CHECK(importance_set_shown(app) == nullptr);
+}
+
+}  // namespace
+}  // namespace attnviz
