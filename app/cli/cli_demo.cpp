@@ -44,17 +44,24 @@ void progress_line(std::ostream& out, const TrainProgress& p) {
   out.unsetf(std::ios::floatfield);
 }
 
-// The flags both demos take; a flag not given keeps the demo's own default (its shipped model).
+// The run's flags every demo takes (seed, steps, learning rate, batch, evaluation interval); a flag
+// not given keeps the demo's own default (its shipped model).
 template <class Options>
-void apply_train_flags(const CliOptions& o, Options& t) {
+void apply_run_flags(const CliOptions& o, Options& t) {
   if (o.given.count("seed")) t.seed = o.seed;
-  if (o.given.count("heads")) t.n_heads = o.config.n_heads;
-  if (o.given.count("d-model")) t.d_model = o.config.d_model;
-  if (o.given.count("layers")) t.n_layers = o.config.n_layers;
   if (o.given.count("steps")) t.max_steps = o.steps;
   if (o.given.count("lr")) t.lr = o.lr;
   if (o.given.count("batch")) t.batch = o.batch;
   if (o.given.count("eval-every")) t.eval_every = o.eval_every;
+}
+
+// ...and the architecture flags of the demos whose options hold it flat (coreference, induction).
+template <class Options>
+void apply_train_flags(const CliOptions& o, Options& t) {
+  apply_run_flags(o, t);
+  if (o.given.count("heads")) t.n_heads = o.config.n_heads;
+  if (o.given.count("d-model")) t.d_model = o.config.d_model;
+  if (o.given.count("layers")) t.n_layers = o.config.n_layers;
   // The demos' architecture is live in the app; the same choices here.
   if (o.given.count("ffn")) t.d_ff = o.config.d_ff;
   if (o.given.count("score")) t.score = o.config.score;
@@ -190,17 +197,13 @@ std::string translate_scores_text(const TranslateScores& s, int n_heads) {
 int cli_train_translate(const CliOptions& o, std::ostream& out, std::ostream& err) {
   TranslateTrainOptions t;
   TranslateArch& a = t.arch;
-  if (o.given.count("seed")) t.seed = o.seed;
+  apply_run_flags(o, t);
   if (o.given.count("heads")) a.n_heads = o.config.n_heads;
   if (o.given.count("d-model")) a.d_model = o.config.d_model;
   if (o.given.count("layers")) a.encoder_layers = o.config.n_layers;
   if (o.given.count("ffn")) a.d_ff = o.config.d_ff;
   if (o.given.count("score")) a.score = o.config.score;
   if (o.given.count("norm")) a.norm = o.config.norm;
-  if (o.given.count("steps")) t.max_steps = o.steps;
-  if (o.given.count("lr")) t.lr = o.lr;
-  if (o.given.count("batch")) t.batch = o.batch;
-  if (o.given.count("eval-every")) t.eval_every = o.eval_every;
   a.bottleneck = o.bottleneck;
   out << "training the translation demo (English -> Korean)" << (a.bottleneck ? ", the bottleneck: no cross-attention" : "")
       << ": d_model " << a.d_model << ", " << counted(a.n_heads, "head")

@@ -32,22 +32,29 @@ void score_range(const TranslateModel& m, const std::vector<TranslateExample>& e
     std::vector<int> input = {kTranslateBos};
     input.insert(input.end(), ex.target_ids.begin(), ex.target_ids.end() - 1);
     if (!f || !translate_decode(m, input, *f)) continue;
-    for (size_t i = 0; i < ex.target_ids.size(); ++i) {
-      const bool content = ex.pair.roles[i] == TargetRole::content;
-      out.all += 1, out.content += content;
-      for (int l = 0; l < L; ++l)
-        for (int h = 0; h < NH; ++h) {
-          Eigen::Index best = 0;
-          f->decoder[static_cast<size_t>(l)].cross.attn.heads[static_cast<size_t>(h)].weights.row(static_cast<Eigen::Index>(i)).maxCoeff(&best);
-          const bool hit = best == ex.pair.gold[i];
-          out.all_hits[static_cast<size_t>(l * NH + h)] += hit;
-          if (content) out.content_hits[static_cast<size_t>(l * NH + h)] += hit;
-        }
-    }
+    for (const TargetRole role : ex.pair.roles) out.all += 1, out.content += role == TargetRole::content;
+    translate_count_aligned(*f, ex.pair, out.content_hits, out.all_hits);
   }
 }
 
 }  // namespace
+
+void translate_count_aligned(const TranslateForward& f, const TranslatePair& pair, std::vector<int>& content_hits,
+                             std::vector<int>& all_hits) {
+  for (size_t l = 0; l < f.decoder.size(); ++l) {
+    const auto& heads = f.decoder[l].cross.attn.heads;
+    for (size_t h = 0; h < heads.size(); ++h) {
+      const size_t k = l * heads.size() + h;
+      for (size_t i = 0; i < pair.gold.size(); ++i) {
+        Eigen::Index best = 0;
+        heads[h].weights.row(static_cast<Eigen::Index>(i)).maxCoeff(&best);
+        const bool hit = best == pair.gold[i];
+        all_hits[k] += hit;
+        if (pair.roles[i] == TargetRole::content) content_hits[k] += hit;
+      }
+    }
+  }
+}
 
 TranslateScores translate_score(const TranslateModel& m, const std::vector<TranslatePair>& pairs) {
   const auto sv = translate_source_vocabulary(), tv = translate_target_vocabulary();

@@ -37,6 +37,13 @@ struct TranslateScores {
 };
 TranslateScores translate_score(const TranslateModel& model, const std::vector<TranslatePair>& pairs);
 
+// Adds, per cross-attention head (layer-major: content_hits and all_hits hold L·NH counts), the pair's
+// target tokens whose row has its maximum on the gold source token: all of them, and the content ones.
+// `f` is decoded by teacher forcing on [BOS] + the pair's target (row i produces token i); the
+// bottleneck's forward has no cross-attention and adds nothing.
+void translate_count_aligned(const TranslateForward& f, const TranslatePair& pair, std::vector<int>& content_hits,
+                             std::vector<int>& all_hits);
+
 struct TranslateProgress {
   int step = 0;
   float loss = 0;          // the last batch's mean

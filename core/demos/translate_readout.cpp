@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "demos/translate_demo.h"
 #include "train/train.h"
 
 namespace attnviz {
@@ -69,17 +70,9 @@ Result<TranslateReadout> translate_readout(const TranslateModel& m, std::string_
   if (!logp) return make_error(logp.error());
   r.gold_logprob = static_cast<float>(*logp);
   const int L = m.arch.bottleneck ? 0 : m.arch.decoder_layers, NH = m.arch.n_heads;
-  std::vector<int> hits(static_cast<size_t>(L * NH), 0);
-  for (size_t i = 0; i < ex.target_ids.size(); ++i) {
-    if (r.pair.roles[i] != TargetRole::content) continue;
-    ++r.content_tokens;
-    for (int l = 0; l < L; ++l)
-      for (int h = 0; h < NH; ++h) {
-        Eigen::Index best = 0;
-        f->decoder[static_cast<size_t>(l)].cross.attn.heads[static_cast<size_t>(h)].weights.row(static_cast<Eigen::Index>(i)).maxCoeff(&best);
-        hits[static_cast<size_t>(l * NH + h)] += best == r.pair.gold[i];
-      }
-  }
+  std::vector<int> hits(static_cast<size_t>(L * NH), 0), all_hits = hits;
+  translate_count_aligned(*f, r.pair, hits, all_hits);
+  for (const TargetRole role : r.pair.roles) r.content_tokens += role == TargetRole::content;
   for (size_t k = 0; k < hits.size(); ++k) {
     r.head_aligned.push_back(r.content_tokens ? static_cast<float>(hits[k]) / static_cast<float>(r.content_tokens) : 0.0f);
     if (r.best_head < 0 || r.head_aligned[k] > r.head_aligned[static_cast<size_t>(r.best_head)]) r.best_head = static_cast<int>(k);

@@ -207,7 +207,6 @@ void set_grid(AppState& app, const ImportanceSetGrid& g) {
 void set_section(AppState& app) {
   const Lang L = app.lang;
   ImportanceSetState& s = app.importance_set;
-  importance_set_poll(app);
   if (ImGui::Button(tr(L, Str::imp_set_demo))) importance_set_use_demo(app);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(L, Str::imp_set_demo_tip));
   ImGui::SameLine();

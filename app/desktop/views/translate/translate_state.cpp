@@ -234,6 +234,10 @@ void translate_refresh(AppState& app) {
   for (int v = 0; v < kTranslateVariants; ++v) {
     t.side[static_cast<size_t>(v)].reset();
     t.side_error[static_cast<size_t>(v)].clear();
+    if (v == t.variant && !t.cross_off.any()) {  // the readout above is this model's, every head on
+      t.side[static_cast<size_t>(v)] = t.readout;
+      continue;
+    }
     const TranslateModel* sm = slot_model(app, v);
     if (!sm) {
       t.side_error[static_cast<size_t>(v)] = t.models[static_cast<size_t>(v)].error;
