@@ -17,7 +17,8 @@ namespace {
 using Setter = std::function<Status(CliOptions&, const std::string&)>;
 
 // Which commands a flag belongs to.
-enum : unsigned { kAttention = 1, kTrain = 2, kPredict = 4, kHeads = 8, kGenerate = 16, kTranslate = 32, kSentences = 64 };
+enum : unsigned { kAttention = 1, kTrain = 2, kPredict = 4, kHeads = 8, kGenerate = 16, kTranslate = 32, kSentences = 64,
+                  kPatch = 128 };
 
 struct Flag {
   const char* name;
@@ -209,7 +210,7 @@ const std::vector<Flag>& flags() {
        kGenerate},
       {"mask", "SPEC", "causal | window:R | strided:S | pad:N | none; repeat to combine",
        [](CliOptions& o, const std::string& v) -> Status { return mask_spec_add(o.mask, v); },
-       kAttention | kPredict | kHeads},
+       kAttention | kPredict | kHeads | kPatch},
       {"ablate", "L:H,...", "switch these heads off (layers and heads from 0): their outputs are replaced before W_O",
        [](CliOptions& o, const std::string& v) -> Status {
          auto heads = ablation_heads_parse(v);
@@ -246,6 +247,37 @@ const std::vector<Flag>& flags() {
          return Ok{};
        },
        kHeads},
+      {"logit-attribution", nullptr,
+       "heads: what each head, MLP, the embeddings and the biases write towards logit(answer) - logit(wrong) at the "
+       "last position, through the final norm linearised there (a pre-norm language model)",
+       [](CliOptions& o, const std::string&) -> Status {
+         o.logit_attribution = true;
+         return Ok{};
+       },
+       kHeads},
+      {"clean", "TEXT", "patch: the text whose activations are patched in", string_flag(&CliOptions::clean_text), kPatch},
+      {"corrupt", "TEXT", "patch: the text they are patched into (the same number of tokens)",
+       string_flag(&CliOptions::corrupt_text), kPatch},
+      {"by", "head|position",
+       "patch: replace one head's output z at every position, or the residual entering one layer at one position "
+       "(default head)",
+       [](CliOptions& o, const std::string& v) -> Status {
+         if (v != "head" && v != "position") return bad_value("by", v, "head or position");
+         o.patch_by_position = v == "position";
+         return Ok{};
+       },
+       kPatch},
+      {"answer", "TOK",
+       "patch, heads --logit-attribution: the answer token, written as the text it decodes to with its leading space "
+       "(\" street\"); default: the clean run's top token (logit attribution: the top token)",
+       string_flag(&CliOptions::answer_token), kPatch | kHeads},
+      {"wrong", "TOK",
+       "the token it is compared with; default: the corrupt run's top token (logit attribution: the second token)",
+       string_flag(&CliOptions::wrong_token), kPatch | kHeads},
+      {"answer-id", "N", "the answer token by its vocabulary id", int_flag(&CliOptions::answer_id, 0, 1 << 30, "answer-id"),
+       kPatch | kHeads},
+      {"wrong-id", "N", "the wrong token by its vocabulary id", int_flag(&CliOptions::wrong_id, 0, 1 << 30, "wrong-id"),
+       kPatch | kHeads},
       {"measure", "weights|value-norm|rollout",
        "what --json/--csv/--png show: the softmax weights, value-norm (weight x the size of what the key moves, "
        "Kobayashi et al. 2020) or rollout across layers (Abnar & Zuidema 2020) (default weights)",
@@ -258,7 +290,7 @@ const std::vector<Flag>& flags() {
       {"json", "FILE",
        "attention: tokens, config, every head's weights and statistics, final hidden states; predict: the answer(s); "
        "heads: the importance grid; train pair: each seed's steps to the target and held-out accuracy ('-': stdout)",
-       string_flag(&CliOptions::json_path), kAttention | kTrain | kPredict | kHeads | kGenerate | kTranslate},
+       string_flag(&CliOptions::json_path), kAttention | kTrain | kPredict | kHeads | kGenerate | kTranslate | kPatch},
       {"out", "DIR", "train: the folder to write model.safetensors to; sentences: the file to write (default: standard output)",
        string_flag(&CliOptions::out_dir), kTrain | kSentences},
       {"split", "heldout|train", "sentences: the demo's held-out sentences (the default: none trained on) or its training ones",
@@ -301,7 +333,7 @@ const std::vector<Flag>& flags() {
        "a Hugging Face checkpoint folder (GPT-2, BERT, RoBERTa, DistilBERT, Llama, Mistral, Qwen2, GPT-NeoX: config.json, weights, tokenizer files), an "
        "attnviz model (folder with model.safetensors, or the file), or a shipped demo: demo:coref, demo:induction, "
        "demo:coref/heads{NH}_dmodel{C} (attnviz-cli --version --verbose lists them)",
-       string_flag(&CliOptions::model_path), kAttention | kPredict | kHeads | kGenerate | kTranslate},
+       string_flag(&CliOptions::model_path), kAttention | kPredict | kHeads | kGenerate | kTranslate | kPatch},
       {"no-weights", nullptr, "leave the (T, T) weight matrices out of --json",
        [](CliOptions& o, const std::string&) -> Status {
          o.json_weights = false;
@@ -389,13 +421,29 @@ Status check_combination(const CliOptions& o) {
     if (!o.given.count("text")) return make_error("translate needs --text (an English sentence of the demo's grammar)");
     return Ok{};
   }
+  for (const char* which : {"answer", "wrong"})
+    if (o.given.count(which) && o.given.count(std::string(which) + "-id"))
+      return make_error("--" + std::string(which) + " and --" + which + "-id name the same token: give one");
+  if (o.command == CliCommand::patch) {
+    if (o.model_path.empty()) return make_error("patch needs --model PATH");
+    if (!o.given.count("clean") || !o.given.count("corrupt")) return make_error("patch needs --clean TEXT and --corrupt TEXT");
+    return Ok{};
+  }
+  if (o.command == CliCommand::heads) {
+    if (o.logit_attribution && o.importance) return make_error("heads takes --importance or --logit-attribution, not both");
+    if (o.logit_attribution && o.given.count("set")) return make_error("--logit-attribution reads one text: give --text, not --set");
+    if (!o.logit_attribution)
+      for (const char* f : {"answer", "wrong", "answer-id", "wrong-id"})
+        if (o.given.count(f)) return make_error("--" + std::string(f) + " is for --logit-attribution (or patch)");
+  }
   if (o.command == CliCommand::predict || o.command == CliCommand::heads) {
     const char* name = o.command == CliCommand::predict ? "predict" : "heads";
     if (o.model_path.empty()) return make_error(std::string(name) + " needs --model PATH");
     const bool set = o.command == CliCommand::heads && o.given.count("set");
     if (set && o.given.count("text")) return make_error("heads takes --text or --set, not both");
     if (!o.given.count("text") && !set) return make_error(std::string(name) + (o.command == CliCommand::heads ? " needs --text or --set" : " needs --text"));
-    if (o.command == CliCommand::heads && !o.importance) return make_error("heads needs --importance");
+    if (o.command == CliCommand::heads && !o.importance && !o.logit_attribution)
+      return make_error("heads needs --importance or --logit-attribution");
     if (o.command == CliCommand::predict && o.given.count("top-k") && o.top_k < 1)
       return make_error("--top-k must be at least 1 for predict");
     return Ok{};
@@ -474,6 +522,9 @@ Result<CliOptions> parse_args(const std::vector<std::string>& args) {
   } else if (args[0] == "heads") {
     o.command = CliCommand::heads;
     allowed = kHeads;
+  } else if (args[0] == "patch") {
+    o.command = CliCommand::patch;
+    allowed = kPatch;
   } else if (args[0] == "generate") {
     o.command = CliCommand::generate;
     allowed = kGenerate;
@@ -566,6 +617,9 @@ std::string cli_help() {
          "       attnviz-cli predict --model PATH --text TEXT [--ablate L:H,...] [--ablation zero|mean] [--top-k K]\n"
          "                           [--json FILE]\n"
          "       attnviz-cli heads --model PATH (--text TEXT | --set FILE) --importance [--ablation zero|mean] [--json FILE]\n"
+         "       attnviz-cli heads --model PATH --text TEXT --logit-attribution [--answer TOK --wrong TOK] [--json FILE]\n"
+         "       attnviz-cli patch --model PATH --clean TEXT --corrupt TEXT [--answer TOK --wrong TOK] [--by head|position]\n"
+         "                         [--json FILE]\n"
          "       attnviz-cli generate --model PATH --text PROMPT [--tokens N] [--temperature TAU] [--top-k K] [--seed S]\n"
          "                            [--json FILE]\n"
          "       attnviz-cli translate --model demo:translate --text TEXT [--json FILE]\n"

@@ -18,7 +18,7 @@
 namespace attnviz {
 
 enum class CliCommand { help, version, attention, train_coref, train_induction, train_gather, train_translate, train_pair, translate, predict, heads,
-                        generate, sentences };
+                        generate, sentences, patch };
 
 struct CliOptions {
   CliCommand command = CliCommand::help;
@@ -55,6 +55,11 @@ struct CliOptions {
   std::string model_path;     // --model: a checkpoint folder, a model folder, a .safetensors file or a demo (demo:coref)
   Ablation ablation;          // --ablate L:H,... and --ablation zero|mean: heads switched off
   bool importance = false;    // heads --importance: the drop of the answer's log-probability per head
+  bool logit_attribution = false;  // heads --logit-attribution: each head's, MLP's, ... direct effect on the logit difference
+  std::string clean_text, corrupt_text;  // patch --clean, --corrupt
+  bool patch_by_position = false;        // patch --by position (default: by head)
+  std::string answer_token, wrong_token; // --answer, --wrong TOK: one vocabulary token's text (" street")
+  int answer_id = -1, wrong_id = -1;     // --answer-id, --wrong-id N instead
   bool bottleneck = false;    // train translate --bottleneck: the decoder without cross-attention
   AttentionMeasure measure = AttentionMeasure::weights;  // --measure: what --json/--csv/--png show
   WordViewOptions word_view;      // --words, --hide-special: words instead of pieces, no special tokens

@@ -262,7 +262,8 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.command == CliCommand::train_translate) return cli_train_translate(o, out, err);
   if (o.command == CliCommand::train_pair) return cli_train_pair(o, out, err);
   if (o.command == CliCommand::predict) return cli_predict(o, out, err);
-  if (o.command == CliCommand::heads) return cli_heads(o, out, err);
+  if (o.command == CliCommand::heads) return o.logit_attribution ? cli_logit_attribution(o, out, err) : cli_heads(o, out, err);
+  if (o.command == CliCommand::patch) return cli_patch(o, out, err);
   if (o.command == CliCommand::sentences) return cli_sentences(o, out, err);
   if (o.command == CliCommand::generate) return cli_generate(o, out, err);
   if (o.command == CliCommand::translate) return cli_translate(o, out, err);

@@ -35,6 +35,9 @@ int cli_translate(const CliOptions& options, std::ostream& out, std::ostream& er
 int cli_train_pair(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_predict(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_heads(const CliOptions& options, std::ostream& out, std::ostream& err);
+// patch and heads --logit-attribution (app/cli/cli_patch.cpp).
+int cli_patch(const CliOptions& options, std::ostream& out, std::ostream& err);
+int cli_logit_attribution(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_sentences(const CliOptions& options, std::ostream& out, std::ostream& err);
 int cli_generate(const CliOptions& options, std::ostream& out, std::ostream& err);
 

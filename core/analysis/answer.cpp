@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <iterator>
 #include <numeric>
 
@@ -12,7 +11,7 @@
 #include "demos/gather_data.h"
 #include "base/enum_names.h"
 #include "model/kernels.h"
-#include "text/utf8.h"
+#include "text/subword_display.h"
 
 namespace attnviz {
 
@@ -40,27 +39,15 @@ std::string token_name(const Model& model, int id) {
   return "#" + std::to_string(id);
 }
 
-// The token as a person reads it: a checkpoint's piece decoded (its leading space shown as ·, as
-// the token chips do), a byte that is no character by itself as <XX>; a word model's word as is.
-std::string token_text(const Model& model, int id) {
+}  // namespace
+
+std::string answer_token_text(const Model& model, int id) {
   if (!model.tokenizer || id >= model.tokenizer->vocab_size()) return token_name(model, id);
   const int ids[] = {id};
-  std::string s = model.tokenizer->decode(ids);
-  if (!utf8_is_valid(s)) {
-    std::string hex;
-    char buf[8];
-    for (const unsigned char c : s) {
-      std::snprintf(buf, sizeof buf, "<%02X>", c);
-      hex += buf;
-    }
-    return hex;
-  }
-  if (!s.empty() && s.front() == ' ') s = "·" + s.substr(1);
-  return s;
+  return subword_visible_text(model.tokenizer->decode(ids));
 }
 
-// Log-softmax over the vocabulary, in double so that probabilities near 1 keep their tail.
-std::vector<double> log_softmax(const RowVec& logits) {
+std::vector<double> answer_log_softmax(const RowVec& logits) {
   const double top = logits.maxCoeff();
   double sum = 0;
   for (Eigen::Index i = 0; i < logits.size(); ++i) sum += std::exp(static_cast<double>(logits(i)) - top);
@@ -70,10 +57,12 @@ std::vector<double> log_softmax(const RowVec& logits) {
   return out;
 }
 
+namespace {
+
 AnswerResult<PositionAnswer> position_answer(const Model& model, const Mat& final, int position, int top_k) {
   auto logits = output_logits(model, final.row(position));
   if (!logits) return logits.why();
-  const std::vector<double> lp = log_softmax(*logits);
+  const std::vector<double> lp = answer_log_softmax(*logits);
   std::vector<int> order(lp.size());
   std::iota(order.begin(), order.end(), 0);
   const size_t k = std::min(order.size(), static_cast<size_t>(std::max(top_k, 1)));
@@ -84,7 +73,7 @@ AnswerResult<PositionAnswer> position_answer(const Model& model, const Mat& fina
   PositionAnswer out;
   out.position = position;
   for (size_t i = 0; i < k; ++i)
-    out.top.push_back(TokenScore{token_name(model, order[i]), token_text(model, order[i]), order[i],
+    out.top.push_back(TokenScore{token_name(model, order[i]), answer_token_text(model, order[i]), order[i],
                                  static_cast<float>(std::exp(lp[static_cast<size_t>(order[i])]))});
   return out;
 }
@@ -237,7 +226,7 @@ AnswerResult<AnswerShift> answer_shift(const Model& model, const Mat& final, con
     if (pa.position < 0 || pa.position >= final.rows() || pa.top.empty()) return NoAnswerReason::other_model;
     auto logits = output_logits(model, final.row(pa.position));
     if (!logits) return logits.why();
-    const std::vector<double> lp = log_softmax(*logits);
+    const std::vector<double> lp = answer_log_softmax(*logits);
     out.log_prob += static_cast<float>(lp[static_cast<size_t>(pa.top.front().id)]);
     // The new top token, ties to the lower id as position_answer orders them.
     const auto best = std::max_element(lp.begin(), lp.end());

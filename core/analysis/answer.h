@@ -116,6 +116,13 @@ struct AnswerShift {
 };
 AnswerResult<AnswerShift> answer_shift(const Model& model, const Mat& final, const ModelAnswer& reference);
 
+// A vocabulary token as a person reads it: a checkpoint's piece decoded with its leading space shown
+// as · ("·street"), a byte that is no character by itself as <XX>; a word model's word as is.
+std::string answer_token_text(const Model& model, int id);
+
+// Log-softmax over the vocabulary, in double so that probabilities near 1 keep their tail.
+std::vector<double> answer_log_softmax(const RowVec& logits);
+
 // Scores over the vocabulary (V) for one final hidden state through the model's output head.
 AnswerResult<RowVec> output_logits(const Model& model, const RowVec& hidden);
 

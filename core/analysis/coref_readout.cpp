@@ -111,7 +111,7 @@ AnswerResult<CorefPrediction> coref_answer(const Model& model, const Trace& trac
   return coref_answer_from_final(model, trace.final, e);
 }
 
-AnswerResult<CorefPrediction> coref_answer_from_final(const Model& model, const Mat& final, const CorefExample& e) {
+AnswerResult<CorefLogits> coref_candidate_logits(const Model& model, const Mat& final, const CorefExample& e) {
   const WeightMat& out_w = model.weights.output_w;
   const Vec& out_b = model.weights.output_b;
   if (out_w.rows() == 0 || model.vocab.empty() || static_cast<size_t>(out_w.rows()) != model.vocab.size())
@@ -126,7 +126,13 @@ AnswerResult<CorefPrediction> coref_answer_from_final(const Model& model, const 
   if (id_b < 0) return NoAnswer{NoAnswerReason::unknown_word, word_b};
   const auto row = final.row(e.pronoun);
   const float bias_a = out_b.size() > id_a ? out_b(id_a) : 0.0f, bias_b = out_b.size() > id_b ? out_b(id_b) : 0.0f;
-  return coref_choose(e, row.dot(out_w.row(id_a)) + bias_a, row.dot(out_w.row(id_b)) + bias_b);
+  return CorefLogits{row.dot(out_w.row(id_a)) + bias_a, row.dot(out_w.row(id_b)) + bias_b};
+}
+
+AnswerResult<CorefPrediction> coref_answer_from_final(const Model& model, const Mat& final, const CorefExample& e) {
+  auto logits = coref_candidate_logits(model, final, e);
+  if (!logits) return logits.why();
+  return coref_choose(e, logits->a, logits->b);
 }
 
 AnswerResult<CorefReadout> coref_readout(const Model& model, const Trace& trace, std::string_view text) {

@@ -54,6 +54,13 @@ AnswerResult<CorefPrediction> coref_answer(const Model& model, const Trace& trac
 // The same from final hidden states (T, C) of the example's sentence: e.g. with heads switched off.
 AnswerResult<CorefPrediction> coref_answer_from_final(const Model& model, const Mat& final, const CorefExample& example);
 
+// The two candidates' logits at the pronoun (their words' rows of the output projection, with its
+// bias), what coref_answer_from_final chooses between: log p(a) − log p(b) among the two is a − b.
+struct CorefLogits {
+  float a = 0, b = 0;
+};
+AnswerResult<CorefLogits> coref_candidate_logits(const Model& model, const Mat& final, const CorefExample& example);
+
 // coref_make(text) and coref_answer together, for a UI holding a trace of `text`: the example (its
 // pronoun, candidates and property as token indices of the trace) and the model's answer.
 struct CorefReadout {

@@ -77,7 +77,10 @@ std::string ablation_heads_label(const std::vector<HeadRef>& heads) {
 std::string_view name_of(AblationMode mode) { return enum_name(kModes, mode); }
 std::optional<AblationMode> ablation_mode_from_name(std::string_view s) { return enum_from_name(kModes, s); }
 
-bool LayerAblation::any() const { return std::find(off.begin(), off.end(), true) != off.end(); }
+bool LayerAblation::any() const {
+  return std::find(off.begin(), off.end(), true) != off.end() ||
+         std::any_of(patch.begin(), patch.end(), [](const Mat* m) { return m != nullptr; });
+}
 
 LayerAblation ablation_for_layer(const Ablation& a, int layer, int n_heads) {
   LayerAblation out;
@@ -91,6 +94,9 @@ LayerAblation ablation_for_layer(const Ablation& a, int layer, int n_heads) {
 }
 
 void ablation_apply(Mat& concat, const LayerAblation& ablate, int hs) {
+  for (size_t h = 0; h < ablate.patch.size(); ++h)
+    if (ablate.patch[h] && ablate.patch[h]->rows() == concat.rows() && ablate.patch[h]->cols() == hs)
+      concat.middleCols(static_cast<Eigen::Index>(h) * hs, hs) = *ablate.patch[h];
   for (size_t h = 0; h < ablate.off.size(); ++h) {
     if (!ablate.off[h]) continue;
     auto block = concat.middleCols(static_cast<Eigen::Index>(h) * hs, hs);

@@ -46,16 +46,20 @@ std::string ablation_heads_label(const std::vector<HeadRef>& heads);
 std::string_view name_of(AblationMode mode);            // "zero", "mean"
 std::optional<AblationMode> ablation_mode_from_name(std::string_view s);
 
-// One layer's share of an ablation, as attention_forward takes it.
+// One layer's share of an ablation, as attention_forward takes it, and of a patching run's
+// interventions (model/intervention.h): heads whose output is replaced by another run's.
 struct LayerAblation {
   std::vector<bool> off;  // NH; empty: no head of this layer is off
   AblationMode mode = AblationMode::zero;
+  std::vector<const Mat*> patch;  // NH; empty, or non-null where the head's output (its z: weights · V, b_V
+                                  // inside) is replaced at every position by this (Tq, HS) matrix
   bool any() const;
 };
 LayerAblation ablation_for_layer(const Ablation& a, int layer, int n_heads);
 
 // Replaces the switched-off heads' column blocks of concat (Tq, NH·HS) in place: zeros, or each
-// block's mean over the rows (the positions).
+// block's mean over the rows (the positions); a patched head's block becomes its patch (a patch
+// of another row count is a caller's bug: model/intervention.h validates them first).
 void ablation_apply(Mat& concat, const LayerAblation& ablate, int head_size);
 
 }  // namespace attnviz

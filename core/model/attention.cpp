@@ -77,7 +77,7 @@ HeadScoreCell head_score_at(const HeadTrace& head, const ModelConfig& c, int q, 
 void attention_ablate(AttentionTrace& t, const LayerAblation& ablate, int hs) {
   if (!ablate.any()) return;
   ablation_apply(t.concat, ablate, hs);
-  for (size_t h = 0; h < ablate.off.size(); ++h) t.heads[h].ablated = ablate.off[h];
+  for (size_t h = 0; h < ablate.off.size() && h < t.heads.size(); ++h) t.heads[h].ablated = ablate.off[h];
 }
 
 Projections attention_project(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,

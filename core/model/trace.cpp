@@ -369,24 +369,28 @@ Result<Trace> trace_run(const Model& model, const TraceInput& input, const Trace
 }
 
 Result<Mat> trace_final_ablated(const Model& model, const Trace& base, const Ablation& ablation) {
+  Interventions iv;
+  iv.ablation = ablation;
+  return trace_final_intervened(model, base, iv);
+}
+
+Result<Mat> trace_final_intervened(const Model& model, const Trace& base, const Interventions& iv) {
   const ModelConfig& c = model.config;
-  if (base.cross) return make_error("switching heads off one at a time needs self-attention, not cross-attention");
+  if (base.cross) return make_error("switching heads off or patching needs self-attention, not cross-attention");
   if (static_cast<int>(base.layers.size()) != c.n_layers || base.embed.cols() != c.d_model)
     return make_error("the trace was not made by this model");
-  if (Status s = ablation_validate(ablation, c); !s) return make_error(s.error());
-  // The first layer whose set of switched-off heads differs; layers before it are base's own.
-  int first = c.n_layers;
-  for (int l = 0; l < c.n_layers && first == c.n_layers; ++l) {
-    const LayerAblation a = ablation_for_layer(ablation, l, c.n_heads), b = ablation_for_layer(base.ablation, l, c.n_heads);
-    if (a.off != b.off || (a.any() && a.mode != b.mode)) first = l;
-  }
+  if (Status s = interventions_validate(iv, c, base.n_queries()); !s) return make_error(s.error());
+  // Layers before the first one the interventions change are base's own.
+  const int first = interventions_first_layer(iv, base.ablation, c);
   if (first == c.n_layers) return base.final;
   Mat x = base.layers[static_cast<size_t>(first)].x_in;
   const bool keep_scores = trace_keeps_scores(c, base.mask);
-  for (int l = first; l < c.n_layers; ++l)
+  for (int l = first; l < c.n_layers; ++l) {
+    interventions_apply_residual(iv, l, x);
     x = layer_forward(model.weights.layers[static_cast<size_t>(l)], c, x, nullptr, base.mask, keep_scores,
-                      ablation_for_layer(ablation, l, c.n_heads))
+                      interventions_for_layer(iv, l, c.n_heads))
             .out;
+  }
   return trace_final_of(model, x);
 }
 

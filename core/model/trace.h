@@ -11,6 +11,7 @@
 #include "base/result.h"
 #include "model/ablation.h"
 #include "model/config.h"
+#include "model/intervention.h"
 #include "model/layer.h"
 #include "model/model.h"
 #include "text/word_tokenizer.h"
@@ -120,5 +121,11 @@ Mat trace_final_of(const Model& model, const Mat& last_out);
 // only the layers from the first one whose ablation differs (earlier layers' outputs are base's).
 // Self-attention traces only; what measures of importance run once per head.
 Result<Mat> trace_final_ablated(const Model& model, const Trace& base, const Ablation& ablation);
+
+// The same with any interventions (model/intervention.h): heads switched off, heads' outputs and
+// residual rows replaced. Runs from the first layer they change; the ablation is compared with
+// base's own, patches always count. Errors: a trace not made by this model, cross-attention, an
+// intervention outside the model or of the wrong size (interventions_validate's message).
+Result<Mat> trace_final_intervened(const Model& model, const Trace& base, const Interventions& interventions);
 
 }  // namespace attnviz

@@ -25,7 +25,9 @@ std::string subword_visible_text(std::string_view covered) {
   std::string out;
   for (size_t i = 0; i < covered.size();) {
     const size_t n = valid_sequence_length(covered, i);
-    if (n == 0) {
+    const auto byte = static_cast<unsigned char>(covered[i]);
+    const bool control = n == 1 && (byte < 0x20 || byte == 0x7f) && byte != '\t' && byte != '\n' && byte != '\r';
+    if (n == 0 || control) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "<%02X>", static_cast<unsigned char>(covered[i]));
       out += hex;

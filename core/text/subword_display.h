@@ -16,7 +16,8 @@ inline constexpr std::string_view kShownSpace = "\xC2\xB7";  // U+00B7 middle do
 inline constexpr std::string_view kShownTab = "\xE2\x86\x92";      // U+2192 rightwards arrow
 inline constexpr std::string_view kShownNewline = "\xE2\x86\xB2";  // U+21B2 down arrow with tip leftwards
 
-// Makes covered text displayable: whitespace marked as above, invalid UTF-8 bytes as <NN>.
+// Makes covered text displayable: whitespace marked as above, invalid UTF-8 bytes and other control
+// characters (a DEL, an escape) as <NN>.
 std::string subword_visible_text(std::string_view covered);
 
 // The display text of one token of `encoding`: special tokens and tokens that cover no text show

@@ -1,0 +1,170 @@
+// Direct logit attribution: the residual at one position taken apart into the writes that sum to
+// it (read from the trace, no forward runs), each carried through the linearised final norm.
+#include "analysis/logit_attribution.h"
+
+#include <cmath>
+
+#include "analysis/answer.h"
+
+namespace attnviz {
+
+namespace {
+
+RowVec row_or_zeros(const Vec& v, int n) { return v.size() == n ? RowVec(v.transpose()) : RowVec::Zero(n); }
+
+// The final norm linearised at `residual`: v -> its contribution to the normed vector, and the
+// norm's own bias (zeros without one).
+struct LinearNorm {
+  bool centre = false;
+  double scale = 1;
+  RowVec gain, bias;  // (C)
+
+  RowVec apply(const RowVec& v) const {
+    RowVec out = v;
+    if (centre) out.array() -= v.mean();
+    return (out.array() * gain.array()).matrix() * static_cast<float>(scale);
+  }
+};
+
+LinearNorm linear_norm_at(const Model& model, const RowVec& residual) {
+  const ModelConfig& c = model.config;
+  LinearNorm n;
+  const int C = c.d_model;
+  n.gain = RowVec::Ones(C);
+  n.bias = RowVec::Zero(C);
+  if (!c.final_norm) return n;
+  n.gain = row_or_zeros(model.weights.final_norm_w, C);
+  double sum = 0, sum_sq = 0;
+  for (int i = 0; i < C; ++i) sum += residual(i);
+  const double mean = sum / C;
+  if (c.norm_kind == NormKind::layer_norm) {
+    n.centre = true;
+    for (int i = 0; i < C; ++i) sum_sq += (residual(i) - mean) * (residual(i) - mean);
+    n.bias = row_or_zeros(model.weights.final_norm_b, C);
+  } else {
+    for (int i = 0; i < C; ++i) sum_sq += static_cast<double>(residual(i)) * residual(i);
+  }
+  n.scale = 1.0 / std::sqrt(sum_sq / C + static_cast<double>(c.ln_eps));
+  return n;
+}
+
+// The unembedding's rows and bias, as the output head reads them (tied: the token table, no bias).
+struct Unembedding {
+  const WeightMat* w = nullptr;
+  const Vec* b = nullptr;
+};
+Result<Unembedding> unembedding_of(const Model& model) {
+  switch (model_output_head(model)) {
+    case OutputHead::linear: return Unembedding{&model.weights.output_w, &model.weights.output_b};
+    case OutputHead::tied: return Unembedding{&model.weights.tok_embed, nullptr};
+    case OutputHead::bert_mlm:
+      return make_error("direct logit attribution reads a language model's unembedding; a masked-LM head has a "
+                        "non-linear transform before it");
+    case OutputHead::none: break;
+  }
+  return make_error(no_answer_english(NoAnswer{NoAnswerReason::no_output_head, {}}));
+}
+
+double dot(const RowVec& a, const RowVec& b) {
+  double s = 0;
+  for (Eigen::Index i = 0; i < a.size(); ++i) s += static_cast<double>(a(i)) * b(i);
+  return s;
+}
+
+}  // namespace
+
+Result<ResidualParts> residual_parts(const Model& model, const Trace& trace, int p) {
+  const ModelConfig& c = model.config;
+  if (trace.weights_only) return make_error(no_answer_english(NoAnswer{NoAnswerReason::no_model, {}}));
+  if (trace.cross) return make_error("direct logit attribution reads self-attention, not cross-attention");
+  if (c.norm != NormPlacement::pre)
+    return make_error("direct logit attribution needs a pre-norm model, whose residual stream is the sum of what each "
+                      "part writes; this model normalises after each sublayer (post-norm)");
+  if (trace.ablation.any()) return make_error("direct logit attribution reads the full model: switch the heads back on");
+  if (static_cast<int>(trace.layers.size()) != c.n_layers || trace.embed.cols() != c.d_model)
+    return make_error(no_answer_english(NoAnswer{NoAnswerReason::other_model, {}}));
+  if (p < 0 || p >= trace.n_queries()) return make_error("position " + std::to_string(p) + " is outside the input");
+  const int C = c.d_model, HS = c.head_size();
+  ResidualParts r;
+  r.position = p;
+  r.embeddings = trace.embed.row(p);
+  r.biases = RowVec::Zero(C);
+  for (int l = 0; l < c.n_layers; ++l) {
+    const LayerWeights& w = model.weights.layers[static_cast<size_t>(l)];
+    const LayerTrace& lt = trace.layers[static_cast<size_t>(l)];
+    std::vector<RowVec> heads;
+    for (int h = 0; h < c.n_heads; ++h) {
+      const RowVec z = lt.attn.heads[static_cast<size_t>(h)].out.row(p);
+      heads.push_back(z * w.attn.out_w.middleCols(static_cast<Eigen::Index>(h) * HS, HS).transpose());
+    }
+    r.heads.push_back(std::move(heads));
+    r.biases += row_or_zeros(w.attn.out_b, C);
+    if (lt.ffn_out.rows() > p) {
+      const RowVec b2 = row_or_zeros(w.ff2_b, C);
+      r.mlps.push_back(lt.ffn_out.row(p) - b2);
+      r.biases += b2;
+    } else {
+      r.mlps.push_back(RowVec::Zero(C));
+    }
+  }
+  r.residual = trace.layers.back().out.row(p);
+  return r;
+}
+
+Result<RowVec> residual_write_logits(const Model& model, const RowVec& write, const RowVec& residual) {
+  auto u = unembedding_of(model);
+  if (!u) return make_error(u.error());
+  if (write.size() != model.config.d_model || residual.size() != model.config.d_model)
+    return make_error(no_answer_english(NoAnswer{NoAnswerReason::other_model, {}}));
+  const RowVec normed = linear_norm_at(model, residual).apply(write);
+  return RowVec(normed * u->w->transpose());
+}
+
+Result<LogitAttribution> logit_attribution(const Model& model, const Trace& trace, int answer_id, int wrong_id) {
+  auto u = unembedding_of(model);
+  if (!u) return make_error(u.error());
+  if (!trace.causal) return make_error(no_answer_english(NoAnswer{NoAnswerReason::needs_causal, {}}));
+  auto answer = model_answer(model, trace, {}, 2);
+  if (!answer) return make_error(answer.error());
+  const PositionAnswer& pa = answer->predictions.front();
+  LogitAttribution a;
+  a.position = pa.position;
+  a.answer_id = answer_id >= 0 ? answer_id : pa.top.front().id;
+  a.wrong_id = wrong_id >= 0 ? wrong_id : (pa.top.size() > 1 ? pa.top[1].id : -1);
+  const Eigen::Index V = u->w->rows();
+  for (int id : {a.answer_id, a.wrong_id})
+    if (id < 0 || id >= V) return make_error("token id " + std::to_string(id) + " is outside the model's vocabulary");
+  auto parts = residual_parts(model, trace, a.position);
+  if (!parts) return make_error(parts.error());
+
+  const RowVec d = u->w->row(a.answer_id) - u->w->row(a.wrong_id);
+  const LinearNorm norm = linear_norm_at(model, parts->residual);
+  const auto logit_of = [&](const RowVec& v) { return dot(norm.apply(v), d); };
+  double total = 0;
+  for (const auto& layer : parts->heads) {
+    std::vector<float> row;
+    for (const RowVec& v : layer) {
+      const double x = logit_of(v);
+      row.push_back(static_cast<float>(x));
+      total += x;
+    }
+    a.heads.push_back(std::move(row));
+  }
+  for (const RowVec& v : parts->mlps) {
+    const double x = logit_of(v);
+    a.mlps.push_back(static_cast<float>(x));
+    total += x;
+  }
+  const double embeddings = logit_of(parts->embeddings);
+  double biases = logit_of(parts->biases) + dot(norm.bias, d);
+  if (u->b && u->b->size() == V) biases += static_cast<double>((*u->b)(a.answer_id)) - (*u->b)(a.wrong_id);
+  a.embeddings = static_cast<float>(embeddings);
+  a.biases = static_cast<float>(biases);
+  a.total = static_cast<float>(total + embeddings + biases);
+  auto logits = output_logits(model, trace.final.row(a.position));
+  if (!logits) return make_error(logits.error());
+  a.logit_diff = (*logits)(a.answer_id) - (*logits)(a.wrong_id);
+  return a;
+}
+
+}  // namespace attnviz
