@@ -94,19 +94,23 @@ std::vector<int> mask_positions(const Model& model, const Trace& trace) {
   return out;
 }
 
-float coref_log_prob(const CorefPrediction& got, int referent) {
-  const double p = got.referent == referent ? got.probability : 1.0 - static_cast<double>(got.probability);
-  return static_cast<float>(std::log(std::max(p, 1e-30)));
+// log p(referent) among the two candidates, from their logits in double: −softplus(l_other − l_referent).
+// (1 − p from a float sigmoid lost its digits, and became 0 past a margin of about 17.)
+float coref_log_prob(const CorefExample& e, const CorefLogits& l, int referent) {
+  const double mine = referent == e.candidate_a ? l.a : l.b, other = referent == e.candidate_a ? l.b : l.a;
+  const double x = other - mine;
+  const double softplus = x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+  return static_cast<float>(-softplus);
 }
 
 AnswerResult<ModelAnswer> answer_at(const Model& model, const Trace& trace, const Mat& final, ModelAnswer out, int top_k) {
   out.predictions.clear();
   out.log_prob = 0;
   if (out.kind == AnswerKind::coref) {
-    auto p = coref_answer_from_final(model, final, out.example);
-    if (!p) return p.why();
-    out.coref = *p;
-    out.log_prob = coref_log_prob(*p, p->referent);
+    auto l = coref_candidate_logits(model, final, out.example);
+    if (!l) return l.why();
+    out.coref = coref_choose(out.example, l->a, l->b);
+    out.log_prob = coref_log_prob(out.example, *l, out.coref.referent);
     return out;
   }
   std::vector<int> positions;
@@ -216,10 +220,10 @@ AnswerResult<ModelAnswer> model_answer_from_final(const Model& model, const Trac
 AnswerResult<AnswerShift> answer_shift(const Model& model, const Mat& final, const ModelAnswer& reference) {
   AnswerShift out;
   if (reference.kind == AnswerKind::coref) {
-    auto p = coref_answer_from_final(model, final, reference.example);
-    if (!p) return p.why();
-    out.log_prob = coref_log_prob(*p, reference.coref.referent);
-    out.changed = p->referent != reference.coref.referent;
+    auto l = coref_candidate_logits(model, final, reference.example);
+    if (!l) return l.why();
+    out.log_prob = coref_log_prob(reference.example, *l, reference.coref.referent);
+    out.changed = coref_choose(reference.example, l->a, l->b).referent != reference.coref.referent;
     return out;
   }
   for (const PositionAnswer& pa : reference.predictions) {

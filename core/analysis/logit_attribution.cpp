@@ -123,7 +123,9 @@ Result<RowVec> residual_write_logits(const Model& model, const RowVec& write, co
 Result<LogitAttribution> logit_attribution(const Model& model, const Trace& trace, int answer_id, int wrong_id) {
   auto u = unembedding_of(model);
   if (!u) return make_error(u.error());
-  if (!trace.causal) return make_error(no_answer_english(NoAnswer{NoAnswerReason::needs_causal, {}}));
+  if (!trace.causal)
+    return make_error("direct logit attribution reads the next token a language model predicts at the last position, "
+                      "under the causal mask; this run has none (a language model applies it itself; --mask causal)");
   auto answer = model_answer(model, trace, {}, 2);
   if (!answer) return make_error(answer.error());
   const PositionAnswer& pa = answer->predictions.front();

@@ -83,6 +83,7 @@ std::string patch_failure_english(const PatchFailure& f) {
       return "the clean text has " + std::to_string(f.clean_tokens) + " tokens and the corrupt text " +
              std::to_string(f.corrupt_tokens) + ": patching needs texts of the same number of tokens";
     case PatchFailureKind::same_answer:
+      if (!f.answer.empty()) return "both texts give the same answer ('" + f.answer + "'): there is nothing to patch";
       return "both texts give the same answer (the metric is " + std::to_string(f.metric) +
              " on each): there is nothing to patch";
     case PatchFailureKind::bad_token:
@@ -159,6 +160,8 @@ PatchOutcome<PatchResult> patch_run(const Model& model, const Trace& clean, std:
   if (std::fabs(r.clean - r.corrupt) <= kPatchSameAnswer) {
     PatchFailure f = failure_of(PatchFailureKind::same_answer);
     f.metric = r.clean;
+    if (r.answer_id >= 0 && r.answer_id == r.wrong_id) f.answer = r.answer_text;
+    if (r.clean_referent >= 0 && r.clean_referent == r.corrupt_referent) f.answer = r.clean_referent_text;
     return f;
   }
 

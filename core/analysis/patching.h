@@ -42,6 +42,7 @@ struct PatchFailure {
   NoAnswer no_answer;                       // no_answer
   int clean_tokens = 0, corrupt_tokens = 0; // different_lengths
   float metric = 0;                         // same_answer: m of both
+  std::string answer;                       // same_answer: the answer both give, when it is one token or referent
   int token = -1;                           // bad_token
 };
 std::string patch_failure_english(const PatchFailure& f);

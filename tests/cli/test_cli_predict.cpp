@@ -373,3 +373,71 @@ TEST_CASE("cli predict/heads: why there is no answer is printed in English, the 
   CHECK(refused({"predict", "--model", kCoref, "--text", "The animal didn't cross the street."}) == no_it);
   CHECK(refused({"predict", "--model", std::string(ATTNVIZ_ASSETS) + "/demo_induction", "--text", "t3 t9 t3"}) == no_it);
 }
+
+TEST_CASE("cli patch: the coreference demo's pair by head and by position, as JSON") {
+  const auto head = json_of(cli_in_process({"patch", "--model", "demo:coref", "--clean", kTired, "--corrupt", kWide, "--json", "-"}));
+  CHECK(head["metric"] == "log_prob_diff");
+  CHECK(head["by"] == "head");
+  CHECK(head["clean"].get<float>() == doctest::Approx(8.0772).epsilon(1e-4));
+  CHECK(head["corrupt"].get<float>() == doctest::Approx(-7.6329).epsilon(1e-4));
+  CHECK(head["clean_referent"]["text"] == "animal");
+  CHECK(head["corrupt_referent"]["position"] == 5);
+  REQUIRE(head["effect"].size() == 2);
+  CHECK(head["effect"][0][2].get<float>() > 0.9f);
+  CHECK(head["patched_answer"][0][2] == "animal");
+  CHECK(head["tokens"][10] == nlohmann::json::parse(R"(["tired", "wide"])"));
+  const auto pos = json_of(cli_in_process({"patch", "--model", "demo:coref", "--clean", kTired, "--corrupt", kWide,
+                                           "--by", "position", "--json", "-"}));
+  CHECK(pos["by"] == "position");
+  REQUIRE(pos["effect"][0].size() == 12);
+  CHECK(pos["effect"][0][10] == 1.0);
+  CHECK(pos["effect"][0][9] == 0.0);
+  CliRun text = cli_in_process({"patch", "--model", "demo:coref", "--clean", kTired, "--corrupt", kWide});
+  REQUIRE_MESSAGE(text.status == 0, text.err);
+  CHECK(has(text.out, "metric: log p(animal #1) - log p(street #5) at \"it\"\nclean 8.077"));
+  CHECK(has(text.out, "    0    0.00"));
+}
+
+TEST_CASE("cli patch and --logit-attribution on the GPT-2 fixture: tokens by text or id, refusals by name") {
+  const std::string gpt2 = fixture_path("hf/gpt2_tiny");
+  const auto j = json_of(cli_in_process({"patch", "--model", gpt2, "--clean", "the cat sat on the", "--corrupt",
+                                         "the hat sat on the", "--answer", " on", "--wrong-id", "60", "--json", "-"}));
+  CHECK(j["metric"] == "logit_diff");
+  CHECK(j["answer"]["id"] == 345);
+  CHECK(j["answer"]["text"] == "·on");
+  CHECK(j["wrong"]["id"] == 60);
+  CHECK(j["effect"].size() == 2);
+  CHECK(j["effect"][0].size() == 4);
+
+  CliRun two = cli_in_process({"patch", "--model", gpt2, "--clean", "the cat sat on the", "--corrupt", "the hat sat on the",
+                               "--answer", " the street"});
+  CHECK(two.status == 1);
+  CHECK(has(two.err, "--answer: ' the street' is 2 tokens, not one: '·the', '·street'"));
+  CliRun lengths = cli_in_process({"patch", "--model", gpt2, "--clean", "the cat sat on", "--corrupt", "the dog sat on"});
+  CHECK(lengths.status == 1);
+  CHECK(has(lengths.err, "the clean text has 7 tokens and the corrupt text 8"));
+  CliRun same = cli_in_process({"patch", "--model", gpt2, "--clean", "the cat sat on", "--corrupt", "the cat sat on"});
+  CHECK(same.status == 1);
+  CHECK(has(same.err, "there is nothing to patch"));
+  CHECK(cli_in_process({"patch", "--model", gpt2, "--clean", "a"}).status == 2);
+  CHECK(cli_in_process({"patch", "--model", gpt2, "--clean", "a", "--corrupt", "b", "--by", "layer"}).status == 2);
+  CHECK(cli_in_process({"patch", "--model", gpt2, "--clean", "a", "--corrupt", "b", "--answer", "x", "--answer-id", "3"}).status == 2);
+
+  const auto a = json_of(cli_in_process({"heads", "--model", gpt2, "--text", "the cat sat on the", "--logit-attribution",
+                                         "--json", "-"}));
+  const auto& at = a["attribution"];
+  REQUIRE(at["heads"].size() == 2);
+  REQUIRE(at["mlps"].size() == 2);
+  double sum = at["embeddings"].get<double>() + at["biases"].get<double>();
+  for (const auto& row : at["heads"])
+    for (const auto& v : row) sum += v.get<double>();
+  for (const auto& v : at["mlps"]) sum += v.get<double>();
+  CHECK(std::fabs(sum - at["total"].get<double>()) < 1e-4);
+  CHECK(std::fabs(at["total"].get<double>() - a["logit_diff"].get<double>()) < 1e-4);
+  CHECK(a["position"] == 7);
+  CHECK(cli_in_process({"heads", "--model", gpt2, "--text", "x", "--logit-attribution", "--importance"}).status == 2);
+  CHECK(cli_in_process({"heads", "--model", gpt2, "--text", "x", "--importance", "--answer", " on"}).status == 2);
+  CliRun coref = cli_in_process({"heads", "--model", "demo:coref", "--text", kTired, "--logit-attribution"});
+  CHECK(coref.status == 1);
+  CHECK(has(coref.err, "under the causal mask"));
+}

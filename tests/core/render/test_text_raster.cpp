@@ -34,7 +34,7 @@ Ink ink_of(const Image& img) {
   return k;
 }
 
-const FontRaster& nanum() {
+const FontRaster& raster_font() {
   // Loaded once for the whole test binary; reading a 4 MB font per test case is wasteful.
   static const std::optional<FontRaster> font = font_find_and_load();
   REQUIRE(font.has_value());
@@ -47,17 +47,17 @@ TEST_CASE("font_find: fontconfig finds a Nanum font that covers Hangul") {
   auto path = font_find_path();
   REQUIRE(path.has_value());
   CHECK(path->find("Nanum") != std::string::npos);
-  CHECK(nanum().has_glyph(U'동'));
-  CHECK(nanum().has_glyph(U'a'));
-  CHECK_FALSE(nanum().has_glyph(0x10FFFD));  // private use plane: no font has it
+  CHECK(raster_font().has_glyph(U'동'));
+  CHECK(raster_font().has_glyph(U'a'));
+  CHECK_FALSE(raster_font().has_glyph(0x10FFFD));  // private use plane: no font has it
 }
 
 TEST_CASE("text: Hangul and Latin draw ink inside their text box with the Nanum font") {
   for (const char* s : {"동물", "animal"}) {
     Image img(200, 60, kWhite);
-    const int w = text_draw(img, &nanum(), 10, 20, s, 20.0f, kBlack);
+    const int w = text_draw(img, &raster_font(), 10, 20, s, 20.0f, kBlack);
     CHECK(w > 0);
-    CHECK(w == text_width(&nanum(), s, 20.0f));
+    CHECK(w == text_width(&raster_font(), s, 20.0f));
     const Ink k = ink_of(img);
     CHECK(k.count > 40);
     CHECK(k.x0 >= 10);
@@ -67,12 +67,12 @@ TEST_CASE("text: Hangul and Latin draw ink inside their text box with the Nanum 
     CHECK(k.y1 - k.y0 >= 10);  // glyphs are not squashed
   }
   // Two Hangul syllables are about one em each; "animal" is wider than "동물".
-  const int hangul = text_width(&nanum(), "동물", 20.0f);
+  const int hangul = text_width(&raster_font(), "동물", 20.0f);
   CHECK(hangul >= 28);
   CHECK(hangul <= 44);
-  CHECK(text_width(&nanum(), "animal", 20.0f) > hangul);
-  CHECK(text_width(&nanum(), "", 20.0f) == 0);
-  CHECK(text_width(&nanum(), "abc", 0.0f) == 0);
+  CHECK(text_width(&raster_font(), "animal", 20.0f) > hangul);
+  CHECK(text_width(&raster_font(), "", 20.0f) == 0);
+  CHECK(text_width(&raster_font(), "abc", 0.0f) == 0);
 }
 
 TEST_CASE("text: fallback font draws ASCII and shows other characters as '?'") {
@@ -89,7 +89,7 @@ TEST_CASE("text: fallback font draws ASCII and shows other characters as '?'") {
 }
 
 TEST_CASE("text: vertical text is tall and narrow, stacked Hangul is one line per syllable") {
-  TextPainter painter(&nanum(), 14.0f);
+  TextPainter painter(&raster_font(), 14.0f);
   Image img(60, 120, kWhite);
   const int w = painter.draw_vertical(img, 10, 100, "animal", kBlack);
   const Ink k = ink_of(img);
@@ -110,7 +110,7 @@ TEST_CASE("text: vertical text is tall and narrow, stacked Hangul is one line pe
 }
 
 TEST_CASE("text: fit keeps short text and cuts long text with an ellipsis") {
-  TextPainter painter(&nanum(), 13.0f);
+  TextPainter painter(&raster_font(), 13.0f);
   CHECK(painter.fit("cat", 100) == "cat");
   const std::string cut = painter.fit("extraordinarily", 50);
   REQUIRE(cut.size() >= 3);
