@@ -88,6 +88,8 @@ std::string patch_failure_english(const PatchFailure& f) {
              " on each): there is nothing to patch";
     case PatchFailureKind::bad_token:
       return "token id " + std::to_string(f.token) + " is outside the model's vocabulary";
+    case PatchFailureKind::ablated:
+      return "patching compares the full model's runs: a text was run with heads switched off (switch them on)";
     case PatchFailureKind::cancelled: return kTraceCancelled;
   }
   return "cannot patch";
@@ -97,21 +99,14 @@ PatchOutcome<PatchResult> patch_run(const Model& model, const Trace& clean, std:
                                     const Trace& corrupt, std::string_view corrupt_text, PatchBy by,
                                     const PatchTokens& tokens, const std::atomic<bool>* cancel) {
   const ModelConfig& c = model.config;
-  // Each run as the full model gives it: a trace made with heads switched off is taken back to none.
-  Trace clean_full, corrupt_full;
+  for (const Trace* t : {&clean, &corrupt}) {
+    if (t->weights_only) return failure_of(NoAnswer{NoAnswerReason::no_model, {}});
+    if (t->cross) return failure_of(NoAnswer{NoAnswerReason::cross_attention, {}});
+    // Every head's z downstream of a switched-off head is that run's, not the model's: refused.
+    if (t->ablation.any()) return failure_of(PatchFailureKind::ablated);
+  }
   const Trace* cl = &clean;
   const Trace* co = &corrupt;
-  for (auto [in, owned, out] : {std::tuple{&clean, &clean_full, &cl}, std::tuple{&corrupt, &corrupt_full, &co}}) {
-    if (in->weights_only) return failure_of(NoAnswer{NoAnswerReason::no_model, {}});
-    if (in->cross) return failure_of(NoAnswer{NoAnswerReason::cross_attention, {}});
-    if (!in->ablation.any()) continue;
-    auto f = trace_final_ablated(model, *in, Ablation{});
-    if (!f) return failure_of(NoAnswer{NoAnswerReason::other_model, {}});
-    *owned = *in;
-    owned->final = std::move(*f);
-    owned->ablation = Ablation{};
-    *out = owned;
-  }
   if (cl->n_queries() != co->n_queries()) {
     PatchFailure f = failure_of(PatchFailureKind::different_lengths);
     f.clean_tokens = cl->n_queries();

@@ -35,6 +35,7 @@ enum class PatchFailureKind {
   different_lengths,  // the texts' token counts differ
   same_answer,        // m(clean) and m(corrupt) are equal within kPatchSameAnswer: nothing to patch
   bad_token,          // --answer / --wrong outside the vocabulary
+  ablated,            // a trace made with heads switched off
   cancelled,
 };
 struct PatchFailure {
@@ -87,8 +88,7 @@ class PatchOutcome {
   PatchFailure failure_;
 };
 
-// clean and corrupt: traces of the two texts by `model`, nothing switched off (their own ablations are
-// ignored: each run is measured as the full model gives it). `clean_text` and `corrupt_text` are their
+// clean and corrupt: traces of the two texts by `model`, nothing switched off (else `ablated`). `clean_text` and `corrupt_text` are their
 // sentences (the coreference demo finds "it" and the candidates in them). A set `cancel` stops between runs.
 PatchOutcome<PatchResult> patch_run(const Model& model, const Trace& clean, std::string_view clean_text,
                                     const Trace& corrupt, std::string_view corrupt_text, PatchBy by,

@@ -104,6 +104,7 @@ struct MaskSpec {
   bool any() const {
     return causal || pad_to > 0 || window >= 0 || stride > 0 || !hidden_cells.empty();
   }
+  friend bool operator==(const MaskSpec&, const MaskSpec&) = default;
 };
 
 Status mask_spec_validate(const MaskSpec& spec);

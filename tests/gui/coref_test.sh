@@ -7,6 +7,8 @@
 # "Which heads matter" over a set of sentences (a file of six): the mean grid's best head (L1 H1: the two
 # scared sentences' drops of about 10 outweigh the three L1 H3 decides, about 5 each) and for how
 # many of them it changes the answer, a clicked cell's sentences, in English and Korean; a bad set file named.
+# Then patching A (tired) into B (wide): layer 1 head 3 brings 0.95 of the answer back, and by position
+# layer 1's input at "wide" exactly all of it and layer 2's at "it" 0.94; sentences of unequal length refused.
 # usage: coref_test.sh ATTNVIZ CHECK_PNG
 set -eu
 app=$1 check_png=$2
@@ -61,11 +63,32 @@ importance_set cell 0 0
 screenshot $out/set_en.png
 lang ko
 screenshot $out/set_ko.png
+lang en
+sentence The animal didn't cross the street because it was too tired.
+coref_swap
+within 30 expect patching 0 2 0.95
+scroll_to patching
+screenshot $out/patch_head.png
+patching position
+within 30 expect patching 0 10 1.0
+expect patching 1 7 0.94
+expect patching 0 9 0.0
+lang ko
+presentation on
+scroll_to patching
+screenshot $out/patch_position_ko.png
+presentation off
+lang en
+compare_sentence The animal didn't cross the street because it was wide.
+within 30 expect patching_error A has 12 tokens and B 11: patching needs sentences of the same number of tokens.
+lang ko
+expect patching_error A는 토큰 12개, B는 11개입니다
+lang en
 quit
 ACTIONS
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --script "$out/actions.txt"
 
-for png in pair ko no_it empty set_en set_ko; do "$check_png" "$out/$png.png" 1280 800; done
+for png in pair ko no_it empty set_en set_ko patch_head patch_position_ko; do "$check_png" "$out/$png.png" 1280 800; done
 # coref_swap: sentence B is A's minimal pair, compared sentence by sentence.
 grep -q "\"compare_sentence\": \"$small\"" "$out/pair.json" || { echo "B is not the minimal pair"; exit 1; }
 grep -q '"compare_mode": "sentence_b"' "$out/pair.json"

@@ -25,6 +25,7 @@
 #include "state/hangul_compose.h"
 #include "state/importance_runner.h"
 #include "state/importance_set_state.h"
+#include "state/patching_state.h"
 #include "state/measure_maps.h"
 #include "state/model_loader.h"
 #include "state/model_source.h"
@@ -77,6 +78,7 @@ struct AppState {
   bool presentation_panels = false;  // in presentation mode, the side panels (F6); hidden by default
   HangulTyping hangul;        // the built-in Korean typing in the text fields (Shift+Space)
   std::string focus_field;    // a text field to put the keyboard in at the next frame (`focus`), then ""
+  std::string scroll_to;      // a section its view scrolls to at the next frame it draws (`scroll_to patching`), then ""
   AttentionMeasure measure = AttentionMeasure::weights;  // what Heads, Model view and Lines draw
   WordViewOptions word_view;  // Heads, Model view, Lines, Statistics in words / without special tokens
 
@@ -106,6 +108,7 @@ struct AppState {
   ImportanceRunner importance;             // "which heads matter", off the UI thread
   std::optional<ImportanceResult> importance_result;  // the newest grid (its trace_version says for what)
   ImportanceSetState importance_set;       // ...and over a set of sentences
+  PatchingState patching;                  // A's activations patched into B's run, off the UI thread
   uint64_t trace_version = 0;            // bumped whenever A or B is replaced
   std::string error;                     // why the newest request failed (the previous trace stays)
   std::string error_b;

@@ -116,6 +116,29 @@ std::string script_expect(const AppState& app, const std::string& what) {
                              " of " + std::to_string(g->sentences.size());
     return text.empty() || best == text ? std::string() : "expected the set's most important head " + text + ", it is " + best;
   }
+  if (kind == "patching") {  // patching L C EFFECT: the shown run's effect at a cell, within 0.01
+    int l = 0, c = 0;
+    double want = 0;
+    std::istringstream in(text);
+    if (!(in >> l >> c >> want)) return "expected patching L C EFFECT";
+    const PatchingRun* run = patching_current(app);
+    if (!run) return "expected a patching result for A and B (is sentence B shown?)";
+    if (!run->result) return "expected a patching result: " + (run->trace_error.empty() && run->failure ? patch_failure_english(*run->failure) : run->trace_error);
+    const auto& e = run->result->effect;
+    if (l < 0 || l >= static_cast<int>(e.size()) || c < 0 || c >= static_cast<int>(e[0].size()))
+      return "the patching grid has no cell " + text;
+    const double got = e[static_cast<size_t>(l)][static_cast<size_t>(c)];
+    if (std::abs(got - want) <= 0.01) return {};
+    return "expected the patching effect " + std::to_string(want) + " at " + std::to_string(l) + " " + std::to_string(c) +
+           ", it is " + std::to_string(got);
+  }
+  if (kind == "patching_error") {  // patching_error TEXT: why the shown run has no grid, in the UI's language
+    const PatchingRun* run = patching_current(app);
+    if (!run) return "expected a patching run for A and B (is sentence B shown?)";
+    const std::string got = patching_failure_text(*run, app.lang);
+    if (run->result) return "expected patching to fail with '" + text + "', it has a grid";
+    return got.find(text) != std::string::npos ? std::string() : "expected patching to fail with '" + text + "', it says '" + got + "'";
+  }
   if (kind == "tokens") {
     int n = 0;
     if (!parse_int_in(text, 0, kMaxTokens, n)) return "expected tokens N";
@@ -124,7 +147,7 @@ std::string script_expect(const AppState& app, const std::string& what) {
   }
   return "unknown expectation '" + kind +
          "' (error, no_error, model_error, status, tokens, sentence, model, answer, answer_line, answer_b_line, answer_full, importance, weight, idle, "
-         "translation, translate_error, translate_exact, translate_gap, translate_trained, importance_set)";
+         "translation, translate_error, translate_exact, translate_gap, translate_trained, importance_set, patching, patching_error)";
 }
 
 // `try LINE`, `nowait LINE`: the line after the verb, with the rest as one argument for TEXT verbs,
@@ -325,6 +348,22 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     } else {
       return fail("expected demo, file PATH, sentence, set, measure or cell L H");
     }
+  } else if (v == "scroll_to") {  // scroll_to patching: the section comes into view at the next frame
+    if (!need(1) || a[0] != "patching") return fail("expected scroll_to patching");
+    app.scroll_to = a[0];
+  } else if (v == "patching") {  // patching head|position, patching cell L C: the Coreference view's patching panel
+    const std::string what = a.empty() ? std::string() : a[0];
+    if (what == "head" || what == "position") {
+      app.patching.by = what == "head" ? PatchBy::head : PatchBy::position;
+    } else if (what == "cell" && a.size() == 3) {
+      int l = 0, c = 0;
+      if (!parse_int_in(a[1], 0, 4096, l) || !parse_int_in(a[2], 0, kMaxTokens, c)) return fail("expected cell L C");
+      app.patching.cell_row = l;
+      app.patching.cell_column = c;
+    } else {
+      return fail("expected head, position or cell L C");
+    }
+    patching_update(app);
   } else if (v == "arch" || v == "coref_arch") {  // the Model panel's architecture controls of the demo shown
     if (v == "coref_arch" && app.source != ModelSource::demo_coref)
       return fail("the coreference demo is not the model shown (model coref)");

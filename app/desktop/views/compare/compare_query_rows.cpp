@@ -13,6 +13,7 @@
 #include "shell/fonts.h"
 #include "shell/panels.h"
 #include "views/compare/compare_parts.h"
+#include "widgets/gui_resources.h"
 #include "widgets/draw.h"
 #include "widgets/heatmap_widget.h"
 

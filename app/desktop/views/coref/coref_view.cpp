@@ -11,6 +11,7 @@
 #include "shell/panels.h"
 #include "shell/view_registry.h"
 #include "widgets/importance_panel.h"
+#include "widgets/patching_panel.h"
 #include "views/coref/coref_parts.h"
 
 namespace attnviz {
@@ -41,6 +42,7 @@ void coref_view_draw(AppState& app, GuiResources& gui) {
     coref_heads_grid(app, a, layer, head);
     importance_panel(app);
     coref_pair_section(app, gui, a, layer, head, is_best);
+    patching_panel(app);
   }
   ImGui::EndChild();
   ImGui::End();

@@ -1,0 +1,94 @@
+#include "state/patching_state.h"
+
+#include "state/answer_text.h"
+#include "state/app_state.h"
+
+namespace attnviz {
+
+namespace {
+
+PatchingRun patching_measure(const PatchingRequest& r, const std::atomic<bool>* cancel) {
+  PatchingRun run;
+  run.request = r;
+  Trace traces[2];
+  const std::string* texts[2] = {&r.clean, &r.corrupt};
+  std::vector<std::string>* tokens[2] = {&run.clean_tokens, &run.corrupt_tokens};
+  for (int i = 0; i < 2; ++i) {
+    TraceInput in;
+    in.text = *texts[i];
+    in.mask = r.mask;
+    in.max_memory = r.max_memory;
+    auto t = trace_run(*r.model, in);
+    if (!t) {
+      run.trace_error = (i == 0 ? "A: " : "B: ") + t.error();
+      return run;
+    }
+    traces[i] = std::move(*t);
+    for (const TraceToken& tok : traces[i].queries) tokens[i]->push_back(tok.text);
+  }
+  auto out = patch_run(*r.model, traces[0], r.clean, traces[1], r.corrupt, r.by, {}, cancel);
+  if (out) run.result = std::move(*out);
+  else run.failure = out.failure();
+  return run;
+}
+
+}  // namespace
+
+std::optional<PatchingRequest> patching_wanted(const AppState& app) {
+  if (!app.trace || !app.trace_model || app.trace->weights_only || !app.trace_b) return std::nullopt;
+  if (app.compare.mode != CompareMode::sentence_b) return std::nullopt;
+  PatchingRequest r;
+  r.model = app.trace_model;
+  r.clean = app.sentence;
+  r.corrupt = app.compare.sentence;
+  r.mask = app.mask;
+  r.by = app.patching.by;
+  r.max_memory = app.trace_max_memory;
+  return r;
+}
+
+void patching_update(AppState& app) {
+  PatchingState& s = app.patching;
+  if (auto done = s.job.poll()) {
+    s.running.reset();
+    if (!(done->failure && done->failure->kind == PatchFailureKind::cancelled)) {
+      const bool same_cells = s.shown && s.shown->result && done->result && s.shown->request.by == done->request.by;
+      if (!same_cells) s.cell_row = s.cell_column = -1;
+      s.shown = std::move(*done);
+    }
+  }
+  const std::optional<PatchingRequest> want = patching_wanted(app);
+  if (!want || (s.shown && s.shown->request == *want)) return;
+  if (s.job.busy()) {
+    if (s.running && !(*s.running == *want)) s.cancel = true;  // ends between runs; the next frame starts the wanted one
+    return;
+  }
+  s.cancel = false;
+  s.running = *want;
+  s.job.start([r = *want, cancel = &s.cancel] { return patching_measure(r, cancel); });
+}
+
+const PatchingRun* patching_current(const AppState& app) {
+  const std::optional<PatchingRequest> want = patching_wanted(app);
+  if (!want || !app.patching.shown || !(app.patching.shown->request == *want)) return nullptr;
+  return &*app.patching.shown;
+}
+
+std::string patching_failure_text(const PatchingRun& run, Lang L) {
+  if (!run.trace_error.empty()) return run.trace_error;
+  if (!run.failure) return {};
+  const PatchFailure& f = *run.failure;
+  switch (f.kind) {
+    case PatchFailureKind::no_answer: return no_answer_text(f.no_answer, L);
+    case PatchFailureKind::unsupported: return tr(L, Str::patch_fail_unsupported);
+    case PatchFailureKind::different_lengths: return tr_format(L, Str::patch_fail_lengths, f.clean_tokens, f.corrupt_tokens);
+    case PatchFailureKind::same_answer:
+      return f.answer.empty() ? std::string(tr(L, Str::patch_fail_same_metric)) : tr_format(L, Str::patch_fail_same, f.answer.c_str());
+    case PatchFailureKind::bad_token: return tr_format(L, Str::patch_fail_bad_token, f.token);
+    case PatchFailureKind::ablated: return tr(L, Str::patch_fail_ablated);
+    case PatchFailureKind::cancelled: break;
+  }
+  return {};
+}
+
+}  // namespace attnviz
