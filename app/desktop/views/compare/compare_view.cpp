@@ -20,6 +20,7 @@
 #include "text/word_swap.h"
 #include "views/compare/compare_parts.h"
 #include "widgets/draw.h"
+#include "widgets/patching_panel.h"
 #include "widgets/hangul_typing.h"
 #include "widgets/heatmap_widget.h"
 
@@ -559,6 +560,8 @@ void compare_view_draw(AppState& app, GuiResources& gui) {
     if (rows[0].diff || app.compare.mode == CompareMode::single_vs_multi) overview_strip(app, gui, A, rows, layer);
   ImGui::Spacing();
   compare_grid(app, gui, A, B, shown, layer);
+  // Two sentences of the same model: what of A's answer each head or position carries into B.
+  if (app.compare.mode == CompareMode::sentence_b) patching_panel(app);
   ImGui::End();
 }
 
