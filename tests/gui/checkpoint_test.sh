@@ -42,10 +42,17 @@ grep -q "hf/gpt2_tiny\"" "$XDG_CONFIG_HOME/attnviz/recent_models.json" || { echo
 {
   echo "model file $fixtures/hf/gpt2_tiny"
   for view in model lines compare steps stats coref; do printf 'view %s\nscreenshot %s\n' "$view" "$out/view_$view.png"; done
+  # The logit lens and attribution (Statistics) and patching (Compare) on a language model's next token.
+  printf 'sentence the cat sat on the\nview stats\nwithin 10 expect lens_top 2 ·다\nexpect lens_top 0 ·the\nlens head 1 2\n'
+  printf 'screenshot %s\n' "$out/lens.png"
+  printf 'view compare\ncompare sentence_b\ncompare_sentence the hat sat on the\npatching position\n'
+  printf 'within 30 expect patching 0 2 1.145\nexpect patching 0 0 0\nscreenshot %s\n' "$out/patch.png"
   echo quit
 } > "$out/views.txt"
 xvfb "$app" --script "$out/views.txt"
 for view in model lines compare steps stats coref; do "$check_png" "$out/view_$view.png" 1280 800; done
+"$check_png" "$out/lens.png" 1280 800
+"$check_png" "$out/patch.png" 1280 800
 
 # 4. A path that is not a model: exit 1, the message names it.
 if xvfb "$app" --model "$out/nothing" --screenshot "$out/bad.png" --frames 2 2> "$out/bad.err"; then

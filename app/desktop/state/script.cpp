@@ -132,6 +132,16 @@ std::string script_expect(const AppState& app, const std::string& what) {
     return "expected the patching effect " + std::to_string(want) + " at " + std::to_string(l) + " " + std::to_string(c) +
            ", it is " + std::to_string(got);
   }
+  if (kind == "lens_top") {  // lens_top ROW TOKEN: the logit lens's likeliest token in a row (0: the embeddings)
+    const std::string row_text = text.substr(0, text.find(' ')), want = text.find(' ') == std::string::npos ? "" : text.substr(text.find(' ') + 1);
+    int row = 0;
+    if (!parse_int_in(row_text, 0, 4096, row)) return "expected lens_top ROW TOKEN";
+    if (!app.lens.cached || app.lens.version != app.trace_version) return "the logit lens is not shown for this trace (view stats)";
+    if (row >= static_cast<int>(app.lens.rows.size()) || app.lens.rows[static_cast<size_t>(row)].top.empty())
+      return "the logit lens has no row " + row_text + (app.lens.rows_error.empty() ? "" : ": " + app.lens.rows_error);
+    const std::string got = app.lens.rows[static_cast<size_t>(row)].top.front().text;
+    return got == want ? std::string() : "expected the lens's top token " + want + " in row " + row_text + ", it is " + got;
+  }
   if (kind == "patching_error") {  // patching_error TEXT: why the shown run has no grid, in the UI's language
     const PatchingRun* run = patching_current(app);
     if (!run) return "expected a patching run for A and B (is sentence B shown?)";
@@ -147,7 +157,7 @@ std::string script_expect(const AppState& app, const std::string& what) {
   }
   return "unknown expectation '" + kind +
          "' (error, no_error, model_error, status, tokens, sentence, model, answer, answer_line, answer_b_line, answer_full, importance, weight, idle, "
-         "translation, translate_error, translate_exact, translate_gap, translate_trained, importance_set, patching, patching_error)";
+         "translation, translate_error, translate_exact, translate_gap, translate_trained, importance_set, patching, patching_error, lens_top)";
 }
 
 // `try LINE`, `nowait LINE`: the line after the verb, with the rest as one argument for TEXT verbs,
@@ -348,6 +358,12 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     } else {
       return fail("expected demo, file PATH, sentence, set, measure or cell L H");
     }
+  } else if (v == "lens") {  // lens head L H: the head whose write the logit lens lists
+    int l = 0, h = 0;
+    if (a.size() != 3 || a[0] != "head" || !parse_int_in(a[1], 0, 4096, l) || !parse_int_in(a[2], 0, 4096, h))
+      return fail("expected lens head L H");
+    lens_refresh(app);
+    lens_choose_head(app, l, h);
   } else if (v == "scroll_to") {  // scroll_to patching: the section comes into view at the next frame
     if (!need(1) || a[0] != "patching") return fail("expected scroll_to patching");
     app.scroll_to = a[0];

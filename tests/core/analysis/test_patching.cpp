@@ -10,6 +10,7 @@
 
 #include "analysis/answer.h"
 #include "analysis/logit_attribution.h"
+#include "analysis/logit_lens.h"
 #include "analysis/patching.h"
 #include "io/model_open.h"
 #include "support/check_util.h"
@@ -270,4 +271,50 @@ TEST_CASE("logit attribution: refused where the residual is no sum of writes, or
   CHECK(has(mlm.error(), "masked-LM head"));
   const Model gpt2 = open_model(fixture_path("hf/gpt2_tiny"));
   CHECK(has(logit_attribution(gpt2, traced(gpt2, kCat), 9999).error(), "token id 9999 is outside"));
+}
+
+TEST_CASE("logit lens: a row for the embeddings and after each layer, the last the model's own prediction") {
+  const Model m = open_model(fixture_path("hf/gpt2_tiny"));
+  const Trace t = traced(m, kCat);
+  auto rows = logit_lens_at(m, t, 7, 5);
+  REQUIRE_MESSAGE(rows.ok(), rows.error());
+  REQUIRE(rows->size() == 3);
+  CHECK(rows->front().after_layer == -1);
+  CHECK(rows->back().after_layer == 1);
+  auto answer = model_answer(m, t, kCat, 5);
+  REQUIRE(answer.ok());
+  const auto& own = answer->predictions.front().top;
+  for (size_t i = 0; i < 5; ++i) {
+    CHECK(rows->back().top[i].id == own[i].id);
+    CHECK(rows->back().top[i].p == doctest::Approx(own[i].p).epsilon(1e-6));
+  }
+  // After layer 0 the residual is the embeddings plus layer 0's writes: read through ln_f by hand.
+  const Mat normed = trace_final_of(m, Mat(t.layers[0].out.row(7)));
+  auto logits = output_logits(m, normed.row(0));
+  REQUIRE(logits.ok());
+  Eigen::Index best = 0;
+  logits->maxCoeff(&best);
+  CHECK((*rows)[1].top[0].id == best);
+  CHECK_FALSE(logit_lens_at(m, t, 8).ok());
+  const Model coref = open_model(std::string(ATTNVIZ_ASSETS) + "/demo_coref");
+  auto words = logit_lens_at(coref, traced(coref, kTired), 7, 3);  // a word model's output layer reads too
+  REQUIRE(words.ok());
+  CHECK(words->size() == 3);
+}
+
+TEST_CASE("head write: the tokens a head's write promotes and suppresses, as its share of the logits") {
+  const Model m = open_model(fixture_path("hf/gpt2_tiny"));
+  const Trace t = traced(m, kCat);
+  auto w = head_write_tokens(m, t, 1, 2, 7, 5);
+  REQUIRE_MESSAGE(w.ok(), w.error());
+  REQUIRE(w->promoted.size() == 5);
+  REQUIRE(w->suppressed.size() == 5);
+  CHECK(w->promoted[0].logit >= w->promoted[4].logit);
+  CHECK(w->suppressed[0].logit <= w->suppressed[4].logit);
+  CHECK(w->promoted[4].logit > w->suppressed[4].logit);
+  // The difference of two tokens' shares is the head's cell of the direct logit attribution.
+  auto a = logit_attribution(m, t, w->promoted[0].id, w->suppressed[0].id);
+  REQUIRE(a.ok());
+  CHECK(a->heads[1][2] == doctest::Approx(w->promoted[0].logit - w->suppressed[0].logit).epsilon(1e-4));
+  CHECK_FALSE(head_write_tokens(m, t, 2, 0, 7).ok());
 }
