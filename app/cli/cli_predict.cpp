@@ -16,7 +16,7 @@
 #include "cli_run.h"
 #include "io/model_open.h"
 #include "model/trace.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 

@@ -11,7 +11,7 @@
 
 #include "base/ascii.h"
 #include "base/rng.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/json.h"
+#include "base/json.h"
 #include "io/model_file.h"
 
 namespace attnviz {

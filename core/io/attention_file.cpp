@@ -8,11 +8,11 @@
 #include <map>
 
 #include "base/file_io.h"
-#include "io/json.h"
+#include "base/json.h"
 #include "model/config.h"
 #include "text/subword_display.h"
 #include "text/unicode.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 

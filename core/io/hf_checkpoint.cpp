@@ -6,7 +6,7 @@
 #include <iterator>
 
 #include "io/hf_detail.h"
-#include "io/json.h"
+#include "base/json.h"
 #include "io/model_file.h"
 
 namespace attnviz {

@@ -4,7 +4,7 @@
 // transformers 4 and 5 write them) and tensor names mapped onto the engine's model; absent biases
 // become zeros, so one forward serves them all.
 #include "io/hf_detail.h"
-#include "io/json.h"
+#include "base/json.h"
 
 namespace attnviz::hf {
 

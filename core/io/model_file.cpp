@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/json.h"
+#include "base/json.h"
 #include "io/tensor_copies.h"
 
 namespace attnviz {

@@ -27,9 +27,9 @@
 
 #include "base/bytes.h"
 #include "base/file_io.h"
-#include "io/json.h"
+#include "base/json.h"
 #include "io/safetensors_detail.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
-#include "io/json.h"
+#include "base/json.h"
 #include "io/safetensors.h"
 
 namespace attnviz::safetensors_detail {

@@ -10,7 +10,7 @@
 
 #include "base/enum_names.h"
 #include "base/parse_number.h"
-#include "io/json.h"
+#include "base/json.h"
 
 namespace attnviz {
 

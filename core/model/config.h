@@ -11,6 +11,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "base/result.h"
+#include "text/token_limit.h"
 
 namespace attnviz {
 
@@ -83,7 +84,6 @@ struct ModelConfig {
 inline constexpr int kMaxDModel = 8192;
 inline constexpr int kMaxLayers = 96;
 inline constexpr int kMaxFF = 65536;
-inline constexpr int kMaxTokens = 4096;
 inline constexpr int kMaxTypeVocab = 1024;
 // τ outside this range either overflows the scores (tiny τ) or flattens every row (huge τ).
 inline constexpr float kMinTemperature = 1e-3f;

@@ -8,7 +8,7 @@
 
 #include "base/file_io.h"
 #include "render/figure.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 

@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "text/unicode.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 #define STB_TRUETYPE_IMPLEMENTATION
 #define STBTT_STATIC

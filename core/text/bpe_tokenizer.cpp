@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "base/quoted.h"
-#include "io/json.h"
+#include "base/json.h"
 #include "text/pretokenize_split.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "text/pipeline_detail.h"
 #include "text/unicode.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 

@@ -8,7 +8,7 @@
 
 #include "text/bpe_tokenizer.h"
 #include "text/pipeline_detail.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 

@@ -3,7 +3,7 @@
 #include "text/pretokenize_split.h"
 
 #include "text/unicode.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 namespace {

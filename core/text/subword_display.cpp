@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "text/unicode.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "model/config.h"
+#include "text/token_limit.h"
 
 namespace attnviz {
 

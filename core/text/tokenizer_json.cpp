@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "io/json.h"
+#include "base/json.h"
 #include "text/bpe_tokenizer.h"
 #include "text/tokenizer_json_detail.h"
 #include "text/wordpiece_tokenizer.h"

@@ -3,9 +3,9 @@
 // the added tokens and the choice of tokenizer are tokenizer_json.cpp's.
 #include <algorithm>
 
-#include "io/json.h"
+#include "base/json.h"
 #include "text/tokenizer_json_detail.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz::tokenizer_json_detail {
 

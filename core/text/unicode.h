@@ -1,7 +1,7 @@
 // Every character class the tokenizers and the UI use, and normalisation: general categories from
 // the full Unicode database (generated tables, see tests/fixtures/make_unicode_tables.py), BERT's
 // classes, the word tokenizer's hand-written tables, NFD / NFC (Hangul by arithmetic), accent
-// stripping and context-free full lowercasing. No UTF-8 here (core/text/utf8.h), no upper case.
+// stripping and context-free full lowercasing. No UTF-8 here (core/base/utf8.h), no upper case.
 #pragma once
 #include <algorithm>
 #include <string>

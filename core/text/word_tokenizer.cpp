@@ -7,7 +7,7 @@
 
 #include "text/subword_tokenizer.h"
 #include "text/unicode.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "model/config.h"
+#include "text/token_limit.h"
 
 namespace attnviz {
 

@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/json.h"
+#include "base/json.h"
 #include "text/unicode.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 

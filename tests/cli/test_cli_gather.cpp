@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "base/file_io.h"
-#include "io/json.h"
+#include "base/json.h"
 #include "io/model_file.h"
 #include "support/check_util.h"
 #include "support/cli_util.h"

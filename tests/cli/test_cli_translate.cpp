@@ -6,7 +6,7 @@
 
 #include "base/file_io.h"
 #include "demos/translate_file.h"
-#include "io/json.h"
+#include "base/json.h"
 #include "support/check_util.h"
 #include "support/cli_util.h"
 

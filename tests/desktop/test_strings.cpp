@@ -13,7 +13,7 @@
 #include "font_find.h"
 #include "shell/printf_format.h"
 #include "shell/strings.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 using namespace attnviz;
 

@@ -6,7 +6,7 @@
 #include "base/file_io.h"
 #include "fuzz/fuzz_check.h"
 #include "text/bpe_tokenizer.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz::fuzz {
 

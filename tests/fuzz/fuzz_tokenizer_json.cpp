@@ -10,7 +10,7 @@
 #include "base/file_io.h"
 #include "fuzz/fuzz_check.h"
 #include "text/tokenizer_json.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz::fuzz {
 

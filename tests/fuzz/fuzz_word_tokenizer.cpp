@@ -2,7 +2,7 @@
 // sanitized text its offsets name, tokens must come in order without overlapping, and the count
 // must respect the limit. Reads memory only.
 #include "fuzz/fuzz_check.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 #include "text/word_tokenizer.h"
 
 namespace attnviz::fuzz {

@@ -8,7 +8,7 @@
 
 #include "base/file_io.h"
 #include "fuzz/fuzz_check.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 #include "text/wordpiece_tokenizer.h"
 
 namespace attnviz::fuzz {

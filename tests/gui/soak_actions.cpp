@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 using attnviz::utf8_append;
 

@@ -8,6 +8,11 @@
 #                              no UI library (ImGui, GLFW, GL); state/ reaches a view only through its
 #                              *_state.h, the shell only through its string table (shell/strings.h),
 #                              and never widgets/ or sidebar/
+#   core's folders             layers: base (with the one JSON reader) -> text -> model -> io -> the top tier
+#                              (train, analysis, render, demos); a folder includes its own layer and those
+#                              before it. In the top tier analysis, render and demos may include each other
+#                              (analysis reads the demos' sentence grammars; the induction demo stops training
+#                              on a detector score); train, which the portability pass builds alone, none of them
 #   every CMakeLists.txt       explicit source lists: no GLOB, no EXCLUDE REGEX
 # usage: check_layers.sh SOURCE_ROOT   (exit 0: all rules hold; 1: each broken rule is printed)
 set -u
@@ -37,6 +42,15 @@ report "app/desktop's headless part (state/, views' *_state, *_actions, *_script
   "$(echo "$headless" | xargs -r grep -nE "$gui")"
 report "app/desktop/state must not include widgets/, sidebar/, the shell (but its strings) or a view's drawing code" \
   "$(sources app/desktop/state | xargs -r grep -nE "$gui_side" | grep -vE '"(views/[a-z_]+/[a-z_]+_state\.h|shell/strings\.h)"')"
+core_layer() {  # core_layer FOLDER FOLDERS_IT_MUST_NOT_INCLUDE (a regex alternation)
+  report "core/$1 must not include $2 (core's layers: base -> text -> model -> io -> train, analysis, render, demos)" \
+    "$(sources "core/$1" | xargs -r grep -nE "#[[:space:]]*include[[:space:]]*\"($2)/")"
+}
+core_layer base 'text|model|io|train|analysis|render|demos'
+core_layer text 'model|io|train|analysis|render|demos'
+core_layer model 'io|train|analysis|render|demos'
+core_layer io 'train|analysis|render|demos'
+core_layer train 'io|analysis|render|demos'
 report "CMake source lists must be explicit" "$(find . -name CMakeLists.txt -not -path './build*' | xargs -r grep -nE 'file\(GLOB|EXCLUDE REGEX')"
 [ $failed -eq 0 ] && echo "layering: every rule holds"
 exit $failed

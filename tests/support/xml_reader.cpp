@@ -3,7 +3,7 @@
 // resolution, no CDATA (our SVGs never write them, so meeting one is an error too).
 #include "support/xml_reader.h"
 
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file_io.h"
-#include "io/json.h"
+#include "base/json.h"
 #include "io/session.h"
 #include "state/app_state.h"
 

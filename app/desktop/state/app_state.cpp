@@ -7,7 +7,7 @@
 #include <optional>
 #include <tuple>
 
-#include "io/json.h"
+#include "base/json.h"
 #include "state/attention_source.h"
 #include "state/model_source.h"
 

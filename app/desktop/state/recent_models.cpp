@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file_io.h"
-#include "io/json.h"
+#include "base/json.h"
 
 namespace attnviz {
 

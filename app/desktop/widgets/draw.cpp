@@ -12,7 +12,7 @@
 
 #include "shell/fonts.h"
 #include "state/soft_wrap.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 

@@ -14,7 +14,7 @@
 #include "base/file_io.h"
 #include "demos/coref_data.h"
 #include "demos/coref_demo.h"
-#include "io/json.h"
+#include "base/json.h"
 #include "io/model_file.h"
 #include "io/model_open.h"
 #include "support/weights_util.h"

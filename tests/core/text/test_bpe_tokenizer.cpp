@@ -14,7 +14,7 @@
 #include "support/fixture_util.h"
 #include "text/bpe_merge.h"
 #include "text/bpe_tokenizer.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 #include "support/token_util.h"
 
 using namespace attnviz;

@@ -16,7 +16,7 @@
 #include "text/pretokenize_split.h"
 #include "text/tokenizer_json.h"
 #include "text/unicode.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 #include "support/token_util.h"
 
 using namespace attnviz;

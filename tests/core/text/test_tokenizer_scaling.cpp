@@ -30,7 +30,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string fixture_text(const std::string& rel) {
+std::string scaling_fixture_text(const std::string& rel) {
   auto bytes = file_read_bytes(test::fixture_path(rel));
   REQUIRE_MESSAGE(bytes.ok(), bytes.error());
   return std::string(bytes->begin(), bytes->end());
@@ -57,7 +57,7 @@ Layout subword_layout(const std::string& name, const std::string& tokenizer_json
 // Qwen2's file (NFC, its Split, then ByteLevel without a regex) with the normalizer removed and the
 // pre-tokenizer replaced: the layouts no fixture has on its own.
 std::string qwen2_with_pre_tokenizer(const json& pre_tokenizer) {
-  json j = json::parse(fixture_text("tokenizer_json/qwen2_bpe/tokenizer.json"));
+  json j = json::parse(scaling_fixture_text("tokenizer_json/qwen2_bpe/tokenizer.json"));
   j["normalizer"] = nullptr;
   j["pre_tokenizer"] = pre_tokenizer;
   return j.dump();
@@ -69,20 +69,20 @@ std::vector<Layout> layouts() {
                            {"pattern", {{"Regex", std::string(split_pattern_regex(SplitPattern::gpt2))}}},
                            {"behavior", "Isolated"},
                            {"invert", false}};
-  json metaspace_split = json::parse(fixture_text("tokenizer_json/mistral_spm_metaspace/tokenizer.json"));
+  json metaspace_split = json::parse(scaling_fixture_text("tokenizer_json/mistral_spm_metaspace/tokenizer.json"));
   metaspace_split["pre_tokenizer"]["split"] = true;
   std::vector<Layout> out;
   out.push_back(subword_layout("WordPiece, uncased (NFD, accents, CJK)",
-                               fixture_text("tokenizer_json/distilbert_wordpiece/tokenizer.json")));
-  out.push_back(subword_layout("GPT-2 (vocab + merges)", fixture_text("tokenizers/bpe/tokenizer.json")));
-  out.push_back(subword_layout("RoBERTa: ByteLevel with GPT-2's regex", fixture_text("tokenizer_json/roberta_bpe/tokenizer.json")));
+                               scaling_fixture_text("tokenizer_json/distilbert_wordpiece/tokenizer.json")));
+  out.push_back(subword_layout("GPT-2 (vocab + merges)", scaling_fixture_text("tokenizers/bpe/tokenizer.json")));
+  out.push_back(subword_layout("RoBERTa: ByteLevel with GPT-2's regex", scaling_fixture_text("tokenizer_json/roberta_bpe/tokenizer.json")));
   out.push_back(subword_layout("Split, GPT-2's pattern + ByteLevel",
                                qwen2_with_pre_tokenizer({{"type", "Sequence"}, {"pretokenizers", {gpt2_split, byte_level}}})));
-  out.push_back(subword_layout("Llama 3: Split + ByteLevel, ignore_merges", fixture_text("tokenizer_json/llama3_bpe/tokenizer.json")));
-  out.push_back(subword_layout("Qwen2: NFC, Split + ByteLevel", fixture_text("tokenizer_json/qwen2_bpe/tokenizer.json")));
+  out.push_back(subword_layout("Llama 3: Split + ByteLevel, ignore_merges", scaling_fixture_text("tokenizer_json/llama3_bpe/tokenizer.json")));
+  out.push_back(subword_layout("Qwen2: NFC, Split + ByteLevel", scaling_fixture_text("tokenizer_json/qwen2_bpe/tokenizer.json")));
   out.push_back(subword_layout("ByteLevel alone (no regex)", qwen2_with_pre_tokenizer(byte_level)));
-  out.push_back(subword_layout("SentencePiece: Prepend + Replace (Llama 2)", fixture_text("tokenizer_json/llama2_spm/tokenizer.json")));
-  out.push_back(subword_layout("SentencePiece: Metaspace (Mistral)", fixture_text("tokenizer_json/mistral_spm_metaspace/tokenizer.json")));
+  out.push_back(subword_layout("SentencePiece: Prepend + Replace (Llama 2)", scaling_fixture_text("tokenizer_json/llama2_spm/tokenizer.json")));
+  out.push_back(subword_layout("SentencePiece: Metaspace (Mistral)", scaling_fixture_text("tokenizer_json/mistral_spm_metaspace/tokenizer.json")));
   out.push_back(subword_layout("SentencePiece: Metaspace, split", metaspace_split.dump()));
   out.push_back({"word tokenizer", [](const std::string& text) {
                    auto t = tokenize_words(text, TokenizeLimits{.max_bytes = size_t{1} << 26, .max_tokens = 1 << 30});

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "text/utf8.h"
+#include "base/utf8.h"
 #include "text/word_tokenizer.h"
 #include "support/token_util.h"
 

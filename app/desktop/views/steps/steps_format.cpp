@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "io/json.h"
+#include "base/json.h"
 #include "support/check_util.h"
 
 using namespace attnviz;

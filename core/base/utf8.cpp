@@ -1,5 +1,5 @@
 // UTF-8 repair and decoding by the well-formed byte table (Unicode Table 3-7).
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 

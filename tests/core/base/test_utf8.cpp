@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "text/utf8.h"
+#include "base/utf8.h"
 #include "support/token_util.h"
 
 using namespace attnviz;

@@ -1,11 +1,11 @@
 // The strict reader: a byte pass for UTF-8 and one for bracket depth, then nlohmann's SAX parser
 // feeding a document builder that refuses a key its object already has. SAX reports syntax errors
 // through a callback rather than an exception, so nothing needs catching on the normal path.
-#include "io/json.h"
+#include "base/json.h"
 
 #include <algorithm>
 
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 namespace attnviz {
 
