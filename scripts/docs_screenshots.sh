@@ -5,7 +5,8 @@
 # Korean Compare (tired vs wide), Korean Statistics on the induction demo's own sequence, and the
 # demo of why several heads help in Compare on a projector (English and Korean), the Architecture
 # view, a typeset step in Korean, the Train view's 1-head / 4-head pair on that demo, and the
-# Translation view's alignment, decoding step and bottleneck plot in English and Korean.
+# Translation view's alignment, decoding step and bottleneck plot in English and Korean, patching in the
+# Coreference view (English; Korean on a projector) and the logit lens in Statistics.
 # docs/cli_layer0.png is not here: it is the CLI's; nor docs/typing_ko.png, which needs keys typed
 # through an input method: tests/gui/input_method_test.sh takes it (run it with KEEP_DIR=DIR and copy DIR/i_done.png).
 # usage: scripts/docs_screenshots.sh [path/to/attnviz] [OUT_DIR]   (defaults: build/app/attnviz, docs)
@@ -141,3 +142,38 @@ quit
 ACTIONS
   run "translate_$lang" --script "$tmp/translate_$lang.txt"
 done
+
+# Patching A (tired) into B (wide) in the Coreference view, by layer and position (English) and by
+# head on a projector (Korean); the logit lens and direct attribution on the GPT-2 test checkpoint.
+cat > "$tmp/patching.txt" <<ACTIONS
+model coref
+view coref
+sentence The animal didn't cross the street because it was too tired.
+coref_swap
+patching position
+within 30 expect patching 0 10 1.0
+scroll_to patching
+screenshot $tmp/unused.png
+scroll_to patching
+screenshot $out/patching_en.png
+lang ko
+presentation on
+patching head
+within 30 expect patching 0 2 0.95
+scroll_to patching
+screenshot $tmp/unused.png
+scroll_to patching
+screenshot $out/patching_ko.png
+quit
+ACTIONS
+run patching --script "$tmp/patching.txt"
+cat > "$tmp/lens.txt" <<ACTIONS
+model open $repo/tests/fixtures/hf/gpt2_tiny
+sentence the cat sat on the
+view stats
+within 10 expect lens_top 2 ·다
+lens head 1 2
+screenshot $out/lens_en.png
+quit
+ACTIONS
+run lens --script "$tmp/lens.txt"
