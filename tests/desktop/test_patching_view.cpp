@@ -4,13 +4,19 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cmath>
+#include <variant>
 #include <thread>
 
+#include "analysis/logit_lens.h"
 #include "analysis/patching.h"
+#include "state/attention_source.h"
 #include "state/model_source.h"
+#include "state/view_figure.h"
 #include "support/app_settle.h"
 #include "support/check_util.h"
 #include "support/coref_sentences.h"
+#include "support/fixture_util.h"
 
 namespace attnviz {
 namespace {
@@ -25,6 +31,19 @@ const PatchingRun* patched(AppState& app) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return nullptr;
+}
+
+// The cells of an exported figure's panel, each checked against the grid it shows.
+int tagged_cells(const Figure& f, const std::string& panel, const std::vector<std::vector<float>>& want) {
+  int n = 0;
+  for (const FigureItem& item : f.items) {
+    const auto* r = std::get_if<FigureRect>(&item);
+    if (!r || !r->cell || r->cell->panel != panel) continue;
+    CHECK(r->cell->value ==
+          doctest::Approx(want[static_cast<size_t>(r->cell->row)][static_cast<size_t>(r->cell->col)]).epsilon(1e-6));
+    ++n;
+  }
+  return n;
 }
 
 TEST_CASE("patching in the app: the minimal pair by head and by position, core's numbers, refusals") {
@@ -58,6 +77,10 @@ TEST_CASE("patching in the app: the minimal pair by head and by position, core's
   auto core = patch_run(*app.trace_model, *clean, test::kTired, *corrupt, test::kWide, PatchBy::head);
   REQUIRE(core.ok());
   CHECK(run->result->effect == core->effect);
+  // The Coreference view's export carries the grid, cell by cell.
+  auto figure = view_figure(app, View::coref, nullptr);
+  REQUIRE_MESSAGE(figure.ok(), figure.error());
+  CHECK(tagged_cells(*figure, "patching.patching", run->result->effect) == 8);
 
   app.patching.by = PatchBy::position;
   run = patched(app);
@@ -65,6 +88,13 @@ TEST_CASE("patching in the app: the minimal pair by head and by position, core's
   REQUIRE(run->result);
   CHECK(run->result->by == PatchBy::position);
   CHECK(run->result->effect[0][10] == 1.0f);
+  app.view = View::compare;
+  run = patched(app);
+  REQUIRE(run);
+  auto compare = view_figure(app, View::compare, nullptr);
+  REQUIRE_MESSAGE(compare.ok(), compare.error());
+  CHECK(tagged_cells(*compare, "patching.patching", run->result->effect) == 24);
+  app.view = View::coref;
 
   // Heads switched off in the views: patching still measures the full model (it traces both again).
   app_toggle_head(app, 0, 2);
@@ -80,6 +110,35 @@ TEST_CASE("patching in the app: the minimal pair by head and by position, core's
   CHECK(patching_failure_text(*run, Lang::en) ==
         "A has 12 tokens and B 11: patching needs sentences of the same number of tokens.");
   CHECK(has(patching_failure_text(*run, Lang::ko), "A는 토큰 12개, B는 11개"));
+}
+
+TEST_CASE("logit lens in the app: the panel's numbers are core's, and the Statistics export carries the attribution") {
+  AppState app;
+  app_open_path(app, test::fixture_path("hf/gpt2_tiny"));  // off the UI thread, as the Open button
+  settle(app);
+  app.sentence = "the cat sat on the";
+  app.dirty = true;
+  app.view = View::stats;
+  settle(app);
+  REQUIRE(app.trace);
+  lens_refresh(app);
+  CHECK(app.lens.position == 7);
+  auto rows = logit_lens_at(*app.trace_model, *app.trace, 7, 5);
+  REQUIRE(rows.ok());
+  REQUIRE(app.lens.rows.size() == rows->size());
+  CHECK(app.lens.rows.back().top[0].id == rows->back().top[0].id);
+  REQUIRE(app.lens.attribution);
+  CHECK(std::abs(app.lens.attribution->total - app.lens.attribution->logit_diff) < 1e-4f);
+  lens_choose_head(app, 1, 2);
+  REQUIRE(app.lens.write);
+  CHECK(app.lens.write->promoted.size() == 5);
+  auto figure = view_figure(app, View::stats, nullptr);
+  REQUIRE_MESSAGE(figure.ok(), figure.error());
+  CHECK(tagged_cells(*figure, "attribution.attribution", app.lens.attribution->heads) == 8);
+  // Another query row chosen: the lens reads there, and the old numbers are not exported for it.
+  app.query = 3;
+  lens_refresh(app);
+  CHECK(app.lens.position == 3);
 }
 
 }  // namespace

@@ -33,6 +33,11 @@ struct LensState {
 int lens_position(const AppState& app);
 // Recomputes when trace A or the position changed; the head's write when the chosen cell changed.
 void lens_refresh(AppState& app);
+// The lens and the attribution grid on an exported page (the Statistics figure), when they are
+// current for the shown trace (the panel computed them); nothing otherwise.
+struct FigurePage;
+Status lens_page_part(FigurePage& page, const AppState& app);
+
 // Chooses the head whose write is listed (-1, -1: none).
 void lens_choose_head(AppState& app, int layer, int head);
 

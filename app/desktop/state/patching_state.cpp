@@ -1,7 +1,11 @@
 #include "state/patching_state.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "state/answer_text.h"
 #include "state/app_state.h"
+#include "state/figure_page.h"
 
 namespace attnviz {
 
@@ -72,6 +76,38 @@ const PatchingRun* patching_current(const AppState& app) {
   const std::optional<PatchingRequest> want = patching_wanted(app);
   if (!want || !app.patching.shown || !(app.patching.shown->request == *want)) return nullptr;
   return &*app.patching.shown;
+}
+
+Status patching_page_part(FigurePage& page, const AppState& app) {
+  const PatchingRun* run = patching_current(app);
+  if (!run || !run->result) return Ok{};
+  const Lang L = app.lang;
+  const PatchResult& r = *run->result;
+  page_gap(page, 6);
+  page_line(page, tr(L, Str::patch_title), 15, kPageInk, true);
+  page_paragraph(page, "A: " + run->request.clean + "   B: " + run->request.corrupt, 13);
+  page_paragraph(page,
+                 r.metric == PatchMetric::log_prob_diff
+                     ? tr_format(L, Str::patch_metric_coref, r.clean_referent_text.c_str(), r.corrupt_referent_text.c_str(),
+                                 static_cast<double>(r.clean), static_cast<double>(r.corrupt))
+                     : tr_format(L, Str::patch_metric_lm, r.answer_text.c_str(), r.wrong_text.c_str(), static_cast<double>(r.clean),
+                                 static_cast<double>(r.corrupt)),
+                 13, kPageInk);
+  const int NL = static_cast<int>(r.effect.size()), NC = NL > 0 ? static_cast<int>(r.effect[0].size()) : 0;
+  Mat effect(NL, NC);
+  float top = 1;
+  for (int l = 0; l < NL; ++l)
+    for (int c = 0; c < NC; ++c) {
+      effect(l, c) = r.effect[static_cast<size_t>(l)][static_cast<size_t>(c)];
+      top = std::max(top, std::abs(effect(l, c)));
+    }
+  HeatmapGridSpec spec = page_layer_head_spec(app, NL, r.by == PatchBy::head ? NC : 0);
+  if (r.by == PatchBy::position) spec.col_labels = run->corrupt_tokens;
+  spec.cmap = Colormap::diverging;
+  spec.vmin = -top;
+  spec.vmax = top;
+  spec.panels.push_back(HeatmapPanel{tr(L, r.by == PatchBy::head ? Str::patch_by_head : Str::patch_by_position), &effect, "patching"});
+  return page_grid(page, spec, "patching.");
 }
 
 std::string patching_failure_text(const PatchingRun& run, Lang L) {

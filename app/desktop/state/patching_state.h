@@ -59,6 +59,11 @@ std::optional<PatchingRequest> patching_wanted(const AppState& app);
 void patching_update(AppState& app);
 // The shown run when it answers the wanted request; null otherwise (being measured, or none).
 const PatchingRun* patching_current(const AppState& app);
+// The shown run on an exported page (the Coreference and Compare figures): its metric and the grid of
+// effects on the diverging scale (panel "patching"); nothing when no run answers the current pair.
+struct FigurePage;
+Status patching_page_part(FigurePage& page, const AppState& app);
+
 // Why a run has no result, in the UI's language (a sentence that could not be traced: core's English).
 std::string patching_failure_text(const PatchingRun& run, Lang lang);
 

@@ -48,6 +48,7 @@ Result<Figure> compare_figure(const AppState& app, const FontRaster* font) {
   if (Status s = compare_grid(page, app, *app.trace, cm.a, cm.a_titles, "a.", false); !s) return make_error(s.error());
   if (Status s = compare_grid(page, app, *app.trace_b, cm.b, cm.b_titles, "b.", false); !s) return make_error(s.error());
   if (Status s = compare_grid(page, app, *app.trace, cm.diff, cm.diff_titles, "diff.", true); !s) return make_error(s.error());
+  if (Status s = patching_page_part(page, app); !s) return make_error("compare: " + s.error());
   return page_finish(std::move(page));
 }
 

@@ -85,6 +85,7 @@ Result<Figure> coref_figure(AppState& app, const FontRaster* font) {
     pb.highlight_row = app.coref.b.example.pronoun;
     if (Status s = page_grid(page, pb, "pair.b."); !s) return make_error("coref: " + s.error());
   }
+  if (Status s = patching_page_part(page, app); !s) return make_error("coref: " + s.error());
   return page_finish(std::move(page));
 }
 

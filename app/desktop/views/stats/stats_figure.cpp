@@ -105,6 +105,7 @@ Result<Figure> stats_figure(const AppState& app, const FontRaster* font) {
     page.y = row_top;
   }
   page.y = bottom;
+  if (Status s = lens_page_part(page, app); !s) return make_error("stats: " + s.error());
   return page_finish(std::move(page));
 }
 
