@@ -12,6 +12,7 @@
 #include "analysis/logit_attribution.h"
 #include "analysis/logit_lens.h"
 #include "analysis/patching.h"
+#include "analysis/qk_projection.h"
 #include "io/model_open.h"
 #include "support/check_util.h"
 #include "support/coref_sentences.h"
@@ -317,4 +318,39 @@ TEST_CASE("head write: the tokens a head's write promotes and suppresses, as its
   REQUIRE(a.ok());
   CHECK(a->heads[1][2] == doctest::Approx(w->promoted[0].logit - w->suppressed[0].logit).epsilon(1e-4));
   CHECK_FALSE(head_write_tokens(m, t, 2, 0, 7).ok());
+}
+
+TEST_CASE("query/key projection: the weight-preserving moves, the principal axes, the refusals") {
+  const Model m = open_model(std::string(ATTNVIZ_ASSETS) + "/demo_coref");
+  const Trace t = traced(m, kTired);
+  const HeadTrace& h = t.head(1, 0);
+  auto p = qk_projection(h);
+  REQUIRE_MESSAGE(p.ok(), p.error());
+  REQUIRE(p->queries.rows() == 12);
+  REQUIRE(p->keys.rows() == 12);
+  CHECK(p->explained[0] >= p->explained[1]);
+  CHECK(p->explained[0] + p->explained[1] <= 1.0f + 1e-6f);
+  CHECK(p->explained[1] > 0.0f);
+  // Both sets together are centred on the two axes.
+  const float mean0 = (p->queries.col(0).sum() + p->keys.col(0).sum()) / 24.0f;
+  CHECK(std::fabs(mean0) < 1e-4f);
+  // The moves keep every row's softmax: recompute the weights from the moved vectors in full dimension.
+  Eigen::MatrixXd q = h.q.cast<double>() * p->key_scale, k = h.k.cast<double>();
+  k.rowwise() += h.q.cast<double>().colwise().mean() - k.colwise().mean();
+  k /= p->key_scale;
+  Eigen::MatrixXd s = q * k.transpose() / std::sqrt(8.0);
+  for (Eigen::Index i = 0; i < s.rows(); ++i) {
+    Eigen::RowVectorXd row = (s.row(i).array() - s.row(i).maxCoeff()).exp();
+    row /= row.sum();
+    for (Eigen::Index j = 0; j < row.size(); ++j) CHECK(row(j) == doctest::Approx(h.weights(i, j)).epsilon(1e-4));
+  }
+  // The same head twice: the same picture (the axes' signs are fixed).
+  auto again = qk_projection(h);
+  REQUIRE(again.ok());
+  CHECK(again->queries == p->queries);
+  HeadTrace additive = h;
+  additive.score = ScoreKind::additive;
+  CHECK(has(qk_projection(additive).error(), "additive"));
+  HeadTrace empty;
+  CHECK(has(qk_projection(empty).error(), "no query and key vectors"));
 }

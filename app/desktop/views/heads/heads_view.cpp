@@ -16,6 +16,7 @@
 #include "shell/view_registry.h"
 #include "widgets/draw.h"
 #include "widgets/heatmap_widget.h"
+#include "widgets/qk_plot.h"
 #include "widgets/measure_controls.h"
 
 namespace attnviz {
@@ -358,7 +359,16 @@ void heads_view_draw(AppState& app, GuiResources& gui) {
     ImGui::End();
     return;
   }
-  ImGui::BeginChild("grid", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  // One zoomed head of a model that ran: its queries and keys in 2-D beside it, when the view is wide.
+  const bool beside = app.heads.zoom_head >= 0 && heads.size() == 1 && !t.weights_only && !app_map_per_layer(app) &&
+                      ImGui::GetContentRegionAvail().x >= 700.0f * ui_scale();
+  const float plot_w = beside ? ImGui::GetContentRegionAvail().x * 0.42f : 0.0f;
+  if (beside) {
+    ImGui::BeginChild("grid_and_plot", ImVec2(0, 0), false);
+    ImGui::BeginChild("grid", ImVec2(ImGui::GetContentRegionAvail().x - plot_w, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  } else {
+    ImGui::BeginChild("grid", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  }
   // A projector's cells: 28 px at 1280 x 800, in proportion on smaller screens (22 px at 1024 x 768).
   const float min_cell = app.presentation ? heatmap_projector_cell(28.0f) : 0.0f;
   const GridLayout g = layout_grid(t, static_cast<int>(heads.size()), ImGui::GetContentRegionAvail(), min_cell);
@@ -375,6 +385,11 @@ void heads_view_draw(AppState& app, GuiResources& gui) {
   ImGui::SetCursorScreenPos(start);
   ImGui::Dummy(ImVec2(g.row_label_w + g.columns * g.panel.x, g.col_label_h + rows * g.panel.y));
   ImGui::EndChild();
+  if (beside) {
+    ImGui::SameLine();
+    qk_plot(app, t, app.layer, heads.front(), ImVec2(0, 0));
+    ImGui::EndChild();
+  }
   ImGui::End();
 }
 
