@@ -6,8 +6,8 @@
 # demo of why several heads help in Compare on a projector (English and Korean), the Architecture
 # view, a typeset step in Korean, the Train view's 1-head / 4-head pair on that demo, and the
 # Translation view's alignment, decoding step and bottleneck plot in English and Korean, patching in the
-# Coreference view (English; Korean on a projector), the logit lens in Statistics and a zoomed head's
-# queries and keys in 2-D.
+# Coreference view (English; Korean on a projector), the logit lens and the flow graph in Statistics and a
+# zoomed head's queries and keys in 2-D.
 # docs/cli_layer0.png is not here: it is the CLI's; nor docs/typing_ko.png, which needs keys typed
 # through an input method: tests/gui/input_method_test.sh takes it (run it with KEEP_DIR=DIR and copy DIR/i_done.png).
 # usage: scripts/docs_screenshots.sh [path/to/attnviz] [OUT_DIR]   (defaults: build/app/attnviz, docs)
@@ -186,6 +186,10 @@ layer 1
 zoom_head 0
 query 7
 screenshot $out/qk_projection.png
+view stats
+flow threshold 0.1
+within 10 expect flow_edge 0 2 10 7
+screenshot $out/flow_en.png
 quit
 ACTIONS
 run qk_projection --script "$tmp/qk.txt"

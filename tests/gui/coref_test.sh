@@ -85,6 +85,11 @@ zoom_head 0
 query 7
 screenshot $out/qk_plot.png
 zoom_head -1
+view stats
+flow threshold 0.1
+within 10 expect flow_edge 0 2 10 7
+expect flow_edge 1 0 1 7
+screenshot $out/flow.png
 view coref
 compare_sentence The animal didn't cross the street because it was wide.
 within 30 expect patching_error A has 12 tokens and B 11: patching needs sentences of the same number of tokens.
@@ -95,7 +100,7 @@ quit
 ACTIONS
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --script "$out/actions.txt"
 
-for png in pair ko no_it empty set_en set_ko patch_head patch_position_ko qk_plot; do "$check_png" "$out/$png.png" 1280 800; done
+for png in pair ko no_it empty set_en set_ko patch_head patch_position_ko qk_plot flow; do "$check_png" "$out/$png.png" 1280 800; done
 # coref_swap: sentence B is A's minimal pair, compared sentence by sentence.
 grep -q "\"compare_sentence\": \"$small\"" "$out/pair.json" || { echo "B is not the minimal pair"; exit 1; }
 grep -q '"compare_mode": "sentence_b"' "$out/pair.json"

@@ -25,6 +25,7 @@
 #include "state/hangul_compose.h"
 #include "state/importance_runner.h"
 #include "state/importance_set_state.h"
+#include "state/flow_state.h"
 #include "state/lens_state.h"
 #include "state/patching_state.h"
 #include "state/measure_maps.h"
@@ -111,6 +112,7 @@ struct AppState {
   ImportanceSetState importance_set;       // ...and over a set of sentences
   PatchingState patching;                  // A's activations patched into B's run, off the UI thread
   LensState lens;                          // the logit lens and direct attribution of A, at one position
+  FlowState flow;                          // the flow of information into that position
   uint64_t trace_version = 0;            // bumped whenever A or B is replaced
   std::string error;                     // why the newest request failed (the previous trace stays)
   std::string error_b;

@@ -132,6 +132,16 @@ std::string script_expect(const AppState& app, const std::string& what) {
     return "expected the patching effect " + std::to_string(want) + " at " + std::to_string(l) + " " + std::to_string(c) +
            ", it is " + std::to_string(got);
   }
+  if (kind == "flow_edge") {  // flow_edge L H FROM TO: the flow graph holds that edge
+    int l = 0, h = 0, from = 0, to = 0;
+    std::istringstream in(text);
+    if (!(in >> l >> h >> from >> to)) return "expected flow_edge L H FROM TO";
+    if (!app.flow.graph || app.flow.version != app.trace_version) return "the flow graph is not shown for this trace (view stats)";
+    for (const FlowEdge& e : app.flow.graph->edges)
+      if (e.layer == l && e.head == h && e.from == from && e.to == to) return {};
+    return "the flow graph has no edge " + text + " (" + std::to_string(app.flow.graph->edges.size()) + " edges at threshold " +
+           std::to_string(app.flow.threshold) + ")";
+  }
   if (kind == "lens_top") {  // lens_top ROW TOKEN: the logit lens's likeliest token in a row (0: the embeddings)
     const std::string row_text = text.substr(0, text.find(' ')), want = text.find(' ') == std::string::npos ? "" : text.substr(text.find(' ') + 1);
     int row = 0;
@@ -157,7 +167,7 @@ std::string script_expect(const AppState& app, const std::string& what) {
   }
   return "unknown expectation '" + kind +
          "' (error, no_error, model_error, status, tokens, sentence, model, answer, answer_line, answer_b_line, answer_full, importance, weight, idle, "
-         "translation, translate_error, translate_exact, translate_gap, translate_trained, importance_set, patching, patching_error, lens_top)";
+         "translation, translate_error, translate_exact, translate_gap, translate_trained, importance_set, patching, patching_error, lens_top, flow_edge)";
 }
 
 // `try LINE`, `nowait LINE`: the line after the verb, with the rest as one argument for TEXT verbs,
@@ -358,6 +368,11 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     } else {
       return fail("expected demo, file PATH, sentence, set, measure or cell L H");
     }
+  } else if (v == "flow") {  // flow threshold X: the flow graph's smallest share shown
+    float x = 0;
+    if (a.size() != 2 || a[0] != "threshold" || !parse_number(a[1], x) || !(x > 0 && x <= 1)) return fail("expected flow threshold X (0 < X <= 1)");
+    app.flow.threshold = x;
+    flow_refresh(app);
   } else if (v == "lens") {  // lens head L H: the head whose write the logit lens lists
     int l = 0, h = 0;
     if (a.size() != 3 || a[0] != "head" || !parse_int_in(a[1], 0, 4096, l) || !parse_int_in(a[2], 0, 4096, h))

@@ -123,7 +123,7 @@ void lens_panel(AppState& app) {
   if (!s.rows.empty()) lens_table(app);
   else if (!s.rows_error.empty()) ImGui::TextDisabled("%s", s.rows_error.c_str());
   if (s.attribution) attribution_grid(app);
-  else if (!s.attribution_error.empty()) {
+  else if (!s.attribution_error.empty() && app.trace->causal) {  // a model that does not predict a next token has none to attribute
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("%s", tr_format(L, Str::lens_no_attr, s.attribution_error.c_str()).c_str());
     ImGui::PopTextWrapPos();

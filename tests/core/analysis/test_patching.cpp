@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analysis/answer.h"
+#include "analysis/flow_graph.h"
 #include "analysis/logit_attribution.h"
 #include "analysis/logit_lens.h"
 #include "analysis/patching.h"
@@ -353,4 +354,38 @@ TEST_CASE("query/key projection: the weight-preserving moves, the principal axes
   CHECK(has(qk_projection(additive).error(), "additive"));
   HeadTrace empty;
   CHECK(has(qk_projection(empty).error(), "no query and key vectors"));
+}
+
+TEST_CASE("flow graph: from the answer backwards, shares of what each layer moves, every edge into a reached node") {
+  const Model m = open_model(std::string(ATTNVIZ_ASSETS) + "/demo_coref");
+  const Trace t = traced(m, kTired);
+  auto g = flow_graph(m, t, 7, 0.1f);
+  REQUIRE_MESSAGE(g.ok(), g.error());
+  REQUIRE(g->reached.size() == 3);
+  CHECK(g->reached[2][7]);
+  int into_it_last = 0;
+  for (const FlowEdge& e : g->edges) {
+    CAPTURE(e.layer);
+    CAPTURE(e.from);
+    CAPTURE(e.to);
+    CHECK(e.share >= 0.1f);
+    CHECK(e.share <= 1.0f);
+    CHECK(g->reached[static_cast<size_t>(e.layer + 1)][static_cast<size_t>(e.to)]);
+    CHECK(g->reached[static_cast<size_t>(e.layer)][static_cast<size_t>(e.from)]);
+    if (e.layer == 1 && e.to == 7) ++into_it_last;
+  }
+  CHECK(into_it_last > 0);
+  // The shares into one node, over every head and key (threshold at its smallest), sum to 1.
+  auto all = flow_graph(m, t, 7, 1e-9f);
+  REQUIRE(all.ok());
+  double sum = 0;
+  for (const FlowEdge& e : all->edges)
+    if (e.layer == 1 && e.to == 7) sum += e.share;
+  CHECK(sum == doctest::Approx(1.0).epsilon(1e-4));
+  // Layer 1 head 3 (layer 0 head 2) moves "tired" (#10) into "it": an edge in the graph.
+  bool tired = false;
+  for (const FlowEdge& e : g->edges) tired = tired || (e.layer == 0 && e.head == 2 && e.from == 10 && e.to == 7);
+  CHECK(tired);
+  CHECK_FALSE(flow_graph(m, t, 12, 0.1f).ok());
+  CHECK_FALSE(flow_graph(m, t, 7, 0.0f).ok());
 }

@@ -15,6 +15,7 @@
 #include "shell/panels.h"
 #include "shell/view_registry.h"
 #include "widgets/importance_panel.h"
+#include "widgets/flow_panel.h"
 #include "widgets/lens_panel.h"
 #include "views/stats/stats_detectors.h"
 #include "widgets/draw.h"
@@ -333,6 +334,7 @@ void stats_view_draw(AppState& app, GuiResources& /*gui: grids are drawn as rect
   summary_line(app, t);
   importance_panel(app);
   lens_panel(app);
+  flow_panel(app);
   // The grids take what they need, up to 60% of the view: the table keeps the rest and scrolls.
   stats_detectors_section(app, t, ImGui::GetContentRegionAvail().y * 0.6f);
   table_toolbar(app, t);

@@ -1,0 +1,104 @@
+#include "widgets/flow_panel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include <imgui.h>
+
+#include "widgets/draw.h"
+
+namespace attnviz {
+
+namespace {
+
+// The distance from p to the segment a–b, in pixels.
+float segment_distance(ImVec2 p, ImVec2 a, ImVec2 b) {
+  const float dx = b.x - a.x, dy = b.y - a.y, len2 = dx * dx + dy * dy;
+  const float t = len2 > 0 ? std::clamp(((p.x - a.x) * dx + (p.y - a.y) * dy) / len2, 0.0f, 1.0f) : 0.0f;
+  const float x = a.x + t * dx - p.x, y = a.y + t * dy - p.y;
+  return std::sqrt(x * x + y * y);
+}
+
+}  // namespace
+
+void flow_panel(AppState& app) {
+  if (!app.trace || !app.trace_model || app.trace->weights_only || app.trace->cross) return;
+  const Lang L = app.lang;
+  FlowState& s = app.flow;
+  flow_refresh(app);
+  const Trace& t = *app.trace;
+  const std::string target = s.target >= 0 ? t.queries[static_cast<size_t>(s.target)].text : "";
+  section_header(tr_format(L, Str::flow_title, s.target, target.c_str()).c_str());
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextDisabled("%s", tr(L, Str::flow_explain));
+  ImGui::PopTextWrapPos();
+  ImGui::SetNextItemWidth(220.0f * ImGui::GetFontSize() / 16.0f);
+  ImGui::SliderFloat(tr(L, Str::flow_threshold), &s.threshold, 0.02f, 0.9f, "%.2f");
+  if (!s.graph) {
+    if (!s.error.empty()) ImGui::TextDisabled("%s", s.error.c_str());
+    return;
+  }
+  const FlowGraph& g = *s.graph;
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", tr_format(L, Str::flow_edges, static_cast<int>(g.edges.size())).c_str());
+  const int NL = static_cast<int>(t.layers.size()), T = t.n_queries(), NH = t.config.n_heads;
+  float label_w = 0;
+  for (const TraceToken& tok : t.queries) label_w = std::max(label_w, ImGui::CalcTextSize(tok.text.c_str()).x);
+  label_w += 12;
+  const float row_h = ImGui::GetTextLineHeightWithSpacing(), head_h = ImGui::GetTextLineHeightWithSpacing();
+  const float width = std::max(300.0f, ImGui::GetContentRegionAvail().x - 8), height = head_h + T * row_h + 8;
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float x0 = origin.x + label_w, span = std::max(40.0f, width - label_w - 60) / std::max(NL, 1);
+  const auto node = [&](int column, int pos) { return ImVec2(x0 + column * span, origin.y + head_h + pos * row_h + row_h * 0.5f); };
+  const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled), text = ImGui::GetColorU32(ImGuiCol_Text);
+  for (int c = 0; c <= NL; ++c) {
+    const std::string label = c < NL ? tr_format(L, Str::flow_before, c + 1) : tr_format(L, Str::flow_after, NL);
+    const float tw = ImGui::CalcTextSize(label.c_str()).x;
+    dl->AddText(ImVec2(x0 + c * span - tw * 0.5f, origin.y), dim, label.c_str());
+  }
+  for (int p = 0; p < T; ++p) {
+    const ImVec2 a = node(0, p);
+    const char* label = t.queries[static_cast<size_t>(p)].text.c_str();
+    dl->AddText(ImVec2(origin.x + label_w - 8 - ImGui::CalcTextSize(label).x, a.y - ImGui::GetTextLineHeight() * 0.5f),
+                p == s.target ? IM_COL32(255, 200, 60, 255) : text, label);
+    for (int c = 0; c < NL; ++c)  // the residual stream of a reached token
+      if (g.reached[static_cast<size_t>(c + 1)][static_cast<size_t>(p)])
+        dl->AddLine(node(c, p), node(c + 1, p), IM_COL32(120, 120, 130, 120), 1.0f);
+  }
+  // Edges, coloured by head; the hovered one drawn last, brighter.
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  int hovered = -1;
+  float best = 6.0f;
+  for (size_t k = 0; k < g.edges.size(); ++k) {
+    const FlowEdge& e = g.edges[k];
+    const ImVec2 a = node(e.layer, e.from), b = node(e.layer + 1, e.to);
+    const ImColor col = ImColor::HSV(static_cast<float>(e.head) / std::max(NH, 1), 0.65f, 1.0f, 0.35f + 0.65f * e.share);
+    dl->AddLine(a, b, col, 1.0f + 5.0f * e.share);
+    const float d = segment_distance(mouse, a, b);
+    if (ImGui::IsWindowHovered() && d < best) {
+      best = d;
+      hovered = static_cast<int>(k);
+    }
+  }
+  for (int c = 0; c <= NL; ++c)
+    for (int p = 0; p < T; ++p)
+      if (g.reached[static_cast<size_t>(c)][static_cast<size_t>(p)]) dl->AddCircleFilled(node(c, p), 3.5f, text);
+  if (hovered >= 0) {
+    const FlowEdge& e = g.edges[static_cast<size_t>(hovered)];
+    dl->AddLine(node(e.layer, e.from), node(e.layer + 1, e.to), IM_COL32(255, 255, 255, 255), 2.0f + 5.0f * e.share);
+    ImGui::SetTooltip("%s", tr_format(L, Str::flow_edge_tip, e.layer + 1, e.head + 1, t.queries[static_cast<size_t>(e.from)].text.c_str(),
+                                      e.from, t.queries[static_cast<size_t>(e.to)].text.c_str(), e.to, static_cast<double>(e.share), e.to)
+                                .c_str());
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+      app.layer = e.layer;
+      app.head = e.head;
+      app.query = e.to;
+      app.view = View::heads;
+    }
+  }
+  ImGui::Dummy(ImVec2(width, height));
+}
+
+}  // namespace attnviz
