@@ -7,6 +7,8 @@
 #include <thread>
 
 #include "base/file_io.h"
+#include "demos/coref_data.h"
+#include "demos/coref_demo.h"
 #include "state/model_source.h"
 #include "support/app_settle.h"
 #include "support/check_util.h"
@@ -20,6 +22,18 @@ TEST_CASE("importance set in the app: the demo's held-out sentences, a file, the
   AppState app;
   REQUIRE(app_use_source(app, ModelSource::demo_coref).ok());
   settle(app);
+  importance_set_use_minimal_pairs(app);
+  {
+    const auto& pairs = app.importance_set.sentences;
+    const CorefSplit split = coref_generate(kCorefDemoSeed);
+    CHECK(pairs.size() > 1560);
+    CHECK(pairs.size() <= 3120);
+    REQUIRE(pairs.size() >= 2);
+    CHECK(pairs[0].text == split.heldout[0].text);
+    CHECK(pairs[1].text == coref_minimal_pair(coref_make(split.heldout[0].text)));
+    CHECK(has(pairs[1].text, "because it was too"));
+    CHECK(app.importance_set.source == "pairs");
+  }
   importance_set_use_demo(app);
   CHECK(app.importance_set.sentences.size() == 1560);
   CHECK(app.importance_set.scope == ImportanceScope::set);

@@ -1,6 +1,7 @@
 #include "state/importance_set_state.h"
 
 #include <chrono>
+#include <set>
 
 #include "base/file_io.h"
 #include "demos/coref_demo.h"
@@ -15,6 +16,19 @@ void importance_set_use_demo(AppState& app) {
   int line = 0;
   for (const CorefExample& e : split.heldout) s.sentences.push_back(SetSentence{++line, e.text});
   s.source = "demo";
+  s.error.clear();
+  s.scope = ImportanceScope::set;
+}
+
+void importance_set_use_minimal_pairs(AppState& app) {
+  ImportanceSetState& s = app.importance_set;
+  s.sentences.clear();
+  std::set<std::string> seen;
+  int line = 0;
+  for (const CorefExample& e : coref_generate(kCorefDemoSeed).heldout)
+    for (const std::string& text : {e.text, coref_minimal_pair(coref_make(e.text))})
+      if (!text.empty() && seen.insert(text).second) s.sentences.push_back(SetSentence{++line, text});
+  s.source = "pairs";
   s.error.clear();
   s.scope = ImportanceScope::set;
 }

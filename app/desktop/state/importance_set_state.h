@@ -28,7 +28,7 @@ class ImportanceSetState : NoCopy {
 
   ImportanceScope scope = ImportanceScope::sentence;
   std::vector<SetSentence> sentences;  // the set chosen
-  std::string source;                  // where it came from: "demo" or the file's path
+  std::string source;                  // where it came from: "demo", "pairs" or the file's path
   std::string file_path_edit = "sentences.txt";  // the panel's path field
   std::string error;                   // why the last load or run failed (the previous set stays)
   std::atomic<bool> cancel{false};
@@ -40,6 +40,9 @@ class ImportanceSetState : NoCopy {
 
 // The set := the coreference demo's 1,560 held-out sentences (attnviz-cli sentences coref).
 void importance_set_use_demo(AppState& app);
+// The set := those sentences each followed by its minimal pair (the property word swapped for its
+// partner of the other role), without repeats: the pairs a lecture compares, all at once.
+void importance_set_use_minimal_pairs(AppState& app);
 // The set := FILE's sentences (sentence_set_parse's rules). Errors name the file and change nothing.
 Status importance_set_load_file(AppState& app, const std::string& path);
 // Measures the set on the model of the shown trace, off the UI thread (ablation mode and mask as

@@ -354,6 +354,8 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     const std::string what = a.empty() ? std::string() : a[0];
     if (what == "demo") {
       importance_set_use_demo(app);
+    } else if (what == "pairs") {
+      importance_set_use_minimal_pairs(app);
     } else if (what == "file" && a.size() == 2) {
       if (Status s = importance_set_load_file(app, a[1]); !s) return fail(s.error());
     } else if (what == "sentence" || what == "set") {
@@ -366,7 +368,7 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
       app.importance_set.cell_layer = l;
       app.importance_set.cell_head = h;
     } else {
-      return fail("expected demo, file PATH, sentence, set, measure or cell L H");
+      return fail("expected demo, pairs, file PATH, sentence, set, measure or cell L H");
     }
   } else if (v == "flow") {  // flow threshold X: the flow graph's smallest share shown
     float x = 0;

@@ -122,6 +122,8 @@ void set_section(AppState& app) {
   if (ImGui::Button(tr(L, Str::imp_set_demo))) importance_set_use_demo(app);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(L, Str::imp_set_demo_tip));
   ImGui::SameLine();
+  if (ImGui::Button(tr(L, Str::imp_set_pairs))) importance_set_use_minimal_pairs(app);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(L, Str::imp_set_pairs_tip));
   ImGui::SetNextItemWidth(std::max(80.0f, ImGui::GetContentRegionAvail().x - button_width(tr(L, Str::imp_set_open)) - 8));
   ImGui::InputText("##set_path", &s.file_path_edit);
   ImGui::SameLine();
@@ -129,7 +131,9 @@ void set_section(AppState& app) {
     if (Status st = importance_set_load_file(app, s.file_path_edit); !st) s.error = st.error();
   }
   if (!s.sentences.empty()) {
-    const std::string source = s.source == "demo" ? std::string(tr(L, Str::imp_set_demo_name)) : s.source;
+    const std::string source = s.source == "demo"    ? std::string(tr(L, Str::imp_set_demo_name))
+                               : s.source == "pairs" ? std::string(tr(L, Str::imp_set_pairs_name))
+                                                     : s.source;
     ImGui::TextDisabled("%s", tr_format(L, Str::imp_set_chosen, static_cast<int>(s.sentences.size()), source.c_str()).c_str());
     if (s.job.busy()) {
       ImGui::TextDisabled("%s", tr_format(L, Str::imp_set_running, static_cast<int>(s.sentences.size())).c_str());
