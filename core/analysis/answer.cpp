@@ -47,7 +47,11 @@ std::string answer_token_text(const Model& model, int id) {
   return subword_visible_text(model.tokenizer->decode(ids));
 }
 
-std::vector<double> answer_log_softmax(const RowVec& logits) {
+
+namespace {
+
+// Log-softmax over the vocabulary, in double so that probabilities near 1 keep their tail.
+std::vector<double> log_softmax(const RowVec& logits) {
   const double top = logits.maxCoeff();
   double sum = 0;
   for (Eigen::Index i = 0; i < logits.size(); ++i) sum += std::exp(static_cast<double>(logits(i)) - top);
@@ -57,32 +61,13 @@ std::vector<double> answer_log_softmax(const RowVec& logits) {
   return out;
 }
 
-namespace {
-
 AnswerResult<PositionAnswer> position_answer(const Model& model, const Mat& final, int position, int top_k) {
   auto logits = output_logits(model, final.row(position));
   if (!logits) return logits.why();
-  const std::vector<double> lp = answer_log_softmax(*logits);
-  std::vector<int> order(lp.size());
-  std::iota(order.begin(), order.end(), 0);
-  const size_t k = std::min(order.size(), static_cast<size_t>(std::max(top_k, 1)));
-  // Ties keep the lower id first, so the answer does not depend on the sort's whims.
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(), [&](int a, int b) {
-    return lp[static_cast<size_t>(a)] > lp[static_cast<size_t>(b)] || (lp[static_cast<size_t>(a)] == lp[static_cast<size_t>(b)] && a < b);
-  });
   PositionAnswer out;
   out.position = position;
-  for (size_t i = 0; i < k; ++i)
-    out.top.push_back(TokenScore{token_name(model, order[i]), answer_token_text(model, order[i]), order[i],
-                                 static_cast<float>(std::exp(lp[static_cast<size_t>(order[i])]))});
+  out.top = answer_top_tokens(model, *logits, top_k);
   return out;
-}
-
-// The last query row holding a real token (padding comes last).
-int last_real_position(const Trace& trace) {
-  int last = trace.n_queries() - 1;
-  while (last > 0 && trace.queries[static_cast<size_t>(last)].pad) --last;
-  return last;
 }
 
 std::vector<int> mask_positions(const Model& model, const Trace& trace) {
@@ -114,7 +99,7 @@ AnswerResult<ModelAnswer> answer_at(const Model& model, const Trace& trace, cons
     return out;
   }
   std::vector<int> positions;
-  if (out.kind == AnswerKind::next_token) positions = {last_real_position(trace)};
+  if (out.kind == AnswerKind::next_token) positions = {trace_last_real_query(trace)};
   else if (out.kind == AnswerKind::at_word) positions = {out.word};
   else positions = mask_positions(model, trace);
   for (int pos : positions) {
@@ -127,6 +112,22 @@ AnswerResult<ModelAnswer> answer_at(const Model& model, const Trace& trace, cons
 }
 
 }  // namespace
+
+std::vector<TokenScore> answer_top_tokens(const Model& model, const RowVec& logits, int top_k) {
+  const std::vector<double> lp = log_softmax(logits);
+  std::vector<int> order(lp.size());
+  std::iota(order.begin(), order.end(), 0);
+  const size_t k = std::min(order.size(), static_cast<size_t>(std::max(top_k, 1)));
+  // Ties keep the lower id first, so the answer does not depend on the sort's whims.
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(), [&](int a, int b) {
+    return lp[static_cast<size_t>(a)] > lp[static_cast<size_t>(b)] || (lp[static_cast<size_t>(a)] == lp[static_cast<size_t>(b)] && a < b);
+  });
+  std::vector<TokenScore> top;
+  for (size_t i = 0; i < k; ++i)
+    top.push_back(TokenScore{token_name(model, order[i]), answer_token_text(model, order[i]), order[i],
+                             static_cast<float>(std::exp(lp[static_cast<size_t>(order[i])]))});
+  return top;
+}
 
 std::string_view name_of(AnswerKind kind) { return enum_name(kKinds, kind); }
 std::string_view name_of(NoAnswerReason reason) { return enum_name(kReasonNames, reason); }
@@ -230,7 +231,7 @@ AnswerResult<AnswerShift> answer_shift(const Model& model, const Mat& final, con
     if (pa.position < 0 || pa.position >= final.rows() || pa.top.empty()) return NoAnswerReason::other_model;
     auto logits = output_logits(model, final.row(pa.position));
     if (!logits) return logits.why();
-    const std::vector<double> lp = answer_log_softmax(*logits);
+    const std::vector<double> lp = log_softmax(*logits);
     out.log_prob += static_cast<float>(lp[static_cast<size_t>(pa.top.front().id)]);
     // The new top token, ties to the lower id as position_answer orders them.
     const auto best = std::max_element(lp.begin(), lp.end());

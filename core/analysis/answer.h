@@ -120,8 +120,9 @@ AnswerResult<AnswerShift> answer_shift(const Model& model, const Mat& final, con
 // as · ("·street"), a byte that is no character by itself as <XX>; a word model's word as is.
 std::string answer_token_text(const Model& model, int id);
 
-// Log-softmax over the vocabulary, in double so that probabilities near 1 keep their tail.
-std::vector<double> answer_log_softmax(const RowVec& logits);
+// The k likeliest tokens of scores over the vocabulary (V), p by softmax over all of them, best first;
+// ties keep the lower id first. What an answer lists at a position, and the logit lens at each layer.
+std::vector<TokenScore> answer_top_tokens(const Model& model, const RowVec& logits, int k);
 
 // Scores over the vocabulary (V) for one final hidden state through the model's output head.
 AnswerResult<RowVec> output_logits(const Model& model, const RowVec& hidden);

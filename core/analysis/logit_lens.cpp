@@ -8,31 +8,6 @@
 
 namespace attnviz {
 
-namespace {
-
-std::vector<TokenScore> top_tokens(const Model& model, const RowVec& logits, int k) {
-  const std::vector<double> lp = answer_log_softmax(logits);
-  std::vector<int> order(lp.size());
-  std::iota(order.begin(), order.end(), 0);
-  const size_t n = std::min(order.size(), static_cast<size_t>(std::max(k, 1)));
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(), [&](int a, int b) {
-    return lp[static_cast<size_t>(a)] > lp[static_cast<size_t>(b)] || (lp[static_cast<size_t>(a)] == lp[static_cast<size_t>(b)] && a < b);
-  });
-  std::vector<TokenScore> out;
-  for (size_t i = 0; i < n; ++i) {
-    const int id = order[i];
-    TokenScore s;
-    s.id = id;
-    s.text = answer_token_text(model, id);
-    s.token = s.text;
-    s.p = static_cast<float>(std::exp(lp[static_cast<size_t>(id)]));
-    out.push_back(std::move(s));
-  }
-  return out;
-}
-
-}  // namespace
-
 Result<std::vector<LensRow>> logit_lens_at(const Model& model, const Trace& trace, int position, int top_k) {
   if (trace.weights_only) return make_error(no_answer_english(NoAnswer{NoAnswerReason::no_model, {}}));
   if (trace.cross) return make_error("the logit lens reads self-attention, not cross-attention");
@@ -45,7 +20,7 @@ Result<std::vector<LensRow>> logit_lens_at(const Model& model, const Trace& trac
     const Mat normed = trace_final_of(model, Mat(x.row(position)));
     auto logits = output_logits(model, normed.row(0));
     if (!logits) return make_error(logits.error());
-    rows.push_back(LensRow{l, top_tokens(model, *logits, top_k)});
+    rows.push_back(LensRow{l, answer_top_tokens(model, *logits, top_k)});
   }
   return rows;
 }

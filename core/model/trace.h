@@ -74,6 +74,13 @@ struct Trace {
   }
 };
 
+// The last query row holding a real token (padding comes last): where a next-token model answers.
+inline int trace_last_real_query(const Trace& t) {
+  int last = t.n_queries() - 1;
+  while (last > 0 && t.queries[static_cast<size_t>(last)].pad) --last;
+  return last;
+}
+
 // Lets another thread follow and stop a long forward pass (the app's worker): `layers_done` counts
 // finished layers (of the encoder too, in cross-attention), and a set `cancel` stops the pass at
 // the next layer boundary with the error kTraceCancelled.

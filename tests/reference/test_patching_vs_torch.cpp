@@ -14,6 +14,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -194,10 +195,10 @@ PatchResult check_pair(const Model& model, const json& pair, PatchBy by, PatchWo
   return *r;
 }
 
-}  // namespace
-
-TEST_CASE("patching vs torch: gpt2_tiny by head and by position, logit(answer) - logit(wrong) at the last token") {
-  const json fx = patching_fixture("gpt2_tiny.json");
+// Every pair of a fixture file, by head and by position: the numbers against torch (check_pair), the
+// grid's shape, and what `check_metric` checks of the metric for that model.
+void check_fixture_pairs(const std::string& file, const std::function<void(const json&, const PatchResult&)>& check_metric) {
+  const json fx = patching_fixture(file);
   const Model model = open_model(fx["model"].get<std::string>());
   REQUIRE(fx["patching"].size() >= 2);
   PatchWorst worst;
@@ -207,9 +208,7 @@ TEST_CASE("patching vs torch: gpt2_tiny by head and by position, logit(answer) -
     for (PatchBy by : {PatchBy::head, PatchBy::position}) {
       CAPTURE(name_of(by));
       const PatchResult r = check_pair(model, pair, by, worst);
-      CHECK(r.metric == PatchMetric::logit_diff);
-      CHECK(r.answer_id == pair["answer_id"].get<int>());
-      CHECK(r.wrong_id == pair["wrong_id"].get<int>());
+      check_metric(pair, r);
       const size_t width = by == PatchBy::head ? 4 : pair["clean"]["ids"].size();
       REQUIRE(r.effect.size() == 2);
       for (const auto& row : r.effect) CHECK(row.size() == width);
@@ -219,27 +218,22 @@ TEST_CASE("patching vs torch: gpt2_tiny by head and by position, logit(answer) -
                                                 << " (relative), effect " << worst.effect.value);
 }
 
+}  // namespace
+
+TEST_CASE("patching vs torch: gpt2_tiny by head and by position, logit(answer) - logit(wrong) at the last token") {
+  check_fixture_pairs("gpt2_tiny.json", [](const json& pair, const PatchResult& r) {
+    CHECK(r.metric == PatchMetric::logit_diff);
+    CHECK(r.answer_id == pair["answer_id"].get<int>());
+    CHECK(r.wrong_id == pair["wrong_id"].get<int>());
+  });
+}
+
 TEST_CASE("patching vs torch: coreference demo by head and by position, log p(clean referent) - log p(corrupt referent) at \"it\"") {
-  const json fx = patching_fixture("coref_demo.json");
-  const Model model = open_model(fx["model"].get<std::string>());
-  REQUIRE(fx["patching"].size() >= 2);
-  PatchWorst worst;
-  for (const json& pair : fx["patching"]) {
-    const std::string name = pair["name"].get<std::string>();
-    CAPTURE(name);
-    for (PatchBy by : {PatchBy::head, PatchBy::position}) {
-      CAPTURE(name_of(by));
-      const PatchResult r = check_pair(model, pair, by, worst);
-      CHECK(r.metric == PatchMetric::log_prob_diff);
-      CHECK(r.clean_referent == pair["clean_referent"].get<int>());
-      CHECK(r.corrupt_referent == pair["corrupt_referent"].get<int>());
-      const size_t width = by == PatchBy::head ? 4 : pair["clean"]["ids"].size();
-      REQUIRE(r.effect.size() == 2);
-      for (const auto& row : r.effect) CHECK(row.size() == width);
-    }
-  }
-  MESSAGE("worst |diff|: m(clean), m(corrupt) " << worst.metric.value << " (relative), m(patched) " << worst.patched.value
-                                                << " (relative), effect " << worst.effect.value);
+  check_fixture_pairs("coref_demo.json", [](const json& pair, const PatchResult& r) {
+    CHECK(r.metric == PatchMetric::log_prob_diff);
+    CHECK(r.clean_referent == pair["clean_referent"].get<int>());
+    CHECK(r.corrupt_referent == pair["corrupt_referent"].get<int>());
+  });
 }
 
 namespace {

@@ -25,11 +25,8 @@ void write_refresh(AppState& app) {
 
 int lens_position(const AppState& app) {
   if (!app.trace) return -1;
-  const int n = app.trace->n_queries();
-  if (app.query >= 0 && app.query < n) return app.query;
-  int last = n - 1;
-  while (last > 0 && app.trace->queries[static_cast<size_t>(last)].pad) --last;
-  return last;
+  if (app.query >= 0 && app.query < app.trace->n_queries()) return app.query;
+  return trace_last_real_query(*app.trace);
 }
 
 void lens_refresh(AppState& app) {

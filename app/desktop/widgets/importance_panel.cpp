@@ -3,8 +3,6 @@
 #include "widgets/importance_panel.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -21,16 +19,6 @@ namespace attnviz {
 
 namespace {
 
-// The value a cell prints: fixed decimals, no "-0.000" (a drop that rounds to nothing reads as 0),
-// a star when switching that head off alone changes the answer.
-std::string cell_text(const ImportanceGrid& g, int l, int h) {
-  const float d = g.drop[static_cast<size_t>(l)][static_cast<size_t>(h)];
-  char buf[32];
-  const double shown = std::abs(d) < 0.0005f ? 0.0 : static_cast<double>(d);
-  std::snprintf(buf, sizeof buf, "%.3f%s", shown, g.flips[static_cast<size_t>(l)][static_cast<size_t>(h)] ? "*" : "");
-  return buf;
-}
-
 void grid(AppState& app, const ImportanceGrid& g) {
   const Lang L = app.lang;
   ValueGrid hg;
@@ -41,7 +29,8 @@ void grid(AppState& app, const ImportanceGrid& g) {
   hg.hatched = &app.ablation;
   for (size_t l = 0; l < g.drop.size(); ++l)
     for (size_t h = 0; h < g.drop[l].size(); ++h) {
-      hg.texts.push_back(cell_text(g, static_cast<int>(l), static_cast<int>(h)));
+      // A star where switching that head off alone changes the answer.
+      hg.texts.push_back(grid_value_text(g.drop[l][h], 3) + (g.flips[l][h] ? "*" : ""));
       hg.marks.push_back(g.flips[l][h] ? "*" : "");
     }
   const ValueGridHit hit = value_grid(L, hg);
@@ -67,10 +56,7 @@ void set_grid(AppState& app, const ImportanceSetGrid& g) {
   hg.hatched = &app.ablation;
   for (size_t l = 0; l < g.mean.size(); ++l)
     for (size_t h = 0; h < g.mean[l].size(); ++h) {
-      char buf[48];
-      const double shown = std::abs(g.mean[l][h]) < 0.0005f ? 0.0 : static_cast<double>(g.mean[l][h]);
-      std::snprintf(buf, sizeof buf, "%.3f [%d]", shown, g.answer_changes[l][h]);
-      hg.texts.push_back(buf);
+      hg.texts.push_back(grid_value_text(g.mean[l][h], 3) + " [" + std::to_string(g.answer_changes[l][h]) + "]");
       hg.marks.push_back(g.answer_changes[l][h] > 0 ? "*" : "");
     }
   const ValueGridHit hit = value_grid(L, hg);

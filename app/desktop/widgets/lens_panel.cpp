@@ -71,9 +71,7 @@ void attribution_grid(AppState& app) {
     for (size_t h = 0; h < a.heads[l].size(); ++h) {
       const float v = a.heads[l][h];
       row.push_back(v / top);
-      char buf[16];
-      std::snprintf(buf, sizeof buf, "%.2f", std::abs(v) < 0.005f ? 0.0 : static_cast<double>(v));
-      g.texts.push_back(buf);
+      g.texts.push_back(grid_value_text(v, 2));
       g.marks.push_back("");
       if (v > best) {
         best = v;

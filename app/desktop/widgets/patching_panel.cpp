@@ -2,8 +2,6 @@
 // printed with two decimals; the cell that brings back most is outlined.
 #include "widgets/patching_panel.h"
 
-#include <cmath>
-#include <cstdio>
 #include <string>
 
 #include <imgui.h>
@@ -14,12 +12,6 @@
 namespace attnviz {
 
 namespace {
-
-std::string effect_text(float e) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%.2f", std::abs(e) < 0.005f ? 0.0 : static_cast<double>(e));
-  return buf;
-}
 
 void result_grid(AppState& app, const PatchingRun& run) {
   const Lang L = app.lang;
@@ -42,7 +34,7 @@ void result_grid(AppState& app, const PatchingRun& run) {
   float best = -1e30f;
   for (size_t l = 0; l < r.effect.size(); ++l)
     for (size_t c = 0; c < r.effect[l].size(); ++c) {
-      g.texts.push_back(effect_text(r.effect[l][c]));
+      g.texts.push_back(grid_value_text(r.effect[l][c], 2));
       g.marks.push_back("");
       if (r.effect[l][c] > best) {
         best = r.effect[l][c];

@@ -1,6 +1,8 @@
 #include "widgets/value_grid.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 #include <imgui.h>
@@ -15,6 +17,13 @@ namespace {
 // background, so with less the numbers of neighbouring cells read as one ("8.579*0.000").
 constexpr float kCellPadding = 14;
 }  // namespace
+
+std::string grid_value_text(float value, int decimals) {
+  char buf[32];
+  const double v = std::round(static_cast<double>(value) * std::pow(10.0, decimals)) == 0 ? 0.0 : static_cast<double>(value);
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
 
 ValueGridHit value_grid(Lang L, const ValueGrid& g) {
   ValueGridHit hit;

@@ -32,4 +32,7 @@ struct ValueGridHit {
 
 ValueGridHit value_grid(Lang lang, const ValueGrid& grid);
 
+// A cell's value with fixed decimals and no "-0.00": a value that rounds to nothing reads as 0.
+std::string grid_value_text(float value, int decimals);
+
 }  // namespace attnviz
