@@ -277,7 +277,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
-    key_taps_frame_begun(window);
+    key_taps_frame_begun();
     ImFont* const font = app.presentation && fonts.large ? fonts.large : fonts.normal;
     ImGui::PushFont(font);
     int width = 0, height = 0;
@@ -285,6 +285,7 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
     shell_draw(app, shell, gui, static_cast<float>(width), static_cast<float>(height));
     ImGui::PopFont();
     ImGui::Render();
+    key_taps_frame_ended(window);  // between frames: ImGui's key state changes only here and in the wait
     glViewport(0, 0, width, height);
     glClearColor(0.08f, 0.08f, 0.1f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);

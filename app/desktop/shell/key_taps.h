@@ -1,8 +1,4 @@
-// Quick key taps on slow frames. Dear ImGui 1.86 reads each key's state once a frame (the input
-// queue came in 1.87): a key pressed and released between two frames — Backspace tapped while a
-// large model's frame is drawn, or typed by xdotool in the tests — was never seen. Here the release
-// of a key pressed since the last frame is held back until that frame has begun, so every press
-// is seen for at least one frame.
+// Quick key taps on slow frames: the window's side of state/key_tap_queue.h (which says why).
 #pragma once
 
 struct GLFWwindow;
@@ -11,7 +7,9 @@ namespace attnviz {
 
 // After ImGui_ImplGlfw_InitForOpenGL(window, true): wraps its key callback.
 void key_taps_install(GLFWwindow* window);
-// Right after ImGui::NewFrame(): delivers the releases held back for it.
-void key_taps_frame_begun(GLFWwindow* window);
+// Right after ImGui::NewFrame(): the keys pressed so far have been seen.
+void key_taps_frame_begun();
+// After ImGui::Render(): delivers the releases held back for the frame, between frames.
+void key_taps_frame_ended(GLFWwindow* window);
 
 }  // namespace attnviz
