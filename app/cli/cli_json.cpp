@@ -4,13 +4,20 @@
 
 namespace attnviz {
 
-Status cli_write_json(const std::string& path, const CliJson& j, std::ostream& out) {
-  const std::string text = j.dump(2);
+namespace {
+
+Status write_text(const std::string& path, const std::string& text, std::ostream& out) {
   if (path == "-") {
     out << text << "\n";
     return Ok{};
   }
   return file_write_atomic(path, std::string_view(text));
 }
+
+}  // namespace
+
+Status cli_write_json(const std::string& path, const CliJson& j, std::ostream& out) { return write_text(path, j.dump(2), out); }
+
+Status cli_write_json(const std::string& path, const ExplainJson& j, std::ostream& out) { return write_text(path, j.dump(2), out); }
 
 }  // namespace attnviz

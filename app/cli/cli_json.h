@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/explain_export.h"
 #include "base/result.h"
 
 namespace attnviz {
@@ -13,5 +14,7 @@ namespace attnviz {
 using CliJson = nlohmann::ordered_json;
 
 Status cli_write_json(const std::string& path, const CliJson& j, std::ostream& out);
+// The explanations' JSON (analysis/explain_export.h): the same keys the app's export writes.
+Status cli_write_json(const std::string& path, const ExplainJson& j, std::ostream& out);
 
 }  // namespace attnviz

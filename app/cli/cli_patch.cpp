@@ -17,7 +17,6 @@ namespace attnviz {
 
 namespace {
 
-using Json = CliJson;
 
 Result<Trace> trace_text(const CliOptions& o, const Model& model, const std::string& text) {
   TraceInput in;
@@ -94,26 +93,12 @@ int cli_patch(const CliOptions& o, std::ostream& stdout_stream, std::ostream& er
     out << "\n";
   }
   if (o.json_path.empty()) return 0;
-  Json j;
-  j["metric"] = name_of(r->metric);
-  j["clean"] = r->clean;
-  j["corrupt"] = r->corrupt;
-  j["by"] = name_of(by);
-  j["effect"] = r->effect;
-  j["patched_metric"] = r->patched;
-  j["patched_answer"] = r->patched_answer;
-  j["clean_text"] = o.clean_text;
-  j["corrupt_text"] = o.corrupt_text;
-  if (r->metric == PatchMetric::logit_diff) {
-    j["answer"] = {{"id", r->answer_id}, {"text", r->answer_text}};
-    j["wrong"] = {{"id", r->wrong_id}, {"text", r->wrong_text}};
-  } else {
-    j["clean_referent"] = {{"position", r->clean_referent}, {"text", r->clean_referent_text}};
-    j["corrupt_referent"] = {{"position", r->corrupt_referent}, {"text", r->corrupt_referent_text}};
+  PatchExport ex{&*r, o.clean_text, o.corrupt_text, {}, {}};
+  for (int t = 0; t < corrupt->n_queries(); ++t) {
+    ex.clean_tokens.push_back(token_label(*clean, t));
+    ex.corrupt_tokens.push_back(token_label(*corrupt, t));
   }
-  Json toks = Json::array();
-  for (int t = 0; t < corrupt->n_queries(); ++t) toks.push_back({token_label(*clean, t), token_label(*corrupt, t)});
-  j["tokens"] = std::move(toks);
+  const ExplainJson j = patch_json(ex);
   if (Status s = cli_write_json(o.json_path, j, stdout_stream); !s) return cli_fail(err, "--json: " + s.error());
   return 0;
 }
@@ -142,14 +127,7 @@ int cli_logit_attribution(const CliOptions& o, std::ostream& stdout_stream, std:
       << " (the model's own difference " << a->logit_diff << ")\n";
   out.unsetf(std::ios::floatfield);
   if (o.json_path.empty()) return 0;
-  Json j;
-  j["text"] = o.text;
-  j["position"] = a->position;
-  j["answer"] = {{"id", a->answer_id}, {"text", answer_text}};
-  j["wrong"] = {{"id", a->wrong_id}, {"text", wrong_text}};
-  j["attribution"] = {{"heads", a->heads}, {"mlps", a->mlps},   {"embeddings", a->embeddings},
-                      {"biases", a->biases}, {"total", a->total}};
-  j["logit_diff"] = a->logit_diff;
+  const ExplainJson j = attribution_json({&*a, o.text, answer_text, wrong_text});
   if (Status s = cli_write_json(o.json_path, j, stdout_stream); !s) return cli_fail(err, "--json: " + s.error());
   return 0;
 }

@@ -184,27 +184,7 @@ int cli_heads_set(const CliOptions& o, std::ostream& stdout_stream, std::ostream
   out << "most important on average: layer " << set->best_layer << " head " << set->best_head << " (the answer changes for "
       << set->answer_changes[static_cast<size_t>(set->best_layer)][static_cast<size_t>(set->best_head)] << " of " << n << ")\n";
   if (o.json_path.empty()) return 0;
-  Json j;
-  j["set"] = o.set_path;
-  j["ablation"] = name_of(set->mode);
-  Json list = Json::array(), grids = Json::array(), best = Json::array(), changes = Json::array();
-  for (size_t i = 0; i < n; ++i) {
-    const ImportanceGrid& g = set->per_sentence[i];
-    list.push_back({{"line", set->sentences[i].line}, {"text", set->sentences[i].text}});
-    grids.push_back(g.drop);
-    best.push_back({g.best_layer, g.best_head});
-    Json flips = Json::array();
-    for (const auto& row : g.flips) flips.push_back(row);
-    changes.push_back(std::move(flips));
-  }
-  j["sentences"] = std::move(list);
-  j["importance"] = set->mean;
-  j["spread"] = set->spread;
-  j["answer_changes"] = set->answer_changes;
-  j["per_sentence"] = std::move(grids);
-  j["per_sentence_most_important"] = std::move(best);
-  j["per_sentence_answer_changes"] = std::move(changes);
-  j["most_important"] = {set->best_layer, set->best_head};
+  const ExplainJson j = importance_set_json({&*set, o.set_path});
   if (Status s = cli_write_json(o.json_path, j, stdout_stream); !s) return cli_fail(err, "--json: " + s.error());
   return 0;
 }

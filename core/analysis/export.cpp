@@ -47,6 +47,15 @@ std::vector<bool> punct_flags(const std::vector<TraceToken>& keys) {
   return flags;
 }
 
+
+std::string short_number(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", static_cast<double>(v));
+  return buf;
+}
+
+}  // namespace
+
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
@@ -56,14 +65,6 @@ std::string csv_field(const std::string& s) {
   }
   return out + "\"";
 }
-
-std::string short_number(float v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", static_cast<double>(v));
-  return buf;
-}
-
-}  // namespace
 
 std::string trace_to_json(const Trace& trace, const MaskSpec& mask, const JsonExportOptions& options) {
   JsonF j;

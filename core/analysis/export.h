@@ -35,6 +35,9 @@ Result<std::string> trace_head_csv(const Trace& trace, int layer, int head, cons
 Result<HeatmapGridSpec> trace_layer_grid(const Trace& trace, int layer, const std::vector<Mat>* maps = nullptr,
                                          std::string_view measure = {});
 
+// One CSV field: quoted (quotes doubled) when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& s);
+
 // Layer and head numbers are checked in one place, with the valid range in the message.
 Status trace_check_layer_head(const Trace& trace, int layer, int head);
 
