@@ -6,10 +6,13 @@
 #include <chrono>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "base/file_io.h"
 #include "demos/coref_data.h"
 #include "demos/coref_demo.h"
 #include "state/model_source.h"
+#include "state/panel_export.h"
 #include "support/app_settle.h"
 #include "support/check_util.h"
 
@@ -68,10 +71,25 @@ TEST_CASE("importance set in the app: the demo's held-out sentences, a file, the
   // "tired" is L1 H3's (layer 0 head 2), "scared" L1 H1's: each changes one answer of the two.
   CHECK(g->answer_changes[0][2] == 1);
   CHECK(g->answer_changes[0][0] == 1);
+  // "Export data…" beside the grid: its numbers, as CSV (a row per head) and as the CLI's JSON.
+  const test::TempFile csv("attnviz-set-export.csv"), json("attnviz-set-export.json");
+  REQUIRE(app_export_panel(app, DataPanel::importance_set, csv.path()));
+  auto csv_text = file_read_bytes(csv.path(), 1 << 20);
+  REQUIRE(csv_text.ok());
+  CHECK(test::has(std::string(csv_text->begin(), csv_text->end()), "layer,head,mean,spread,answer_changes,sentences\n0,0,"));
+  REQUIRE(app_export_panel(app, DataPanel::importance_set, json.path()));
+  auto json_text = file_read_bytes(json.path(), 1 << 20);
+  REQUIRE(json_text.ok());
+  const auto j = nlohmann::json::parse(json_text->begin(), json_text->end());
+  CHECK(j["per_sentence"].size() == g->sentences.size());
+  CHECK(j["importance"][0][2].get<float>() == g->mean[0][2]);
+  CHECK(j["answer_changes"][0][2] == 1);
   // Another model shown: the result is not its.
   REQUIRE(app_use_source(app, ModelSource::demo_induction).ok());
   settle(app);
   CHECK(importance_set_shown(app) == nullptr);
+  const Status none = app_export_panel(app, DataPanel::importance_set, csv.path());
+  CHECK(none.error() == "export data set: nothing to export yet (measure a set of sentences on this model first)");
 }
 
 }  // namespace

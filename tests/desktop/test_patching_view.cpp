@@ -8,10 +8,15 @@
 #include <variant>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "analysis/logit_lens.h"
 #include "analysis/patching.h"
+#include "analysis/qk_projection.h"
+#include "base/file_io.h"
 #include "state/attention_source.h"
 #include "state/model_source.h"
+#include "state/panel_export.h"
 #include "state/view_figure.h"
 #include "support/app_settle.h"
 #include "support/check_util.h"
@@ -22,6 +27,12 @@ namespace attnviz {
 namespace {
 
 using test::has;
+
+std::string read_text(const std::string& path) {
+  auto bytes = file_read_bytes(path, 1 << 20);
+  REQUIRE_MESSAGE(bytes.ok(), bytes.error());
+  return std::string(bytes->begin(), bytes->end());
+}
 
 const PatchingRun* patched(AppState& app) {
   settle(app);
@@ -88,6 +99,21 @@ TEST_CASE("patching in the app: the minimal pair by head and by position, core's
   REQUIRE(run->result);
   CHECK(run->result->by == PatchBy::position);
   CHECK(run->result->effect[0][10] == 1.0f);
+  {  // "Export data…": the grid as long CSV and as the CLI's JSON; an unknown ending refused
+    const test::TempFile csv("attnviz-patch-export.csv"), json("attnviz-patch-export.json");
+    REQUIRE(app_export_panel(app, DataPanel::patching, csv.path()));
+    const std::string text = read_text(csv.path());
+    CHECK(has(text, "layer,position,clean_token,corrupt_token,effect,patched_metric,patched_answer\n"));
+    CHECK(has(text, "\n0,10,tired,wide,1,"));  // the property word carries everything into layer 0
+    REQUIRE(app_export_panel(app, DataPanel::patching, json.path()));
+    const auto j = nlohmann::json::parse(read_text(json.path()));
+    CHECK(j["metric"] == "log_prob_diff");
+    CHECK(j["by"] == "position");
+    CHECK(j["clean_text"] == test::kTired);
+    CHECK(j["effect"][1][7].get<float>() == run->result->effect[1][7]);
+    CHECK(app_export_panel(app, DataPanel::patching, "grid.txt").error() ==
+          "export data: grid.txt: the file must end in .csv or .json (not \".txt\")");
+  }
   app.view = View::compare;
   run = patched(app);
   REQUIRE(run);
@@ -135,6 +161,36 @@ TEST_CASE("logit lens in the app: the panel's numbers are core's, and the Statis
   auto figure = view_figure(app, View::stats, nullptr);
   REQUIRE_MESSAGE(figure.ok(), figure.error());
   CHECK(tagged_cells(*figure, "attribution.attribution", app.lens.attribution->heads) == 8);
+  {  // "Export data…" of the lens, the attribution, the flow graph and the query/key picture: the panels' numbers
+    const test::TempFile lens("attnviz-lens.json"), attribution("attnviz-attribution.csv"), flow("attnviz-flow.json"), qk("attnviz-qk.csv");
+    REQUIRE(app_export_panel(app, DataPanel::lens, lens.path()));
+    const auto lj = nlohmann::json::parse(read_text(lens.path()));
+    CHECK(lj["position"] == 7);
+    CHECK(lj["lens"].size() == rows->size());
+    CHECK(lj["lens"].back()["top"][0]["id"] == rows->back().top[0].id);
+    CHECK(lj["head_write"]["layer"] == 1);
+    CHECK(lj["head_write"]["promoted"][0]["logit"].get<float>() == app.lens.write->promoted[0].logit);
+    REQUIRE(app_export_panel(app, DataPanel::attribution, attribution.path()));
+    const std::string at = read_text(attribution.path());
+    CHECK(has(at, "component,layer,head,value\n"));
+    CHECK(has(at, "\nhead,1,2,"));
+    CHECK(has(at, "\nlogit_diff,,,"));
+    app.flow.threshold = 0.05f;
+    REQUIRE(app_export_panel(app, DataPanel::flow, flow.path()));
+    const auto fj = nlohmann::json::parse(read_text(flow.path()));
+    REQUIRE(app.flow.graph);
+    CHECK(fj["target"] == 7);
+    CHECK(fj["edges"].size() == app.flow.graph->edges.size());
+    CHECK(fj["threshold"].get<float>() == 0.05f);
+    app.layer = 1;
+    app.head = 3;
+    REQUIRE(app_export_panel(app, DataPanel::qk, qk.path()));
+    auto p = qk_projection(app.trace->head(1, 3));
+    REQUIRE(p.ok());
+    const std::string qt = read_text(qk.path());
+    CHECK(has(qt, "kind,position,token,x,y\nquery,0,"));
+    CHECK(has(qt, "\nkey,7,"));
+  }
   // Another query row chosen: the lens reads there, and the old numbers are not exported for it.
   app.query = 3;
   lens_refresh(app);

@@ -73,6 +73,8 @@ patching position
 within 30 expect patching 0 10 1.0
 expect patching 1 7 0.94
 expect patching 0 9 0.0
+export data patching $out/patching.csv
+export data set $out/set.json
 lang ko
 presentation on
 scroll_to patching
@@ -84,12 +86,14 @@ layer 1
 zoom_head 0
 query 7
 screenshot $out/qk_plot.png
+export data qk $out/qk.csv
 zoom_head -1
 view stats
 flow threshold 0.1
 within 10 expect flow_edge 0 2 10 7
 expect flow_edge 1 0 1 7
 screenshot $out/flow.png
+export data flow $out/flow.json
 view coref
 compare_sentence The animal didn't cross the street because it was wide.
 within 30 expect patching_error A has 12 tokens and B 11: patching needs sentences of the same number of tokens.
@@ -101,6 +105,12 @@ ACTIONS
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --script "$out/actions.txt"
 
 for png in pair ko no_it empty set_en set_ko patch_head patch_position_ko qk_plot flow; do "$check_png" "$out/$png.png" 1280 800; done
+# The panels' "Export data": the patching grid by position (tired -> wide at layer 0 carries it all),
+# the set's mean grid, the zoomed head's query/key points, the flow graph's edges.
+grep -q '^0,10,tired,wide,1,' "$out/patching.csv" || { echo "patching CSV lacks the tired/wide cell"; exit 1; }
+grep -q '"per_sentence": \[' "$out/set.json" || { echo "set JSON lacks its per-sentence grids"; exit 1; }
+grep -q '^key,1,animal,' "$out/qk.csv" || { echo "query/key CSV lacks the key animal"; exit 1; }
+grep -q '"target": 7' "$out/flow.json" || { echo "flow JSON does not end at it"; exit 1; }
 # coref_swap: sentence B is A's minimal pair, compared sentence by sentence.
 grep -q "\"compare_sentence\": \"$small\"" "$out/pair.json" || { echo "B is not the minimal pair"; exit 1; }
 grep -q '"compare_mode": "sentence_b"' "$out/pair.json"

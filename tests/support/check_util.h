@@ -17,9 +17,13 @@ namespace attnviz::test {
 
 inline bool has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
-// A path in the temp folder, unique to this process.
+// A path in the temp folder, unique to this process; a stem's extension stays last ("a.csv" -> "a-PID.csv").
 inline std::string temp_path(const std::string& stem) {
-  return (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(::getpid()))).string();
+  const size_t dot = stem.rfind('.');
+  const bool has_extension = dot != std::string::npos && dot > 0 && stem.find('/', dot) == std::string::npos;
+  const std::string name = has_extension ? stem.substr(0, dot) + "-" + std::to_string(::getpid()) + stem.substr(dot)
+                                         : stem + "-" + std::to_string(::getpid());
+  return (std::filesystem::temp_directory_path() / name).string();
 }
 
 // A temp_path removed (with anything inside) when the test leaves its scope, passed or failed; it

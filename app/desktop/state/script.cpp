@@ -17,6 +17,7 @@
 #include "state/attention_source.h"
 #include "state/demo_retrain.h"
 #include "state/model_source.h"
+#include "state/panel_export.h"
 
 namespace attnviz {
 
@@ -504,6 +505,10 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
       if (a.size() == 4 && (a[1] != "png" || !parse_number(a[3], scale) || !(scale > 0)))
         return fail("expected a positive scale (PNG only)");
       s = app_export_view(app, a[2], a[1] == "svg" ? FigureFormat::svg : FigureFormat::png, scale);
+    } else if (a[0] == "data") {  // export data PANEL PATH.csv|.json: an explanation panel's numbers
+      const std::optional<DataPanel> panel = a.size() == 3 ? data_panel_parse(a[1]) : std::nullopt;
+      if (!panel) return fail("expected export data patching|attribution|lens|flow|qk|set PATH");
+      s = app_export_panel(app, *panel, a[2]);
     } else if (a[0] == "csv") s = app_export_csv(app, a[1]);
     else if (a[0] == "json") s = app_export_json(app, a[1]);
     else if (a[0] == "slides") {  // export slides DIR: every view and step as 16:9 pages

@@ -20,6 +20,7 @@
 //   export png PATH [SCALE] (the layer's heads grid) | export csv PATH | export json PATH | save PATH | open PATH
 //   export view png|svg PATH [SCALE] (the shown view as a figure: PNG at SCALE, or SVG; state/view_figure.h)
 //   export slides DIR (every view and every step as 16:9 pages, 1920 x 1080 PNG and SVG)
+//   export data patching|attribution|lens|flow|qk|set PATH (.csv or .json: an explanation panel's numbers; state/panel_export.h)
 //   train start|pause|resume|stop|reset|wait|compare|use | train save PATH | train demo coref|induction
 //   train pair_stop|pair_reset | train pair_demo gather|coref | train pair_seed N | train pair_heads N
 //   train pair_steps N (the gather pair's) | train expect_ahead (the pair ended with the N-head model ahead)

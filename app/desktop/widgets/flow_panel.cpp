@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include "widgets/draw.h"
+#include "widgets/data_export_button.h"
 
 namespace attnviz {
 
@@ -42,6 +43,8 @@ void flow_panel(AppState& app) {
   const FlowGraph& g = *s.graph;
   ImGui::SameLine();
   ImGui::TextDisabled("%s", tr_format(L, Str::flow_edges, static_cast<int>(g.edges.size())).c_str());
+  ImGui::SameLine();
+  data_export_button(app, DataPanel::flow);
   const int NL = static_cast<int>(t.layers.size()), T = t.n_queries(), NH = t.config.n_heads;
   float label_w = 0;
   for (const TraceToken& tok : t.queries) label_w = std::max(label_w, ImGui::CalcTextSize(tok.text.c_str()).x);

@@ -14,6 +14,7 @@
 #include "widgets/draw.h"
 #include "widgets/measure_controls.h"
 #include "widgets/value_grid.h"
+#include "widgets/data_export_button.h"
 
 namespace attnviz {
 
@@ -76,6 +77,7 @@ void set_grid(AppState& app, const ImportanceSetGrid& g) {
                                      static_cast<double>(g.spread[l][h]), g.answer_changes[l][h], static_cast<int>(g.sentences.size()))
                                .c_str());
   }
+  data_export_button(app, DataPanel::importance_set);
   if (s.cell_layer < 0) {
     ImGui::TextDisabled("%s", tr(L, Str::imp_set_click));
     return;

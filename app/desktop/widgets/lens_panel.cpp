@@ -9,6 +9,7 @@
 
 #include "widgets/draw.h"
 #include "widgets/value_grid.h"
+#include "widgets/data_export_button.h"
 
 namespace attnviz {
 
@@ -29,6 +30,8 @@ void lens_table(AppState& app) {
   const LensState& s = app.lens;
   const std::string token = app.trace->queries[static_cast<size_t>(s.position)].text;
   ImGui::TextUnformatted(tr_format(L, Str::lens_at, s.position, token.c_str()).c_str());
+  ImGui::SameLine();
+  data_export_button(app, DataPanel::lens);
   if (!ImGui::BeginTable("lens", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_BordersInnerV)) return;
   for (const LensRow& row : s.rows) {
     ImGui::TableNextRow();
@@ -57,6 +60,7 @@ void attribution_grid(AppState& app) {
                                    static_cast<double>(a.logit_diff))
                              .c_str());
   ImGui::PopTextWrapPos();
+  data_export_button(app, DataPanel::attribution);
   float top = 1e-6f;
   for (const auto& row : a.heads)
     for (float v : row) top = std::max(top, std::abs(v));

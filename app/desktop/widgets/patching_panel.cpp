@@ -8,6 +8,7 @@
 
 #include "widgets/draw.h"
 #include "widgets/value_grid.h"
+#include "widgets/data_export_button.h"
 
 namespace attnviz {
 
@@ -96,6 +97,10 @@ void patching_panel(AppState& app) {
   ImGui::RadioButton(tr(L, Str::patch_by_head), &by, 0);
   ImGui::SameLine();
   ImGui::RadioButton(tr(L, Str::patch_by_position), &by, 1);
+  if (patching_current(app) && patching_current(app)->result) {
+    ImGui::SameLine();
+    data_export_button(app, DataPanel::patching);
+  }
   s.by = by == 0 ? PatchBy::head : PatchBy::position;
   patching_update(app);
   if (!patching_wanted(app)) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/qk_projection.h"
+#include "widgets/data_export_button.h"
 
 namespace attnviz {
 
@@ -24,6 +25,7 @@ void qk_plot(AppState& app, const Trace& t, int layer, int head, ImVec2 size) {
   ImGui::TextUnformatted(tr_format(L, Str::qk_title, 100.0 * p->explained[0], 100.0 * p->explained[1]).c_str());
   ImGui::TextDisabled("%s", tr(L, Str::qk_hint));
   ImGui::PopTextWrapPos();
+  data_export_button(app, DataPanel::qk);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float side = std::max(80.0f, std::min(avail.x, avail.y) - 8.0f);
