@@ -190,6 +190,38 @@ TEST_CASE("logit lens in the app: the panel's numbers are core's, and the Statis
     const std::string qt = read_text(qk.path());
     CHECK(has(qt, "kind,position,token,x,y\nquery,0,"));
     CHECK(has(qt, "\nkey,7,"));
+    // The exported Statistics figure draws the same flow graph: a tagged line per edge with its share.
+    auto stats = view_figure(app, View::stats, nullptr);
+    REQUIRE_MESSAGE(stats.ok(), stats.error());
+    size_t lines = 0;
+    for (const FigureItem& item : stats->items) {
+      const auto* line = std::get_if<FigureLine>(&item);
+      if (!line || !line->tag || line->tag->panel.rfind("flow.", 0) != 0) continue;
+      const FlowEdge& e = app.flow.graph->edges[lines++];
+      CHECK(line->tag->panel == "flow.l" + std::to_string(e.layer) + ".h" + std::to_string(e.head));
+      CHECK(line->tag->row == e.to);
+      CHECK(line->tag->col == e.from);
+      CHECK(line->tag->value == e.share);
+    }
+    CHECK(lines == app.flow.graph->edges.size());
+    CHECK(lines > 0);
+    // The Heads figure with head 4 zoomed: the map and, beside it, that head's query/key picture (a
+    // circle per query, a ring around the chosen one).
+    app.heads.zoom_head = 3;
+    app.query = 7;
+    auto heads = view_figure(app, View::heads, nullptr);
+    REQUIRE_MESSAGE(heads.ok(), heads.error());
+    int circles = 0;
+    bool titled = false;
+    for (const FigureItem& item : heads->items) {
+      if (std::holds_alternative<FigureCircle>(item)) ++circles;
+      if (const auto* text = std::get_if<FigureText>(&item)) titled = titled || text->text.rfind("Why this head attends", 0) == 0;
+    }
+    CHECK(titled);
+    CHECK(circles == app.trace->n_queries() + 2);
+    app.heads.zoom_head = -1;
+    app.query = -1;
+    lens_refresh(app);
   }
   // Another query row chosen: the lens reads there, and the old numbers are not exported for it.
   app.query = 3;

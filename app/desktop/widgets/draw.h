@@ -12,6 +12,12 @@ namespace attnviz {
 // The accent of every view: the chosen head, query or token.
 inline constexpr ImU32 kAccent = IM_COL32(255, 160, 30, 255);
 
+// A colour of the headless layers (render/image.h) as ImGui packs it, its alpha times `opacity`.
+inline ImU32 rgba_u32(const Rgba& c, float opacity = 1.0f) {
+  const float a = static_cast<float>(c.a) * (opacity < 0 ? 0 : opacity > 1 ? 1 : opacity);
+  return IM_COL32(c.r, c.g, c.b, static_cast<int>(a));
+}
+
 // A titled separator (1.86 has no SeparatorText).
 void section_header(const char* title);
 

@@ -6,6 +6,7 @@
 
 #include <imgui.h>
 
+#include "state/explain_layout.h"
 #include "widgets/draw.h"
 #include "widgets/data_export_button.h"
 
@@ -53,13 +54,16 @@ void flow_panel(AppState& app) {
   const float width = std::max(300.0f, ImGui::GetContentRegionAvail().x - 8), height = head_h + T * row_h + 8;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float x0 = origin.x + label_w, span = std::max(40.0f, width - label_w - 60) / std::max(NL, 1);
-  const auto node = [&](int column, int pos) { return ImVec2(x0 + column * span, origin.y + head_h + pos * row_h + row_h * 0.5f); };
+  const FlowGeometry geo = flow_geometry(origin.x, origin.y, width, label_w, row_h, head_h, NL);
+  const auto node = [&](int column, int pos) {
+    const PlotPoint p = geo.node(column, pos);
+    return ImVec2(p.x, p.y);
+  };
   const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled), text = ImGui::GetColorU32(ImGuiCol_Text);
   for (int c = 0; c <= NL; ++c) {
     const std::string label = c < NL ? tr_format(L, Str::flow_before, c + 1) : tr_format(L, Str::flow_after, NL);
     const float tw = ImGui::CalcTextSize(label.c_str()).x;
-    dl->AddText(ImVec2(x0 + c * span - tw * 0.5f, origin.y), dim, label.c_str());
+    dl->AddText(ImVec2(node(c, 0).x - tw * 0.5f, origin.y), dim, label.c_str());
   }
   for (int p = 0; p < T; ++p) {
     const ImVec2 a = node(0, p);
@@ -77,8 +81,7 @@ void flow_panel(AppState& app) {
   for (size_t k = 0; k < g.edges.size(); ++k) {
     const FlowEdge& e = g.edges[k];
     const ImVec2 a = node(e.layer, e.from), b = node(e.layer + 1, e.to);
-    const ImColor col = ImColor::HSV(static_cast<float>(e.head) / std::max(NH, 1), 0.65f, 1.0f, 0.35f + 0.65f * e.share);
-    dl->AddLine(a, b, col, 1.0f + 5.0f * e.share);
+    dl->AddLine(a, b, rgba_u32(flow_edge_color(e.head, NH, e.share)), flow_edge_width(e.share));
     const float d = segment_distance(mouse, a, b);
     if (ImGui::IsWindowHovered() && d < best) {
       best = d;

@@ -1,11 +1,10 @@
 #include "widgets/qk_plot.h"
 
-#include <algorithm>
-#include <numeric>
 #include <string>
-#include <vector>
 
 #include "analysis/qk_projection.h"
+#include "state/explain_layout.h"
+#include "widgets/draw.h"
 #include "widgets/data_export_button.h"
 
 namespace attnviz {
@@ -33,33 +32,17 @@ void qk_plot(AppState& app, const Trace& t, int layer, int head, ImVec2 size) {
   const ImVec2 p0 = origin, p1(origin.x + side, origin.y + side);
   dl->AddRectFilled(p0, p1, IM_COL32(20, 22, 28, 255));
   dl->AddRect(p0, p1, ImGui::GetColorU32(ImGuiCol_Border));
-  // One scale for both axes (a circle stays a circle), the points inside a margin.
-  float lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0;
-  for (const Mat* m : {&p->queries, &p->keys})
-    for (Eigen::Index i = 0; i < m->rows(); ++i) {
-      lo_x = std::min(lo_x, (*m)(i, 0));
-      hi_x = std::max(hi_x, (*m)(i, 0));
-      lo_y = std::min(lo_y, (*m)(i, 1));
-      hi_y = std::max(hi_y, (*m)(i, 1));
-    }
-  const float span = std::max({hi_x - lo_x, hi_y - lo_y, 1e-6f}), margin = 0.1f * side;
-  const float scale = (side - 2 * margin) / span;
-  const float cx = 0.5f * (lo_x + hi_x), cy = 0.5f * (lo_y + hi_y);
+  const QKGeometry geo = qk_geometry(*p, p0.x, p0.y, side);
   const auto at = [&](const Mat& m, Eigen::Index i) {
-    return ImVec2(p0.x + side * 0.5f + (m(i, 0) - cx) * scale, p0.y + side * 0.5f - (m(i, 1) - cy) * scale);
+    const PlotPoint pt = geo.at(m, i);
+    return ImVec2(pt.x, pt.y);
   };
-  const ImU32 query_col = IM_COL32(90, 160, 255, 255), key_col = IM_COL32(255, 160, 60, 255);
+  const ImU32 query_col = rgba_u32(kQueryColor), key_col = rgba_u32(kKeyColor);
   const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   const int q = app.query >= 0 && app.query < t.n_queries() ? app.query : -1;
-  if (q >= 0) {  // the chosen query's three strongest keys
-    const Mat& w = t.head(layer, head).weights;
-    std::vector<int> order(static_cast<size_t>(w.cols()));
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](int a, int b) { return w(q, a) > w(q, b); });
-    for (size_t i = 0; i < order.size() && i < 3; ++i)
-      dl->AddLine(at(p->queries, q), at(p->keys, order[i]), IM_COL32(255, 255, 255, static_cast<int>(80 + 175 * w(q, order[i]))),
-                  1.0f + 3.0f * w(q, order[i]));
-  }
+  const Mat& w = t.head(layer, head).weights;
+  for (int k : strongest_keys(w, q, 3))  // the chosen query's three strongest keys
+    dl->AddLine(at(p->queries, q), at(p->keys, k), IM_COL32(255, 255, 255, static_cast<int>(80 + 175 * w(q, k))), 1.0f + 3.0f * w(q, k));
   const float r = 4.0f * ImGui::GetFontSize() / 16.0f;
   for (Eigen::Index i = 0; i < p->keys.rows(); ++i) {
     const ImVec2 c = at(p->keys, i);
@@ -71,7 +54,7 @@ void qk_plot(AppState& app, const Trace& t, int layer, int head, ImVec2 size) {
     const bool chosen = i == q;
     dl->AddCircleFilled(c, chosen ? r * 1.6f : r, query_col);
     if (chosen) dl->AddCircle(c, r * 2.2f, IM_COL32(255, 255, 255, 255), 0, 2.0f);
-    dl->AddText(ImVec2(c.x + r + 2, c.y - ImGui::GetFontSize() * 0.5f), chosen ? IM_COL32(255, 255, 255, 255) : query_col,
+    dl->AddText(ImVec2(c.x + (chosen ? r * 2.2f : r) + 2, c.y - ImGui::GetFontSize() * 0.5f), chosen ? IM_COL32(255, 255, 255, 255) : query_col,
                 t.queries[static_cast<size_t>(i)].text.c_str());
   }
   ImGui::Dummy(ImVec2(side, side));

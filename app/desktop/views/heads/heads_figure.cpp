@@ -1,7 +1,9 @@
 // The Heads view as a figure: the chosen layer's heads (or the zoomed one) in the shown measure,
 // titled as the view titles them, with the chosen query's row outlined. Headless.
+#include <algorithm>
 #include <string>
 
+#include "state/explain_figure.h"
 #include "state/figure_page.h"
 #include "state/view_figure.h"
 
@@ -37,7 +39,17 @@ Result<Figure> heads_figure(const AppState& app, const FontRaster* font) {
   if (zoomed || per_layer) spec.cell_px = 36;  // one map: larger cells
   spec.caption = std::string(tr(app.lang, Str::view_heads)) + " — " + tr(app.lang, Str::layer) + " " + std::to_string(app.layer + 1) +
                  " / " + std::to_string(t.layers.size()) + " — " + measure_label(app.lang, app.measure);
-  return heatmap_grid_figure(spec, font);
+  auto grid = heatmap_grid_figure(spec, font);
+  if (!grid || !zoomed || per_layer) return grid;
+  // A zoomed head: its query/key picture beside the map, as the view shows it.
+  auto qk = qk_figure(app, t, app.layer, app.heads.zoom_head, font);
+  if (!qk) return grid;  // no picture for this head (an attention file, additive scores): the map alone
+  Figure both = std::move(*grid);
+  const float x = both.width;
+  figure_append(both, *qk, x, 0);
+  both.width = x + qk->width;
+  both.height = std::max(both.height, qk->height);
+  return both;
 }
 
 }  // namespace attnviz

@@ -7,6 +7,7 @@
 
 #include "analysis/detector_report.h"
 #include "analysis/stats.h"
+#include "state/explain_figure.h"
 #include "state/figure_page.h"
 #include "state/view_figure.h"
 
@@ -106,6 +107,7 @@ Result<Figure> stats_figure(const AppState& app, const FontRaster* font) {
   }
   page.y = bottom;
   if (Status s = lens_page_part(page, app); !s) return make_error("stats: " + s.error());
+  if (Status s = flow_page_part(page, app); !s) return make_error("stats: " + s.error());
   return page_finish(std::move(page));
 }
 
