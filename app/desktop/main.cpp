@@ -423,7 +423,8 @@ int run(const AppOptions& opt) {
     if (app.assets.dir.empty()) {
       app.presets_error = "presets.json: " + asset_paths_describe(app.assets);
     } else if (auto presets = presets_load(app.assets.dir + "/presets.json"); presets) {
-      app.presets = std::move(*presets);
+      app.presets = std::move(presets->presets);
+      app.preset_sets = std::move(presets->sets);
     } else {
       app.presets_error = presets.error();
     }

@@ -16,7 +16,21 @@ struct Preset {
   std::string model;        // non-empty: the shipped demo the sentence is for ("demo:gather"), opened with it
 };
 
-Result<std::vector<Preset>> presets_parse(std::string_view json_text);
-Result<std::vector<Preset>> presets_load(const std::string& path);
+// A set of sentences to measure together ("Which heads matter" over a set): the file's "sets" list.
+struct PresetSet {
+  std::string id;
+  std::string name_en, name_ko;
+  std::string model;                   // non-empty: the shipped demo the sentences are for ("demo:coref")
+  std::vector<std::string> sentences;  // at least one, none empty
+};
+
+// The file's "presets" (sentences) and "sets", each read strictly; the file is read once.
+struct PresetsFile {
+  std::vector<Preset> presets;
+  std::vector<PresetSet> sets;
+};
+
+Result<PresetsFile> presets_parse(std::string_view json_text);
+Result<PresetsFile> presets_load(const std::string& path);
 
 }  // namespace attnviz

@@ -11,6 +11,7 @@
 #include "base/file_io.h"
 #include "demos/coref_data.h"
 #include "demos/coref_demo.h"
+#include "io/presets.h"
 #include "state/model_source.h"
 #include "state/panel_export.h"
 #include "support/app_settle.h"
@@ -90,6 +91,48 @@ TEST_CASE("importance set in the app: the demo's held-out sentences, a file, the
   CHECK(importance_set_shown(app) == nullptr);
   const Status none = app_export_panel(app, DataPanel::importance_set, csv.path());
   CHECK(none.error() == "export data set: nothing to export yet (measure a set of sentences on this model first)");
+}
+
+TEST_CASE("importance set in the app: a preset set offered for its model, measured as the CLI measures it") {
+  AppState app;
+  auto file = presets_load(app.assets.dir + "/presets.json");
+  REQUIRE_MESSAGE(file.ok(), file.error());
+  app.preset_sets = std::move(file->sets);
+  REQUIRE(app_use_source(app, ModelSource::demo_coref).ok());
+  settle(app);
+  // The coreference demo: its two sets and the language models' one.
+  std::vector<std::string> ids;
+  for (const PresetSet* p : importance_set_presets(app)) ids.push_back(p->id);
+  CHECK(ids == std::vector<std::string>{"coref_kind", "trophy", "ioi"});
+  CHECK(importance_set_use_preset(app, "nope").error() == "no preset set 'nope' (presets.json has 3)");
+  REQUIRE(importance_set_use_preset(app, "coref_kind"));
+  CHECK(app.importance_set.sentences.size() == 20);
+  CHECK(app.importance_set.sentences[2].line == 3);
+  CHECK(app.importance_set.sentences[2].text == "The horse refused to cross the bridge because it was too scared.");
+  CHECK(importance_set_source_name(app, Lang::en) == "The animal … tired / wide, twenty of its kind (coreference demo)");
+  CHECK(has(importance_set_source_name(app, Lang::ko), "같은 종류 스무 문장"));
+  REQUIRE(importance_set_start(app));
+  for (int i = 0; i < 6000 && app.importance_set.job.busy(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    app_update(app);
+  }
+  const ImportanceSetGrid* g = importance_set_shown(app);
+  REQUIRE(g);
+  // Layer 1 head 3 (layer 0 head 2) decides 8 of the 20 (the agent's properties: tired, hungry, weak, ...);
+  // layer 1 head 1 two more (scared): the single sentence's grid was one sentence.
+  CHECK(g->best_layer == 0);
+  CHECK(g->best_head == 2);
+  CHECK(g->answer_changes[0][2] == 8);
+  CHECK(g->answer_changes[0][0] == 2);
+  auto core = importance_set(*app.trace_model, app.importance_set.sentences);
+  REQUIRE(core.ok());
+  CHECK(g->mean == core->mean);
+  // Another demo: only the set for no model in particular is offered.
+  REQUIRE(app_use_source(app, ModelSource::demo_induction).ok());
+  settle(app);
+  ids.clear();
+  for (const PresetSet* p : importance_set_presets(app)) ids.push_back(p->id);
+  CHECK(ids == std::vector<std::string>{"ioi"});
 }
 
 }  // namespace

@@ -64,6 +64,11 @@ screenshot $out/set_en.png
 lang ko
 screenshot $out/set_ko.png
 lang en
+importance_set preset coref_kind
+importance_set measure
+expect idle 120
+expect importance_set 0:2 8 of 20
+screenshot $out/set_preset.png
 sentence The animal didn't cross the street because it was too tired.
 coref_swap
 within 30 expect patching 0 2 0.95
@@ -104,7 +109,7 @@ quit
 ACTIONS
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --script "$out/actions.txt"
 
-for png in pair ko no_it empty set_en set_ko patch_head patch_position_ko qk_plot flow; do "$check_png" "$out/$png.png" 1280 800; done
+for png in pair ko no_it empty set_en set_ko set_preset patch_head patch_position_ko qk_plot flow; do "$check_png" "$out/$png.png" 1280 800; done
 # The panels' "Export data": the patching grid by position (tired -> wide at layer 0 carries it all),
 # the set's mean grid, the zoomed head's query/key points, the flow graph's edges.
 grep -q '^0,10,tired,wide,1,' "$out/patching.csv" || { echo "patching CSV lacks the tired/wide cell"; exit 1; }

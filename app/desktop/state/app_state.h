@@ -125,6 +125,7 @@ struct AppState {
                                                    // --max-trace-memory, or sized from the machine at launch
   AssetPaths assets = asset_paths_find();  // where the shipped demos and presets.json are, looked up once
   std::vector<Preset> presets;
+  std::vector<PresetSet> preset_sets;      // sets of sentences for "Which heads matter" over a set
   std::string presets_error;
   std::string status;                    // last file action's result, shown in the status bar
   bool status_is_error = false;

@@ -1,11 +1,13 @@
 #include "state/importance_set_state.h"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
 #include "base/file_io.h"
 #include "demos/coref_demo.h"
 #include "state/app_state.h"
+#include "state/model_source.h"
 
 namespace attnviz {
 
@@ -31,6 +33,37 @@ void importance_set_use_minimal_pairs(AppState& app) {
   s.source = "pairs";
   s.error.clear();
   s.scope = ImportanceScope::set;
+}
+
+std::vector<const PresetSet*> importance_set_presets(const AppState& app) {
+  std::vector<const PresetSet*> out;
+  const std::string shown = std::string("demo:") + source_id(app.source);
+  for (const PresetSet& set : app.preset_sets)
+    if (set.model.empty() || set.model == shown) out.push_back(&set);
+  return out;
+}
+
+Status importance_set_use_preset(AppState& app, const std::string& id) {
+  const auto it = std::find_if(app.preset_sets.begin(), app.preset_sets.end(), [&](const PresetSet& p) { return p.id == id; });
+  if (it == app.preset_sets.end()) return make_error("no preset set '" + id + "' (presets.json has " + std::to_string(app.preset_sets.size()) + ")");
+  ImportanceSetState& s = app.importance_set;
+  s.sentences.clear();
+  int line = 0;
+  for (const std::string& text : it->sentences) s.sentences.push_back(SetSentence{++line, text});
+  s.source = "preset:" + id;
+  s.error.clear();
+  s.scope = ImportanceScope::set;
+  return Ok{};
+}
+
+std::string importance_set_source_name(const AppState& app, Lang lang) {
+  const std::string& source = app.importance_set.source;
+  if (source == "demo") return tr(lang, Str::imp_set_demo_name);
+  if (source == "pairs") return tr(lang, Str::imp_set_pairs_name);
+  if (source.rfind("preset:", 0) == 0)
+    for (const PresetSet& p : app.preset_sets)
+      if ("preset:" + p.id == source) return lang == Lang::ko ? p.name_ko : p.name_en;
+  return source;
 }
 
 Status importance_set_load_file(AppState& app, const std::string& path) {

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "analysis/importance_set.h"
+#include "io/presets.h"
 #include "base/no_copy.h"
+#include "shell/strings.h"
 #include "state/background_job.h"
 
 namespace attnviz {
@@ -28,7 +30,7 @@ class ImportanceSetState : NoCopy {
 
   ImportanceScope scope = ImportanceScope::sentence;
   std::vector<SetSentence> sentences;  // the set chosen
-  std::string source;                  // where it came from: "demo", "pairs" or the file's path
+  std::string source;                  // where it came from: "demo", "pairs", "preset:<id>" or the file's path
   std::string file_path_edit = "sentences.txt";  // the panel's path field
   std::string error;                   // why the last load or run failed (the previous set stays)
   std::atomic<bool> cancel{false};
@@ -43,6 +45,14 @@ void importance_set_use_demo(AppState& app);
 // The set := those sentences each followed by its minimal pair (the property word swapped for its
 // partner of the other role), without repeats: the pairs a lecture compares, all at once.
 void importance_set_use_minimal_pairs(AppState& app);
+// The preset sets (assets/presets.json "sets") that fit the model shown: a set for a shipped demo
+// while that demo is shown, a set for no model in particular always.
+std::vector<const PresetSet*> importance_set_presets(const AppState& app);
+// The set := a preset set's sentences (source "preset:<id>"). Errors: no preset set with that id.
+Status importance_set_use_preset(AppState& app, const std::string& id);
+// Where the chosen set came from, as the panel names it: the demo's held-out sentences, their pairs,
+// a preset set's name in `lang`, or the file's path.
+std::string importance_set_source_name(const AppState& app, Lang lang);
 // The set := FILE's sentences (sentence_set_parse's rules). Errors name the file and change nothing.
 Status importance_set_load_file(AppState& app, const std::string& path);
 // Measures the set on the model of the shown trace, off the UI thread (ablation mode and mask as

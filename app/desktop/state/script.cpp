@@ -359,6 +359,8 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
       importance_set_use_minimal_pairs(app);
     } else if (what == "file" && a.size() == 2) {
       if (Status s = importance_set_load_file(app, a[1]); !s) return fail(s.error());
+    } else if (what == "preset" && a.size() == 2) {
+      if (Status s = importance_set_use_preset(app, a[1]); !s) return fail(s.error());
     } else if (what == "sentence" || what == "set") {
       app.importance_set.scope = what == "set" ? ImportanceScope::set : ImportanceScope::sentence;
     } else if (what == "measure") {
@@ -369,7 +371,7 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
       app.importance_set.cell_layer = l;
       app.importance_set.cell_head = h;
     } else {
-      return fail("expected demo, pairs, file PATH, sentence, set, measure or cell L H");
+      return fail("expected demo, pairs, preset ID, file PATH, sentence, set, measure or cell L H");
     }
   } else if (v == "flow") {  // flow threshold X: the flow graph's smallest share shown
     float x = 0;

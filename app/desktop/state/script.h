@@ -31,8 +31,9 @@
 //   translate VERB ... (the Translation view: text, model, tab, head, head_off, head_on, step, curve;
 //     views/translate/translate_script.h, with its expectations translation, translate_error,
 //     translate_exact and translate_gap)
-//   importance_set demo | file PATH | sentence | set | measure | cell L H   ("Which heads matter" over a set:
-//     the coreference demo's held-out sentences or a file; measure waits; expect importance_set "L:H K of N")
+//   importance_set demo | pairs | preset ID | file PATH | sentence | set | measure | cell L H   ("Which heads
+//     matter" over a set: the coreference demo's held-out sentences, with their minimal pairs, a preset set of
+//     presets.json or a file; measure waits; expect importance_set "L:H K of N")
 //   head_off L H | head_on L H | ablation zero|mean | measure weights|value-norm|rollout | importance (waits)
 //   compare_average on|off (1 head vs N heads beside the heads' average) | preset ID (as the Presets menu)
 //   steps_notation on|off (the Step by step view's table of the seeds' symbols) | steps_shared_scale on|off

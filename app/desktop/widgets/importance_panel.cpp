@@ -112,6 +112,19 @@ void set_section(AppState& app) {
   ImGui::SameLine();
   if (ImGui::Button(tr(L, Str::imp_set_pairs))) importance_set_use_minimal_pairs(app);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(L, Str::imp_set_pairs_tip));
+  const std::vector<const PresetSet*> presets = importance_set_presets(app);
+  if (!presets.empty()) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(button_width(tr(L, Str::imp_set_preset)) + ImGui::GetFrameHeight());
+    if (ImGui::BeginCombo("##preset_set", tr(L, Str::imp_set_preset))) {
+      for (const PresetSet* p : presets) {
+        const std::string name = tr_format(L, Str::imp_set_preset_item, (L == Lang::ko ? p->name_ko : p->name_en).c_str(),
+                                           static_cast<int>(p->sentences.size()));
+        if (ImGui::Selectable(name.c_str(), s.source == "preset:" + p->id)) (void)importance_set_use_preset(app, p->id);
+      }
+      ImGui::EndCombo();
+    }
+  }
   ImGui::SetNextItemWidth(std::max(80.0f, ImGui::GetContentRegionAvail().x - button_width(tr(L, Str::imp_set_open)) - 8));
   ImGui::InputText("##set_path", &s.file_path_edit);
   ImGui::SameLine();
@@ -119,9 +132,7 @@ void set_section(AppState& app) {
     if (Status st = importance_set_load_file(app, s.file_path_edit); !st) s.error = st.error();
   }
   if (!s.sentences.empty()) {
-    const std::string source = s.source == "demo"    ? std::string(tr(L, Str::imp_set_demo_name))
-                               : s.source == "pairs" ? std::string(tr(L, Str::imp_set_pairs_name))
-                                                     : s.source;
+    const std::string source = importance_set_source_name(app, L);
     ImGui::TextDisabled("%s", tr_format(L, Str::imp_set_chosen, static_cast<int>(s.sentences.size()), source.c_str()).c_str());
     if (s.job.busy()) {
       ImGui::TextDisabled("%s", tr_format(L, Str::imp_set_running, static_cast<int>(s.sentences.size())).c_str());
