@@ -149,10 +149,15 @@ ExplainJson flow_json(const FlowExport& in) {
   j["target"] = g.target;
   j["target_token"] = label_at(in.tokens, static_cast<size_t>(std::max(g.target, 0)));
   j["threshold"] = g.threshold;
+  j["weight"] = name_of(g.weight);
+  if (g.weight == FlowWeight::attribution) {
+    j["answer"] = {{"id", g.answer_id}, {"text", in.answer_text}};
+    j["wrong"] = {{"id", g.wrong_id}, {"text", in.wrong_text}};
+  }
   j["tokens"] = in.tokens;
   ExplainJson edges = ExplainJson::array();
   for (const FlowEdge& e : g.edges)
-    edges.push_back({{"layer", e.layer}, {"head", e.head}, {"from", e.from}, {"to", e.to}, {"share", e.share}});
+    edges.push_back({{"layer", e.layer}, {"head", e.head}, {"from", e.from}, {"to", e.to}, {"share", e.share}, {"weight", name_of(e.weight)}});
   j["edges"] = std::move(edges);
   ExplainJson reached = ExplainJson::array();  // [L + 1][T]: column l is before layer l
   for (const auto& column : g.reached) {
@@ -166,10 +171,10 @@ ExplainJson flow_json(const FlowExport& in) {
 
 std::string flow_csv(const FlowExport& in) {
   std::string out;
-  csv_row(out, {"layer", "head", "from", "from_token", "to", "to_token", "share"});
+  csv_row(out, {"layer", "head", "from", "from_token", "to", "to_token", "share", "weight"});
   for (const FlowEdge& e : in.graph->edges)
     csv_row(out, {std::to_string(e.layer), std::to_string(e.head), std::to_string(e.from), label_at(in.tokens, static_cast<size_t>(e.from)),
-                  std::to_string(e.to), label_at(in.tokens, static_cast<size_t>(e.to)), float_text(e.share)});
+                  std::to_string(e.to), label_at(in.tokens, static_cast<size_t>(e.to)), float_text(e.share), std::string(name_of(e.weight))});
   return out;
 }
 

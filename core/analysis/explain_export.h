@@ -55,10 +55,11 @@ std::string lens_csv(const LensExport& in);
 
 struct FlowExport {
   const FlowGraph* graph = nullptr;
-  std::vector<std::string> tokens;  // one per position
+  std::vector<std::string> tokens;       // one per position
+  std::string answer_text, wrong_text;   // attribution: the two tokens compared
 };
 ExplainJson flow_json(const FlowExport& in);
-// layer,head,from,from_token,to,to_token,share: one row per edge, layers from the last.
+// layer,head,from,from_token,to,to_token,share,weight: one row per edge, layers from the last.
 std::string flow_csv(const FlowExport& in);
 
 struct QKExport {

@@ -120,15 +120,24 @@ Result<RowVec> residual_write_logits(const Model& model, const RowVec& write, co
   return RowVec(normed * u->w->transpose());
 }
 
-Result<LogitAttribution> logit_attribution(const Model& model, const Trace& trace, int answer_id, int wrong_id) {
+Result<LogitAttribution> logit_attribution(const Model& model, const Trace& trace, int answer_id, int wrong_id, int position) {
   auto u = unembedding_of(model);
   if (!u) return make_error(u.error());
   if (!trace.causal)
     return make_error("direct logit attribution reads the next token a language model predicts at the last position, "
                       "under the causal mask; this run has none (a language model applies it itself; --mask causal)");
-  auto answer = model_answer(model, trace, {}, 2);
-  if (!answer) return make_error(answer.error());
-  const PositionAnswer& pa = answer->predictions.front();
+  PositionAnswer pa;
+  if (position < 0) {
+    auto answer = model_answer(model, trace, {}, 2);
+    if (!answer) return make_error(answer.error());
+    pa = answer->predictions.front();
+  } else {
+    if (position >= trace.n_queries() || position >= trace.final.rows()) return make_error("position " + std::to_string(position) + " is outside the input");
+    auto logits = output_logits(model, trace.final.row(position));
+    if (!logits) return make_error(logits.error());
+    pa.position = position;
+    pa.top = answer_top_tokens(model, *logits, 2);
+  }
   LogitAttribution a;
   a.position = pa.position;
   a.answer_id = answer_id >= 0 ? answer_id : pa.top.front().id;
@@ -167,6 +176,38 @@ Result<LogitAttribution> logit_attribution(const Model& model, const Trace& trac
   if (!logits) return make_error(logits.error());
   a.logit_diff = (*logits)(a.answer_id) - (*logits)(a.wrong_id);
   return a;
+}
+
+Result<std::vector<std::vector<RowVec>>> head_source_attribution(const Model& model, const Trace& trace, const LogitAttribution& a) {
+  auto u = unembedding_of(model);
+  if (!u) return make_error(u.error());
+  auto parts = residual_parts(model, trace, a.position);  // the model's and the trace's checks, and the residual
+  if (!parts) return make_error(parts.error());
+  const Eigen::Index V = u->w->rows();
+  for (int id : {a.answer_id, a.wrong_id})
+    if (id < 0 || id >= V) return make_error("token id " + std::to_string(id) + " is outside the model's vocabulary");
+  const ModelConfig& c = model.config;
+  const int HS = c.head_size(), p = a.position;
+  const RowVec d = u->w->row(a.answer_id) - u->w->row(a.wrong_id);
+  const LinearNorm norm = linear_norm_at(model, parts->residual);
+  std::vector<std::vector<RowVec>> out;
+  for (int l = 0; l < c.n_layers; ++l) {
+    const LayerWeights& w = model.weights.layers[static_cast<size_t>(l)];
+    std::vector<RowVec> heads;
+    for (int h = 0; h < c.n_heads; ++h) {
+      const HeadTrace& head = trace.layers[static_cast<size_t>(l)].attn.heads[static_cast<size_t>(h)];
+      // The head's direction in its own value space: W_O^h's rows as the normed write reads them.
+      const Mat wo = w.attn.out_w.middleCols(static_cast<Eigen::Index>(h) * HS, HS);  // (C, HS)
+      RowVec split(head.v.rows());
+      for (Eigen::Index j = 0; j < head.v.rows(); ++j) {
+        const RowVec write = (head.weights(p, j) * head.v.row(j)) * wo.transpose();
+        split(j) = static_cast<float>(dot(norm.apply(write), d));
+      }
+      heads.push_back(std::move(split));
+    }
+    out.push_back(std::move(heads));
+  }
+  return out;
 }
 
 }  // namespace attnviz

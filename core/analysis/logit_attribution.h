@@ -44,10 +44,16 @@ struct ResidualParts {
 // a trace made with heads switched off.
 Result<ResidualParts> residual_parts(const Model& model, const Trace& trace, int position);
 
-// The attribution at the last real position of a causal trace for answer and wrong (ids; -1: the
-// top and the second token of the model's own prediction there). The model needs an output head
-// onto the vocabulary (tied or linear).
-Result<LogitAttribution> logit_attribution(const Model& model, const Trace& trace, int answer_id = -1, int wrong_id = -1);
+// The attribution at the last real position of a causal trace (or at `position`, when given: the
+// token each position predicts next) for answer and wrong (ids; -1: the top and the second token of
+// the model's own prediction there). The model needs an output head onto the vocabulary (tied or linear).
+Result<LogitAttribution> logit_attribution(const Model& model, const Trace& trace, int answer_id = -1, int wrong_id = -1,
+                                           int position = -1);
+
+// Each head's direct attribution split over the keys it reads: α_pj (v_j W_O^h), b_V inside v, carried
+// through the final norm linearised at the residual and dotted with W_U[answer] − W_U[wrong], for the
+// position and tokens of `a` (logit_attribution's). [L][NH], each (Tk) and summing to a.heads[l][h].
+Result<std::vector<std::vector<RowVec>>> head_source_attribution(const Model& model, const Trace& trace, const LogitAttribution& a);
 
 // A vector written into the residual (C), as the logits it adds through the final norm linearised
 // at `residual` and the output head (without the head's bias): what a head's write promotes. (V)

@@ -44,6 +44,8 @@ grep -q "hf/gpt2_tiny\"" "$XDG_CONFIG_HOME/attnviz/recent_models.json" || { echo
   for view in model lines compare steps stats coref; do printf 'view %s\nscreenshot %s\n' "$view" "$out/view_$view.png"; done
   # The logit lens and attribution (Statistics) and patching (Compare) on a language model's next token.
   printf 'sentence the cat sat on the\nview stats\nwithin 10 expect lens_top 2 ·다\nexpect lens_top 0 ·the\nlens head 1 2\n'
+  # The flow graph by attribution: layer 2 head 2 carries "·s" (#4) into the answer's position (#7).
+  printf 'flow weight attribution\nflow threshold 0.1\nwithin 10 expect flow_edge 1 1 4 7\nexport data flow %s\n' "$out/flow.csv"
   printf 'screenshot %s\n' "$out/lens.png"
   printf 'view compare\ncompare sentence_b\ncompare_sentence the hat sat on the\npatching position\n'
   printf 'within 30 expect patching 0 2 1.145\nexpect patching 0 0 0\nscreenshot %s\n' "$out/patch.png"
@@ -52,6 +54,7 @@ grep -q "hf/gpt2_tiny\"" "$XDG_CONFIG_HOME/attnviz/recent_models.json" || { echo
 xvfb "$app" --script "$out/views.txt"
 for view in model lines compare steps stats coref; do "$check_png" "$out/view_$view.png" 1280 800; done
 "$check_png" "$out/lens.png" 1280 800
+grep -q "^1,1,4,·s,7,·the,0.18[0-9]*,attribution$" "$out/flow.csv" || { echo "the attribution flow CSV lacks layer 2 head 2 from ·s into ·the"; exit 1; }
 "$check_png" "$out/patch.png" 1280 800
 
 # 4. A path that is not a model: exit 1, the message names it.

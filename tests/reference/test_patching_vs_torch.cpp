@@ -239,7 +239,7 @@ TEST_CASE("patching vs torch: coreference demo by head and by position, log p(cl
 namespace {
 
 struct AttributionWorst {
-  Worst heads, mlps, embeddings, biases, total, logit_diff, sum;
+  Worst heads, mlps, embeddings, biases, total, logit_diff, sum, per_source;
 };
 
 void check_attribution(const Model& model, const Trace& trace, const json& want, AttributionWorst& worst) {
@@ -277,12 +277,29 @@ void check_attribution(const Model& model, const Trace& trace, const json& want,
     INFO("total against the engine's own logit difference");
     check_value(a->total, a->logit_diff, worst.sum);
   }
+  // Each head's write split over the keys it reads (the flow graph's attribution edges); keys after the
+  // position are hidden by the causal mask and carry nothing.
+  auto split = head_source_attribution(model, trace, *a);
+  REQUIRE_MESSAGE(split.ok(), split.error());
+  const json& per_source = want["per_source"];
+  REQUIRE(split->size() == per_source.size());
+  for (size_t l = 0; l < split->size(); ++l)
+    for (size_t h = 0; h < (*split)[l].size(); ++h) {
+      const RowVec& got = (*split)[l][h];
+      const json& row = per_source[l][h];
+      CAPTURE(l);
+      CAPTURE(h);
+      REQUIRE(got.size() >= static_cast<Eigen::Index>(row.size()));
+      for (Eigen::Index j = 0; j < got.size(); ++j)
+        check_value(got(j), j < static_cast<Eigen::Index>(row.size()) ? row[static_cast<size_t>(j)].get<double>() : 0.0, worst.per_source);
+    }
 }
 
 void report(const AttributionWorst& w) {
   MESSAGE("worst |diff|: heads " << w.heads.value << ", mlps " << w.mlps.value << ", embeddings " << w.embeddings.value
                                  << ", biases " << w.biases.value << ", total " << w.total.value << ", logit_diff "
-                                 << w.logit_diff.value << "; |total - logit_diff| in the engine " << w.sum.value);
+                                 << w.logit_diff.value << ", per source " << w.per_source.value << "; |total - logit_diff| in the engine "
+                                 << w.sum.value);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "analysis/answer.h"
 #include "analysis/qk_projection.h"
 #include "render/text_raster.h"
 #include "state/app_state.h"
@@ -45,7 +46,13 @@ Status flow_page_part(FigurePage& page, const AppState& app) {
   const int NL = static_cast<int>(t.layers.size()), T = t.n_queries(), NH = t.config.n_heads;
   page_gap(page, 8);
   page_line(page, tr_format(L, Str::flow_title, g.target, t.queries[static_cast<size_t>(g.target)].text.c_str()), 15, kPageInk, true);
-  page_line(page, tr_format(L, Str::flow_figure_note, static_cast<double>(g.threshold), static_cast<int>(g.edges.size())), 13, kPageDim);
+  if (g.weight == FlowWeight::attribution)
+    page_paragraph(page,
+                   tr_format(L, Str::flow_figure_note_attr, answer_token_text(*app.trace_model, g.answer_id).c_str(),
+                             answer_token_text(*app.trace_model, g.wrong_id).c_str(), static_cast<double>(g.threshold), static_cast<int>(g.edges.size())),
+                   13);
+  else
+    page_line(page, tr_format(L, Str::flow_figure_note, static_cast<double>(g.threshold), static_cast<int>(g.edges.size())), 13, kPageDim);
   constexpr float px = 13, row_h = 22, head_h = 20;
   float label_w = 0;
   for (const TraceToken& tok : t.queries) label_w = std::max(label_w, static_cast<float>(text_width(page.font, tok.text, px)));
@@ -66,7 +73,7 @@ Status flow_page_part(FigurePage& page, const AppState& app) {
         fig.items.push_back(segment(geo.node(c, p), geo.node(c + 1, p), Rgba{kResidual.r, kResidual.g, kResidual.b, 140}, 1.0f));
   }
   for (const FlowEdge& e : g.edges) {
-    FigureLine line = segment(geo.node(e.layer, e.from), geo.node(e.layer + 1, e.to), flow_edge_color(e.head, NH, e.share, Backdrop::light), flow_edge_width(e.share));
+    FigureLine line = segment(geo.node(e.layer, e.from), geo.node(e.layer + 1, e.to), flow_edge_color(e, NH, Backdrop::light), flow_edge_width(e.share));
     line.tag = FigureCellTag{"flow.l" + std::to_string(e.layer) + ".h" + std::to_string(e.head), e.to, e.from, e.share};
     fig.items.push_back(std::move(line));
   }
@@ -85,6 +92,11 @@ Status flow_page_part(FigurePage& page, const AppState& app) {
     fig.items.push_back(segment({x, legend_y + px * 0.5f}, {x + 18, legend_y + px * 0.5f}, col, 4.0f));
     fig.items.push_back(label(x + 22, legend_y, name, px, kPageInk));
     x += 22 + static_cast<float>(text_width(page.font, name, px)) + 14;
+  }
+  if (g.weight == FlowWeight::attribution) {  // the slate of edges that push against the answer
+    const std::string against = tr(L, Str::flow_against);
+    fig.items.push_back(segment({x, legend_y + px * 0.5f}, {x + 18, legend_y + px * 0.5f}, kAgainstLight, 4.0f));
+    fig.items.push_back(label(x + 22, legend_y, against, px, kPageInk));
   }
   page.y = legend_y + px * 1.6f;
   fig.width = std::max(fig.width, left + width + page.margin);

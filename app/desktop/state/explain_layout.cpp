@@ -35,7 +35,15 @@ Rgba flow_edge_color(int head, int heads, float share, Backdrop backdrop) {
   return {byte(r * v), byte(g * v), byte(b * v), byte(0.35f + 0.65f * share)};
 }
 
-float flow_edge_width(float share) { return 1.0f + 5.0f * share; }
+Rgba flow_edge_color(const FlowEdge& edge, int heads, Backdrop backdrop) {
+  const float size = std::min(std::abs(edge.share), 1.0f);
+  if (edge.share >= 0) return flow_edge_color(edge.head, heads, size, backdrop);
+  Rgba c = backdrop == Backdrop::light ? kAgainstLight : kAgainstDark;
+  c.a = static_cast<uint8_t>(std::lround((0.35f + 0.65f * size) * 255.0f));
+  return c;
+}
+
+float flow_edge_width(float share) { return 1.0f + 5.0f * std::min(std::abs(share), 1.0f); }
 
 QKGeometry qk_geometry(const QKProjection& p, float left, float top, float side) {
   float lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0;

@@ -4,6 +4,7 @@
 #pragma once
 #include <vector>
 
+#include "analysis/flow_graph.h"
 #include "analysis/qk_projection.h"
 #include "render/image.h"
 
@@ -27,6 +28,10 @@ FlowGeometry flow_geometry(float left, float top, float width, float label_w, fl
 // white page (exported figures) the hues are deeper and darker, so that pale ones stay visible.
 enum class Backdrop { dark, light };
 Rgba flow_edge_color(int head, int heads, float share, Backdrop backdrop = Backdrop::dark);
+// An edge as drawn: its head's hue, or, for an attribution edge that pushes against the answer
+// (negative share), one slate colour for every head (its size still sets its width and opacity).
+Rgba flow_edge_color(const FlowEdge& edge, int heads, Backdrop backdrop = Backdrop::dark);
+inline constexpr Rgba kAgainstDark{150, 165, 200, 255}, kAgainstLight{70, 80, 110, 255};
 float flow_edge_width(float share);
 
 // The query/key picture: one scale for both axes (a circle stays a circle), every point inside a

@@ -14,11 +14,13 @@ struct AppState;
 
 struct FlowState {
   float threshold = 0.1f;
+  FlowWeight weight = FlowWeight::value_norm;  // what the panel's choice weighs the edges by
   // Cache key.
   bool cached = false;
   uint64_t version = 0;
   int target = -1;
   float built_threshold = 0;
+  FlowWeight built_weight = FlowWeight::value_norm;
   std::optional<FlowGraph> graph;
   std::string error;
 };

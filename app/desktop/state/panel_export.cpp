@@ -63,7 +63,10 @@ Status export_lens(AppState& app, const std::string& path, DataFormat f) {
 Status export_flow(AppState& app, const std::string& path, DataFormat f) {
   flow_refresh(app);
   if (!app.flow.graph) return nothing(DataPanel::flow, app.flow.error.empty() ? "no trace" : app.flow.error);
-  const FlowExport ex{&*app.flow.graph, token_texts(app.trace->queries)};
+  const FlowGraph& g = *app.flow.graph;
+  const bool attribution = g.weight == FlowWeight::attribution;
+  const FlowExport ex{&g, token_texts(app.trace->queries), attribution ? answer_token_text(*app.trace_model, g.answer_id) : "",
+                      attribution ? answer_token_text(*app.trace_model, g.wrong_id) : ""};
   return write(path, f, flow_json(ex), flow_csv(ex));
 }
 

@@ -373,10 +373,15 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     } else {
       return fail("expected demo, pairs, preset ID, file PATH, sentence, set, measure or cell L H");
     }
-  } else if (v == "flow") {  // flow threshold X: the flow graph's smallest share shown
+  } else if (v == "flow") {  // flow threshold X | flow weight value_norm|attribution: the flow graph's panel
     float x = 0;
-    if (a.size() != 2 || a[0] != "threshold" || !parse_number(a[1], x) || !(x > 0 && x <= 1)) return fail("expected flow threshold X (0 < X <= 1)");
-    app.flow.threshold = x;
+    if (a.size() == 2 && a[0] == "weight" && (a[1] == "value_norm" || a[1] == "attribution")) {
+      app.flow.weight = a[1] == "attribution" ? FlowWeight::attribution : FlowWeight::value_norm;
+    } else {
+      if (a.size() != 2 || a[0] != "threshold" || !parse_number(a[1], x) || !(x > 0 && x <= 1))
+        return fail("expected flow threshold X (0 < X <= 1) or flow weight value_norm|attribution");
+      app.flow.threshold = x;
+    }
     flow_refresh(app);
   } else if (v == "lens") {  // lens head L H: the head whose write the logit lens lists
     int l = 0, h = 0;

@@ -35,6 +35,15 @@ void flow_panel(AppState& app) {
   ImGui::PushTextWrapPos(0);
   ImGui::TextDisabled("%s", tr(L, Str::flow_explain));
   ImGui::PopTextWrapPos();
+  if (model_output_head(*app.trace_model) != OutputHead::none) {  // attribution reads the logits
+    int weight = s.weight == FlowWeight::value_norm ? 0 : 1;
+    ImGui::RadioButton(tr(L, Str::flow_weight_norm), &weight, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton(tr(L, Str::flow_weight_attr), &weight, 1);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(L, Str::flow_weight_attr_tip));
+    s.weight = weight == 0 ? FlowWeight::value_norm : FlowWeight::attribution;
+    flow_refresh(app);
+  }
   ImGui::SetNextItemWidth(220.0f * ImGui::GetFontSize() / 16.0f);
   ImGui::SliderFloat(tr(L, Str::flow_threshold), &s.threshold, 0.02f, 0.9f, "%.2f");
   if (!s.graph) {
@@ -81,7 +90,7 @@ void flow_panel(AppState& app) {
   for (size_t k = 0; k < g.edges.size(); ++k) {
     const FlowEdge& e = g.edges[k];
     const ImVec2 a = node(e.layer, e.from), b = node(e.layer + 1, e.to);
-    dl->AddLine(a, b, rgba_u32(flow_edge_color(e.head, NH, e.share)), flow_edge_width(e.share));
+    dl->AddLine(a, b, rgba_u32(flow_edge_color(e, NH)), flow_edge_width(e.share));
     const float d = segment_distance(mouse, a, b);
     if (ImGui::IsWindowHovered() && d < best) {
       best = d;
@@ -93,10 +102,17 @@ void flow_panel(AppState& app) {
       if (g.reached[static_cast<size_t>(c)][static_cast<size_t>(p)]) dl->AddCircleFilled(node(c, p), 3.5f, text);
   if (hovered >= 0) {
     const FlowEdge& e = g.edges[static_cast<size_t>(hovered)];
-    dl->AddLine(node(e.layer, e.from), node(e.layer + 1, e.to), IM_COL32(255, 255, 255, 255), 2.0f + 5.0f * e.share);
-    ImGui::SetTooltip("%s", tr_format(L, Str::flow_edge_tip, e.layer + 1, e.head + 1, t.queries[static_cast<size_t>(e.from)].text.c_str(),
-                                      e.from, t.queries[static_cast<size_t>(e.to)].text.c_str(), e.to, static_cast<double>(e.share), e.to)
-                                .c_str());
+    dl->AddLine(node(e.layer, e.from), node(e.layer + 1, e.to), IM_COL32(255, 255, 255, 255), 1.0f + flow_edge_width(e.share));
+    const char* from = t.queries[static_cast<size_t>(e.from)].text.c_str();
+    const char* to = t.queries[static_cast<size_t>(e.to)].text.c_str();
+    if (e.weight == FlowWeight::attribution) {
+      const Model& m = *app.trace_model;
+      ImGui::SetTooltip("%s", tr_format(L, Str::flow_attr_edge_tip, e.layer + 1, e.head + 1, from, e.from, to, e.to, static_cast<double>(e.share),
+                                        answer_token_text(m, g.answer_id).c_str(), answer_token_text(m, g.wrong_id).c_str())
+                                  .c_str());
+    } else {
+      ImGui::SetTooltip("%s", tr_format(L, Str::flow_edge_tip, e.layer + 1, e.head + 1, from, e.from, to, e.to, static_cast<double>(e.share), e.to).c_str());
+    }
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
       app.layer = e.layer;
       app.head = e.head;

@@ -147,14 +147,29 @@ TEST_CASE("the lens and a head's write; the flow graph's edges; the query/key pr
   g.threshold = 0.1f;
   g.edges = {{1, 0, 1, 2, 0.625f}, {0, 3, 0, 1, 0.5f}};
   g.reached = {{true, true, false}, {false, true, true}, {false, false, true}};
-  const FlowExport fx{&g, {"A", "B", "C"}};
+  const FlowExport fx{&g, {"A", "B", "C"}, "", ""};
   const ExplainJson fj = flow_json(fx);
   CHECK(fj["target_token"] == "C");
   CHECK(fj["edges"][0]["share"].get<float>() == 0.625f);
   CHECK(fj["reached"][0][2] == false);
   const auto frows = csv_rows(flow_csv(fx));
   REQUIRE(frows.size() == 3);
-  CHECK(frows[1] == std::vector<std::string>{"1", "0", "1", "B", "2", "C", "0.625"});
+  CHECK(frows[1] == std::vector<std::string>{"1", "0", "1", "B", "2", "C", "0.625", "value_norm"});
+  CHECK(fj["weight"] == "value_norm");
+  CHECK_FALSE(fj.contains("answer"));
+  // By attribution: signed shares, the two tokens compared.
+  FlowGraph ga = g;
+  ga.weight = FlowWeight::attribution;
+  ga.answer_id = 4;
+  ga.wrong_id = 5;
+  ga.edges = {{1, 2, 0, 2, -0.375f, FlowWeight::attribution}};
+  const FlowExport fa{&ga, {"A", "B", "C"}, "·yes", "·no"};
+  const ExplainJson aj = flow_json(fa);
+  CHECK(aj["answer"]["text"] == "·yes");
+  CHECK(aj["wrong"]["id"] == 5);
+  CHECK(aj["edges"][0]["share"].get<float>() == -0.375f);
+  CHECK(aj["edges"][0]["weight"] == "attribution");
+  CHECK(csv_rows(flow_csv(fa))[1] == std::vector<std::string>{"1", "2", "0", "A", "2", "C", "-0.375", "attribution"});
 
   QKProjection p;
   p.queries = Mat(2, 2);

@@ -388,4 +388,52 @@ TEST_CASE("flow graph: from the answer backwards, shares of what each layer move
   CHECK(tired);
   CHECK_FALSE(flow_graph(m, t, 12, 0.1f).ok());
   CHECK_FALSE(flow_graph(m, t, 7, 0.0f).ok());
+  // Attribution reads a language model's logits: the coreference demo (post-norm pointer) has none to split.
+  CHECK_FALSE(flow_graph(m, t, 7, 0.1f, FlowWeight::attribution).ok());
+}
+
+TEST_CASE("flow graph by attribution: edges into the answer's position split each head's direct attribution over its keys") {
+  const Model m = open_model(fixture_path("hf/gpt2_tiny"));
+  const Trace t = traced(m, "the cat sat on the", true);
+  const int target = t.n_queries() - 1;
+  auto all = flow_graph(m, t, target, 1e-9f, FlowWeight::attribution);
+  REQUIRE_MESSAGE(all.ok(), all.error());
+  auto a = logit_attribution(m, t);
+  REQUIRE(a.ok());
+  CHECK(all->answer_id == a->answer_id);
+  CHECK(all->wrong_id == a->wrong_id);
+  // Into the target: signed shares whose |sum| is 1 per layer, and which, scaled back by the layer's
+  // Σ|·|, add up head by head to the attribution grid (checked against PyTorch in the reference tests).
+  const int L = static_cast<int>(t.layers.size()), NH = t.config.n_heads;
+  auto split = head_source_attribution(m, t, *a);
+  REQUIRE(split.ok());
+  for (int l = 0; l < L; ++l) {
+    double abs_sum = 0, layer_total = 0;
+    std::vector<double> by_head(static_cast<size_t>(NH), 0.0);
+    for (const FlowEdge& e : all->edges)
+      if (e.layer == l && e.to == target) {
+        CHECK(e.weight == FlowWeight::attribution);
+        abs_sum += std::abs(e.share);
+        by_head[static_cast<size_t>(e.head)] += e.share;
+      }
+    CHECK(abs_sum == doctest::Approx(1.0).epsilon(1e-4));
+    for (const RowVec& keys : (*split)[static_cast<size_t>(l)]) layer_total += keys.cwiseAbs().sum();
+    for (int h = 0; h < NH; ++h)
+      CHECK(by_head[static_cast<size_t>(h)] * layer_total ==
+            doctest::Approx(a->heads[static_cast<size_t>(l)][static_cast<size_t>(h)]).epsilon(1e-3).scale(1e-4));
+  }
+  // Earlier hops (into other tokens) keep the value-norm shares, positive.
+  bool earlier = false;
+  for (const FlowEdge& e : all->edges)
+    if (e.to != target) {
+      earlier = true;
+      CHECK(e.weight == FlowWeight::value_norm);
+      CHECK(e.share > 0);
+    }
+  CHECK(earlier);
+  // A threshold keeps the edges by their size, either sign.
+  auto some = flow_graph(m, t, target, 0.1f, FlowWeight::attribution);
+  REQUIRE(some.ok());
+  for (const FlowEdge& e : some->edges) CHECK(std::abs(e.share) >= 0.1f);
+  CHECK(name_of(FlowWeight::attribution) == "attribution");
 }
