@@ -5,6 +5,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -81,6 +82,20 @@ inline constexpr int64_t kFigureMaxItems = 1'500'000;  // past this an SVG (~150
 
 // Every position and size of the figure (text heights, line widths, the page) multiplied by `scale`.
 void figure_scale(Figure& figure, float scale);
+
+// A text item with the given fields (the rest as FigureText's defaults).
+inline FigureText figure_text(float x, float y, std::string text, float px, Rgba color, TextAnchor anchor = TextAnchor::start,
+                              TextOrient orient = TextOrient::horizontal) {
+  FigureText t;
+  t.x = x;
+  t.y = y;
+  t.text = std::move(text);
+  t.px = px;
+  t.color = color;
+  t.anchor = anchor;
+  t.orient = orient;
+  return t;
+}
 
 // Copies src's items into dst moved by (dx, dy), prefixing every cell tag's panel id with `panel_prefix`.
 void figure_append(Figure& dst, const Figure& src, float dx, float dy, const std::string& panel_prefix = {});

@@ -218,19 +218,6 @@ TextSizes text_sizes(const HeatmapGridSpec& spec, const Metrics& m) {
   return TextSizes{std::min(m.label_px * spec.scale, cell * 0.8f), std::min(m.annotation_px * spec.scale, cell * 0.5f)};
 }
 
-FigureText text_at(float x, float y, std::string text, float px, Rgba color, TextAnchor anchor = TextAnchor::start,
-                   TextOrient orient = TextOrient::horizontal) {
-  FigureText t;
-  t.x = x;
-  t.y = y;
-  t.text = std::move(text);
-  t.px = px;
-  t.color = color;
-  t.anchor = anchor;
-  t.orient = orient;
-  return t;
-}
-
 FigureRect rect_at(int x, int y, int w, int h, Rgba fill) {
   FigureRect r;
   r.x = static_cast<float>(x);
@@ -263,19 +250,19 @@ void add_panel(Figure& fig, const HeatmapGridSpec& spec, const Layout& L, Painte
     const std::string title = pt.title.fit(panel.title, static_cast<int>(L.slot_w - L.gap_x / 3));
     const int tw = pt.title.width(title);
     const int tx = tw <= pw ? gx + (pw - tw) / 2 : gx;
-    fig.items.push_back(text_at(static_cast<float>(tx), static_cast<float>(gy - static_cast<int>(L.col_label_h + L.title_h)), title,
+    fig.items.push_back(figure_text(static_cast<float>(tx), static_cast<float>(gy - static_cast<int>(L.col_label_h + L.title_h)), title,
                                 m.title_px * s, kInk));
   }
   if (L.labels) {
     const int lh = pt.label.line_height();
     for (size_t c = 0; c < L.col_text.size(); ++c) {
       const int lx = gx + static_cast<int>(c) * cell + (cell - lh) / 2, bottom = gy - static_cast<int>(L.label_pad);
-      fig.items.push_back(text_at(static_cast<float>(lx), static_cast<float>(bottom), L.col_text[c], label_px, kLabelInk,
+      fig.items.push_back(figure_text(static_cast<float>(lx), static_cast<float>(bottom), L.col_text[c], label_px, kLabelInk,
                                   TextAnchor::start, L.col_stacked[c] ? TextOrient::stacked : TextOrient::rotated));
     }
     if (L.grid_x(static_cast<int64_t>(p)) == L.origin_x)  // query labels once per row of panels
       for (size_t r = 0; r < L.row_text.size(); ++r)
-        fig.items.push_back(text_at(static_cast<float>(gx - static_cast<int>(L.label_pad)),
+        fig.items.push_back(figure_text(static_cast<float>(gx - static_cast<int>(L.label_pad)),
                                     static_cast<float>(gy + static_cast<int>(r) * cell + (cell - lh) / 2), L.row_text[r], label_px,
                                     kLabelInk, TextAnchor::end));
   }
@@ -304,7 +291,7 @@ void add_panel(Figure& fig, const HeatmapGridSpec& spec, const Layout& L, Painte
       if (tw > cell - std::max(2, cell / 8)) continue;
       const Rgba ink = rgba_luminance(colour) < 0.5f ? kWhite : kBlack;
       // Anchored at the middle (the same pixels here; an SVG viewer's own text widths stay centred).
-      fig.items.push_back(text_at(static_cast<float>(x + (cell - tw) / 2) + static_cast<float>(tw) * 0.5f,
+      fig.items.push_back(figure_text(static_cast<float>(x + (cell - tw) / 2) + static_cast<float>(tw) * 0.5f,
                                   static_cast<float>(y + (cell - ah) / 2), text, L.annotation_px, ink, TextAnchor::middle));
     }
   add_frame(fig, gx, gy, pw, ph);
@@ -329,7 +316,7 @@ void add_legend(Figure& fig, const HeatmapGridSpec& spec, const Layout& L, Paint
     const float f = static_cast<float>(k) / static_cast<float>(L.ticks - 1);
     const int ty = y + (h - 1) - static_cast<int>(std::lround(f * static_cast<float>(h - 1)));
     fig.items.push_back(rect_at(x + w, ty, static_cast<int>(L.tick_len), 1, kFrame));
-    fig.items.push_back(text_at(static_cast<float>(x + w + static_cast<int>(L.tick_len + L.label_pad)), static_cast<float>(ty - lh / 2),
+    fig.items.push_back(figure_text(static_cast<float>(x + w + static_cast<int>(L.tick_len + L.label_pad)), static_cast<float>(ty - lh / 2),
                                 tick_text(spec.vmin + range * f, range), m.tick_px * spec.scale, kLabelInk));
   }
 }
@@ -368,7 +355,7 @@ Result<Figure> heatmap_grid_figure(const HeatmapGridSpec& spec, const FontRaster
   fig.height = static_cast<float>(L.height);
   fig.background = kBackground;
   if (!L.caption.empty())
-    fig.items.push_back(text_at(static_cast<float>(L.margin), static_cast<float>(L.margin), L.caption, m.caption_px * spec.scale, kInk));
+    fig.items.push_back(figure_text(static_cast<float>(L.margin), static_cast<float>(L.margin), L.caption, m.caption_px * spec.scale, kInk));
   for (size_t p = 0; p < spec.panels.size(); ++p) add_panel(fig, spec, L, pt, p);
   if (L.legend) add_legend(fig, spec, L, pt);
   return fig;

@@ -24,17 +24,6 @@ FigureLine segment(PlotPoint a, PlotPoint b, Rgba color, float width) {
   return line;
 }
 
-FigureText label(float x, float y, std::string text, float px, Rgba color, TextAnchor anchor = TextAnchor::start) {
-  FigureText t;
-  t.x = x;
-  t.y = y;
-  t.text = std::move(text);
-  t.px = px;
-  t.color = color;
-  t.anchor = anchor;
-  return t;
-}
-
 }  // namespace
 
 Status flow_page_part(FigurePage& page, const AppState& app) {
@@ -62,11 +51,11 @@ Status flow_page_part(FigurePage& page, const AppState& app) {
   const FlowGeometry geo = flow_geometry(left, top, width, label_w, row_h, head_h, NL);
   Figure& fig = page.fig;
   for (int c = 0; c <= NL; ++c)
-    fig.items.push_back(label(geo.node(c, 0).x, top, c < NL ? tr_format(L, Str::flow_before, c + 1) : tr_format(L, Str::flow_after, NL), px,
+    fig.items.push_back(figure_text(geo.node(c, 0).x, top, c < NL ? tr_format(L, Str::flow_before, c + 1) : tr_format(L, Str::flow_after, NL), px,
                               kPageDim, TextAnchor::middle));
   for (int p = 0; p < T; ++p) {
     const PlotPoint a = geo.node(0, p);
-    fig.items.push_back(label(left + label_w - 8, a.y - px * 0.5f, t.queries[static_cast<size_t>(p)].text, px,
+    fig.items.push_back(figure_text(left + label_w - 8, a.y - px * 0.5f, t.queries[static_cast<size_t>(p)].text, px,
                               p == g.target ? Rgba{200, 120, 0, 255} : kPageInk, TextAnchor::end));
     for (int c = 0; c < NL; ++c)  // the residual stream of a reached token
       if (g.reached[static_cast<size_t>(c + 1)][static_cast<size_t>(p)])
@@ -90,13 +79,13 @@ Status flow_page_part(FigurePage& page, const AppState& app) {
     const std::string name = std::string(tr(L, Str::head)) + " " + std::to_string(h + 1);
     const Rgba col = flow_edge_color(h, NH, 1.0f, Backdrop::light);
     fig.items.push_back(segment({x, legend_y + px * 0.5f}, {x + 18, legend_y + px * 0.5f}, col, 4.0f));
-    fig.items.push_back(label(x + 22, legend_y, name, px, kPageInk));
+    fig.items.push_back(figure_text(x + 22, legend_y, name, px, kPageInk));
     x += 22 + static_cast<float>(text_width(page.font, name, px)) + 14;
   }
   if (g.weight == FlowWeight::attribution) {  // the slate of edges that push against the answer
     const std::string against = tr(L, Str::flow_against);
     fig.items.push_back(segment({x, legend_y + px * 0.5f}, {x + 18, legend_y + px * 0.5f}, kAgainstLight, 4.0f));
-    fig.items.push_back(label(x + 22, legend_y, against, px, kPageInk));
+    fig.items.push_back(figure_text(x + 22, legend_y, against, px, kPageInk));
   }
   page.y = legend_y + px * 1.6f;
   fig.width = std::max(fig.width, left + width + page.margin);
@@ -136,7 +125,7 @@ Result<Figure> qk_figure(const AppState& app, const Trace& t, int layer, int hea
     square.w = square.h = 2 * r;
     square.fill = kKeyColor;
     fig.items.push_back(square);
-    fig.items.push_back(label(c.x + r + 2, c.y - px * 0.5f, t.keys[static_cast<size_t>(i)].text, px, Rgba{150, 90, 20, 255}));
+    fig.items.push_back(figure_text(c.x + r + 2, c.y - px * 0.5f, t.keys[static_cast<size_t>(i)].text, px, Rgba{150, 90, 20, 255}));
   }
   for (Eigen::Index i = 0; i < p->queries.rows(); ++i) {
     const PlotPoint c = geo.at(p->queries, i);
@@ -146,7 +135,7 @@ Result<Figure> qk_figure(const AppState& app, const Trace& t, int layer, int hea
       fig.items.push_back(FigureCircle{c.x, c.y, r * 1.9f, Rgba{250, 250, 252, 255}});
     }
     fig.items.push_back(FigureCircle{c.x, c.y, chosen ? r * 1.6f : r, kQueryColor});
-    fig.items.push_back(label(c.x + (chosen ? r * 2.4f : r) + 2, c.y - px * 0.5f, t.queries[static_cast<size_t>(i)].text, px,
+    fig.items.push_back(figure_text(c.x + (chosen ? r * 2.4f : r) + 2, c.y - px * 0.5f, t.queries[static_cast<size_t>(i)].text, px,
                               chosen ? kPageInk : Rgba{30, 90, 190, 255}));
   }
   page.y = top + side + page.margin;

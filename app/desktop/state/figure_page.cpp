@@ -18,12 +18,7 @@ FigurePage page_make(const FontRaster* font, float text_width) {
 }
 
 void page_line(FigurePage& page, const std::string& text, float px, Rgba color, bool bold) {
-  FigureText t;
-  t.x = page.margin;
-  t.y = page.y;
-  t.text = text_fit(page.font, text, px, static_cast<int>(page.width));
-  t.px = px;
-  t.color = color;
+  FigureText t = figure_text(page.margin, page.y, text_fit(page.font, text, px, static_cast<int>(page.width)), px, color);
   t.bold = bold;
   page.fig.items.push_back(std::move(t));
   page.y += px * 1.3f;
@@ -52,13 +47,7 @@ void page_formula(FigurePage& page, const FormulaNode& formula, float px, Rgba c
     }
     run = page.fig.items.size();
     run_end = x + width(text, size);
-    FigureText t;
-    t.x = x;
-    t.y = top;
-    t.text = std::string(text);
-    t.px = size;
-    t.color = color;
-    page.fig.items.push_back(std::move(t));
+    page.fig.items.push_back(figure_text(x, top, std::string(text), size, color));
   };
   painter.line = [&](float x0, float y0, float x1, float y1, float thickness) {
     FigureLine l;
