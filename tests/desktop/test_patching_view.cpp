@@ -147,20 +147,30 @@ TEST_CASE("logit lens in the app: the panel's numbers are core's, and the Statis
   app.view = View::stats;
   settle(app);
   REQUIRE(app.trace);
+  // Computed off the UI thread: nothing to show until the job has run, then core's numbers.
   lens_refresh(app);
-  CHECK(app.lens.position == 7);
+  for (int i = 0; i < 3000 && !lens_current(app); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    app_update(app);
+    lens_refresh(app);
+  }
+  const LensResult* lens_shown = lens_current(app);
+  REQUIRE(lens_shown);
+  CHECK(lens_shown->position == 7);
+  CHECK_FALSE(app.lens.job.busy());  // taken by app_update or the refresh: nothing left in flight
   auto rows = logit_lens_at(*app.trace_model, *app.trace, 7, 5);
   REQUIRE(rows.ok());
-  REQUIRE(app.lens.rows.size() == rows->size());
-  CHECK(app.lens.rows.back().top[0].id == rows->back().top[0].id);
-  REQUIRE(app.lens.attribution);
-  CHECK(std::abs(app.lens.attribution->total - app.lens.attribution->logit_diff) < 1e-4f);
+  REQUIRE(lens_shown->rows.size() == rows->size());
+  CHECK(lens_shown->rows.back().top[0].id == rows->back().top[0].id);
+  REQUIRE(lens_shown->attribution);
+  const LogitAttribution& attribution = *lens_shown->attribution;
+  CHECK(std::abs(attribution.total - attribution.logit_diff) < 1e-4f);
   lens_choose_head(app, 1, 2);
-  REQUIRE(app.lens.write);
-  CHECK(app.lens.write->promoted.size() == 5);
+  REQUIRE(lens_head_write(app));
+  CHECK(lens_head_write(app)->promoted.size() == 5);
   auto figure = view_figure(app, View::stats, nullptr);
   REQUIRE_MESSAGE(figure.ok(), figure.error());
-  CHECK(tagged_cells(*figure, "attribution.attribution", app.lens.attribution->heads) == 8);
+  CHECK(tagged_cells(*figure, "attribution.attribution", attribution.heads) == 8);
   {  // "Export data…" of the lens, the attribution, the flow graph and the query/key picture: the panels' numbers
     const test::TempFile lens("attnviz-lens.json"), attribution("attnviz-attribution.csv"), flow("attnviz-flow.json"), qk("attnviz-qk.csv");
     REQUIRE(app_export_panel(app, DataPanel::lens, lens.path()));
@@ -169,7 +179,7 @@ TEST_CASE("logit lens in the app: the panel's numbers are core's, and the Statis
     CHECK(lj["lens"].size() == rows->size());
     CHECK(lj["lens"].back()["top"][0]["id"] == rows->back().top[0].id);
     CHECK(lj["head_write"]["layer"] == 1);
-    CHECK(lj["head_write"]["promoted"][0]["logit"].get<float>() == app.lens.write->promoted[0].logit);
+    CHECK(lj["head_write"]["promoted"][0]["logit"].get<float>() == lens_head_write(app)->promoted[0].logit);
     REQUIRE(app_export_panel(app, DataPanel::attribution, attribution.path()));
     const std::string at = read_text(attribution.path());
     CHECK(has(at, "component,layer,head,value\n"));
@@ -178,9 +188,11 @@ TEST_CASE("logit lens in the app: the panel's numbers are core's, and the Statis
     app.flow.threshold = 0.05f;
     REQUIRE(app_export_panel(app, DataPanel::flow, flow.path()));
     const auto fj = nlohmann::json::parse(read_text(flow.path()));
-    REQUIRE(app.flow.graph);
+    REQUIRE(flow_current(app));  // the export waited for it
+    REQUIRE(flow_current(app)->graph);
+    const FlowGraph& graph = *flow_current(app)->graph;
     CHECK(fj["target"] == 7);
-    CHECK(fj["edges"].size() == app.flow.graph->edges.size());
+    CHECK(fj["edges"].size() == graph.edges.size());
     CHECK(fj["threshold"].get<float>() == 0.05f);
     app.layer = 1;
     app.head = 3;
@@ -197,13 +209,13 @@ TEST_CASE("logit lens in the app: the panel's numbers are core's, and the Statis
     for (const FigureItem& item : stats->items) {
       const auto* line = std::get_if<FigureLine>(&item);
       if (!line || !line->tag || line->tag->panel.rfind("flow.", 0) != 0) continue;
-      const FlowEdge& e = app.flow.graph->edges[lines++];
+      const FlowEdge& e = graph.edges[lines++];
       CHECK(line->tag->panel == "flow.l" + std::to_string(e.layer) + ".h" + std::to_string(e.head));
       CHECK(line->tag->row == e.to);
       CHECK(line->tag->col == e.from);
       CHECK(line->tag->value == e.share);
     }
-    CHECK(lines == app.flow.graph->edges.size());
+    CHECK(lines == graph.edges.size());
     CHECK(lines > 0);
     // The Heads figure with head 4 zoomed: the map and, beside it, that head's query/key picture (a
     // circle per query, a ring around the chosen one).
@@ -223,10 +235,14 @@ TEST_CASE("logit lens in the app: the panel's numbers are core's, and the Statis
     app.query = -1;
     lens_refresh(app);
   }
-  // Another query row chosen: the lens reads there, and the old numbers are not exported for it.
+  // Another query row chosen: the lens reads there, and the old numbers are neither shown nor exported for it.
   app.query = 3;
-  lens_refresh(app);
-  CHECK(app.lens.position == 3);
+  CHECK(lens_current(app) == nullptr);
+  CHECK(lens_head_write(app) == nullptr);
+  const LensResult* at3 = lens_wait(app);
+  REQUIRE(at3);
+  CHECK(at3->position == 3);
+  CHECK(lens_current(app) == at3);
 }
 
 }  // namespace

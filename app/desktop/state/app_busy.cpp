@@ -18,6 +18,8 @@ std::vector<std::string> app_busy(const AppState& app) {
     busy.push_back("a demo's 1-head twin training (" + demo_job_label(app.retrain.twin) + ")");
   if (app.importance.busy()) busy.push_back("the importance grid");
   if (app.importance_set.job.busy()) busy.push_back("the importance grid over a set of sentences");
+  if (app.lens.job.busy()) busy.push_back("the logit lens and attribution");
+  if (app.flow.job.busy()) busy.push_back("the flow graph");
   if (app.generation.remaining > 0)
     busy.push_back("generation (" + std::to_string(app.generation.remaining) + " tokens due)");
   const TrainState& tv = app.train;

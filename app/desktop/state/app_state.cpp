@@ -95,6 +95,8 @@ void app_update(AppState& app) {
   history_track(app, std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
   app_send_edit(app);
   importance_set_poll(app);
+  app.lens.job.take();  // finished even when their panels are no longer drawn
+  app.flow.job.take();
   // A request sent before an attention file was opened may still finish: it is not what is shown.
   if (auto result = app.worker.poll(); result && app.source != ModelSource::attention) {
     app.shown_id = result->id;

@@ -27,11 +27,11 @@ FigureLine segment(PlotPoint a, PlotPoint b, Rgba color, float width) {
 }  // namespace
 
 Status flow_page_part(FigurePage& page, const AppState& app) {
-  const FlowState& s = app.flow;
-  if (!app.trace || !s.graph || !s.cached || s.version != app.trace_version || s.target != lens_position(app)) return Ok{};
+  const FlowShown* shown = flow_current(app);
+  if (!shown || !shown->graph) return Ok{};
   const Lang L = app.lang;
   const Trace& t = *app.trace;
-  const FlowGraph& g = *s.graph;
+  const FlowGraph& g = *shown->graph;
   const int NL = static_cast<int>(t.layers.size()), T = t.n_queries(), NH = t.config.n_heads;
   page_gap(page, 8);
   page_line(page, tr_format(L, Str::flow_title, g.target, t.queries[static_cast<size_t>(g.target)].text.c_str()), 15, kPageInk, true);

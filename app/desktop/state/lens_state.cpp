@@ -11,14 +11,23 @@ namespace attnviz {
 
 namespace {
 
-void write_refresh(AppState& app) {
-  LensState& s = app.lens;
-  s.write.reset();
-  s.write_error.clear();
-  if (s.cell_layer < 0 || !app.trace || !app.trace_model) return;
-  auto w = head_write_tokens(*app.trace_model, *app.trace, s.cell_layer, s.cell_head, s.position, 5);
-  if (w) s.write = std::move(*w);
-  else s.write_error = w.error();
+LensKey key_now(const AppState& app) { return LensKey{app.trace_version, lens_position(app)}; }
+
+// What the job computes: everything it reads is owned by the closure.
+std::function<LensResult()> lens_compute(const AppState& app) {
+  return [model = app.trace_model, trace = app.trace, position = lens_position(app)] {
+    LensResult r;
+    r.position = position;
+    if (!model || !trace || position < 0) return r;
+    auto rows = logit_lens_at(*model, *trace, position, 5);
+    if (rows) r.rows = std::move(*rows);
+    else r.rows_error = rows.error();
+    // Attribution reads a language model's last position only.
+    auto a = logit_attribution(*model, *trace);
+    if (a) r.attribution = std::move(*a);
+    else r.attribution_error = a.error();
+    return r;
+  };
 }
 
 }  // namespace
@@ -30,28 +39,21 @@ int lens_position(const AppState& app) {
 }
 
 void lens_refresh(AppState& app) {
-  LensState& s = app.lens;
-  const int position = lens_position(app);
-  if (s.cached && s.version == app.trace_version && s.position == position) return;
-  s = LensState{};
-  s.cached = true;
-  s.version = app.trace_version;
-  s.position = position;
-  if (!app.trace || !app.trace_model || position < 0) return;
-  const Model& m = *app.trace_model;
-  const Trace& t = *app.trace;
-  auto rows = logit_lens_at(m, t, position, 5);
-  if (rows) s.rows = std::move(*rows);
-  else s.rows_error = rows.error();
-  // Attribution reads a language model's last position only.
-  auto a = logit_attribution(m, t);
-  if (a) s.attribution = std::move(*a);
-  else s.attribution_error = a.error();
+  if (!app.trace) return;
+  app.lens.job.refresh(key_now(app), lens_compute(app));
+}
+
+const LensResult* lens_current(const AppState& app) { return app.trace ? app.lens.job.current(key_now(app)) : nullptr; }
+
+const LensResult* lens_wait(AppState& app) {
+  if (!app.trace) return nullptr;
+  return &app.lens.job.wait(key_now(app), lens_compute(app));
 }
 
 Status lens_page_part(FigurePage& page, const AppState& app) {
-  const LensState& s = app.lens;
-  if (!s.cached || s.version != app.trace_version || s.position != lens_position(app) || !app.trace) return Ok{};
+  const LensResult* current = lens_current(app);
+  if (!current) return Ok{};
+  const LensResult& s = *current;
   const Lang L = app.lang;
   page_gap(page, 8);
   page_line(page, tr(L, Str::lens_title), 15, kPageInk, true);
@@ -90,9 +92,21 @@ Status lens_page_part(FigurePage& page, const AppState& app) {
 }
 
 void lens_choose_head(AppState& app, int layer, int head) {
-  app.lens.cell_layer = layer;
-  app.lens.cell_head = head;
-  write_refresh(app);
+  LensState& s = app.lens;
+  s.cell_layer = layer;
+  s.cell_head = head;
+  s.write.reset();
+  s.write_error.clear();
+  s.write_key = key_now(app);
+  if (layer < 0 || !app.trace || !app.trace_model) return;
+  auto w = head_write_tokens(*app.trace_model, *app.trace, layer, head, s.write_key.position, 5);
+  if (w) s.write = std::move(*w);
+  else s.write_error = w.error();
+}
+
+const HeadWrite* lens_head_write(const AppState& app) {
+  const LensState& s = app.lens;
+  return s.write && s.write_key == key_now(app) ? &*s.write : nullptr;
 }
 
 }  // namespace attnviz

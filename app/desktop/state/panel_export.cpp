@@ -26,7 +26,7 @@ std::vector<std::string> token_texts(const std::vector<TraceToken>& tokens) {
   return out;
 }
 
-Status write(const std::string& path, DataFormat format, const ExplainJson& json, const std::string& csv) {
+Status write_file(const std::string& path, DataFormat format, const ExplainJson& json, const std::string& csv) {
   return file_write_atomic(path, std::string_view(format == DataFormat::json ? json.dump(2) + "\n" : csv));
 }
 
@@ -39,35 +39,37 @@ Status export_patching(const AppState& app, const std::string& path, DataFormat 
   if (!run) return nothing(DataPanel::patching, "patching needs a sentence B of the same length, and its run to finish");
   if (!run->result) return nothing(DataPanel::patching, "the run for these sentences has no result");
   const PatchExport ex{&*run->result, run->request.clean, run->request.corrupt, run->clean_tokens, run->corrupt_tokens};
-  return write(path, f, patch_json(ex), patch_csv(ex));
+  return write_file(path, f, patch_json(ex), patch_csv(ex));
 }
 
 Status export_attribution(AppState& app, const std::string& path, DataFormat f) {
-  lens_refresh(app);
-  if (!app.lens.attribution)
-    return nothing(DataPanel::attribution, app.lens.attribution_error.empty() ? "no trace" : app.lens.attribution_error);
-  const LogitAttribution& a = *app.lens.attribution;
+  const LensResult* lens = lens_wait(app);
+  if (!lens) return nothing(DataPanel::attribution, "no trace");
+  if (!lens->attribution) return nothing(DataPanel::attribution, lens->attribution_error);
+  const LogitAttribution& a = *lens->attribution;
   const AttributionExport ex{&a, app.sentence, answer_token_text(*app.trace_model, a.answer_id), answer_token_text(*app.trace_model, a.wrong_id)};
-  return write(path, f, attribution_json(ex), attribution_csv(ex));
+  return write_file(path, f, attribution_json(ex), attribution_csv(ex));
 }
 
 Status export_lens(AppState& app, const std::string& path, DataFormat f) {
-  lens_refresh(app);
-  const LensState& s = app.lens;
-  if (s.rows.empty()) return nothing(DataPanel::lens, s.rows_error.empty() ? "no trace" : s.rows_error);
-  const LensExport ex{&s.rows, s.position, app.trace->queries[static_cast<size_t>(s.position)].text, s.write ? &*s.write : nullptr,
-                      s.cell_layer, s.cell_head};
-  return write(path, f, lens_json(ex), lens_csv(ex));
+  const LensResult* lens = lens_wait(app);
+  if (!lens) return nothing(DataPanel::lens, "no trace");
+  if (lens->rows.empty()) return nothing(DataPanel::lens, lens->rows_error);
+  const HeadWrite* write = lens_head_write(app);
+  const LensExport ex{&lens->rows, lens->position, app.trace->queries[static_cast<size_t>(lens->position)].text, write,
+                      write ? app.lens.cell_layer : -1, write ? app.lens.cell_head : -1};
+  return write_file(path, f, lens_json(ex), lens_csv(ex));
 }
 
 Status export_flow(AppState& app, const std::string& path, DataFormat f) {
-  flow_refresh(app);
-  if (!app.flow.graph) return nothing(DataPanel::flow, app.flow.error.empty() ? "no trace" : app.flow.error);
-  const FlowGraph& g = *app.flow.graph;
+  const FlowShown* flow = flow_wait(app);
+  if (!flow) return nothing(DataPanel::flow, "no trace");
+  if (!flow->graph) return nothing(DataPanel::flow, flow->error);
+  const FlowGraph& g = *flow->graph;
   const bool attribution = g.weight == FlowWeight::attribution;
   const FlowExport ex{&g, token_texts(app.trace->queries), attribution ? answer_token_text(*app.trace_model, g.answer_id) : "",
                       attribution ? answer_token_text(*app.trace_model, g.wrong_id) : ""};
-  return write(path, f, flow_json(ex), flow_csv(ex));
+  return write_file(path, f, flow_json(ex), flow_csv(ex));
 }
 
 Status export_qk(const AppState& app, const std::string& path, DataFormat f) {
@@ -77,14 +79,14 @@ Status export_qk(const AppState& app, const std::string& path, DataFormat f) {
   auto p = qk_projection(app.trace->head(app.layer, head));
   if (!p) return nothing(DataPanel::qk, p.error());
   const QKExport ex{&*p, app.layer, head, token_texts(app.trace->queries), token_texts(app.trace->keys)};
-  return write(path, f, qk_json(ex), qk_csv(ex));
+  return write_file(path, f, qk_json(ex), qk_csv(ex));
 }
 
 Status export_importance_set(const AppState& app, const std::string& path, DataFormat f) {
   const ImportanceSetGrid* grid = importance_set_shown(app);
   if (!grid) return nothing(DataPanel::importance_set, "measure a set of sentences on this model first");
   const ImportanceSetExport ex{grid, app.importance_set.source};
-  return write(path, f, importance_set_json(ex), importance_set_csv(ex));
+  return write_file(path, f, importance_set_json(ex), importance_set_csv(ex));
 }
 
 }  // namespace

@@ -137,20 +137,23 @@ std::string script_expect(const AppState& app, const std::string& what) {
     int l = 0, h = 0, from = 0, to = 0;
     std::istringstream in(text);
     if (!(in >> l >> h >> from >> to)) return "expected flow_edge L H FROM TO";
-    if (!app.flow.graph || app.flow.version != app.trace_version) return "the flow graph is not shown for this trace (view stats)";
-    for (const FlowEdge& e : app.flow.graph->edges)
+    const FlowShown* flow = flow_current(app);
+    if (!flow) return "the flow graph is not computed for this trace (view stats)";
+    if (!flow->graph) return "the flow graph has none: " + flow->error;
+    for (const FlowEdge& e : flow->graph->edges)
       if (e.layer == l && e.head == h && e.from == from && e.to == to) return {};
-    return "the flow graph has no edge " + text + " (" + std::to_string(app.flow.graph->edges.size()) + " edges at threshold " +
+    return "the flow graph has no edge " + text + " (" + std::to_string(flow->graph->edges.size()) + " edges at threshold " +
            std::to_string(app.flow.threshold) + ")";
   }
   if (kind == "lens_top") {  // lens_top ROW TOKEN: the logit lens's likeliest token in a row (0: the embeddings)
     const std::string row_text = text.substr(0, text.find(' ')), want = text.find(' ') == std::string::npos ? "" : text.substr(text.find(' ') + 1);
     int row = 0;
     if (!parse_int_in(row_text, 0, 4096, row)) return "expected lens_top ROW TOKEN";
-    if (!app.lens.cached || app.lens.version != app.trace_version) return "the logit lens is not shown for this trace (view stats)";
-    if (row >= static_cast<int>(app.lens.rows.size()) || app.lens.rows[static_cast<size_t>(row)].top.empty())
-      return "the logit lens has no row " + row_text + (app.lens.rows_error.empty() ? "" : ": " + app.lens.rows_error);
-    const std::string got = app.lens.rows[static_cast<size_t>(row)].top.front().text;
+    const LensResult* lens = lens_current(app);
+    if (!lens) return "the logit lens is not computed for this trace (view stats)";
+    if (row >= static_cast<int>(lens->rows.size()) || lens->rows[static_cast<size_t>(row)].top.empty())
+      return "the logit lens has no row " + row_text + (lens->rows_error.empty() ? "" : ": " + lens->rows_error);
+    const std::string got = lens->rows[static_cast<size_t>(row)].top.front().text;
     return got == want ? std::string() : "expected the lens's top token " + want + " in row " + row_text + ", it is " + got;
   }
   if (kind == "patching_error") {  // patching_error TEXT: why the shown run has no grid, in the UI's language
@@ -387,7 +390,6 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     int l = 0, h = 0;
     if (a.size() != 3 || a[0] != "head" || !parse_int_in(a[1], 0, 4096, l) || !parse_int_in(a[2], 0, 4096, h))
       return fail("expected lens head L H");
-    lens_refresh(app);
     lens_choose_head(app, l, h);
   } else if (v == "scroll_to") {  // scroll_to patching: the section comes into view at the next frame
     if (!need(1) || a[0] != "patching") return fail("expected scroll_to patching");

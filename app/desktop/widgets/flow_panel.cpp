@@ -30,8 +30,9 @@ void flow_panel(AppState& app) {
   FlowState& s = app.flow;
   flow_refresh(app);
   const Trace& t = *app.trace;
-  const std::string target = s.target >= 0 ? t.queries[static_cast<size_t>(s.target)].text : "";
-  section_header(tr_format(L, Str::flow_title, s.target, target.c_str()).c_str());
+  const int target_at = lens_position(app);
+  const std::string target = target_at >= 0 ? t.queries[static_cast<size_t>(target_at)].text : "";
+  section_header(tr_format(L, Str::flow_title, target_at, target.c_str()).c_str());
   ImGui::PushTextWrapPos(0);
   ImGui::TextDisabled("%s", tr(L, Str::flow_explain));
   ImGui::PopTextWrapPos();
@@ -46,11 +47,16 @@ void flow_panel(AppState& app) {
   }
   ImGui::SetNextItemWidth(220.0f * ImGui::GetFontSize() / 16.0f);
   ImGui::SliderFloat(tr(L, Str::flow_threshold), &s.threshold, 0.02f, 0.9f, "%.2f");
-  if (!s.graph) {
-    if (!s.error.empty()) ImGui::TextDisabled("%s", s.error.c_str());
+  const FlowShown* shown = flow_current(app);
+  if (!shown) {  // off the UI thread: every head's value norms take a moment for a large model
+    ImGui::TextDisabled("%s", tr(L, Str::computing));
     return;
   }
-  const FlowGraph& g = *s.graph;
+  if (!shown->graph) {
+    if (!shown->error.empty()) ImGui::TextDisabled("%s", shown->error.c_str());
+    return;
+  }
+  const FlowGraph& g = *shown->graph;
   ImGui::SameLine();
   ImGui::TextDisabled("%s", tr_format(L, Str::flow_edges, static_cast<int>(g.edges.size())).c_str());
   ImGui::SameLine();
@@ -78,7 +84,7 @@ void flow_panel(AppState& app) {
     const ImVec2 a = node(0, p);
     const char* label = t.queries[static_cast<size_t>(p)].text.c_str();
     dl->AddText(ImVec2(origin.x + label_w - 8 - ImGui::CalcTextSize(label).x, a.y - ImGui::GetTextLineHeight() * 0.5f),
-                p == s.target ? IM_COL32(255, 200, 60, 255) : text, label);
+                p == g.target ? IM_COL32(255, 200, 60, 255) : text, label);
     for (int c = 0; c < NL; ++c)  // the residual stream of a reached token
       if (g.reached[static_cast<size_t>(c + 1)][static_cast<size_t>(p)])
         dl->AddLine(node(c, p), node(c + 1, p), IM_COL32(120, 120, 130, 120), 1.0f);

@@ -25,9 +25,8 @@ std::string pushes(const std::vector<TokenPush>& list) {
   return out;
 }
 
-void lens_table(AppState& app) {
+void lens_table(AppState& app, const LensResult& s) {
   const Lang L = app.lang;
-  const LensState& s = app.lens;
   const std::string token = app.trace->queries[static_cast<size_t>(s.position)].text;
   ImGui::TextUnformatted(tr_format(L, Str::lens_at, s.position, token.c_str()).c_str());
   ImGui::SameLine();
@@ -49,10 +48,9 @@ void lens_table(AppState& app) {
   ImGui::EndTable();
 }
 
-void attribution_grid(AppState& app) {
+void attribution_grid(AppState& app, const LogitAttribution& a) {
   const Lang L = app.lang;
-  LensState& s = app.lens;
-  const LogitAttribution& a = *s.attribution;
+  const LensState& s = app.lens;
   const Model& m = *app.trace_model;
   const std::string answer = answer_token_text(m, a.answer_id), wrong = answer_token_text(m, a.wrong_id);
   ImGui::PushTextWrapPos(0);
@@ -100,12 +98,12 @@ void attribution_grid(AppState& app) {
   ImGui::TextDisabled("%s", tr_format(L, Str::lens_attr_rest, mlps.c_str(), static_cast<double>(a.embeddings),
                                       static_cast<double>(a.biases))
                                 .c_str());
-  if (s.write) {
+  if (const HeadWrite* w = lens_head_write(app)) {
     ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(tr_format(L, Str::lens_write, s.cell_layer + 1, s.cell_head + 1, s.position, pushes(s.write->promoted).c_str()).c_str());
-    ImGui::TextDisabled("%s", tr_format(L, Str::lens_write_down, pushes(s.write->suppressed).c_str()).c_str());
+    ImGui::TextUnformatted(tr_format(L, Str::lens_write, s.cell_layer + 1, s.cell_head + 1, s.write_key.position, pushes(w->promoted).c_str()).c_str());
+    ImGui::TextDisabled("%s", tr_format(L, Str::lens_write_down, pushes(w->suppressed).c_str()).c_str());
     ImGui::PopTextWrapPos();
-  } else if (!s.write_error.empty()) {
+  } else if (!s.write_error.empty() && s.write_key.position == lens_position(app)) {
     ImGui::TextDisabled("%s", s.write_error.c_str());
   }
 }
@@ -117,17 +115,21 @@ void lens_panel(AppState& app) {
   if (model_output_head(*app.trace_model) == OutputHead::none) return;
   const Lang L = app.lang;
   lens_refresh(app);
-  const LensState& s = app.lens;
   section_header(tr(L, Str::lens_title));
   ImGui::PushTextWrapPos(0);
   ImGui::TextDisabled("%s", tr(L, Str::lens_explain));
   ImGui::PopTextWrapPos();
-  if (!s.rows.empty()) lens_table(app);
-  else if (!s.rows_error.empty()) ImGui::TextDisabled("%s", s.rows_error.c_str());
-  if (s.attribution) attribution_grid(app);
-  else if (!s.attribution_error.empty() && app.trace->causal) {  // a model that does not predict a next token has none to attribute
+  const LensResult* s = lens_current(app);
+  if (!s) {  // off the UI thread: a large vocabulary takes a moment
+    ImGui::TextDisabled("%s", tr(L, Str::computing));
+    return;
+  }
+  if (!s->rows.empty()) lens_table(app, *s);
+  else if (!s->rows_error.empty()) ImGui::TextDisabled("%s", s->rows_error.c_str());
+  if (s->attribution) attribution_grid(app, *s->attribution);
+  else if (!s->attribution_error.empty() && app.trace->causal) {  // a model that does not predict a next token has none to attribute
     ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("%s", tr_format(L, Str::lens_no_attr, s.attribution_error.c_str()).c_str());
+    ImGui::TextDisabled("%s", tr_format(L, Str::lens_no_attr, s->attribution_error.c_str()).c_str());
     ImGui::PopTextWrapPos();
   }
 }
