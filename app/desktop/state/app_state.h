@@ -80,7 +80,7 @@ struct AppState {
   bool presentation_panels = false;  // in presentation mode, the side panels (F6); hidden by default
   HangulTyping hangul;        // the built-in Korean typing in the text fields (Shift+Space)
   std::string focus_field;    // a text field to put the keyboard in at the next frame (`focus`), then ""
-  std::string scroll_to;      // a section its view scrolls to at the next frame it draws (`scroll_to patching`), then ""
+  std::string scroll_to;      // a section its view scrolls to at the next frame it draws (patching, lens, flow, detectors, table), then ""
   AttentionMeasure measure = AttentionMeasure::weights;  // what Heads, Model view and Lines draw
   WordViewOptions word_view;  // Heads, Model view, Lines, Statistics in words / without special tokens
 

@@ -391,8 +391,10 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     if (a.size() != 3 || a[0] != "head" || !parse_int_in(a[1], 0, 4096, l) || !parse_int_in(a[2], 0, 4096, h))
       return fail("expected lens head L H");
     lens_choose_head(app, l, h);
-  } else if (v == "scroll_to") {  // scroll_to patching: the section comes into view at the next frame
-    if (!need(1) || a[0] != "patching") return fail("expected scroll_to patching");
+  } else if (v == "scroll_to") {  // scroll_to SECTION: the section comes into view at the next frame its view draws
+    static const std::vector<std::string> sections{"patching", "lens", "flow", "detectors", "table"};
+    if (!need(1) || std::find(sections.begin(), sections.end(), a[0]) == sections.end())
+      return fail("expected scroll_to patching|lens|flow|detectors|table");
     app.scroll_to = a[0];
   } else if (v == "patching") {  // patching head|position, patching cell L C: the Coreference view's patching panel
     const std::string what = a.empty() ? std::string() : a[0];

@@ -34,8 +34,9 @@
 //   importance_set demo | pairs | preset ID | file PATH | sentence | set | measure | cell L H   ("Which heads
 //     matter" over a set: the coreference demo's held-out sentences, with their minimal pairs, a preset set of
 //     presets.json or a file; measure waits; expect importance_set "L:H K of N")
-//   patching head|position | patching cell L C | scroll_to patching   (A patched into B: the Coreference view
-//     and Compare's sentence B; expect patching L C EFFECT | expect patching_error TEXT)
+//   patching head|position | patching cell L C   (A patched into B: the Coreference view and Compare's
+//     sentence B; expect patching L C EFFECT | expect patching_error TEXT)
+//   scroll_to patching|lens|flow|detectors|table   (the section comes into view at its view's next frame)
 //   lens head L H (the logit lens lists that head's write; expect lens_top ROW TOKEN)
 //   flow threshold X | flow weight value_norm|attribution (the flow graph; expect flow_edge L H FROM TO)
 //   head_off L H | head_on L H | ablation zero|mean | measure weights|value-norm|rollout | importance (waits)

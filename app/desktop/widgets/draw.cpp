@@ -16,6 +16,12 @@
 
 namespace attnviz {
 
+void scroll_anchor(std::string& scroll_to, const char* id) {
+  if (scroll_to != id) return;
+  ImGui::SetScrollHereY(0.0f);
+  scroll_to.clear();
+}
+
 void section_header(const char* title) {
   ImGui::Spacing();
   ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", title);

@@ -1,5 +1,6 @@
 // Small drawing helpers shared by panels (ImGui 1.86 lacks some of them).
 #pragma once
+#include <string>
 #include <string_view>
 
 #include <imgui.h>
@@ -17,6 +18,10 @@ inline ImU32 rgba_u32(const Rgba& c, float opacity = 1.0f) {
   const float a = static_cast<float>(c.a) * (opacity < 0 ? 0 : opacity > 1 ? 1 : opacity);
   return IM_COL32(c.r, c.g, c.b, static_cast<int>(a));
 }
+
+// Where a section begins: when `scroll_to` names it (a jump button, the script's scroll_to), the
+// window scrolls so that it starts at the top, and the request is cleared.
+void scroll_anchor(std::string& scroll_to, const char* id);
 
 // A titled separator (1.86 has no SeparatorText).
 void section_header(const char* title);

@@ -85,10 +85,7 @@ void result_grid(AppState& app, const PatchingRun& run) {
 void patching_panel(AppState& app) {
   const Lang L = app.lang;
   PatchingState& s = app.patching;
-  if (app.scroll_to == "patching") {
-    ImGui::SetScrollHereY(0.0f);
-    app.scroll_to.clear();
-  }
+  scroll_anchor(app.scroll_to, "patching");
   section_header(tr(L, Str::patch_title));
   ImGui::PushTextWrapPos(0);
   ImGui::TextDisabled("%s", tr(L, Str::patch_explain));

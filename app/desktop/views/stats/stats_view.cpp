@@ -148,14 +148,26 @@ void header_tooltip(const AppState& app, const Trace& t, int column) {
   ImGui::EndTooltip();
 }
 
-void summary_line(const AppState& app, const Trace& t) {
-  ImGui::TextUnformatted(tr_format(app.lang, Str::st_summary, static_cast<int>(t.layers.size()), t.config.n_heads,
-                                   t.n_queries(), t.n_keys())
-                             .c_str());
+void summary_line(AppState& app, const Trace& t) {
+  const Lang L = app.lang;
+  ImGui::TextUnformatted(tr_format(L, Str::st_summary, static_cast<int>(t.layers.size()), t.config.n_heads, t.n_queries(), t.n_keys()).c_str());
   if (app_computing(app)) {
     ImGui::SameLine();
-    ImGui::TextDisabled("%s", tr(app.lang, Str::computing));
+    ImGui::TextDisabled("%s", tr(L, Str::computing));
   }
+  // The view is long: a row of jumps to its sections (the lens and the flow need a model that ran).
+  const bool ran = app.trace_model && !t.weights_only && !t.cross;
+  const bool lens = ran && model_output_head(*app.trace_model) != OutputHead::none;
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", tr(L, Str::st_jump));
+  const auto jump = [&](Str label, const char* id) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton(tr(L, label))) app.scroll_to = id;
+  };
+  if (lens) jump(Str::lens_title_short, "lens");
+  if (ran) jump(Str::flow_title_short, "flow");
+  jump(Str::dt_section, "detectors");
+  jump(Str::dt_table_section, "table");
 }
 
 // The table's own bar: which query the top keys belong to, and how to use the rows.
@@ -252,7 +264,10 @@ void stats_table(AppState& app, const Trace& t) {
   // As tall as the rows need (two-line headers), at most the window: no empty grid below 8 rows.
   const float row_h = ImGui::GetTextLineHeight() + style.CellPadding.y * 2;
   const float table_h = row_h * (static_cast<float>(app.stats.cache.rows.size()) + 2) + (scroll_x ? style.ScrollbarSize : 0) + 4;
-  if (!ImGui::BeginTable("stats", col_count, flags, ImVec2(0, std::min(table_h, ImGui::GetContentRegionAvail().y)), inner_w)) return;
+  // The room left below, but at least most of a window's height: with the lens and the flow graph
+  // above, the view scrolls, and the table is not squeezed into what happens to be left of the screen.
+  const float room = std::max(ImGui::GetContentRegionAvail().y, ImGui::GetWindowHeight() * 0.7f);
+  if (!ImGui::BeginTable("stats", col_count, flags, ImVec2(0, std::min(table_h, room)), inner_w)) return;
   for (int c = 0; c < col_count; ++c) {
     ImGuiTableColumnFlags f = c == col_keys ? ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoSort
                                             : ImGuiTableColumnFlags_WidthFixed;
@@ -333,10 +348,15 @@ void stats_view_draw(AppState& app, GuiResources& /*gui: grids are drawn as rect
   stats_detectors_refresh(app, t);
   summary_line(app, t);
   importance_panel(app);
+  scroll_anchor(app.scroll_to, "lens");
   lens_panel(app);
+  scroll_anchor(app.scroll_to, "flow");
   flow_panel(app);
-  // The grids take what they need, up to 60% of the view: the table keeps the rest and scrolls.
-  stats_detectors_section(app, t, ImGui::GetContentRegionAvail().y * 0.6f);
+  // The grids take what they need, up to 60% of the room below (or of most of the window, when the
+  // sections above fill it): the table keeps the rest and scrolls.
+  scroll_anchor(app.scroll_to, "detectors");
+  stats_detectors_section(app, t, std::max(ImGui::GetContentRegionAvail().y, ImGui::GetWindowHeight() * 0.7f) * 0.6f);
+  scroll_anchor(app.scroll_to, "table");
   table_toolbar(app, t);
   ImGui::Spacing();
   stats_table(app, t);
