@@ -186,10 +186,25 @@ layer 1
 zoom_head 0
 query 7
 screenshot $out/qk_projection.png
+export view png $out/heads_figure_qk.png
 view stats
 flow threshold 0.1
 within 10 expect flow_edge 0 2 10 7
 screenshot $out/flow_en.png
+export view png $out/stats_figure_flow.png
 quit
 ACTIONS
 run qk_projection --script "$tmp/qk.txt"
+cat > "$tmp/set_preset.txt" <<ACTIONS
+model coref
+view coref
+importance_set preset coref_kind
+importance_set measure
+expect idle 120
+expect importance_set 0:2 8 of 20
+importance_set cell 0 0
+screenshot $tmp/unused.png
+screenshot $out/set_preset.png
+quit
+ACTIONS
+run set_preset --script "$tmp/set_preset.txt"
