@@ -12,7 +12,7 @@ build=${BUILD:-$root/build-fuzz}
 bin=$build/tests/fuzz
 
 max_len_of() {  # binary formats get room for a real file; text inputs stay small enough to mutate well
-  case $1 in safetensors|npy) echo 1048576 ;; *) echo 65536 ;; esac
+  case $1 in safetensors|npy|gguf) echo 1048576 ;; *) echo 65536 ;; esac
 }
 
 build_all() {

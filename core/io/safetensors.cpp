@@ -18,15 +18,14 @@
 #include <tuple>
 #include <utility>
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
 
 #include <nlohmann/json.hpp>
 
 #include "base/bytes.h"
 #include "base/file_io.h"
+#include "base/file_map.h"
 #include "base/json.h"
 #include "io/safetensors_detail.h"
 #include "base/utf8.h"
@@ -377,55 +376,16 @@ Result<TensorFile> parse(std::span<const uint8_t> bytes, bool deferred) {
   return file;
 }
 
-// A private mapping of a whole file, unmapped with the last owner. Read-only when its values are
-// only copied out, read sequentially once. Writable for values read in place, so that a write to a
-// weight copies its page for this process rather than ending it (the file never changes); the
-// kernel then counts the whole file against its memory commitment. A file larger than the kernel
-// will commit (more than memory and swap) is mapped read-only instead, and `use` becomes `copied`:
-// its tensors are copied out as before, and those a model does not use cost nothing.
-Result<std::shared_ptr<const void>> file_map(const std::string& path, size_t& size, MappedValues& use) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return make_error("cannot open '" + path + "': " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return make_error("'" + path + "' is not a regular file");
-  }
-  size = static_cast<size_t>(st.st_size);
-  if (size == 0) {  // mmap refuses empty files; the parser reports them
-    ::close(fd);
-    return std::shared_ptr<const void>();
-  }
-  void* p = MAP_FAILED;
-  if (use == MappedValues::in_place) {
-    p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED && errno == ENOMEM) use = MappedValues::copied;  // more than the kernel will commit
-  }
-  if (use == MappedValues::copied) p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  const int error = errno;
-  ::close(fd);  // the mapping keeps the file open
-  if (p == MAP_FAILED) return make_error("cannot map '" + path + "': " + std::strerror(error));
-  // Pages the file's cache lacks are read back in 2 MB blocks where the file system's cache holds
-  // such blocks (ext4 on Linux 6.18 here; elsewhere the hint mostly reads further ahead). A block is
-  // mapped (and at exit unmapped) in one step, where the 4 KB pages a plain fault reads cost one step
-  // each: at T=16 a 340 MB model cached in small pages spent 0.04 s of a 0.07 s CLI run mapping them,
-  // one cached in 2 MB blocks 0.02 s (bench/README.md, "The page cache's block size"). Without it, a
-  // file the kernel evicted in part is read back in small pages and stays so. A fault then reads up
-  // to a few MB around the page it needs; tensors far from every one used are still never read.
-  ::madvise(p, size, MADV_HUGEPAGE);
-  // Values copied out are read once, in order; weights read in place are read again and again.
-  if (use == MappedValues::copied) ::madvise(p, size, MADV_SEQUENTIAL);
-  return std::shared_ptr<const void>(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
-}
-
 }  // namespace
 
 Result<TensorFile> safetensors_parse(std::span<const uint8_t> bytes) { return parse(bytes, false); }
 
 Result<TensorFile> safetensors_map(const std::string& path, MappedValues use) {
   size_t size = 0;
-  auto mapping = file_map(path, size, use);
+  FileMapAccess access = use == MappedValues::in_place ? FileMapAccess::copy_on_write : FileMapAccess::read_only;
+  auto mapping = file_map(path, size, access);
   if (!mapping) return Error{mapping.error()};
+  use = access == FileMapAccess::copy_on_write ? MappedValues::in_place : MappedValues::copied;
   const auto* base = static_cast<const uint8_t*>(mapping->get());
   auto file = parse(std::span<const uint8_t>(base, base ? size : 0), true);
   if (!file) return make_error("'" + path + "': " + file.error());

@@ -14,6 +14,7 @@
 // header-like way and keeps its libFuzzer entry behind ATTNVIZ_FUZZ_ENTRY, off here.
 #include "fuzz/fuzz_bpe.cpp"
 #include "fuzz/fuzz_cli.cpp"
+#include "fuzz/fuzz_gguf.cpp"
 #include "fuzz/fuzz_hf_config.cpp"
 #include "fuzz/fuzz_npy.cpp"
 #include "fuzz/fuzz_safetensors.cpp"
@@ -66,6 +67,8 @@ TEST_CASE("fuzz regressions: safetensors reader and index") {
 }
 
 TEST_CASE("fuzz regressions: npy reader") { CHECK(replay("npy", fuzz::fuzz_npy) >= 7); }
+
+TEST_CASE("fuzz regressions: GGUF reader") { CHECK(replay("gguf", fuzz::fuzz_gguf) >= 14); }
 
 TEST_CASE("fuzz regressions: session loader") { CHECK(replay("session", fuzz::fuzz_session) >= 5); }
 
