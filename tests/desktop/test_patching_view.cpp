@@ -14,6 +14,7 @@
 #include "analysis/patching.h"
 #include "analysis/qk_projection.h"
 #include "base/file_io.h"
+#include "state/app_busy.h"
 #include "state/attention_source.h"
 #include "state/model_source.h"
 #include "state/panel_export.h"
@@ -136,6 +137,32 @@ TEST_CASE("patching in the app: the minimal pair by head and by position, core's
   CHECK(patching_failure_text(*run, Lang::en) ==
         "A has 12 tokens and B 11: patching needs sentences of the same number of tokens.");
   CHECK(has(patching_failure_text(*run, Lang::ko), "A는 토큰 12개, B는 11개"));
+}
+
+TEST_CASE("patching in the app: a run started in one view finishes and is kept after the view changes") {
+  AppState app;
+  REQUIRE(app_use_source(app, ModelSource::demo_coref).ok());
+  app.view = View::coref;
+  app.sentence = test::kTired;
+  app.compare.mode = CompareMode::sentence_b;
+  app.compare.sentence = test::kWide;
+  app.dirty = true;
+  settle(app);
+  patching_update(app);  // the panel's frame starts the run
+  REQUIRE(app.patching.job.busy());
+  CHECK(has(app_busy_text(app), "patching A into B"));  // scripts' expect idle waits for it
+  app.view = View::heads;  // the panel is no longer drawn: app_update still takes the result
+  for (int i = 0; i < 3000 && app.patching.job.busy(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    app_update(app);
+  }
+  CHECK_FALSE(app.patching.job.busy());
+  CHECK_FALSE(has(app_busy_text(app), "patching"));
+  app.view = View::coref;
+  const PatchingRun* run = patching_current(app);  // shown at once, not measured again
+  REQUIRE(run);
+  REQUIRE(run->result);
+  CHECK(run->result->effect[0][2] == doctest::Approx(0.950).epsilon(1e-2));
 }
 
 TEST_CASE("logit lens in the app: the panel's numbers are core's, and the Statistics export carries the attribution") {

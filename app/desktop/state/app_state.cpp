@@ -97,6 +97,7 @@ void app_update(AppState& app) {
   importance_set_poll(app);
   app.lens.job.take();  // finished even when their panels are no longer drawn
   app.flow.job.take();
+  patching_take(app);
   // A request sent before an attention file was opened may still finish: it is not what is shown.
   if (auto result = app.worker.poll(); result && app.source != ModelSource::attention) {
     app.shown_id = result->id;

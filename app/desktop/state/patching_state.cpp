@@ -51,16 +51,20 @@ std::optional<PatchingRequest> patching_wanted(const AppState& app) {
   return r;
 }
 
+void patching_take(AppState& app) {
+  PatchingState& s = app.patching;
+  auto done = s.job.poll();
+  if (!done) return;
+  s.running.reset();
+  if (done->failure && done->failure->kind == PatchFailureKind::cancelled) return;
+  const bool same_cells = s.shown && s.shown->result && done->result && s.shown->request.by == done->request.by;
+  if (!same_cells) s.cell_row = s.cell_column = -1;
+  s.shown = std::move(*done);
+}
+
 void patching_update(AppState& app) {
   PatchingState& s = app.patching;
-  if (auto done = s.job.poll()) {
-    s.running.reset();
-    if (!(done->failure && done->failure->kind == PatchFailureKind::cancelled)) {
-      const bool same_cells = s.shown && s.shown->result && done->result && s.shown->request.by == done->request.by;
-      if (!same_cells) s.cell_row = s.cell_column = -1;
-      s.shown = std::move(*done);
-    }
-  }
+  patching_take(app);
   const std::optional<PatchingRequest> want = patching_wanted(app);
   if (!want || (s.shown && s.shown->request == *want)) return;
   if (s.job.busy()) {

@@ -54,6 +54,8 @@ class PatchingState : NoCopy {
 // The run the app's state asks for now: A and B as the shown model traces them. Empty without B
 // (Compare's sentence-B mode), without a model that ran, or for an attention file.
 std::optional<PatchingRequest> patching_wanted(const AppState& app);
+// Keeps a finished run (once a frame from app_update, whether or not the panel is drawn).
+void patching_take(AppState& app);
 // Takes a finished run and starts the wanted one when the shown run is not it (cancelling a run
 // for older sentences). Called each frame the panel is drawn, and by scripts.
 void patching_update(AppState& app);
