@@ -24,6 +24,13 @@ struct LinearNorm {
     if (centre) out.array() -= v.mean();
     return (out.array() * gain.array()).matrix() * static_cast<float>(scale);
   }
+  // g with dot(apply(v), d) = v · g for every v: the map is linear, so a direction read after the
+  // norm is one direction before it (centring moves the mean out of d ∘ gain).
+  RowVec direction_before(const RowVec& d) const {
+    RowVec g = (d.array() * gain.array()).matrix();
+    if (centre) g.array() -= g.mean();
+    return g * static_cast<float>(scale);
+  }
 };
 
 LinearNorm linear_norm_at(const Model& model, const RowVec& residual) {
@@ -189,20 +196,18 @@ Result<std::vector<std::vector<RowVec>>> head_source_attribution(const Model& mo
   const ModelConfig& c = model.config;
   const int HS = c.head_size(), p = a.position;
   const RowVec d = u->w->row(a.answer_id) - u->w->row(a.wrong_id);
-  const LinearNorm norm = linear_norm_at(model, parts->residual);
+  // The answer's direction before the final norm, then in each head's value space (through its
+  // slice of W_O): a key's share is its weight times its value dotted with that, O(HS) a key.
+  const RowVec g = linear_norm_at(model, parts->residual).direction_before(d);
   std::vector<std::vector<RowVec>> out;
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerWeights& w = model.weights.layers[static_cast<size_t>(l)];
     std::vector<RowVec> heads;
     for (int h = 0; h < c.n_heads; ++h) {
       const HeadTrace& head = trace.layers[static_cast<size_t>(l)].attn.heads[static_cast<size_t>(h)];
-      // The head's direction in its own value space: W_O^h's rows as the normed write reads them.
-      const Mat wo = w.attn.out_w.middleCols(static_cast<Eigen::Index>(h) * HS, HS);  // (C, HS)
+      const RowVec u = g * w.attn.out_w.middleCols(static_cast<Eigen::Index>(h) * HS, HS);  // (HS)
       RowVec split(head.v.rows());
-      for (Eigen::Index j = 0; j < head.v.rows(); ++j) {
-        const RowVec write = (head.weights(p, j) * head.v.row(j)) * wo.transpose();
-        split(j) = static_cast<float>(dot(norm.apply(write), d));
-      }
+      for (Eigen::Index j = 0; j < head.v.rows(); ++j) split(j) = static_cast<float>(head.weights(p, j) * dot(head.v.row(j), u));
       heads.push_back(std::move(split));
     }
     out.push_back(std::move(heads));

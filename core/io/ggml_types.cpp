@@ -206,26 +206,34 @@ std::string ggml_type_name(uint32_t id) {
 }
 
 void ggml_dequantize(GgmlType type, const uint8_t* src, float* dst, int64_t n) {
+  // The plain floats a value at a time; the block types a block at a time. The switch is outside the
+  // loops: a model's tensors hold billions of values.
+  switch (type) {
+    case GgmlType::F32: std::memcpy(dst, src, static_cast<size_t>(n) * 4); return;
+    case GgmlType::F16:
+      for (int64_t i = 0; i < n; ++i) dst[i] = half_at(src + 2 * i);
+      return;
+    case GgmlType::BF16:
+      for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_float(static_cast<uint16_t>(src[2 * i] | (src[2 * i + 1] << 8)));
+      return;
+    default: break;
+  }
   const GgmlTypeInfo* info = ggml_type_info(static_cast<uint32_t>(type));
-  const int64_t blocks = n / info->block_values;
-  for (int64_t i = 0; i < blocks; ++i) {
-    const uint8_t* b = src + i * info->block_bytes;
-    float* y = dst + i * info->block_values;
-    switch (type) {
-      case GgmlType::F32: std::memcpy(y, b, 4); break;
-      case GgmlType::F16: *y = half_at(b); break;
-      case GgmlType::BF16: *y = bf16_to_float(static_cast<uint16_t>(b[0] | (b[1] << 8))); break;
-      case GgmlType::Q4_0: q4_0(b, y); break;
-      case GgmlType::Q4_1: q4_1(b, y); break;
-      case GgmlType::Q5_0: q5(b, y, false); break;
-      case GgmlType::Q5_1: q5(b, y, true); break;
-      case GgmlType::Q8_0: q8_0(b, y); break;
-      case GgmlType::Q2_K: q2_k(b, y); break;
-      case GgmlType::Q3_K: q3_k(b, y); break;
-      case GgmlType::Q4_K: q45_k(b, y, false); break;
-      case GgmlType::Q5_K: q45_k(b, y, true); break;
-      case GgmlType::Q6_K: q6_k(b, y); break;
-    }
+  const auto each_block = [&](auto decode) {
+    for (int64_t i = 0; i < n / info->block_values; ++i) decode(src + i * info->block_bytes, dst + i * info->block_values);
+  };
+  switch (type) {
+    case GgmlType::Q4_0: each_block(q4_0); break;
+    case GgmlType::Q4_1: each_block(q4_1); break;
+    case GgmlType::Q5_0: each_block([](const uint8_t* b, float* y) { q5(b, y, false); }); break;
+    case GgmlType::Q5_1: each_block([](const uint8_t* b, float* y) { q5(b, y, true); }); break;
+    case GgmlType::Q8_0: each_block(q8_0); break;
+    case GgmlType::Q2_K: each_block(q2_k); break;
+    case GgmlType::Q3_K: each_block(q3_k); break;
+    case GgmlType::Q4_K: each_block([](const uint8_t* b, float* y) { q45_k(b, y, false); }); break;
+    case GgmlType::Q5_K: each_block([](const uint8_t* b, float* y) { q45_k(b, y, true); }); break;
+    case GgmlType::Q6_K: each_block(q6_k); break;
+    case GgmlType::F32: case GgmlType::F16: case GgmlType::BF16: break;  // above
   }
 }
 

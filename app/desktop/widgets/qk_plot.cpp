@@ -12,7 +12,7 @@ namespace attnviz {
 void qk_plot(AppState& app, const Trace& t, int layer, int head, ImVec2 size) {
   const Lang L = app.lang;
   ImGui::BeginChild("qk_plot", size, false);
-  auto p = qk_projection(t.head(layer, head));
+  const Result<QKProjection>& p = app.heads.qk.get(t, app.trace_version, layer, head);
   if (!p) {
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("%s", tr_format(L, Str::qk_none, p.error().c_str()).c_str());

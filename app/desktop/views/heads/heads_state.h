@@ -1,7 +1,11 @@
 // What the Heads view remembers between frames: which head is zoomed and, for a long input, the
 // window of that head on screen. Headless: lives in AppState, saved by no session.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <vector>
+
+#include "analysis/qk_projection.h"
 
 namespace attnviz {
 
@@ -10,9 +14,30 @@ struct HeadsViewport {  // a zoomed head of a long input: the part of the map sh
   float row0 = 0, col0 = 0;  // top-left cell of the window (fractional while dragging)
 };
 
+// The zoomed head's query/key projection (an eigen-decomposition over its queries and keys), kept
+// until the trace, the layer or the head changes rather than made again each frame.
+struct QKCache {
+  const Trace* trace = nullptr;
+  uint64_t version = 0;  // AppState::trace_version when it was made
+  int layer = -1, head = -1;
+  std::optional<Result<QKProjection>> projection;
+
+  const Result<QKProjection>& get(const Trace& t, uint64_t trace_version, int l, int h) {
+    if (!projection || trace != &t || version != trace_version || layer != l || head != h) {
+      projection.emplace(qk_projection(t.head(l, h)));
+      trace = &t;
+      version = trace_version;
+      layer = l;
+      head = h;
+    }
+    return *projection;
+  }
+};
+
 struct HeadsState {
   int zoom_head = -1;  // >= 0: that head at full size
   HeadsViewport viewport;
+  QKCache qk;
 
   void reset() { *this = HeadsState{}; }
 };
