@@ -57,6 +57,20 @@ Result<std::vector<uint8_t>> file_read_bytes(const std::string& path, uint64_t m
   return bytes;
 }
 
+std::vector<uint8_t> file_read_prefix(const std::string& path, size_t n) {
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  std::vector<uint8_t> bytes(n);
+  size_t done = 0;
+  while (f.fd >= 0 && done < n) {
+    const ssize_t got = ::read(f.fd, bytes.data() + done, n - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    done += static_cast<size_t>(got);
+  }
+  bytes.resize(done);
+  return bytes;
+}
+
 namespace {
 
 // Writes every byte (retrying short writes and EINTR); false with errno set on failure.

@@ -19,6 +19,10 @@ inline bool path_is_file(const std::filesystem::path& path) { return path_is_fil
 // Reads the whole file; a file larger than max_bytes is an error (nothing is allocated for it).
 Result<std::vector<uint8_t>> file_read_bytes(const std::string& path, uint64_t max_bytes = uint64_t{1} << 34);
 
+// The first n bytes of a file (fewer when it is shorter; none when it cannot be read): enough to
+// tell a format by its magic without reading the file.
+std::vector<uint8_t> file_read_prefix(const std::string& path, size_t n);
+
 // Reads the file at `path` (at most max_bytes) and parses its bytes with `parse` (a format's
 // from-memory parser); a parse error is prefixed with the quoted path, a read error is the read's
 // own message.

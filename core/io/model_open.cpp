@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "base/file_io.h"
+#include "io/gguf_model.h"
 #include "io/hf_checkpoint.h"
 #include "io/hf_tokenizer_files.h"
 #include "io/model_file.h"
@@ -91,6 +92,17 @@ Result<Model> open_checkpoint(const fs::path& dir, const fs::path& weights, std:
   return model;
 }
 
+// A GGUF file (llama.cpp, Ollama, LM Studio): mapped, its tensors decoded into the model.
+Result<Model> open_gguf(const fs::path& path, const OpenProgress& progress) {
+  auto mapped = gguf_map(path.string());
+  if (!mapped) return make_error(mapped.error());
+  report(progress, 0.02f);
+  auto model = gguf_model_from_file(*mapped, [&](float f) { report(progress, 0.02f + 0.98f * f); });
+  if (!model) return make_error("'" + path.string() + "': " + model.error());
+  report(progress, 1.0f);
+  return model;
+}
+
 // A .safetensors file: ours when its metadata carries our config, a checkpoint when config.json
 // sits beside it, a raw PyTorch encoder when it has an encoder's tensors, otherwise an error.
 // `folder`: the user gave the folder holding it.
@@ -135,7 +147,7 @@ Result<Model> model_open(const std::string& path, const std::optional<ModelConfi
           "' has neither config.json (a Hugging Face checkpoint) nor model.safetensors (an attnviz model)");
     }
   } else if (path_is_file(p)) {
-    model = open_file(p, fallback, progress, weights);
+    model = gguf_magic(file_read_prefix(path, 4)) ? open_gguf(p, progress) : open_file(p, fallback, progress, weights);
   } else {
     std::error_code ec;
     if (fs::exists(p, ec)) return make_error("'" + path + "' is not a model file or folder");

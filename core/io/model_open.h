@@ -1,7 +1,8 @@
 // One entry point for every model a user can point at: a Hugging Face checkpoint folder (config.json,
 // model.safetensors or its sharded index, tokenizer files), a .safetensors file inside such a folder,
 // an attnviz model file (its config in the metadata), a folder holding model.safetensors (our
-// demos), or a raw PyTorch encoder state dict (with `fallback` for what shapes cannot tell).
+// demos), a GGUF file (llama.cpp's format, told by its magic whatever its name), or a raw PyTorch
+// encoder state dict (with `fallback` for what shapes cannot tell).
 // Reading happens here; parsing is in model_io, hf_checkpoint and hf_tokenizer_files.
 #pragma once
 #include <functional>

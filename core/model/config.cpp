@@ -20,8 +20,10 @@ constexpr EnumNames<Activation, 4> kActivations{{
     {Activation::relu, "relu"}, {Activation::gelu, "gelu"}, {Activation::gelu_tanh, "gelu_tanh"},
     {Activation::silu, "silu"}}};
 constexpr EnumNames<NormKind, 2> kNormKinds{{{NormKind::layer_norm, "layer_norm"}, {NormKind::rms_norm, "rms_norm"}}};
-constexpr EnumNames<RopeScaling, 3> kRopeScalings{{
-    {RopeScaling::none, "none"}, {RopeScaling::linear, "linear"}, {RopeScaling::llama3, "llama3"}}};
+constexpr EnumNames<RopeScaling, 4> kRopeScalings{{{RopeScaling::none, "none"},
+                                                   {RopeScaling::linear, "linear"},
+                                                   {RopeScaling::llama3, "llama3"},
+                                                   {RopeScaling::divisors, "divisors"}}};
 constexpr EnumNames<NormPlacement, 2> kNorms{{
     {NormPlacement::post, "post"}, {NormPlacement::pre, "pre"}}};
 constexpr EnumNames<PositionEncoding, 4> kPositions{{
@@ -86,7 +88,16 @@ Status config_validate(const ModelConfig& c) {
     if (!(r.theta > 1.0f) || !std::isfinite(r.theta)) return fail("the rotary base (rope_theta) must be above 1");
     if (!(r.fraction > 0.0f && r.fraction <= 1.0f)) return fail("the rotary share of each head must be in (0, 1]");
     if (c.rotary_dims() < 2) return fail("the rotary share of each head rotates no pair of dimensions");
-    if (r.scaling != RopeScaling::none && !(r.factor >= 1.0f && std::isfinite(r.factor)))
+    if (r.scaling == RopeScaling::divisors) {
+      if (static_cast<int>(r.divisors.size()) != c.rotary_dims() / 2)
+        return fail("per-pair rotary divisors: expected " + std::to_string(c.rotary_dims() / 2) + " (one per rotated pair), got " +
+                    std::to_string(r.divisors.size()));
+      for (float d : r.divisors)
+        if (!(d > 0.0f) || !std::isfinite(d)) return fail("per-pair rotary divisors must be positive and finite");
+    } else if (!r.divisors.empty()) {
+      return fail("per-pair rotary divisors are given but the scaling is " + std::string(name_of(r.scaling)));
+    }
+    if (r.scaling != RopeScaling::none && r.scaling != RopeScaling::divisors && !(r.factor >= 1.0f && std::isfinite(r.factor)))
       return fail("the rotary scaling factor must be 1 or more");
     if (r.scaling == RopeScaling::llama3 &&
         (!(r.high_freq_factor > r.low_freq_factor) || !(r.low_freq_factor > 0.0f) || r.original_max_positions < 1))
@@ -154,6 +165,7 @@ nlohmann::json config_to_json(const ModelConfig& c) {
                  {"factor", c.rope.factor}, {"low_freq_factor", c.rope.low_freq_factor},
                  {"high_freq_factor", c.rope.high_freq_factor},
                  {"original_max_positions", c.rope.original_max_positions}};
+  if (c.positions == PositionEncoding::rotary && !c.rope.divisors.empty()) j["rope"]["divisors"] = c.rope.divisors;
   if (!c.head_scores.empty()) {
     auto arr = nlohmann::json::array();
     for (ScoreKind s : c.head_scores) arr.push_back(name_of(s));
@@ -245,7 +257,8 @@ Result<ModelConfig> config_from_json(const nlohmann::json& j, std::string_view w
   if (auto it = j.find("rope"); it != j.end()) {
     if (!it->is_object()) return make_error(where + "'rope' must be an object");
     const JsonKeys rope_keys = {
-        "theta", "fraction", "scaling", "factor", "low_freq_factor", "high_freq_factor", "original_max_positions"};
+        "theta", "fraction", "scaling", "factor", "low_freq_factor", "high_freq_factor", "original_max_positions",
+        "divisors"};
     if (Status s = json_keys_known(*it, rope_keys); !s) return make_error(where + "rope: " + s.error());
     RopeConfig& r = c.rope;
     for (Status s : {read_member(*it, "theta", r.theta), read_member(*it, "fraction", r.fraction),
@@ -254,6 +267,13 @@ Result<ModelConfig> config_from_json(const nlohmann::json& j, std::string_view w
                      read_member(*it, "original_max_positions", r.original_max_positions),
                      read_enum(*it, "scaling", r.scaling, rope_scaling_from_name)})
       if (!s) return make_error(where + "rope: " + s.error());
+    if (auto d = it->find("divisors"); d != it->end()) {
+      if (!d->is_array()) return make_error(where + "rope: 'divisors' must be a list of numbers");
+      for (const auto& e : *d) {
+        if (!e.is_number()) return make_error(where + "rope: 'divisors' must be a list of numbers");
+        r.divisors.push_back(e.get<float>());
+      }
+    }
   }
   if (auto it = j.find("head_scores"); it != j.end()) {
     if (!it->is_array()) return make_error(where + "'head_scores' must be a list of names");

@@ -22,8 +22,10 @@ enum class NormKind { layer_norm, rms_norm };     // rms_norm: x / sqrt(mean(x^2
 // position instead (RoFormer; Llama, Mistral, Qwen2, GPT-NeoX), see RopeConfig.
 enum class PositionEncoding { sinusoidal, learned, none, rotary };
 enum class ScoreKind { scaled_dot, dot, general, additive };
-// How rotary frequencies are stretched for long contexts (transformers' rope_scaling "rope_type").
-enum class RopeScaling { none, linear, llama3 };
+// How rotary frequencies are stretched for long contexts (transformers' rope_scaling "rope_type";
+// `divisors`: each pair's frequency divided by its own number, as llama.cpp applies a GGUF file's
+// rope_freqs tensor, which is how its converter stores Llama 3.1's scaling).
+enum class RopeScaling { none, linear, llama3, divisors };
 
 // Rotary position embedding, as transformers computes it: the first `dims` = floor(HS * fraction)
 // dimensions of every query and key head are rotated in pairs (d, d + dims/2) by position ·
@@ -35,6 +37,7 @@ struct RopeConfig {
   float factor = 1.0f;          // linear: inv_freq / factor; llama3: the long-wavelength divisor
   float low_freq_factor = 1.0f, high_freq_factor = 4.0f;  // llama3's band edges
   int original_max_positions = 8192;                      // llama3's original context length
+  std::vector<float> divisors;  // divisors: one per rotated pair (dims / 2), each > 0
   bool operator==(const RopeConfig&) const = default;
 };
 

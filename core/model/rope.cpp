@@ -18,6 +18,8 @@ std::vector<float> rope_inv_freq(const ModelConfig& c) {
   }
   if (r.scaling == RopeScaling::linear) {
     for (float& f : inv) f /= r.factor;
+  } else if (r.scaling == RopeScaling::divisors) {
+    for (size_t d = 0; d < inv.size() && d < r.divisors.size(); ++d) inv[d] /= r.divisors[d];
   } else if (r.scaling == RopeScaling::llama3) {
     const float orig = static_cast<float>(r.original_max_positions);
     const float low_wavelen = static_cast<float>(static_cast<double>(r.original_max_positions) / r.low_freq_factor);

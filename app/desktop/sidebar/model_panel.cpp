@@ -291,7 +291,9 @@ void source_section(AppState& app) {
     if (c.positions == PositionEncoding::rotary) {
       add(tr_format(L, Str::src_rope, static_cast<double>(c.rope.theta)));
       if (c.rotary_dims() < c.head_size()) add(tr_format(L, Str::src_rope_partial, c.rotary_dims(), c.head_size()));
-      if (c.rope.scaling != RopeScaling::none)
+      if (c.rope.scaling == RopeScaling::divisors)
+        add(std::string(name_of(c.rope.scaling)) + " (" + std::to_string(c.rope.divisors.size()) + ")");
+      else if (c.rope.scaling != RopeScaling::none)
         add(std::string(name_of(c.rope.scaling)) + " ×" + std::to_string(static_cast<int>(c.rope.factor)));
     }
     if (c.norm_kind == NormKind::rms_norm) add("RMSNorm");

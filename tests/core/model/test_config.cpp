@@ -81,7 +81,7 @@ TEST_CASE("config: an unknown key is an error naming it and every known one, nev
   const nlohmann::json rope{{"d_model", 64}, {"n_heads", 4}, {"positions", "rotary"}, {"rope", {{"base", 500000}}}};
   CHECK(config_from_json(rope).error() ==
         "model config: rope: unknown key 'base' (known: theta, fraction, scaling, factor, low_freq_factor, "
-        "high_freq_factor, original_max_positions)");
+        "high_freq_factor, original_max_positions, divisors)");
   CHECK(mask_from_json(nlohmann::json{{"causal", true}, {"windows", 2}}).error() ==
         "mask: unknown key 'windows' (known: causal, pad_to, window, stride, hidden_cells)");
 
@@ -158,7 +158,7 @@ TEST_CASE("config: the later families' fields round-trip through JSON and are va
   c.sliding_window = 16;
   c.positions = PositionEncoding::rotary;
   c.rope = {.theta = 500000.0f, .fraction = 0.5f, .scaling = RopeScaling::llama3, .factor = 8.0f,
-            .low_freq_factor = 1.0f, .high_freq_factor = 4.0f, .original_max_positions = 8192};
+            .low_freq_factor = 1.0f, .high_freq_factor = 4.0f, .original_max_positions = 8192, .divisors = {}};
   auto back = config_from_json(config_to_json(c));
   REQUIRE_MESSAGE(back.ok(), back.error());
   CHECK(back->n_kv_heads == 2);
@@ -167,6 +167,14 @@ TEST_CASE("config: the later families' fields round-trip through JSON and are va
   CHECK(back->parallel_residual);
   CHECK(back->sliding_window == 16);
   CHECK(back->rope == c.rope);
+  // A GGUF file's per-pair divisors round-trip too.
+  c.rope = RopeConfig{};
+  c.rope.scaling = RopeScaling::divisors;
+  c.rope.divisors.assign(static_cast<size_t>(c.rotary_dims() / 2), 2.0f);
+  c.rope.divisors[0] = 1.0f;
+  auto with_divisors = config_from_json(config_to_json(c));
+  REQUIRE_MESSAGE(with_divisors.ok(), with_divisors.error());
+  CHECK(with_divisors->rope == c.rope);
   CHECK(back->kv_group(7) == 1);
   CHECK(back->kv_dim() == 16);
   // An earlier model's JSON has none of these keys, and gets none back.

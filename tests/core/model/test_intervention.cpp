@@ -13,6 +13,7 @@
 #include "support/model_util.h"
 
 using namespace attnviz;
+using attnviz::test::max_abs_diff;
 using attnviz::test::random_mat;
 
 namespace {

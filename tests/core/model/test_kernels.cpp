@@ -199,13 +199,26 @@ TEST_CASE("rope: frequencies with and without scaling, the rotation and its twin
   // Llama 3's bands (make_family_checkpoints.py's llama_tied_llama3rope): the highest frequency
   // stays, one in the middle band is blended, the long wavelengths are divided by the factor.
   c.rope = {.theta = 500000.0f, .scaling = RopeScaling::llama3, .factor = 8.0f, .low_freq_factor = 1.0f,
-            .high_freq_factor = 4.0f, .original_max_positions = 64};
+            .high_freq_factor = 4.0f, .original_max_positions = 64, .divisors = {}};
   inv = rope_inv_freq(c);
   CHECK(inv[0] == 1.0f);
   CHECK(inv[1] == doctest::Approx(0.079403).epsilon(1e-5));
   CHECK(inv[2] == doctest::Approx(std::pow(500000.0, -4.0 / 16) / 8).epsilon(1e-6));
-  c.rope = {.theta = 10000.0f, .scaling = RopeScaling::linear, .factor = 2.0f};
+  c.rope = {.theta = 10000.0f, .scaling = RopeScaling::linear, .factor = 2.0f, .divisors = {}};
   CHECK(rope_inv_freq(c)[1] == doctest::Approx(std::pow(10000.0, -2.0 / 16) / 2));
+  // A GGUF file's rope_freqs: each pair's frequency divided by its own number.
+  c.rope = RopeConfig{};
+  c.rope.scaling = RopeScaling::divisors;
+  c.rope.divisors.assign(static_cast<size_t>(c.rotary_dims() / 2), 1.0f);
+  c.rope.divisors[1] = 8.0f;
+  CHECK(config_validate(c).ok());
+  inv = rope_inv_freq(c);
+  CHECK(inv[0] == 1.0f);
+  CHECK(inv[1] == doctest::Approx(std::pow(10000.0, -2.0 / 16) / 8));
+  c.rope.divisors.pop_back();
+  CHECK(config_validate(c).error().find("expected") != std::string::npos);
+  c.rope.divisors.push_back(0.0f);
+  CHECK(config_validate(c).error().find("positive") != std::string::npos);
   // Partial rotary (GPT-NeoX): only the first quarter of each head turns.
   c.rope = {};
   c.rope.fraction = 0.25f;

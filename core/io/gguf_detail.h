@@ -1,0 +1,110 @@
+// What the GGUF architectures (core/io/gguf_*.cpp, one per family, like llama.cpp's src/models/) share:
+// reading `{arch}.*` metadata with defaults and a table of the keys each family knows, and taking
+// tensors by name into the engine's matrices, decoding them in parallel. Internal to core/io: the
+// public interface is io/gguf_model.h.
+#pragma once
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/gguf.h"
+#include "model/model.h"
+
+namespace attnviz::gguf {
+
+// How a family treats one `{arch}.` key (written without the prefix).
+enum class KeyUse {
+  read,      // the family's fill reads it
+  harmless,  // changes nothing attnviz computes
+  zero,      // harmless when 0 (expert_count: a mixture of experts is refused)
+};
+struct ArchKey {
+  const char* name;
+  KeyUse use;
+};
+
+// Reads `{arch}.` keys; the first error (a wrong type, a key the family's table does not list as
+// read) is kept and later reads give their fallback.
+struct ArchReader {
+  const GgufFile& file;
+  std::string arch;
+  std::span<const ArchKey> keys;
+  std::string error;
+
+  bool has(std::string_view key) const { return file.find(arch + "." + std::string(key)) != nullptr; }
+  int64_t integer(std::string_view key, int64_t fallback, int64_t max = int64_t{1} << 30);
+  // Required: absent is an error naming the key.
+  int64_t required(std::string_view key, int64_t max = int64_t{1} << 30);
+  double number(std::string_view key, double fallback);
+  std::string text(std::string_view key, const std::string& fallback);
+  void fail(const std::string& message) {
+    if (error.empty()) error = message;
+  }
+
+ private:
+  bool listed(std::string_view key);
+};
+
+// Every metadata key is one this family reads or knows to be harmless: `{arch}.` keys by the family's
+// table, general.*, quantize.* and tokenizer.chat_template* as harmless, tokenizer.ggml.* by the
+// tokenizer's table, split.count only 1. Anything else is an error naming the key.
+Status metadata_keys_check(const GgufFile& file, const std::string& arch, std::span<const ArchKey> keys);
+
+// Takes tensors by name, each at most once, checking each one's shape; run() decodes every planned
+// tensor into its destination (in parallel: each destination written by one thread), checks its
+// values are finite, and finish() says which tensor of the file no family step took.
+class TensorTaker {
+ public:
+  TensorTaker(const GgufMapped& file, const std::function<void(float)>& progress);
+
+  bool has(const std::string& name) const { return file_.file.tensor(name) != nullptr; }
+  // (rows, cols) = ne [cols, rows]. `head_size_permuted` > 0: the rows of each block of `head_size` are
+  // stored as llama.cpp's converter permutes a llama model's Q and K (its rope rotates adjacent
+  // dimensions); they are put back in Hugging Face's order, pairs (d, d + head_size/2).
+  void mat(const std::string& name, int64_t rows, int64_t cols, WeightMat& out, int head_size_permuted = 0);
+  // Rows [first_row, first_row + rows) of `out`, which already has cols columns.
+  void rows_of(const std::string& name, int64_t rows, int64_t cols, WeightMat& out, int64_t first_row,
+               int head_size_permuted = 0);
+  void vec(const std::string& name, int64_t len, Vec& out);
+  void segment_of(const std::string& name, int64_t len, Vec& out, int64_t first, int head_size_permuted = 0);
+
+  // Decodes what is planned; the first error so far ("" when none).
+  const std::string& run();
+  // run(), then an error naming the first tensor nothing took.
+  Status finish();
+  void fail(const std::string& message) {
+    if (error_.empty()) error_ = message;
+  }
+
+ private:
+  struct Job {
+    const GgufTensorInfo* tensor;
+    float* out;         // rows x cols, row-major
+    int64_t rows, cols;
+    int head_size_permuted;
+  };
+  const GgufTensorInfo* find(const std::string& name, std::vector<int64_t> ne);
+
+  const GgufMapped& file_;
+  const std::function<void(float)>& progress_;
+  std::vector<Job> jobs_;
+  std::vector<char> taken_;  // by tensor index
+  uint64_t total_bytes_ = 0, done_bytes_ = 0;
+  std::string error_;
+};
+
+// One architecture: its name, its `{arch}.` keys, how its metadata becomes a ModelConfig (and whether
+// the output head is tied) and how its tensors are taken.
+struct Arch {
+  const char* name;
+  std::span<const ArchKey> keys;
+  Status (*fill)(ArchReader& r, ModelConfig& c);
+  // Plans every tensor; what the config takes from tensors (rope_freqs) it sets after take.run().
+  void (*load)(TensorTaker& take, ModelConfig& c, int vocab, ModelWeights& w);
+};
+const Arch& arch_llama();
+const Arch& arch_qwen2();
+
+}  // namespace attnviz::gguf
