@@ -8,6 +8,7 @@
 #include "io/gguf_model.h"
 #include "io/hf_checkpoint.h"
 #include "io/hf_tokenizer_files.h"
+#include "io/local_models.h"
 #include "io/model_file.h"
 #include "io/safetensors.h"
 
@@ -132,6 +133,14 @@ Result<Model> open_file(const fs::path& path, const std::optional<ModelConfig>& 
 
 Result<Model> model_open(const std::string& path, const std::optional<ModelConfig>& fallback,
                          const OpenProgress& progress, MappedValues weights) {
+  if (path.rfind(kOllamaPrefix, 0) == 0) {  // an Ollama model by its name: its weights' blob
+    auto blob = ollama_model_path(LocalModelPlaces::from_environment().ollama, path.substr(kOllamaPrefix.size()));
+    if (!blob) return make_error(blob.error());
+    auto model = open_gguf(*blob, progress);
+    if (!model) return make_error(path + ": " + model.error());
+    model->source = path;
+    return model;
+  }
   const fs::path p(path);
   Result<Model> model = make_error("");
   if (is_dir(p)) {

@@ -1,13 +1,15 @@
 // One entry point for every model a user can point at: a Hugging Face checkpoint folder (config.json,
 // model.safetensors or its sharded index, tokenizer files), a .safetensors file inside such a folder,
 // an attnviz model file (its config in the metadata), a folder holding model.safetensors (our
-// demos), a GGUF file (llama.cpp's format, told by its magic whatever its name), or a raw PyTorch
-// encoder state dict (with `fallback` for what shapes cannot tell).
+// demos), a GGUF file (llama.cpp's format, told by its magic whatever its name), "ollama:NAME[:TAG]"
+// (an Ollama model by the name `ollama run` takes: its weights' GGUF blob, io/local_models.h), or a
+// raw PyTorch encoder state dict (with `fallback` for what shapes cannot tell).
 // Reading happens here; parsing is in model_io, hf_checkpoint and hf_tokenizer_files.
 #pragma once
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/result.h"
 #include "io/safetensors.h"
@@ -15,6 +17,8 @@
 #include "model/model.h"
 
 namespace attnviz {
+
+inline constexpr std::string_view kOllamaPrefix = "ollama:";
 
 // progress(fraction in [0, 1]) is called from the loading thread as reading and converting proceed.
 using OpenProgress = std::function<void(float)>;
