@@ -19,6 +19,7 @@
 #include "state/soft_wrap.h"
 #include "state/source_text.h"
 #include "widgets/draw.h"
+#include "widgets/local_models_window.h"
 #include "widgets/measure_controls.h"
 
 namespace attnviz {
@@ -77,6 +78,7 @@ void menu_bar(AppState& app, ShellState& shell) {
     if (ImGui::MenuItem(tr(L, Str::open_session), "Ctrl+O")) open_dialog(shell, ShellState::Dialog::open_session, "attnviz-session.json");
     if (ImGui::MenuItem(tr(L, Str::save_session), "Ctrl+S")) open_dialog(shell, ShellState::Dialog::save_session, "attnviz-session.json");
     ImGui::Separator();
+    if (ImGui::MenuItem(tr(L, Str::open_local_model))) local_models_show(app);
     if (ImGui::MenuItem(tr(L, Str::open_attention)))
       open_dialog(shell, ShellState::Dialog::open_attention, app.source == ModelSource::attention ? app.model_path : "attention.safetensors");
     if (ImGui::MenuItem(tr(L, Str::open_attention_b), nullptr, false, app.source == ModelSource::attention))
@@ -390,6 +392,7 @@ void shell_draw(AppState& app, ShellState& shell, GuiResources& gui, float width
   if (ImGui::Begin("##status", nullptr, kBare)) status_bar(app);
   ImGui::End();
   file_dialog(app, shell);
+  local_models_window(app);
 }
 
 }  // namespace attnviz

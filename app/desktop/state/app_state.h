@@ -29,6 +29,7 @@
 #include "state/lens_state.h"
 #include "state/patching_state.h"
 #include "state/measure_maps.h"
+#include "state/local_models_state.h"
 #include "state/model_loader.h"
 #include "state/model_source.h"
 #include "state/shown_words.h"
@@ -133,6 +134,7 @@ struct AppState {
   DemoRetrain retrain;          // the coreference demo's live architecture (trains off the UI thread)
   ComputeWorker worker;
   ModelLoader model_loader;     // opens checkpoints off the UI thread (app_open_model)
+  LocalModelsWindow local_models;  // File → Open local model… (state/local_models_state.h)
 };
 
 // Sends the edit to the worker when dirty, installs finished results and rebuilds derived maps.

@@ -16,6 +16,7 @@
 #include "state/app_busy.h"
 #include "state/attention_source.h"
 #include "state/demo_retrain.h"
+#include "state/local_models_state.h"
 #include "state/model_source.h"
 #include "state/panel_export.h"
 
@@ -45,6 +46,7 @@ bool to_on(const std::string& s, bool& out) {
 //   expect tokens N          the shown trace has N queries
 //   expect sentence TEXT     the sentence is exactly TEXT
 //   expect model TEXT        the shown trace's model source contains TEXT ("sandbox", a path)
+//   expect local_models N P  File → Open local model… lists N models and P files it could not list
 //   expect composing [TEXT]  the built-in Korean typing is composing exactly TEXT (nothing: none)
 std::string script_expect(const AppState& app, const std::string& what) {
   const size_t space = what.find(' ');
@@ -59,6 +61,11 @@ std::string script_expect(const AppState& app, const std::string& what) {
   if (kind == "model_error") return contains(app.model_error, "model error");
   if (kind == "status") return contains(app.status, "status");
   if (kind == "model") return app.trace ? contains(app.trace->model_source, "model") : "expected a trace";
+  if (kind == "local_models") {
+    const std::string got = std::to_string(app.local_models.scan.models.size()) + " " +
+                            std::to_string(app.local_models.scan.problems.size());
+    return got == text ? std::string() : "expected " + text + " local models and problems, the list has " + got;
+  }
   if (kind == "composing")
     return app.hangul.composing == text ? std::string()
                                         : "expected to be composing '" + text + "', it is '" + app.hangul.composing + "'";
@@ -329,6 +336,22 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     if (a.empty() || !source_from_id(a[0], src) || need(1) != (src != ModelSource::file))
       return fail("expected sandbox, coref, induction, gather, trained or file PATH");
     if (Status s = app_use_source(app, src, src == ModelSource::file ? a[1] : std::string()); !s) return fail(s.error());
+  } else if (v == "local_models") {  // File → Open local model… (and a double-click on a row)
+    if (a.empty()) {
+      local_models_show(app);
+    } else if (a[0] == "close" && a.size() == 1) {
+      app.local_models.shown = false;
+    } else if (a[0] == "open" && a.size() >= 2) {
+      std::string name = a[1];
+      for (size_t i = 2; i < a.size(); ++i) name += " " + a[i];
+      if (!app.local_models.scanned) local_models_show(app);
+      const int i = local_models_find_name(app.local_models, name);
+      if (i < 0) return fail("no local model named '" + name + "' in the list");
+      (void)local_models_open(app, static_cast<size_t>(i));
+      if (!app.model_error.empty()) return fail(app.model_error);
+    } else {
+      return fail("expected local_models, local_models open NAME or local_models close");
+    }
   } else if (v == "open_attention" || v == "open_attention_b") {  // File → Open attention… (as B…)
     if (!need(1)) return fail("expected a path");
     Status s = v == "open_attention" ? app_open_attention(app, a[0]) : app_open_attention_b(app, a[0]);

@@ -10,6 +10,8 @@
 //   mask causal on|off | mask window R|off | mask strided S|off | mask pad N|off | mask hide Q K | mask none
 //   model sandbox|coref|induction|trained | model file PATH (loads at once) | vocabulary on|off
 //   model open PATH [SCREENSHOT] (off the UI thread, as the Open button; SCREENSHOT: the next frame, mid-load)
+//   local_models (File → Open local model…: scans the stores) | local_models open NAME (a double-click on
+//     that row: opens it off the UI thread) | local_models close
 //   open_attention PATH | open_attention_b PATH (Compare's B) | drop PATH (as dropped on the window: by what it is)
 //   coref_swap (sentence B := A's minimal pair, tired <-> wide) | coref_swap ab (swap sentences A and B)
 //   view heads|model|lines|compare|steps|stats|coref|train|translate | compare MODE | layer L | head H | query Q | step S
