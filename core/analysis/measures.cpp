@@ -92,4 +92,15 @@ Result<Mat> measure_map(const Model& model, const Trace& trace, AttentionMeasure
   return make_error("unknown measure");
 }
 
+Mat attention_first_key_aside(const Mat& w) {
+  Mat out = w;
+  if (w.cols() < 2) return out;
+  for (Eigen::Index i = 0; i < w.rows(); ++i) {
+    const float rest = w.row(i).tail(w.cols() - 1).sum();
+    if (rest > 0.0f) out.row(i).tail(w.cols() - 1) /= rest;
+    else out.row(i).tail(w.cols() - 1).setZero();
+  }
+  return out;
+}
+
 }  // namespace attnviz

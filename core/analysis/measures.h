@@ -43,4 +43,10 @@ Result<std::vector<Mat>> attention_rollout(const Trace& trace);
 Result<Mat> measure_map(const Model& model, const Trace& trace, AttentionMeasure measure, int layer, int head,
                         const std::vector<Mat>* rollout = nullptr);
 
+// A map with its first key set aside. In Llama-class models the first token takes most of every row
+// (the attention sink), so the rest of a map looks empty: column 0 keeps the weight each query puts on
+// the first token, the other columns are the rest of the row renormalised to sum to 1 (a row with
+// nothing left, as the first query's, stays 0 there). Rows = queries, columns = keys.
+Mat attention_first_key_aside(const Mat& weights);
+
 }  // namespace attnviz

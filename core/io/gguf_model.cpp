@@ -224,6 +224,26 @@ std::string arch_names() {
   return s;
 }
 
+// "GGUF: Q4_K 71%, Q6_K 27%, F32 2%": the tensor types by their share of the tensors' bytes.
+std::string stored_as(const GgufFile& file) {
+  std::vector<std::pair<uint64_t, std::string>> by_type;
+  uint64_t total = 0;
+  for (const GgufTensorInfo& t : file.tensors) {
+    const std::string name = ggml_type_name(static_cast<uint32_t>(t.type));
+    auto it = std::find_if(by_type.begin(), by_type.end(), [&](const auto& e) { return e.second == name; });
+    if (it == by_type.end()) by_type.emplace_back(t.bytes, name);
+    else it->first += t.bytes;
+    total += t.bytes;
+  }
+  std::stable_sort(by_type.begin(), by_type.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out = "GGUF";
+  for (size_t i = 0; i < by_type.size(); ++i) {
+    const double share = total ? 100.0 * static_cast<double>(by_type[i].first) / static_cast<double>(total) : 0.0;
+    out += (i == 0 ? ": " : ", ") + by_type[i].second + " " + (share < 1.0 ? std::string("<1") : std::to_string(static_cast<int>(share + 0.5))) + "%";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string_view> gguf_architectures() {
@@ -266,6 +286,7 @@ Result<Model> gguf_model_from_file(const GgufMapped& mapped, const std::function
   if (Status s = take.finish(); !s) return make_error(s.error());
   if (Status s = config_validate(model.config); !s) return make_error(s.error());
   model.tokenizer = *tokenizer;
+  model.stored_as = stored_as(file);
   if (Status s = model_check_shapes(model); !s) return make_error(s.error());
   return model;
 }

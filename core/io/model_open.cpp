@@ -175,6 +175,7 @@ std::string model_summary(const Model& model) {
          " pieces";
   else if (!model.vocab.empty())
     s += ", " + std::to_string(model.vocab.size()) + " words";
+  if (!model.stored_as.empty()) s += ", " + model.stored_as;
   return s;
 }
 

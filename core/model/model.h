@@ -72,6 +72,9 @@ struct Model {
   // the first generator, as it drew them before there was a choice.
   RngGenerator generator = kRngUnrecorded;
   std::string source = "sandbox";  // where it came from, for the UI and JSON output
+  // How a file stored the weights when that is worth saying: a GGUF file's tensor types by their share
+  // of the weights' bytes ("GGUF: Q4_K 71%, Q6_K 27%, F32 2%"); empty otherwise.
+  std::string stored_as;
 };
 
 // Model::source of a model made here rather than opened (a file's source is its path): what it is,

@@ -28,6 +28,12 @@ constexpr EnumNames<Colormap, 4> kNames{{
     {Colormap::viridis, "viridis"}, {Colormap::magma, "magma"}, {Colormap::high_contrast, "high_contrast"},
     {Colormap::diverging, "diverging"}}};
 
+constexpr EnumNames<ColorScale, 3> kScaleNames{
+    {{ColorScale::linear, "linear"}, {ColorScale::log, "log"}, {ColorScale::power, "power"}}};
+
+// The log scale's lowest value: the floor's share of vmax, never below vmin when vmin is positive.
+float log_low(const ColorScaleSpec& s, float vmin, float vmax) { return std::max(vmin, s.floor * vmax); }
+
 uint8_t channel(uint32_t rgb, int shift) { return static_cast<uint8_t>((rgb >> shift) & 0xFF); }
 
 uint8_t lerp_u8(uint8_t a, uint8_t b, float f) {
@@ -63,5 +69,42 @@ Rgba colormap_sample(Colormap map, float t) {
 std::string_view name_of(Colormap map) { return enum_name(kNames, map); }
 
 std::optional<Colormap> colormap_from_name(std::string_view name) { return enum_from_name(kNames, name); }
+
+float color_scale_position(const ColorScaleSpec& s, float v, float vmin, float vmax) {
+  if (std::isnan(v)) return v;
+  const float span = vmax > vmin ? vmax - vmin : 1.0f;
+  switch (s.kind) {
+    case ColorScale::linear: return std::clamp((v - vmin) / span, 0.0f, 1.0f);
+    case ColorScale::power: return std::pow(std::clamp((v - vmin) / span, 0.0f, 1.0f), s.gamma);
+    case ColorScale::log: {
+      const float lo = log_low(s, vmin, vmax);
+      if (!(vmax > lo) || !(lo > 0.0f)) return std::clamp((v - vmin) / span, 0.0f, 1.0f);
+      if (!(v > lo)) return 0.0f;
+      return std::clamp(std::log(v / lo) / std::log(vmax / lo), 0.0f, 1.0f);
+    }
+  }
+  return 0.0f;
+}
+
+float color_scale_value(const ColorScaleSpec& s, float t, float vmin, float vmax) {
+  t = std::clamp(t, 0.0f, 1.0f);
+  switch (s.kind) {
+    case ColorScale::linear: return vmin + t * (vmax - vmin);
+    case ColorScale::power: return vmin + std::pow(t, 1.0f / s.gamma) * (vmax - vmin);
+    case ColorScale::log: {
+      const float lo = log_low(s, vmin, vmax);
+      if (!(vmax > lo) || !(lo > 0.0f)) return vmin + t * (vmax - vmin);
+      return lo * std::pow(vmax / lo, t);
+    }
+  }
+  return vmin;
+}
+
+Rgba colormap_color(Colormap map, const ColorScaleSpec& scale, float v, float vmin, float vmax) {
+  return colormap_sample(map, color_scale_position(scale, v, vmin, vmax));
+}
+
+std::string_view name_of(ColorScale scale) { return enum_name(kScaleNames, scale); }
+std::optional<ColorScale> color_scale_from_name(std::string_view name) { return enum_from_name(kScaleNames, name); }
 
 }  // namespace attnviz

@@ -118,6 +118,16 @@ std::string tick_text(float v, float range) {
   return out;
 }
 
+// The legend's label at position f of the bar: the value there on the spec's scale (a log scale's
+// ticks are decades apart, so they keep their significant digits).
+std::string scale_tick_text(const HeatmapGridSpec& spec, float f) {
+  const float v = color_scale_value(spec.color_scale, f, spec.vmin, spec.vmax);
+  if (spec.color_scale.kind != ColorScale::log) return tick_text(v, spec.vmax - spec.vmin);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.2g", static_cast<double>(v));
+  return buf;
+}
+
 Result<Layout> layout_compute(const HeatmapGridSpec& spec, Painters& pt, const Metrics& m, float label_px,
                               float annotation_px) {
   const float s = spec.scale;
@@ -190,10 +200,9 @@ Result<Layout> layout_compute(const HeatmapGridSpec& spec, Painters& pt, const M
     const int64_t tick_line = pt.tick.line_height();
     L.legend_h = std::max<int64_t>(grids_bottom - L.legend_y, 4 * tick_line);
     L.ticks = L.legend_h >= 8 * tick_line ? 5 : 3;
-    const float range = spec.vmax - spec.vmin;
     int64_t tick_w = 0;
     for (int k = 0; k < L.ticks; ++k)
-      tick_w = std::max<int64_t>(tick_w, pt.tick.width(tick_text(spec.vmin + range * static_cast<float>(k) / static_cast<float>(L.ticks - 1), range)));
+      tick_w = std::max<int64_t>(tick_w, pt.tick.width(scale_tick_text(spec, static_cast<float>(k) / static_cast<float>(L.ticks - 1))));
     right = L.legend_x + L.legend_w + L.tick_len + L.label_pad + tick_w;
     bottom = std::max(bottom, L.legend_y + L.legend_h + tick_line / 2);
   }
@@ -268,13 +277,13 @@ void add_panel(Figure& fig, const HeatmapGridSpec& spec, const Layout& L, Painte
   }
 
   const std::string id = panel.id.empty() ? std::to_string(p) : panel.id;
-  const float inv_range = 1.0f / (spec.vmax - spec.vmin);
   const bool annotate = spec.annotate && L.annotation_px >= kMinAnnotationPx;
   const int ah = pt.annotation.line_height();
   for (int r = 0; r < w.rows(); ++r)
     for (int c = 0; c < w.cols(); ++c) {
       const float v = w(r, c);
-      const Rgba colour = colormap_sample(spec.cmap, (v - spec.vmin) * inv_range);
+      const bool apart = spec.first_column_apart && c == 0;
+      const Rgba colour = colormap_color(apart ? Colormap::high_contrast : spec.cmap, spec.color_scale, v, spec.vmin, spec.vmax);
       const int x = gx + c * cell, y = gy + r * cell;
       FigureRect rect = rect_at(x, y, cell, cell, colour);
       rect.cell = FigureCellTag{id, r, c, v};
@@ -294,6 +303,8 @@ void add_panel(Figure& fig, const HeatmapGridSpec& spec, const Layout& L, Painte
       fig.items.push_back(figure_text(static_cast<float>(x + (cell - tw) / 2) + static_cast<float>(tw) * 0.5f,
                                   static_cast<float>(y + (cell - ah) / 2), text, L.annotation_px, ink, TextAnchor::middle));
     }
+  if (spec.first_column_apart && w.cols() > 1)  // the line that sets the first key apart
+    fig.items.push_back(rect_at(gx + cell - std::max(1, cell / 10), gy, std::max(2, cell / 5), ph, kWhite));
   add_frame(fig, gx, gy, pw, ph);
   if (spec.highlight_row >= 0 && spec.highlight_row < w.rows()) {
     FigureRect row = rect_at(gx, gy + spec.highlight_row * cell, pw, cell, kWhite);
@@ -309,7 +320,6 @@ void add_legend(Figure& fig, const HeatmapGridSpec& spec, const Layout& L, Paint
   const int w = static_cast<int>(L.legend_w), h = static_cast<int>(L.legend_h);
   fig.items.push_back(FigureColorBar{static_cast<float>(x), static_cast<float>(y), static_cast<float>(w), static_cast<float>(h), spec.cmap});
   add_frame(fig, x, y, w, h);
-  const float range = spec.vmax - spec.vmin;
   const int lh = pt.tick.line_height();
   const Metrics m;
   for (int k = 0; k < L.ticks; ++k) {
@@ -317,7 +327,7 @@ void add_legend(Figure& fig, const HeatmapGridSpec& spec, const Layout& L, Paint
     const int ty = y + (h - 1) - static_cast<int>(std::lround(f * static_cast<float>(h - 1)));
     fig.items.push_back(rect_at(x + w, ty, static_cast<int>(L.tick_len), 1, kFrame));
     fig.items.push_back(figure_text(static_cast<float>(x + w + static_cast<int>(L.tick_len + L.label_pad)), static_cast<float>(ty - lh / 2),
-                                tick_text(spec.vmin + range * f, range), m.tick_px * spec.scale, kLabelInk));
+                                scale_tick_text(spec, f), m.tick_px * spec.scale, kLabelInk));
   }
 }
 

@@ -29,6 +29,11 @@ struct HeatmapGridSpec {
   float scale = 1.0f;               // multiplies every size (export "at a chosen scale")
   Colormap cmap = Colormap::viridis;
   float vmin = 0.0f, vmax = 1.0f;   // value range mapped to the colour map
+  ColorScaleSpec color_scale;       // how values spread over it (linear, log, power)
+  // Column 0 (the first token, which takes most of every row in large language models) drawn apart:
+  // in greys, with a white line after it; the panels' other columns are whatever the maps hold (the
+  // caller renormalises them).
+  bool first_column_apart = false;
   bool annotate = true;             // print the value in a cell when the cell is big enough to hold it
   bool legend = true;               // colour bar with tick labels
   int highlight_row = -1;           // a query row outlined in every panel (-1: none)

@@ -221,7 +221,7 @@ TEST_CASE("app state: a bad session changes nothing and names what is wrong") {
       app_apply_session(app, s).error() ==
       "session: ui: unknown key 'langauge' (known: view, language, colormap, compare_sentence, compare_mode, annotate, "
       "measure, ablated, ablation, model_source, model_path, sentence_b, demo_arch, hangul_typing, translate_sentence, "
-      "translate_model)");
+      "translate_model, color_scale, first_aside)");
   s.ui.erase("langauge");
   s.ui["translate_model"] = "score_cosine";
   CHECK(app_apply_session(app, s).error() == "session: unknown translate_model 'score_cosine'");
@@ -1150,6 +1150,46 @@ TEST_CASE("app state: a sentence too long for the trace's memory limit is refuse
   CHECK(app.trace != shown);
   CHECK(app.error.empty());
   CHECK(app.trace->n_queries() == fit + 1);
+}
+
+
+TEST_CASE("app state: the first token set aside and the colour scale: maps renormalised, kept in a session") {
+  AppState app;
+  app.dirty = true;
+  settle(app);
+  REQUIRE(app.trace);
+  CHECK(&app_head_map(app, 0, 1) == &app.trace->head(0, 1).weights);  // drawn as they are
+  app.first_aside = true;
+  settle(app);
+  REQUIRE(app_first_aside(app));
+  const Mat& shown = app_head_map(app, 0, 1);
+  const Mat& w = app.trace->head(0, 1).weights;
+  CHECK(shown.col(0) == w.col(0));
+  for (Eigen::Index i = 0; i < shown.rows(); ++i) {
+    CHECK(shown.row(i).tail(shown.cols() - 1).sum() == doctest::Approx(1.0f).epsilon(1e-5));
+    CHECK(shown(i, 2) == doctest::Approx(w(i, 2) / (1.0f - w(i, 0))).epsilon(1e-5));
+  }
+  // Value norms are not distributions: drawn as they are, the checkbox kept for when it applies.
+  app.measure = AttentionMeasure::value_norm;
+  settle(app);
+  CHECK_FALSE(app_first_aside(app));
+  CHECK_FALSE(app.maps.first_aside);
+  CHECK(app.first_aside);
+  app.measure = AttentionMeasure::weights;
+  app.color_scale.kind = ColorScale::log;
+  const Session s = app_capture_session(app);
+  CHECK(s.ui.at("color_scale") == "log");
+  CHECK(s.ui.at("first_aside") == "1");
+  AppState other;
+  REQUIRE(app_apply_session(other, s).ok());
+  CHECK(other.color_scale.kind == ColorScale::log);
+  CHECK(other.first_aside);
+  Session bad = s;
+  bad.ui["first_aside"] = "yes";
+  CHECK(app_apply_session(other, bad).error().find("first_aside is 'yes'") != std::string::npos);
+  bad = s;
+  bad.ui["color_scale"] = "logarithmic";
+  CHECK(app_apply_session(other, bad).error().find("unknown color_scale 'logarithmic'") != std::string::npos);
 }
 
 }  // namespace

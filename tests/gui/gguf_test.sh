@@ -71,10 +71,31 @@ JSON
 xvfb "$app" --session "$out/session.json" --screenshot "$out/q8.png" --layout-report "$out/q8_layout.json" --frames 3
 "$check_pixels" "$out/q8.png" "$out/q8_layout.json" "$out/session.json"
 
-# 3. The list in Korean, in presentation mode on a 1280 x 800 projector.
-printf 'lang ko\npresentation on\nlocal_models\nexpect local_models 5 1\nscreenshot %s\nquit\n' "$out/list_ko.png" > "$out/ko.txt"
+# 3. The list in Korean, in presentation mode on a 1280 x 800 projector; then the model's heads on a
+# log colour scale with the first token set aside, in the view and in an exported figure.
+cat > "$out/ko.txt" <<SCRIPT
+lang ko
+presentation on
+local_models
+expect local_models 5 1
+screenshot $out/list_ko.png
+local_models open tinyllama:q4_k_m
+sentence The animal didn't cross the street because it was too tired
+view heads
+layer 1
+color_scale log
+first_aside on
+screenshot $out/aside_ko.png
+export view png $out/aside_figure.png 1
+save $out/aside.session.json
+quit
+SCRIPT
 xvfb "$app" --script "$out/ko.txt"
 "$check_png" "$out/list_ko.png" 1280 800
+"$check_png" "$out/aside_ko.png" 1280 800
+"$check_png" "$out/aside_figure.png" 0 0
+grep -q '"color_scale": "log"' "$out/aside.session.json" && grep -q '"first_aside": "1"' "$out/aside.session.json" ||
+  { echo "the session does not keep the scale and the first token aside"; exit 1; }
 
 # 4. The CLI: an Ollama name, a .gguf path, and a name Ollama does not have (exit 1, naming where it looked).
 "$cli" predict --model ollama:tinyllama:q4_k_m --text "The animal didn't cross the street because it was too" --top-k 1 > "$out/predict.txt"

@@ -190,6 +190,7 @@ TEST_CASE("gguf models: what each file's metadata says becomes the config") {
   CHECK(km.config.rope.divisors.size() == 32);
   CHECK(km.config.rope.theta == 500000.0f);
   CHECK(model_output_head(km) == OutputHead::tied);
+  CHECK(km.stored_as == "GGUF: Q4_K 70%, Q6_K 29%, F32 <1%");  // what the Model panel says of the file
 
   const Model legacy = open_model("llama_legacy_mix");
   CHECK(legacy.config.rope.scaling == RopeScaling::linear);

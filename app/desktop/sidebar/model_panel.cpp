@@ -284,6 +284,7 @@ void source_section(AppState& app) {
   text_wrapped(tr_format(L, Str::src_summary, c.d_model, c.n_heads, c.n_layers, c.d_ff,
                          model_source_text(app.model->source, L).c_str()));
   if (c.kv_heads() != c.n_heads) text_wrapped(tr_format(L, Str::src_gqa, c.n_heads, c.kv_heads()));
+  if (app.model && !app.model->stored_as.empty()) text_wrapped(tr_format(L, Str::src_stored_as, app.model->stored_as.c_str()));
   if (c.positions == PositionEncoding::rotary || c.norm_kind == NormKind::rms_norm || c.gated_ffn || c.parallel_residual ||
       c.sliding_window > 0) {
     std::string parts;
@@ -292,7 +293,7 @@ void source_section(AppState& app) {
       add(tr_format(L, Str::src_rope, static_cast<double>(c.rope.theta)));
       if (c.rotary_dims() < c.head_size()) add(tr_format(L, Str::src_rope_partial, c.rotary_dims(), c.head_size()));
       if (c.rope.scaling == RopeScaling::divisors)
-        add(std::string(name_of(c.rope.scaling)) + " (" + std::to_string(c.rope.divisors.size()) + ")");
+        add(tr_format(L, Str::src_rope_divisors, static_cast<int>(c.rope.divisors.size())));
       else if (c.rope.scaling != RopeScaling::none)
         add(std::string(name_of(c.rope.scaling)) + " ×" + std::to_string(static_cast<int>(c.rope.factor)));
     }

@@ -167,7 +167,8 @@ void app_update(AppState& app) {
   demo_retrain_poll(app);
   app_poll_model_loader(app);
   if (auto grid = app.importance.poll()) app.importance_result = std::move(grid);
-  measure_maps_refresh(app.maps, app.measure, app.trace_model.get(), app.trace.get(), app.trace_version);
+  measure_maps_refresh(app.maps, app.measure, app.trace_model.get(), app.trace.get(), app.trace_version,
+                       app.first_aside && !app_words_shown(app));
   shown_words_refresh(app);
   compare_maps_update(app.compare, app.trace.get(), app.trace_b.get(), app.layer, app.trace_version);
 }
@@ -207,6 +208,10 @@ const ImportanceGrid* app_importance(const AppState& app) {
   return r && r->grid && r->trace_version == app.trace_version ? &*r->grid : nullptr;
 }
 
+bool app_first_aside(const AppState& app) {
+  return app.first_aside && measure_sets_first_aside(app.measure) && !app_words_shown(app);
+}
+
 const Mat& app_head_map(const AppState& app, int layer, int head) {
   if (app_words_shown(app)) return app.words.trace->head(layer, head).weights;
   return measure_map_of(app.maps, *app.trace, layer, head);
@@ -241,6 +246,8 @@ Session app_capture_session(const AppState& app) {
   s.ui["translate_sentence"] = app.translate.text;  // the Translation view's own sentence and model
   s.ui["translate_model"] = translate_variants()[static_cast<size_t>(app.translate.variant)].id;
   s.ui["measure"] = std::string(name_of(app.measure));
+  s.ui["color_scale"] = std::string(name_of(app.color_scale.kind));
+  s.ui["first_aside"] = app.first_aside ? "1" : "0";
   s.ui["ablated"] = ablation_heads_format(app.ablation.heads);
   s.ui["ablation"] = std::string(name_of(app.ablation.mode));
   // A model trained in the app lives only in memory (the Train view saves it as a file).
@@ -258,7 +265,7 @@ Status app_apply_session(AppState& app, const Session& s) {
   const JsonKeys ui_keys = {"view",       "language",   "colormap", "compare_sentence", "compare_mode",
                             "annotate",   "measure",    "ablated",  "ablation",         "model_source",
                             "model_path", "sentence_b", "demo_arch",        "hangul_typing",    "translate_sentence",
-                            "translate_model"};
+                            "translate_model", "color_scale", "first_aside"};
   for (const auto& entry : s.ui)
     if (std::find(ui_keys.begin(), ui_keys.end(), entry.first) == ui_keys.end())
       return make_error("session: ui: " + json_unknown_key(entry.first, ui_keys));
@@ -300,6 +307,17 @@ Status app_apply_session(AppState& app, const Session& s) {
     auto m = measure_from_name(it->second);
     if (!m) return make_error("session: unknown measure '" + it->second + "' (weights, value-norm or rollout)");
     measure = *m;
+  }
+  ColorScale color_scale = ColorScale::linear;
+  if (auto it = s.ui.find("color_scale"); it != s.ui.end()) {
+    auto k = color_scale_from_name(it->second);
+    if (!k) return make_error("session: unknown color_scale '" + it->second + "' (linear, log or power)");
+    color_scale = *k;
+  }
+  bool first_aside = false;
+  if (auto it = s.ui.find("first_aside"); it != s.ui.end()) {
+    if (it->second != "0" && it->second != "1") return make_error("session: first_aside is '" + it->second + "', not 0 or 1");
+    first_aside = it->second == "1";
   }
   Ablation ablation;
   if (auto it = s.ui.find("ablated"); it != s.ui.end()) {
@@ -344,6 +362,8 @@ Status app_apply_session(AppState& app, const Session& s) {
   app.sentence_b = sentence_b == s.ui.end() ? std::string() : sentence_b->second;
   if (auto it = s.ui.find("annotate"); it != s.ui.end()) app.annotate = it->second != "0";
   app.measure = measure;
+  app.color_scale.kind = color_scale;
+  app.first_aside = first_aside;
   app.ablation = std::move(ablation);
   if (app.source == ModelSource::attention) app.ablation.heads.clear();  // no model to switch heads off in
   app.trace_b.reset();

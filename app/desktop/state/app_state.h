@@ -83,6 +83,9 @@ struct AppState {
   std::string focus_field;    // a text field to put the keyboard in at the next frame (`focus`), then ""
   std::string scroll_to;      // a section its view scrolls to at the next frame it draws (patching, lens, flow, detectors, table), then ""
   AttentionMeasure measure = AttentionMeasure::weights;  // what Heads, Model view and Lines draw
+  ColorScaleSpec color_scale;  // how Heads and the Model view spread values over the colour map
+  bool first_aside = false;    // Heads, Model view, Lines: the first key drawn apart, the rest of each
+                               // row renormalised (weights and rollout; app_first_aside says when it applies)
   WordViewOptions word_view;  // Heads, Model view, Lines, Statistics in words / without special tokens
 
   // What each view remembers (views/<view>/<view>_state.h), each with reset().
@@ -160,7 +163,11 @@ void app_start_importance(AppState& app);
 // The importance grid of the current trace, when one has been computed for it.
 const ImportanceGrid* app_importance(const AppState& app);
 
-// The map the heatmap views draw for a head of A: its weights (in words when shown) or the chosen measure's.
+// Whether the first key is set aside in what is drawn: asked for, the measure's rows are distributions,
+// and pieces are not merged into words (whose maps are not rebuilt for it).
+bool app_first_aside(const AppState& app);
+// The map the heatmap views draw for a head of A: its weights (in words when shown) or the chosen
+// measure's, with the first key set aside when app_first_aside.
 const Mat& app_head_map(const AppState& app, int layer, int head);
 
 // The measure the heatmap views draw: the chosen one once its maps are built, else the weights (the

@@ -129,6 +129,14 @@ HeatmapGridSpec page_layer_head_spec(const AppState& app, int layers, int heads)
   return spec;
 }
 
+std::string map_display_caption(const AppState& app) {
+  std::string out;
+  if (app.color_scale.kind == ColorScale::log) out += " — " + std::string(tr(app.lang, Str::scale_caption_log));
+  if (app.color_scale.kind == ColorScale::power) out += " — " + std::string(tr(app.lang, Str::scale_caption_sqrt));
+  if (app_first_aside(app)) out += " — " + std::string(tr(app.lang, Str::first_aside_caption));
+  return out;
+}
+
 float maps_top(const std::vector<const Mat*>& maps) {
   float top = 0;
   for (const Mat* m : maps)

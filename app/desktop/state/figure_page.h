@@ -50,6 +50,9 @@ HeatmapGridSpec page_grid_spec(const AppState& app, const Trace& t);
 HeatmapGridSpec page_layer_head_spec(const AppState& app, int layers, int heads);
 
 // The largest value over the maps (at least a tiny positive number), for a measure's colour range.
+// What a figure's caption adds for the map display: " — log scale", " — first token apart (grey),
+// rest renormalised"; "" when the maps are drawn plainly.
+std::string map_display_caption(const AppState& app);
 float maps_top(const std::vector<const Mat*>& maps);
 
 }  // namespace attnviz

@@ -3,22 +3,33 @@
 
 namespace attnviz {
 
+bool measure_sets_first_aside(AttentionMeasure measure) { return measure != AttentionMeasure::value_norm; }
+
 void measure_maps_refresh(MeasureMaps& m, AttentionMeasure measure, const Model* model, const Trace* trace,
-                          uint64_t trace_version) {
-  if (m.measure == measure && m.trace_version == trace_version) return;
+                          uint64_t trace_version, bool first_aside) {
+  first_aside = first_aside && measure_sets_first_aside(measure);
+  if (m.measure == measure && m.trace_version == trace_version && m.first_aside == first_aside) return;
   m.measure = measure;
+  m.first_aside = first_aside;
   m.trace_version = trace_version;
   m.maps.clear();
   m.error.clear();
   m.vmax = 1.0f;
   ++m.version;
-  if (measure == AttentionMeasure::weights || !trace) return;
+  if (!trace) return;
+  const int L = static_cast<int>(trace->layers.size()), NH = trace->config.n_heads;
+  if (measure == AttentionMeasure::weights) {
+    if (!first_aside) return;
+    m.maps.reserve(static_cast<size_t>(L * NH));
+    for (int l = 0; l < L; ++l)
+      for (int h = 0; h < NH; ++h) m.maps.push_back(attention_first_key_aside(trace->head(l, h).weights));
+    return;
+  }
   if (!model && !trace->weights_only) return;  // the model's first result is not in yet
   if (!model && measure == AttentionMeasure::value_norm) {  // rollout needs only the weights
     m.error = "value-norm needs the model's values and W_O; an attention file holds only the weights";
     return;
   }
-  const int L = static_cast<int>(trace->layers.size()), NH = trace->config.n_heads;
   std::vector<Mat> maps;
   maps.reserve(static_cast<size_t>(L * NH));
   if (measure == AttentionMeasure::rollout) {
@@ -28,7 +39,8 @@ void measure_maps_refresh(MeasureMaps& m, AttentionMeasure measure, const Model*
       return;
     }
     for (int l = 0; l < L; ++l)
-      for (int h = 0; h < NH; ++h) maps.push_back((*r)[static_cast<size_t>(l)]);
+      for (int h = 0; h < NH; ++h)
+        maps.push_back(first_aside ? attention_first_key_aside((*r)[static_cast<size_t>(l)]) : (*r)[static_cast<size_t>(l)]);
   } else {
     float top = 0;
     for (int l = 0; l < L; ++l)

@@ -523,6 +523,12 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     if (!need(1) || !to_on(a[0], app.presentation_panels)) return fail("expected on or off");
   } else if (v == "annotate") {
     if (!need(1) || !to_on(a[0], app.annotate)) return fail("expected on or off");
+  } else if (v == "color_scale") {  // the Scale combo: linear | log | power (square root)
+    auto k = need(1) ? color_scale_from_name(a[0]) : std::nullopt;
+    if (!k) return fail("expected linear, log or power");
+    app.color_scale.kind = *k;
+  } else if (v == "first_aside") {  // "Set the first token aside"
+    if (!need(1) || !to_on(a[0], app.first_aside)) return fail("expected on or off");
   } else if (v == "colormap") {
     auto m = need(1) ? colormap_from_name(a[0]) : std::nullopt;
     if (!m || *m == Colormap::diverging) return fail("expected viridis, magma or high_contrast");

@@ -17,6 +17,7 @@
 //   view heads|model|lines|compare|steps|stats|coref|train|translate | compare MODE | layer L | head H | query Q | step S
 //   zoom_head H [ZOOM ROW COL] (Heads view: zoom head H, -1: none; a long input's window, ZOOM >= 1)
 //   lang en|ko | presentation on|off | panels on|off (presentation mode's side panels) | annotate on|off | colormap NAME
+//   color_scale linear|log|power | first_aside on|off (Heads, Model view: the first key apart, rows renormalised)
 //   undo | redo (Ctrl+Z / Ctrl+Shift+Z: sentence edits and toggles, state/history.h)
 //   words on|off (merge pieces into words) | hide_special on|off (Heads, Model view, Lines, Statistics)
 //   export png PATH [SCALE] (the layer's heads grid) | export csv PATH | export json PATH | save PATH | open PATH

@@ -6,6 +6,7 @@
 #include <cfloat>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -63,7 +64,7 @@ void draw_text_vertical(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const c
   dl->PopTextureID();
 }
 
-void colormap_legend(Colormap cmap, float vmin, float vmax, float width) {
+void colormap_legend(Colormap cmap, float vmin, float vmax, float width, const ColorScaleSpec& scale) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 p = ImGui::GetCursorScreenPos();
   const float bar_h = ImGui::GetTextLineHeight() * 0.6f;
@@ -78,9 +79,17 @@ void colormap_legend(Colormap cmap, float vmin, float vmax, float width) {
   dl->AddRect(p, ImVec2(p.x + width, p.y + bar_h), ImGui::GetColorU32(ImGuiCol_Border));
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   char buf[32];
-  const float values[3] = {vmin, 0.5f * (vmin + vmax), vmax};
+  // The values at the bar's ends and middle, on its scale (a log scale's middle is a decade's geometric mean).
+  const float values[3] = {color_scale_value(scale, 0.0f, vmin, vmax), color_scale_value(scale, 0.5f, vmin, vmax),
+                           color_scale_value(scale, 1.0f, vmin, vmax)};
   for (int i = 0; i < 3; ++i) {
-    std::snprintf(buf, sizeof buf, "%.2g", static_cast<double>(values[i]));
+    // Short: a log scale's low end is a thousandth ("1e-3", not "0.001") so three labels fit the bar.
+    if (values[i] != 0.0f && std::abs(values[i]) < 0.01f) {
+      const int exponent = static_cast<int>(std::floor(std::log10(std::abs(static_cast<double>(values[i])))));
+      std::snprintf(buf, sizeof buf, "%.0fe%d", static_cast<double>(values[i]) / std::pow(10.0, exponent), exponent);
+    } else {
+      std::snprintf(buf, sizeof buf, "%.2g", static_cast<double>(values[i]));
+    }
     const float tw = ImGui::CalcTextSize(buf).x;
     const float x = p.x + width * 0.5f * i - tw * 0.5f * i;  // left, centred, right-aligned
     dl->AddText(ImVec2(x, p.y + bar_h + 1), text, buf);

@@ -34,7 +34,7 @@ void draw_text_vertical(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const c
 
 // A horizontal colour bar for `cmap` over [vmin, vmax] with tick labels at both ends and the middle,
 // drawn at the cursor as one item of the given width.
-void colormap_legend(Colormap cmap, float vmin, float vmax, float width);
+void colormap_legend(Colormap cmap, float vmin, float vmax, float width, const ColorScaleSpec& scale = {});
 
 // The A − B scale of the Compare and Coreference views: blue (B higher, −1) – white (no change) –
 // red (A higher, +1), `width` wide, its ends and middle named in `lang`. diverging_legend_at draws

@@ -22,14 +22,16 @@ void GuiResources::release() {
 
 void gui_resources_refresh(const AppState& app, GuiResources& gui) {
   const int side = gui.texture_side;
-  if (app.trace) gui.heads_a.update(app.trace_version, all_heads(*app.trace), app.cmap, 0.0f, 1.0f, side);
-  if (app.trace_b) gui.heads_b.update(app.trace_version, all_heads(*app.trace_b), app.cmap, 0.0f, 1.0f, side);
+  const ColorScaleSpec& scale = app.color_scale;
+  if (app.trace) gui.heads_a.update(app.trace_version, all_heads(*app.trace), app.cmap, 0.0f, 1.0f, side, scale);
+  if (app.trace_b) gui.heads_b.update(app.trace_version, all_heads(*app.trace_b), app.cmap, 0.0f, 1.0f, side, scale);
   if (!app.maps.maps.empty()) {
     std::vector<const Mat*> maps;
     for (const Mat& m : app.maps.maps) maps.push_back(&m);
-    gui.heads_measure.update(app.maps.version, maps, app.cmap, 0.0f, app.maps.vmax, side);
+    gui.heads_measure.update(app.maps.version, maps, app.cmap, 0.0f, app.maps.vmax, side, scale, app.maps.first_aside);
   }
-  if (app_words_shown(app)) gui.heads_words.update(app.shown_version, all_heads(*app.words.trace), app.cmap, 0.0f, 1.0f, side);
+  if (app_words_shown(app))
+    gui.heads_words.update(app.shown_version, all_heads(*app.words.trace), app.cmap, 0.0f, 1.0f, side, scale);
   std::vector<const Mat*> diffs;
   for (const Mat& m : app.compare.maps.diff) diffs.push_back(&m);
   // Differences of weights lie in [-1, 1]: white is "no change".

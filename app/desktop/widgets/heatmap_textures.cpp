@@ -20,9 +20,9 @@ int texture_side_for(float pixels) {
 }
 
 void HeatmapTextures::update(uint64_t version, const std::vector<const Mat*>& maps, Colormap cmap, float vmin, float vmax,
-                             int max_side) {
+                             int max_side, const ColorScaleSpec& scale, bool first_column_apart) {
   if (version == version_ && cmap == cmap_ && vmin == vmin_ && vmax == vmax_ && max_side == max_side_ &&
-      ids_.size() == maps.size())
+      scale == scale_ && first_column_apart == apart_ && ids_.size() == maps.size())
     return;
   release();
   version_ = version;
@@ -30,10 +30,11 @@ void HeatmapTextures::update(uint64_t version, const std::vector<const Mat*>& ma
   cmap_ = cmap;
   vmin_ = vmin;
   vmax_ = vmax;
+  scale_ = scale;
+  apart_ = first_column_apart;
   ids_.resize(maps.size());
   if (ids_.empty()) return;
   glGenTextures(static_cast<GLsizei>(ids_.size()), ids_.data());
-  const float span = vmax > vmin ? vmax - vmin : 1.0f;
   std::vector<uint8_t> pixels;
   for (size_t i = 0; i < maps.size(); ++i) {
     // Long inputs: one texel per max-pooled block, so a (4096, 4096) map costs 4 MB, not 64 MB,
@@ -42,9 +43,11 @@ void HeatmapTextures::update(uint64_t version, const std::vector<const Mat*>& ma
     if (maps[i]->rows() > max_side || maps[i]->cols() > max_side) pooled = downsample_max(*maps[i], max_side, max_side);
     const Mat& w = pooled.size() > 0 ? pooled : *maps[i];
     pixels.resize(static_cast<size_t>(w.size()) * 4);
+    // The first key apart only while each texel column is one key (a pooled map mixes it with others).
+    const bool apart = first_column_apart && w.cols() == maps[i]->cols();
     for (Eigen::Index r = 0; r < w.rows(); ++r)
       for (Eigen::Index c = 0; c < w.cols(); ++c) {
-        const Rgba col = colormap_sample(cmap, (w(r, c) - vmin) / span);
+        const Rgba col = colormap_color(apart && c == 0 ? Colormap::high_contrast : cmap, scale, w(r, c), vmin, vmax);
         uint8_t* p = &pixels[static_cast<size_t>(r * w.cols() + c) * 4];
         p[0] = col.r;
         p[1] = col.g;

@@ -22,12 +22,15 @@ class HeatmapTextures : NoCopy {
   // [vmin, vmax] span the colour map. A map with a side over max_side is max-pooled to it (keep
   // max_side at or below the pixels it is drawn on, so that no texel is skipped on screen). No-op
   // when version, colour map, range and max_side are unchanged.
+  // `scale` spreads the values over the colour map; `first_column_apart` colours column 0 (the first
+  // key, set aside) in greys, as HeatmapGridSpec does.
   void update(uint64_t version, const std::vector<const Mat*>& maps, Colormap cmap, float vmin = 0.0f, float vmax = 1.0f,
-              int max_side = kMaxTextureSide);
-  // True when update(version, ..., cmap, ..., max_side) would do nothing: lets a caller skip
-  // building the matrices.
-  bool holds(uint64_t version, Colormap cmap, int max_side) const {
-    return !ids_.empty() && version == version_ && cmap == cmap_ && max_side == max_side_;
+              int max_side = kMaxTextureSide, const ColorScaleSpec& scale = {}, bool first_column_apart = false);
+  // True when update(version, ..., cmap, ..., max_side, scale, apart) would do nothing: lets a caller
+  // skip building the matrices.
+  bool holds(uint64_t version, Colormap cmap, int max_side, const ColorScaleSpec& scale = {}, bool first_column_apart = false) const {
+    return !ids_.empty() && version == version_ && cmap == cmap_ && max_side == max_side_ && scale == scale_ &&
+           first_column_apart == apart_;
   }
   unsigned texture(int i) const { return i >= 0 && i < static_cast<int>(ids_.size()) ? ids_[static_cast<size_t>(i)] : 0; }
   int size() const { return static_cast<int>(ids_.size()); }
@@ -39,6 +42,8 @@ class HeatmapTextures : NoCopy {
   Colormap cmap_ = Colormap::viridis;
   float vmin_ = 0.0f, vmax_ = 1.0f;
   int max_side_ = kMaxTextureSide;
+  ColorScaleSpec scale_;
+  bool apart_ = false;
 };
 
 // The texture side for a map drawn `pixels` wide: the largest power of two not above it (so the

@@ -156,19 +156,22 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
   const bool annotate = numbers.px > 0;
   hit.numbers = annotate;
   const bool mark_masked = w.mask && w.cell >= 6.0f;
-  const float span = w.vmax > w.vmin ? w.vmax - w.vmin : 1.0f;
-  const auto cell_colour = [&](float v) {
-    const Rgba c = colormap_sample(w.cmap, (v - w.vmin) / span);
+  const auto cell_colour = [&](float v, int column) {
+    const Rgba c = colormap_color(w.first_column_apart && column == 0 ? Colormap::high_contrast : w.cmap, w.color_scale, v, w.vmin, w.vmax);
     return IM_COL32(c.r, c.g, c.b, 255);
   };
   for (int q = 0; (painted || mark_masked) && q < R; ++q)
     for (int k = 0; k < C; ++k) {
       const ImVec2 c0(p0.x + w.cell * k, p0.y + w.cell * q), c1(c0.x + w.cell, c0.y + w.cell);
       const int mq = r0 + q, mk = c0w + k;  // matrix row and column
-      if (painted) dl->AddRectFilled(c0, c1, cell_colour((*w.values)(mq, mk)));
+      if (painted) dl->AddRectFilled(c0, c1, cell_colour((*w.values)(mq, mk), mk));
       if (mark_masked && mq < w.mask->rows() && mk < w.mask->cols() && !std::isfinite((*w.mask)(mq, mk)))
         dl->AddLine(c0, c1, IM_COL32(150, 150, 150, 170));
     }
+  if (w.first_column_apart && c0w == 0 && C > 1) {  // the line that sets the first key apart
+    const float x = p0.x + w.cell, half = std::max(1.0f, w.cell * 0.1f);
+    dl->AddRectFilled(ImVec2(x - half, p0.y), ImVec2(x + half, p1.y), ImGui::GetColorU32(ImGuiCol_WindowBg));
+  }
   if (w.hatched) draw_hatch(dl, p0, p1, std::max(10.0f, w.cell * 1.5f));
   // The values over everything else; over hatching each on a plate of its cell's dimmed colour.
   for (int q = 0; annotate && q < R; ++q)
@@ -177,7 +180,7 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
       const std::string& text = numbers.texts[static_cast<size_t>(q) * static_cast<size_t>(C) + static_cast<size_t>(k)];
       const ImVec2 sz = ImGui::GetFont()->CalcTextSizeA(numbers.px, FLT_MAX, 0.0f, text.c_str());
       const ImVec2 at(c0.x + (w.cell - sz.x) * 0.5f, c0.y + (w.cell - sz.y) * 0.5f);
-      draw_cell_text(dl, at, cell_colour((*w.values)(r0 + q, c0w + k)), w.hatched, text.c_str(), numbers.px);
+      draw_cell_text(dl, at, cell_colour((*w.values)(r0 + q, c0w + k), c0w + k), w.hatched, text.c_str(), numbers.px);
     }
   if (highlight >= 0 && highlight < R)
     dl->AddRect(ImVec2(p0.x - 1, p0.y + w.cell * highlight - 1), ImVec2(p1.x + 1, p0.y + w.cell * (highlight + 1) + 1),
@@ -191,7 +194,7 @@ HeatmapHit heatmap_widget(const HeatmapWidget& w) {
     hit.row = std::clamp(static_cast<int>((m.y - p0.y) / w.cell), 0, R - 1);
     hit.col = std::clamp(static_cast<int>((m.x - p0.x) / w.cell), 0, C - 1);
     // Outlined in the colour that stands out on that cell (white vanishes on a light cell).
-    const ImU32 outline = contrast_text_color(cell_colour((*w.values)(r0 + hit.row, c0w + hit.col)));
+    const ImU32 outline = contrast_text_color(cell_colour((*w.values)(r0 + hit.row, c0w + hit.col), c0w + hit.col));
     dl->AddRect(ImVec2(p0.x + w.cell * hit.col, p0.y + w.cell * hit.row),
                 ImVec2(p0.x + w.cell * (hit.col + 1), p0.y + w.cell * (hit.row + 1)), outline);
     hit.row += r0;  // report matrix coordinates

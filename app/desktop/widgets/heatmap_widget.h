@@ -31,6 +31,8 @@ struct HeatmapWidget {
   bool annotate = false;                          // print values when cells are large enough
   Colormap cmap = Colormap::viridis;              // the texture's colours: painted cells, annotation contrast
   float vmin = 0, vmax = 1;
+  ColorScaleSpec color_scale;                     // how values spread over the colour map (the texture's too)
+  bool first_column_apart = false;                // matrix column 0 is the first key set aside: a line after it
   int highlight_row = -1;                         // in matrix rows; its label is always drawn
   std::vector<int> keep_col_labels;               // key columns (matrix) whose labels are always drawn
                                                   // when cells are too small for every label

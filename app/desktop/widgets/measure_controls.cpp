@@ -64,6 +64,38 @@ void measure_combo(AppState& app) {
   }
 }
 
+namespace {
+
+const char* scale_label(Lang L, ColorScale kind) {
+  switch (kind) {
+    case ColorScale::linear: return tr(L, Str::scale_linear);
+    case ColorScale::log: return tr(L, Str::scale_log);
+    case ColorScale::power: return tr(L, Str::scale_sqrt);
+  }
+  return "?";
+}
+
+}  // namespace
+
+void map_scale_controls(AppState& app) {
+  const Lang L = app.lang;
+  const float box = ImGui::GetFontSize() * 6.0f;
+  same_line_or_wrap(box + ImGui::CalcTextSize(tr(L, Str::scale_label)).x + ImGui::GetStyle().ItemInnerSpacing.x);
+  ImGui::SetNextItemWidth(box);
+  if (ImGui::BeginCombo(tr(L, Str::scale_label), scale_label(L, app.color_scale.kind))) {
+    for (ColorScale k : {ColorScale::linear, ColorScale::log, ColorScale::power})
+      if (ImGui::Selectable(scale_label(L, k), k == app.color_scale.kind)) app.color_scale.kind = k;
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered()) wrapped_tooltip(tr(L, Str::scale_tip));
+  same_line_or_wrap(checkbox_width(tr(L, Str::first_aside)));
+  const bool can = measure_sets_first_aside(app.measure) && !app_words_shown(app);
+  if (!can) ImGui::BeginDisabled();
+  ImGui::Checkbox(tr(L, Str::first_aside), &app.first_aside);  // app_update rebuilds the maps
+  if (!can) ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) wrapped_tooltip(tr(L, can ? Str::first_aside_tip : Str::first_aside_off_tip));
+}
+
 void measure_error(const AppState& app) {
   if (!app.maps.error.empty()) {  // on a line of its own, wrapped: it is a sentence, not a label
     const Lang L = app.lang;

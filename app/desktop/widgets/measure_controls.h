@@ -9,6 +9,10 @@ namespace attnviz {
 void measure_combo(AppState& app);
 // The combo's width with its label, for a toolbar that wraps (same_line_or_wrap).
 float measure_combo_width(const AppState& app);
+// The colour scale (linear, log, square root) and "set the first token aside", each after
+// same_line_or_wrap, with tooltips that say what they do to the map.
+void map_scale_controls(AppState& app);
+
 // Why the chosen measure cannot be drawn (rollout of cross-attention), wrapped on a line of its
 // own; nothing when it can. Toolbars call it last.
 void measure_error(const AppState& app);

@@ -223,3 +223,17 @@ TEST_CASE("measures: the heads' output terms head_i W^O_i add up, with b^O, to a
   CHECK_FALSE(head_output_terms(m, t, 0, 6).ok());
   CHECK_FALSE(head_output_terms(m, t, 2, 0).ok());
 }
+
+TEST_CASE("measures: setting the first key aside keeps its column and renormalises the rest of each row") {
+  Mat w(3, 3);
+  w << 1.0f, 0.0f, 0.0f,
+       0.8f, 0.2f, 0.0f,
+       0.6f, 0.1f, 0.3f;
+  const Mat aside = attention_first_key_aside(w);
+  CHECK(aside.col(0) == w.col(0));
+  CHECK(aside.row(0).tail(2).isZero());  // nothing left beside the first key
+  CHECK(aside(1, 1) == doctest::Approx(1.0f));
+  CHECK(aside(2, 1) == doctest::Approx(0.25f));
+  CHECK(aside(2, 2) == doctest::Approx(0.75f));
+  CHECK(attention_first_key_aside(Mat::Ones(2, 1)) == Mat::Ones(2, 1));
+}

@@ -77,3 +77,24 @@ TEST_CASE("colormap: diverging is white at the middle, blue below and red above,
   }
   CHECK(colormap_from_name("diverging") == Colormap::diverging);
 }
+
+TEST_CASE("colormap: linear, log and power scales, each with its inverse for the legend") {
+  const ColorScaleSpec linear, log{.kind = ColorScale::log}, power{.kind = ColorScale::power, .gamma = 0.5f};
+  CHECK(color_scale_position(linear, 0.25f, 0.0f, 1.0f) == 0.25f);
+  CHECK(color_scale_position(power, 0.25f, 0.0f, 1.0f) == doctest::Approx(0.5f));
+  // Log: three decades below vmax; at or below the floor, the lowest colour.
+  CHECK(color_scale_position(log, 1.0f, 0.0f, 1.0f) == doctest::Approx(1.0f));
+  CHECK(color_scale_position(log, 0.01f, 0.0f, 1.0f) == doctest::Approx(1.0f / 3.0f));
+  CHECK(color_scale_position(log, 0.001f, 0.0f, 1.0f) == 0.0f);
+  CHECK(color_scale_position(log, 0.0f, 0.0f, 1.0f) == 0.0f);
+  CHECK(color_scale_position(log, 2.0f, 0.0f, 2.0f) == doctest::Approx(1.0f));  // relative to vmax
+  CHECK(std::isnan(color_scale_position(log, std::numeric_limits<float>::quiet_NaN(), 0.0f, 1.0f)));
+  for (const ColorScaleSpec& s : {linear, log, power})
+    for (float t : {0.0f, 0.2f, 0.5f, 0.9f, 1.0f})
+      CHECK(color_scale_position(s, color_scale_value(s, t, 0.0f, 1.0f), 0.0f, 1.0f) == doctest::Approx(t).epsilon(1e-5));
+  CHECK(color_scale_value(log, 0.0f, 0.0f, 1.0f) == doctest::Approx(0.001f));
+  CHECK(color_scale_value(log, 0.5f, 0.0f, 1.0f) == doctest::Approx(std::sqrt(0.001f)));
+  CHECK(name_of(ColorScale::log) == "log");
+  CHECK(color_scale_from_name("power") == ColorScale::power);
+  CHECK_FALSE(color_scale_from_name("logarithmic"));
+}

@@ -254,3 +254,31 @@ TEST_CASE("heatmap: the rendered figure survives PNG encoding") {
   CHECK(Rgba{p[0], p[1], p[2], p[3]} == want);
   stbi_image_free(px);
 }
+
+TEST_CASE("heatmap: a log or square-root scale spreads small values, the first column apart is grey") {
+  const Mat a = known_3x3();
+  HeatmapGridSpec spec = spec_3x3(&a, &a);
+  spec.color_scale.kind = ColorScale::log;
+  spec.first_column_apart = true;
+  auto img = heatmap_grid_render(spec, nullptr);
+  REQUIRE(img.ok());
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) {
+      const CellRect cell = heatmap_grid_cell(spec, nullptr, 0, r, c);
+      // Clear of the line between columns 0 and 1: column 0's left edge, the others' right edge.
+      const Rgba got = c == 0 ? img->at(cell.x + 1, cell.y + 1) : img->at(cell.x + cell.w - 2, cell.y + cell.h - 2);
+      CAPTURE(r);
+      CAPTURE(c);
+      if (c == 0) {  // the first key: greys, darker for more weight
+        CHECK(got == colormap_color(Colormap::high_contrast, spec.color_scale, a(r, 0), 0.0f, 1.0f));
+        CHECK((got.r == got.g && got.g == got.b));
+      } else {
+        CHECK(got == colormap_color(Colormap::viridis, spec.color_scale, a(r, c), 0.0f, 1.0f));
+      }
+    }
+  // The line that sets it apart: white between column 0 and column 1 of every row.
+  const CellRect first = heatmap_grid_cell(spec, nullptr, 0, 1, 0);
+  CHECK(img->at(first.x + first.w, first.y + first.h / 2) == Rgba{255, 255, 255, 255});
+  // 0.05 sits at 1.3 decades of 3 on the log scale, where a linear scale puts it at 0.05.
+  CHECK(color_scale_position(spec.color_scale, 0.05f, 0.0f, 1.0f) == doctest::Approx(std::log(50.0) / std::log(1000.0)));
+}

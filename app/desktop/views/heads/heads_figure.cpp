@@ -24,6 +24,8 @@ Result<Figure> heads_figure(const AppState& app, const FontRaster* font) {
   if (app.layer < 0 || app.layer >= static_cast<int>(t.layers.size())) return make_error("heads: no such layer");
   const int NH = t.config.n_heads;
   HeatmapGridSpec spec = page_grid_spec(app, t);
+  spec.color_scale = app.color_scale;
+  spec.first_column_apart = app_first_aside(app);
   const bool per_layer = app_map_per_layer(app);  // the rollout: the layer's one map, as the view shows it
   const std::vector<int> heads = heads_drawn(app.heads, per_layer, NH);
   std::vector<const Mat*> maps;
@@ -38,7 +40,7 @@ Result<Figure> heads_figure(const AppState& app, const FontRaster* font) {
   const bool zoomed = app.heads.zoom_head >= 0 && app.heads.zoom_head < NH;
   if (zoomed || per_layer) spec.cell_px = 36;  // one map: larger cells
   spec.caption = std::string(tr(app.lang, Str::view_heads)) + " — " + tr(app.lang, Str::layer) + " " + std::to_string(app.layer + 1) +
-                 " / " + std::to_string(t.layers.size()) + " — " + measure_label(app.lang, app.measure);
+                 " / " + std::to_string(t.layers.size()) + " — " + measure_label(app.lang, app.measure) + map_display_caption(app);
   auto grid = heatmap_grid_figure(spec, font);
   if (!grid || !zoomed || per_layer) return grid;
   // A zoomed head: its query/key picture beside the map, as the view shows it.

@@ -191,6 +191,8 @@ HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, co
   w.annotate = app.annotate;
   w.cmap = app.cmap;
   w.vmax = app.maps.vmax;
+  w.color_scale = app.color_scale;
+  w.first_column_apart = app_first_aside(app);
   w.highlight_row = app_shown_query(app);
   // The coreference roles keep their labels when cells are too small for every one: "it", the two
   // candidates and the property word ("tired"), the tokens the lesson is about.
@@ -249,9 +251,10 @@ unsigned window_texture(AppState& app, GuiResources& gui, const Trace& t, int h,
   uint64_t key = app.shown_version;
   for (const int part : {app.layer, h, win.row0, win.col0, win.rows, win.cols}) key = key * 1000003u + static_cast<uint64_t>(part);
   key = key * 1000003u + app.maps.version;
-  if (!gui.zoom_window.holds(key, app.cmap, side)) {
+  const bool apart = app_first_aside(app) && win.col0 == 0;
+  if (!gui.zoom_window.holds(key, app.cmap, side, app.color_scale, apart)) {
     const Mat block = app_head_map(app, app.layer, h).block(win.row0, win.col0, win.rows, win.cols);
-    gui.zoom_window.update(key, {&block}, app.cmap, 0.0f, app.maps.vmax, side);
+    gui.zoom_window.update(key, {&block}, app.cmap, 0.0f, app.maps.vmax, side, app.color_scale, apart);
   }
   return gui.zoom_window.texture(0);
 }
@@ -313,7 +316,8 @@ void heads_toolbar(AppState& app, const Trace& t) {
   measure_combo(app);
   const float legend_w = 120.0f * ui_scale();
   same_line_or_wrap(legend_w);
-  colormap_legend(app.cmap, 0.0f, app.maps.vmax, legend_w);
+  colormap_legend(app.cmap, 0.0f, app.maps.vmax, legend_w, app.color_scale);
+  map_scale_controls(app);
   same_line_or_wrap(checkbox_width(tr(L, Str::annotate)));
   ImGui::Checkbox(tr(L, Str::annotate), &app.annotate);
   if (app.heads.zoom_head >= 0 && (!app_map_per_layer(app) || zoomable(t))) {  // the rollout's one map has no grid

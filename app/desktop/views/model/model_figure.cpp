@@ -13,6 +13,8 @@ Result<Figure> model_figure(const AppState& app, const FontRaster* font) {
   const int NL = static_cast<int>(t.layers.size()), NH = t.config.n_heads;
   const bool per_layer = app_map_per_layer(app);  // the rollout: one map per layer, as the view shows it
   HeatmapGridSpec spec = page_grid_spec(app, t);
+  spec.color_scale = app.color_scale;
+  spec.first_column_apart = app_first_aside(app);
   std::vector<const Mat*> maps;
   for (int l = 0; l < NL; ++l)
     for (int h = 0; h < (per_layer ? 1 : NH); ++h) {
@@ -30,7 +32,7 @@ Result<Figure> model_figure(const AppState& app, const FontRaster* font) {
   spec.annotate = false;  // thumbnails: the numbers are in the Heads view
   spec.highlight_row = app_shown_query(app);
   spec.caption = std::string(tr(app.lang, Str::view_model)) + " — " + tr_format(app.lang, Str::fig_layers_heads, NL, NH) + " — " +
-                 measure_label(app.lang, app.measure);
+                 measure_label(app.lang, app.measure) + map_display_caption(app);
   return heatmap_grid_figure(spec, font);
 }
 

@@ -157,6 +157,7 @@ void model_toolbar(AppState& app, const Trace& t) {
   }
   ImGui::SameLine();
   measure_combo(app);
+  map_scale_controls(app);
   if (const int query = app_shown_query(app); query >= 0 && query < t.n_queries()) {
     ImGui::SameLine(0, ImGui::GetFontSize());
     ImGui::TextColored(ImVec4(1.0f, 0.63f, 0.12f, 1.0f), "%s: %s", tr(L, Str::query),
