@@ -374,6 +374,20 @@ const std::vector<Flag>& flags() {
          o.colormap = *c;
          return Ok{};
        }},
+      {"color-scale", "linear|log|power", "how --png/--svg spread values over the colours: log shows three decades, "
+                                          "power the square root (default linear)",
+       [](CliOptions& o, const std::string& v) -> Status {
+         auto k = color_scale_from_name(v);
+         if (!k) return bad_value("color-scale", v, "linear, log or power");
+         o.color_scale.kind = *k;
+         return Ok{};
+       }},
+      {"first-aside", nullptr, "--png/--svg: the first token's column drawn apart in greys, the rest of each row "
+                               "renormalised (the weights and the rollout)",
+       [](CliOptions& o, const std::string&) -> Status {
+         o.first_aside = true;
+         return Ok{};
+       }},
   };
   return table;
 }
@@ -452,6 +466,10 @@ Status check_combination(const CliOptions& o) {
     return make_error(std::string(o.word_view.merge_pieces ? "--words" : "--hide-special") +
                       " shows the softmax weights only: it cannot be combined with --measure " + std::string(name_of(o.measure)));
   if (o.word_view.any() && !o.save_weights.empty()) return make_error("--words and --hide-special change what is shown, not the model: --save-weights does not apply");
+  if (o.first_aside && o.measure == AttentionMeasure::value_norm)
+    return make_error("--first-aside renormalises rows of weights or of the rollout; value-norm rows are not distributions");
+  if ((o.first_aside || o.color_scale.kind != ColorScale::linear) && o.png_path.empty() && o.svg_path.empty())
+    return make_error("--first-aside and --color-scale change how --png or --svg draw the maps: give one of them");
   if (o.measure != AttentionMeasure::weights && o.json_path.empty() && o.csv_path.empty() && o.png_path.empty() &&
       o.svg_path.empty())
     return make_error("--measure needs --json, --csv, --png or --svg to show it in");

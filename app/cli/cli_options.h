@@ -43,6 +43,8 @@ struct CliOptions {
   int layer = -1, head = -1;  // 0-based
   float png_scale = 1.0f;     // --png-scale
   Colormap colormap = Colormap::viridis;  // --colormap
+  ColorScaleSpec color_scale;  // --color-scale linear|log|power: how values spread over it (--png, --svg)
+  bool first_aside = false;    // --first-aside: the first key apart, the rest of each row renormalised (--png, --svg)
   int64_t max_trace_memory = 0;  // --max-trace-memory SIZE in bytes; 0: sized from the memory available (cli_run)
   int top_k = 3;              // --top-k: strongest keys per query in JSON; predict: tokens listed (default 5)
   bool json_weights = true;   // --no-weights drops the (T, T) matrices from JSON

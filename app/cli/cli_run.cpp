@@ -182,10 +182,20 @@ std::optional<std::vector<Mat>> layer_maps(const CliOptions& o, const MeasureMap
 
 // The layer's grid as a PNG (at --png-scale) or an SVG (in pixels at scale 1): one layout for both.
 Status write_grid(const CliOptions& o, const Trace& t, const std::optional<std::vector<Mat>>& maps, bool svg) {
-  auto spec = trace_layer_grid(t, o.layer, maps ? &*maps : nullptr, name_of(o.measure));
+  // --first-aside: each head's map (the weights, or the measure's) with the first key set aside.
+  std::vector<Mat> aside;
+  if (o.first_aside && o.layer >= 0 && o.layer < static_cast<int>(t.layers.size()))
+    for (int h = 0; h < t.config.n_heads; ++h)
+      aside.push_back(attention_first_key_aside(maps ? (*maps)[static_cast<size_t>(h)] : t.head(o.layer, h).weights));
+  const std::vector<Mat>* shown = !aside.empty() ? &aside : maps ? &*maps : nullptr;
+  auto spec = trace_layer_grid(t, o.layer, shown, name_of(o.measure));
   if (!spec) return make_error(spec.error());
   spec->scale = svg ? 1.0f : o.png_scale;
   spec->cmap = o.colormap;
+  spec->color_scale = o.color_scale;
+  spec->first_column_apart = !aside.empty();
+  if (spec->color_scale.kind != ColorScale::linear) spec->caption += std::string(" — ") + std::string(name_of(o.color_scale.kind)) + " colour scale";
+  if (spec->first_column_apart) spec->caption += " — first token apart (grey), rest renormalised";
   const std::optional<FontRaster> font = font_find_and_load();  // no font: ASCII fallback labels
   const FontRaster* f = font ? &*font : nullptr;
   if (svg) {

@@ -102,6 +102,12 @@ grep -q '"color_scale": "log"' "$out/aside.session.json" && grep -q '"first_asid
 grep -q "next token" "$out/predict.txt" || { echo "no prediction from ollama:tinyllama:q4_k_m"; cat "$out/predict.txt"; exit 1; }
 "$cli" attention --model "$models/qwen2_bpe_kquants/model.gguf" --text "hello there" > "$out/attention.txt"
 grep -q "qwen2_bpe_kquants" "$out/attention.txt" || { echo "no trace of the .gguf path"; exit 1; }
+# The CLI's figure on a log scale with the first token set aside; the flags need a figure to act on.
+"$cli" attention --model ollama:tinyllama:q8_0 --text "The animal didn't cross the street because it was too tired" \
+  --png "$out/cli_aside.png" --layer 1 --color-scale log --first-aside
+"$check_png" "$out/cli_aside.png" 0 0
+if "$cli" attention --model ollama:tinyllama:q8_0 --text hi --first-aside 2> "$out/err.txt"; then echo "--first-aside without a figure ran"; exit 1; fi
+grep -q "give one of them" "$out/err.txt" || { echo "--first-aside without a figure: no message"; exit 1; }
 if "$cli" predict --model ollama:nothing:here --text hi 2> "$out/err.txt"; then echo "ollama:nothing:here opened"; exit 1; fi
 grep -q "no Ollama model 'nothing:here'" "$out/err.txt" || { echo "the message does not name the model"; cat "$out/err.txt"; exit 1; }
 echo "gguf: local models listed, opened and drawn as the engine computes them"
