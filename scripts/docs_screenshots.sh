@@ -6,8 +6,8 @@
 # demo of why several heads help in Compare on a projector (English and Korean), the Architecture
 # view, a typeset step in Korean, the Train view's 1-head / 4-head pair on that demo, and the
 # Translation view's alignment, decoding step and bottleneck plot in English and Korean, patching in the
-# Coreference view (English; Korean on a projector), the logit lens and the flow graph in Statistics and a
-# zoomed head's queries and keys in 2-D.
+# Coreference view (English; Korean on a projector), the logit lens and the flow graph in Statistics, a
+# zoomed head's queries and keys in 2-D, and a GGUF model opened from the local-model list.
 # docs/cli_layer0.png is not here: it is the CLI's; nor docs/typing_ko.png, which needs keys typed
 # through an input method: tests/gui/input_method_test.sh takes it (run it with KEEP_DIR=DIR and copy DIR/i_done.png).
 # usage: scripts/docs_screenshots.sh [path/to/attnviz] [OUT_DIR]   (defaults: build/app/attnviz, docs)
@@ -208,3 +208,38 @@ screenshot $out/set_preset.png
 quit
 ACTIONS
 run set_preset --script "$tmp/set_preset.txt"
+
+# A GGUF model opened from File → Open local model…: a made-up home whose Ollama store holds the GGUF
+# fixtures as blobs (as `ollama pull` lays them out), then its heads on a log scale with the first token
+# set aside.
+home="$tmp/home"
+store="$home/.ollama/models"
+ollama_blob() {  # ollama_blob NAME TAG FILE
+  local digest size
+  digest=$(sha256sum "$3" | cut -d' ' -f1)
+  size=$(wc -c < "$3")
+  mkdir -p "$store/blobs" "$store/manifests/registry.ollama.ai/library/$1"
+  cp "$3" "$store/blobs/sha256-$digest"
+  printf '{"schemaVersion":2,"mediaType":"application/vnd.docker.distribution.manifest.v2+json","config":{"mediaType":"application/vnd.docker.container.image.v1+json","digest":"sha256:%064d","size":10},"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:%s","size":%s}]}' \
+    0 "$digest" "$size" > "$store/manifests/registry.ollama.ai/library/$1/$2"
+}
+fixtures="$repo/tests/fixtures/gguf_models"
+ollama_blob tinyllama q4_k_m "$fixtures/llama_spm_q4_k_m/model.gguf"
+ollama_blob tinyllama q8_0 "$fixtures/llama_spm_q8_0/model.gguf"
+ollama_blob qwen2-tiny latest "$fixtures/qwen2_bpe_kquants/model.gguf"
+mkdir -p "$home/.lmstudio/models/attnviz/Legacy-GGUF"
+cp "$fixtures/llama_legacy_mix/model.gguf" "$home/.lmstudio/models/attnviz/Legacy-GGUF/legacy-mix.gguf"
+cat > "$tmp/gguf.txt" <<ACTIONS
+local_models
+expect local_models 4 0
+screenshot $out/gguf_local_models.png
+local_models open tinyllama:q4_k_m
+sentence The animal didn't cross the street because it was too tired
+view heads
+layer 1
+color_scale log
+first_aside on
+screenshot $out/gguf_heads.png
+quit
+ACTIONS
+HOME="$home" run gguf_local_models --script "$tmp/gguf.txt"
