@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "analysis/answer.h"
+#include "model/layer_source.h"
 
 namespace attnviz {
 
@@ -97,7 +98,9 @@ Result<ResidualParts> residual_parts(const Model& model, const Trace& trace, int
   r.embeddings = trace.embed.row(p);
   r.biases = RowVec::Zero(C);
   for (int l = 0; l < c.n_layers; ++l) {
-    const LayerWeights& w = model.weights.layers[static_cast<size_t>(l)];
+    auto layer = model_layer(model, l);
+    if (!layer) return make_error(layer.error());
+    const LayerWeights& w = **layer;
     const LayerTrace& lt = trace.layers[static_cast<size_t>(l)];
     std::vector<RowVec> heads;
     for (int h = 0; h < c.n_heads; ++h) {
@@ -201,7 +204,9 @@ Result<std::vector<std::vector<RowVec>>> head_source_attribution(const Model& mo
   const RowVec g = linear_norm_at(model, parts->residual).direction_before(d);
   std::vector<std::vector<RowVec>> out;
   for (int l = 0; l < c.n_layers; ++l) {
-    const LayerWeights& w = model.weights.layers[static_cast<size_t>(l)];
+    auto layer = model_layer(model, l);
+    if (!layer) return make_error(layer.error());
+    const LayerWeights& w = **layer;
     std::vector<RowVec> heads;
     for (int h = 0; h < c.n_heads; ++h) {
       const HeadTrace& head = trace.layers[static_cast<size_t>(l)].attn.heads[static_cast<size_t>(h)];

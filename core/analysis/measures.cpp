@@ -2,6 +2,7 @@
 #include "analysis/measures.h"
 
 #include "base/enum_names.h"
+#include "model/layer_source.h"
 
 namespace attnviz {
 
@@ -30,7 +31,9 @@ Result<Vec> value_norms(const Model& model, const Trace& trace, int layer, int h
     return make_error("the trace was not made by this model");
   const int HS = c.head_size();
   const Mat& v = trace.head(layer, head).v;  // (Tk, HS): x_j W_V^h + b_V^h
-  const WeightMat& out_w = model.weights.layers[static_cast<size_t>(layer)].attn.out_w;  // (C, C)
+  auto weights = model_layer(model, layer);
+  if (!weights) return make_error(weights.error());
+  const WeightMat& out_w = (*weights)->attn.out_w;  // (C, C)
   const Mat moved = v * out_w.middleCols(head * HS, HS).transpose();              // (Tk, C)
   return Vec(moved.rowwise().norm());
 }
@@ -44,7 +47,9 @@ Result<Mat> head_output_terms(const Model& model, const Trace& trace, int layer,
   if (query < 0 || query >= trace.n_queries()) return make_error("no query " + std::to_string(query));
   const int HS = c.head_size();
   const Mat& concat = trace.layers[static_cast<size_t>(layer)].attn.concat;  // (Tq, C)
-  const WeightMat& out_w = model.weights.layers[static_cast<size_t>(layer)].attn.out_w;  // (C, C)
+  auto weights = model_layer(model, layer);
+  if (!weights) return make_error(weights.error());
+  const WeightMat& out_w = (*weights)->attn.out_w;  // (C, C)
   Mat terms(c.n_heads, c.d_model);
   for (int h = 0; h < c.n_heads; ++h)
     terms.row(h) = concat.row(query).segment(h * HS, HS) * out_w.middleCols(h * HS, HS).transpose();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/gguf.h"
+#include "model/layer_source.h"
 #include "model/model.h"
 
 namespace attnviz::gguf {
@@ -70,6 +71,10 @@ class TensorTaker {
   void vec(const std::string& name, int64_t len, Vec& out);
   void segment_of(const std::string& name, int64_t len, Vec& out, int64_t first, int head_size_permuted = 0);
 
+  // Off: tensors taken from now on are checked (shape, name) and counted as used but not decoded, and
+  // their destinations are not sized: the layers of a model decoded on demand (io/gguf_layers.h).
+  void set_decoding(bool on) { decoding_ = on; }
+
   // Decodes what is planned; the first error so far ("" when none).
   const std::string& run();
   // run(), then an error naming the first tensor nothing took.
@@ -91,6 +96,7 @@ class TensorTaker {
   const std::function<void(float)>& progress_;
   std::vector<Job> jobs_;
   std::vector<char> taken_;  // by tensor index
+  bool decoding_ = true;
   uint64_t total_bytes_ = 0, done_bytes_ = 0;
   std::string error_;
 };
@@ -101,10 +107,20 @@ struct Arch {
   const char* name;
   std::span<const ArchKey> keys;
   Status (*fill)(ArchReader& r, ModelConfig& c);
-  // Plans every tensor; what the config takes from tensors (rope_freqs) it sets after take.run().
-  void (*load)(TensorTaker& take, ModelConfig& c, int vocab, ModelWeights& w);
+  // Plans the tensors outside the layers (token table, final norm, output head); what the config
+  // takes from tensors (rope_freqs) it sets after take.run().
+  void (*load_globals)(TensorTaker& take, ModelConfig& c, int vocab, ModelWeights& w);
+  // Plans layer l's tensors into `out`.
+  void (*load_layer)(TensorTaker& take, const ModelConfig& c, int l, LayerWeights& out);
 };
 const Arch& arch_llama();
 const Arch& arch_qwen2();
+
+// What one layer of the config takes decoded, in bytes.
+uint64_t layer_float_bytes(const ModelConfig& c);
+// The layers of `file` decoded on demand by `arch`, at most `kept` of them (at least 1) kept decoded
+// (io/gguf_layers.cpp).
+std::shared_ptr<const LayerSource> layer_source_make(std::shared_ptr<const GgufMapped> file, const Arch& arch,
+                                                     ModelConfig config, int kept);
 
 }  // namespace attnviz::gguf

@@ -92,48 +92,50 @@ Status fill_llama(ArchReader& r, ModelConfig& c) {
 // Whether the file's Q and K rows are in llama.cpp's order for its llama rope (adjacent pairs).
 enum class QkRows { hugging_face, permuted };
 
-void load_layers(TensorTaker& take, const ModelConfig& c, int vocab, ModelWeights& w, QkRows rows, bool qkv_bias) {
+void load_layer_rows(TensorTaker& take, const ModelConfig& c, int l, LayerWeights& L, QkRows rows, bool qkv_bias) {
   const int C = c.d_model, F = c.d_ff, KV = c.kv_dim(), HS = c.head_size();
   const int permuted = rows == QkRows::permuted ? HS : 0;
-  take.mat("token_embd.weight", vocab, C, w.tok_embed);
-  for (int i = 0; i < c.n_layers; ++i) {
-    const std::string p = "blk." + std::to_string(i) + ".";
-    LayerWeights& L = w.layers[static_cast<size_t>(i)];
-    L.attn.in_proj_w.resize(C + 2 * KV, C);
-    L.attn.in_proj_b = Vec::Zero(C + 2 * KV);
-    const struct {
-      const char* name;
-      int rows, first, permuted;
-    } parts[] = {{"attn_q", C, 0, permuted}, {"attn_k", KV, C, permuted}, {"attn_v", KV, C + KV, 0}};
-    for (const auto& part : parts) {
-      take.rows_of(p + part.name + ".weight", part.rows, C, L.attn.in_proj_w, part.first, part.permuted);
-      if (qkv_bias || take.has(p + part.name + ".bias"))
-        take.segment_of(p + part.name + ".bias", part.rows, L.attn.in_proj_b, part.first, part.permuted);
-    }
-    take.mat(p + "attn_output.weight", C, C, L.attn.out_w);
-    if (take.has(p + "attn_output.bias")) take.vec(p + "attn_output.bias", C, L.attn.out_b);
-    else L.attn.out_b = Vec::Zero(C);
-    take.vec(p + "attn_norm.weight", C, L.norm1_w);
-    L.norm1_b = Vec::Zero(C);
-    take.vec(p + "ffn_norm.weight", C, L.norm2_w);
-    L.norm2_b = Vec::Zero(C);
-    take.mat(p + "ffn_gate.weight", F, C, L.ff_gate_w);
-    take.mat(p + "ffn_up.weight", F, C, L.ff1_w);
-    L.ff1_b = Vec::Zero(F);
-    take.mat(p + "ffn_down.weight", C, F, L.ff2_w);
-    L.ff2_b = Vec::Zero(C);
+  const std::string p = "blk." + std::to_string(l) + ".";
+  L.attn.in_proj_w.resize(C + 2 * KV, C);
+  L.attn.in_proj_b = Vec::Zero(C + 2 * KV);
+  const struct {
+    const char* name;
+    int rows, first, permuted;
+  } parts[] = {{"attn_q", C, 0, permuted}, {"attn_k", KV, C, permuted}, {"attn_v", KV, C + KV, 0}};
+  for (const auto& part : parts) {
+    take.rows_of(p + part.name + ".weight", part.rows, C, L.attn.in_proj_w, part.first, part.permuted);
+    if (qkv_bias || take.has(p + part.name + ".bias"))
+      take.segment_of(p + part.name + ".bias", part.rows, L.attn.in_proj_b, part.first, part.permuted);
   }
+  take.mat(p + "attn_output.weight", C, C, L.attn.out_w);
+  if (take.has(p + "attn_output.bias")) take.vec(p + "attn_output.bias", C, L.attn.out_b);
+  else L.attn.out_b = Vec::Zero(C);
+  take.vec(p + "attn_norm.weight", C, L.norm1_w);
+  L.norm1_b = Vec::Zero(C);
+  take.vec(p + "ffn_norm.weight", C, L.norm2_w);
+  L.norm2_b = Vec::Zero(C);
+  take.mat(p + "ffn_gate.weight", F, C, L.ff_gate_w);
+  take.mat(p + "ffn_up.weight", F, C, L.ff1_w);
+  L.ff1_b = Vec::Zero(F);
+  take.mat(p + "ffn_down.weight", C, F, L.ff2_w);
+  L.ff2_b = Vec::Zero(C);
+}
+
+// The token table, the final norm and the output head (none in the file: llama.cpp uses the token
+// table, a tied head).
+void load_outside_layers(TensorTaker& take, const ModelConfig& c, int vocab, ModelWeights& w) {
+  const int C = c.d_model;
+  take.mat("token_embd.weight", vocab, C, w.tok_embed);
   take.vec("output_norm.weight", C, w.final_norm_w);
   w.final_norm_b = Vec::Zero(C);
-  // No output.weight: llama.cpp uses the token table (a tied head).
   if (take.has("output.weight")) {
     take.mat("output.weight", vocab, C, w.output_w);
     w.output_b = Vec::Zero(vocab);
   }
 }
 
-void load_llama(TensorTaker& take, ModelConfig& c, int vocab, ModelWeights& w) {
-  load_layers(take, c, vocab, w, QkRows::permuted, false);
+void load_llama_globals(TensorTaker& take, ModelConfig& c, int vocab, ModelWeights& w) {
+  load_outside_layers(take, c, vocab, w);
   if (c.rope.scaling != RopeScaling::divisors) return;
   Vec divisors;
   take.vec("rope_freqs.weight", c.rotary_dims() / 2, divisors);
@@ -143,18 +145,24 @@ void load_llama(TensorTaker& take, ModelConfig& c, int vocab, ModelWeights& w) {
     if (!(d > 0.0f)) return take.fail("tensor 'rope_freqs.weight' holds a divisor that is not positive");
 }
 
-void load_qwen2(TensorTaker& take, ModelConfig& c, int vocab, ModelWeights& w) {
-  load_layers(take, c, vocab, w, QkRows::hugging_face, true);
+void load_llama_layer(TensorTaker& take, const ModelConfig& c, int l, LayerWeights& out) {
+  load_layer_rows(take, c, l, out, QkRows::permuted, false);
+}
+
+void load_qwen2_globals(TensorTaker& take, ModelConfig& c, int vocab, ModelWeights& w) { load_outside_layers(take, c, vocab, w); }
+
+void load_qwen2_layer(TensorTaker& take, const ModelConfig& c, int l, LayerWeights& out) {
+  load_layer_rows(take, c, l, out, QkRows::hugging_face, true);
 }
 
 }  // namespace
 
 const Arch& arch_llama() {
-  static const Arch a{"llama", kLlamaKeys, fill_llama, load_llama};
+  static const Arch a{"llama", kLlamaKeys, fill_llama, load_llama_globals, load_llama_layer};
   return a;
 }
 const Arch& arch_qwen2() {
-  static const Arch a{"qwen2", kLlamaKeys, fill_llama_shaped, load_qwen2};
+  static const Arch a{"qwen2", kLlamaKeys, fill_llama_shaped, load_qwen2_globals, load_qwen2_layer};
   return a;
 }
 

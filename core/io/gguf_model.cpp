@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/memory_available.h"
 #include "io/gguf_detail.h"
 #include "io/gguf_tokenizer.h"
 
@@ -143,7 +144,7 @@ const GgufTensorInfo* TensorTaker::find(const std::string& name, std::vector<int
 
 void TensorTaker::mat(const std::string& name, int64_t rows, int64_t cols, WeightMat& out, int head_size_permuted) {
   const GgufTensorInfo* t = find(name, {cols, rows});
-  if (!t) return;
+  if (!t || !decoding_) return;
   out.resize(rows, cols);
   jobs_.push_back({t, out.data(), rows, cols, head_size_permuted});
 }
@@ -151,13 +152,13 @@ void TensorTaker::mat(const std::string& name, int64_t rows, int64_t cols, Weigh
 void TensorTaker::rows_of(const std::string& name, int64_t rows, int64_t cols, WeightMat& out, int64_t first_row,
                           int head_size_permuted) {
   const GgufTensorInfo* t = find(name, {cols, rows});
-  if (!t) return;
+  if (!t || !decoding_) return;
   jobs_.push_back({t, out.row(first_row).data(), rows, cols, head_size_permuted});
 }
 
 void TensorTaker::vec(const std::string& name, int64_t len, Vec& out) {
   const GgufTensorInfo* t = find(name, {len});
-  if (!t) return;
+  if (!t || !decoding_) return;
   out.resize(len);
   jobs_.push_back({t, out.data(), 1, len, 0});
 }
@@ -165,14 +166,15 @@ void TensorTaker::vec(const std::string& name, int64_t len, Vec& out) {
 void TensorTaker::segment_of(const std::string& name, int64_t len, Vec& out, int64_t first, int head_size_permuted) {
   const GgufTensorInfo* t = find(name, {len});
   if (!t) return;
+  // Permuted like the matrix's rows: one value a row, which only the plain float types can be read as.
+  if (head_size_permuted != 0 && ggml_type_info(static_cast<uint32_t>(t->type))->block_values != 1)
+    return fail("tensor '" + name + "' is a bias stored as " + ggml_type_name(static_cast<uint32_t>(t->type)) +
+                ", which attnviz reads only as F32, F16 or BF16");
+  if (!decoding_) return;
   if (head_size_permuted == 0) {
     jobs_.push_back({t, out.data() + first, 1, len, 0});
     return;
   }
-  // Permuted like the matrix's rows: one value a row, which only the plain float types can be read as.
-  if (ggml_type_info(static_cast<uint32_t>(t->type))->block_values != 1)
-    return fail("tensor '" + name + "' is a bias stored as " + ggml_type_name(static_cast<uint32_t>(t->type)) +
-                ", which attnviz reads only as F32, F16 or BF16");
   jobs_.push_back({t, out.data() + first, len, 1, head_size_permuted});
 }
 
@@ -252,7 +254,22 @@ std::vector<std::string_view> gguf_architectures() {
   return out;
 }
 
-Result<Model> gguf_model_from_file(const GgufMapped& mapped, const std::function<void(float)>& progress) {
+namespace {
+
+// How many decoded layers a model kept on demand may hold: a third of what the process may still
+// take (the mapped file's pages come and go as the kernel needs), at least one.
+int layers_kept_by_memory(const ModelConfig& c) {
+  const uint64_t per_layer = std::max<uint64_t>(gguf::layer_float_bytes(c), 1);
+  const std::optional<int64_t> available = memory_available(memory_texts_read());
+  const uint64_t budget = available && *available > 0 ? static_cast<uint64_t>(*available) / 3 : uint64_t{4} << 30;
+  return static_cast<int>(std::clamp<uint64_t>(budget / per_layer, 1, static_cast<uint64_t>(c.n_layers)));
+}
+
+}  // namespace
+
+Result<Model> gguf_model_from_file(std::shared_ptr<const GgufMapped> shared, const GgufOpen& how,
+                                   const std::function<void(float)>& progress) {
+  const GgufMapped& mapped = *shared;
   const GgufFile& file = mapped.file;
   auto arch_name = file.string_value("general.architecture");
   if (!arch_name) return make_error(arch_name.error());
@@ -267,7 +284,9 @@ Result<Model> gguf_model_from_file(const GgufMapped& mapped, const std::function
   gguf::ArchReader reader{file, arch.name, arch.keys, {}};
   if (Status s = arch.fill(reader, model.config); !s) return make_error(s.error());
   if (!reader.error.empty()) return make_error(reader.error);
-  if (Status s = config_validate(model.config); !s) return make_error(s.error());
+  const bool on_demand = how.layers == GgufOpen::Layers::on_demand;
+  const int64_t max_params = on_demand ? kMaxEncodedLayerParams : kMaxLayerParams;
+  if (Status s = config_validate(model.config, max_params); !s) return make_error(s.error());
 
   // The tokenizer before the weights: it is small, and a file without one should fail first.
   auto tokenizer = gguf_tokenizer(file);
@@ -282,9 +301,17 @@ Result<Model> gguf_model_from_file(const GgufMapped& mapped, const std::function
 
   model.weights.layers.resize(static_cast<size_t>(model.config.n_layers));
   gguf::TensorTaker take(mapped, progress);
-  arch.load(take, model.config, vocab, model.weights);
+  arch.load_globals(take, model.config, vocab, model.weights);
+  // On demand, each layer's tensors are checked now (names, shapes) and decoded when first needed.
+  take.set_decoding(!on_demand);
+  LayerWeights scratch;
+  for (int l = 0; l < model.config.n_layers; ++l)
+    arch.load_layer(take, model.config, l, on_demand ? scratch : model.weights.layers[static_cast<size_t>(l)]);
   if (Status s = take.finish(); !s) return make_error(s.error());
-  if (Status s = config_validate(model.config); !s) return make_error(s.error());
+  if (Status s = config_validate(model.config, max_params); !s) return make_error(s.error());
+  if (on_demand)
+    model.layer_source = gguf::layer_source_make(
+        shared, arch, model.config, how.layers_kept > 0 ? how.layers_kept : layers_kept_by_memory(model.config));
   model.tokenizer = *tokenizer;
   model.stored_as = stored_as(file);
   if (Status s = model_check_shapes(model); !s) return make_error(s.error());

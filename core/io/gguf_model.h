@@ -1,10 +1,13 @@
 // A GGUF file (llama.cpp's format, as Ollama and LM Studio store models) as an ordinary engine model:
 // general.architecture picks the family, its metadata becomes a ModelConfig, its tensors (any type of
 // io/ggml_types.h) are decoded into the engine's float matrices, and tokenizer.ggml.* becomes the
-// model's tokenizer. The numbers are the float computation on the dequantized weights. Every
-// metadata key is read, known not to change the numbers, or an error naming it; every tensor is used.
+// model's tokenizer. The layers stay quantized in the mapped file and are decoded when a forward
+// reaches them (model/layer_source.h), so a model larger than memory in floats opens; the numbers
+// are the float computation on the dequantized weights either way. Every metadata key is read,
+// known not to change the numbers, or an error naming it; every tensor is used.
 #pragma once
 #include <functional>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -17,8 +20,18 @@ namespace attnviz {
 // The architectures attnviz opens, as general.architecture names them.
 std::vector<std::string_view> gguf_architectures();
 
+struct GgufOpen {
+  // on_demand: the layers decoded when a computation reaches them, at most `layers_kept` kept decoded
+  // (-1: as many as a third of the memory available holds, at least one); decoded_now: every layer
+  // decoded as the file opens (and any bad value found then). The token table, the final norm and the
+  // output head are decoded as the file opens either way.
+  enum class Layers { on_demand, decoded_now } layers = Layers::on_demand;
+  int layers_kept = -1;
+};
+
 // The model of a parsed, mapped file, with its tokenizer. `progress` gets the fraction of the
-// tensors' bytes decoded, on the calling thread. Errors name the key or tensor at fault.
-Result<Model> gguf_model_from_file(const GgufMapped& file, const std::function<void(float)>& progress = {});
+// tensors' bytes decoded at opening, on the calling thread. Errors name the key or tensor at fault.
+Result<Model> gguf_model_from_file(std::shared_ptr<const GgufMapped> file, const GgufOpen& how = {},
+                                   const std::function<void(float)>& progress = {});
 
 }  // namespace attnviz

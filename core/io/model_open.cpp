@@ -98,7 +98,8 @@ Result<Model> open_gguf(const fs::path& path, const OpenProgress& progress) {
   auto mapped = gguf_map(path.string());
   if (!mapped) return make_error(mapped.error());
   report(progress, 0.02f);
-  auto model = gguf_model_from_file(*mapped, [&](float f) { report(progress, 0.02f + 0.98f * f); });
+  auto model = gguf_model_from_file(std::make_shared<const GgufMapped>(std::move(*mapped)), GgufOpen{},
+                                    [&](float f) { report(progress, 0.02f + 0.98f * f); });
   if (!model) return make_error("'" + path.string() + "': " + model.error());
   report(progress, 1.0f);
   return model;

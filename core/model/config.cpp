@@ -54,7 +54,7 @@ std::string_view name_of(RopeScaling v) { return enum_name(kRopeScalings, v); }
 std::optional<NormKind> norm_kind_from_name(std::string_view s) { return enum_from_name(kNormKinds, s); }
 std::optional<RopeScaling> rope_scaling_from_name(std::string_view s) { return enum_from_name(kRopeScalings, s); }
 
-Status config_validate(const ModelConfig& c) {
+Status config_validate(const ModelConfig& c, int64_t max_layer_params) {
   auto fail = [](std::string m) { return make_error(std::move(m)); };
   if (c.d_model < 1 || c.d_model > kMaxDModel)
     return fail("d_model must be between 1 and " + std::to_string(kMaxDModel) + " (got " + std::to_string(c.d_model) + ")");
@@ -106,7 +106,7 @@ Status config_validate(const ModelConfig& c) {
   // The whole parameter count, in 64-bit, so a huge config is refused before allocating.
   const int64_t C = c.d_model, F = c.d_ff, L = c.n_layers, KV = c.kv_dim();
   const int64_t params = L * (2 * C * C + 2 * C * KV + (c.gated_ffn ? 3 : 2) * C * F);
-  if (params > (int64_t{1} << 31)) return fail("the model is too large: " + std::to_string(params) + " parameters");
+  if (params > max_layer_params) return fail("the model is too large: " + std::to_string(params) + " parameters");
   return Ok{};
 }
 

@@ -2,6 +2,7 @@
 // per-head scoring function, masks, and their validation and JSON form. Nothing here allocates
 // weights or computes attention.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -92,7 +93,13 @@ inline constexpr int kMaxTypeVocab = 1024;
 inline constexpr float kMinTemperature = 1e-3f;
 inline constexpr float kMaxTemperature = 1e3f;
 
-Status config_validate(const ModelConfig& config);
+// The layers' parameters a config may have: what drawing or reading them into floats may allocate
+// (a typo of a size is refused before it allocates the machine away).
+inline constexpr int64_t kMaxLayerParams = int64_t{1} << 31;
+// ...and what a model whose layers stay in their file's encoding may have (model/layer_source.h):
+// its file holds them, so only a file of over 60 GB reaches this.
+inline constexpr int64_t kMaxEncodedLayerParams = int64_t{1} << 35;
+Status config_validate(const ModelConfig& config, int64_t max_layer_params = kMaxLayerParams);
 // Whether any head scores with `kind` (the model's score, or a per-head override).
 bool config_uses(const ModelConfig& config, ScoreKind kind);
 

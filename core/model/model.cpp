@@ -212,6 +212,7 @@ void model_init_score_parameters(Model& model, uint64_t seed) {
 }
 
 void model_ensure_score_parameters(Model& model, uint64_t seed) {
+  if (model.layer_source) return;  // a file's layers score as the file's model does
   DrawPlan<WeightMat> plan;
   const bool general = config_uses(model.config, ScoreKind::general);
   const bool additive = config_uses(model.config, ScoreKind::additive);
@@ -265,7 +266,7 @@ struct ShapeChecker {
 namespace {
 
 Status check_model(const Model& model, bool finite) {
-  if (Status s = config_validate(model.config); !s) return s;
+  if (Status s = config_validate(model.config, model.layer_source ? kMaxEncodedLayerParams : kMaxLayerParams); !s) return s;
   const ModelConfig& c = model.config;
   const ModelWeights& w = model.weights;
   const int C = c.d_model, F = c.d_ff, NH = c.n_heads, HS = c.head_size(), KV = c.kv_dim();
@@ -275,7 +276,8 @@ Status check_model(const Model& model, bool finite) {
   ShapeChecker chk;
   chk.finite = finite;
   const bool general = config_uses(c, ScoreKind::general), additive = config_uses(c, ScoreKind::additive);
-  for (int i = 0; i < c.n_layers; ++i) {
+  // Layers kept in their file's encoding are checked by their source as it decodes them.
+  for (int i = 0; i < c.n_layers && !model.layer_source; ++i) {
     const LayerWeights& L = w.layers[static_cast<size_t>(i)];
     const std::string p = "layers." + std::to_string(i) + ".";
     chk.expect(L.attn.in_proj_w, p + "self_attn.in_proj_weight", C + 2 * KV, C);

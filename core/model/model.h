@@ -59,9 +59,14 @@ struct ModelWeights {
   Vec mlm_dense_b, mlm_norm_w, mlm_norm_b;  // (C)
 };
 
+class LayerSource;
+
 struct Model {
   ModelConfig config;
   ModelWeights weights;
+  // Non-null: the layers' weights are kept in their file's encoding and decoded when needed
+  // (model/layer_source.h; weights.layers are then empty). Read layers through model_layer.
+  std::shared_ptr<const LayerSource> layer_source;
   std::vector<std::string> vocab;  // V entries when tok_embed is set and there is no tokenizer
   // A loaded checkpoint's own tokenizer (GPT-2 BPE, BERT WordPiece); tok_embed is indexed by its ids
   // and `vocab` stays empty. Null for word-level models (sandbox, demos).

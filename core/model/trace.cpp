@@ -9,6 +9,7 @@
 #include "base/memory_available.h"
 #include "model/embed.h"
 #include "model/kernels.h"
+#include "model/layer_source.h"
 #include "model/mask.h"
 #include "text/subword_display.h"
 
@@ -136,23 +137,25 @@ Result<TokenizedInput> tokens_for_trace(const Model& model, const std::string& t
   return words_for_trace(model, text, pad_to);
 }
 
-// Runs every layer; memory == nullptr for self-attention. False when cancelled.
-bool run_layers(const Model& model, const Mat& x0, const Mat* memory, const Mat& mask, const Ablation& ablation,
-                const TraceControl& control, std::vector<LayerTrace>& out, Mat& final) {
+// Runs every layer; memory == nullptr for self-attention. An error when cancelled (kTraceCancelled)
+// or when a layer kept in its file's encoding cannot be decoded.
+Status run_layers(const Model& model, const Mat& x0, const Mat* memory, const Mat& mask, const Ablation& ablation,
+                  const TraceControl& control, std::vector<LayerTrace>& out, Mat& final) {
   const ModelConfig& c = model.config;
   const Mat* x = &x0;
   out.clear();
   out.reserve(static_cast<size_t>(c.n_layers));
   const bool keep_scores = trace_keeps_scores(c, mask);
   for (int l = 0; l < c.n_layers; ++l) {
-    if (control.cancel && control.cancel->load(std::memory_order_relaxed)) return false;
-    out.push_back(layer_forward(model.weights.layers[static_cast<size_t>(l)], c, *x, memory, mask, keep_scores,
-                                ablation_for_layer(ablation, l, c.n_heads)));
+    if (control.cancel && control.cancel->load(std::memory_order_relaxed)) return make_error(kTraceCancelled);
+    auto layer = model_layer(model, l);
+    if (!layer) return make_error(layer.error());
+    out.push_back(layer_forward(**layer, c, *x, memory, mask, keep_scores, ablation_for_layer(ablation, l, c.n_heads)));
     x = &out.back().out;
     if (control.layers_done) control.layers_done->fetch_add(1, std::memory_order_relaxed);
   }
   final = trace_final_of(model, *x);
-  return true;
+  return Ok{};
 }
 
 // The checks every forward starts with, and the mask it applies: the input's, plus the model's own.
@@ -286,9 +289,11 @@ Result<Trace> trace_cross(const Model& model, const TraceInput& input, const Mas
   encoder_mask.causal = model.config.causal;
   const Mat source_mask = mask_build(encoder_mask, t.n_keys(), t.n_keys(), t.real_keys);
   std::vector<LayerTrace> encoder_layers;
-  if (!run_layers(model, xs, nullptr, source_mask, input.ablation, control, encoder_layers, t.memory)) return make_error(kTraceCancelled);
+  if (Status s = run_layers(model, xs, nullptr, source_mask, input.ablation, control, encoder_layers, t.memory); !s)
+    return make_error(s.error());
   t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
-  if (!run_layers(model, t.embed, &t.memory, t.mask, input.ablation, control, t.layers, t.final)) return make_error(kTraceCancelled);
+  if (Status s = run_layers(model, t.embed, &t.memory, t.mask, input.ablation, control, t.layers, t.final); !s)
+    return make_error(s.error());
   return t;
 }
 
@@ -349,9 +354,7 @@ Result<Trace> trace_prepare(const Model& model, const TraceInput& input) {
 }
 
 Status trace_finish(const Model& model, Trace& t, const TraceControl& control) {
-  if (!run_layers(model, t.embed, nullptr, t.mask, t.ablation, control, t.layers, t.final))
-    return make_error(kTraceCancelled);
-  return Ok{};
+  return run_layers(model, t.embed, nullptr, t.mask, t.ablation, control, t.layers, t.final);
 }
 
 Result<Trace> trace_run(const Model& model, const TraceInput& input, const TraceControl& control) {
@@ -387,9 +390,9 @@ Result<Mat> trace_final_intervened(const Model& model, const Trace& base, const 
   const bool keep_scores = trace_keeps_scores(c, base.mask);
   for (int l = first; l < c.n_layers; ++l) {
     interventions_apply_residual(iv, l, x);
-    x = layer_forward(model.weights.layers[static_cast<size_t>(l)], c, x, nullptr, base.mask, keep_scores,
-                      interventions_for_layer(iv, l, c.n_heads))
-            .out;
+    auto layer = model_layer(model, l);
+    if (!layer) return make_error(layer.error());
+    x = layer_forward(**layer, c, x, nullptr, base.mask, keep_scores, interventions_for_layer(iv, l, c.n_heads)).out;
   }
   return trace_final_of(model, x);
 }

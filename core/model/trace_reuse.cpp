@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/kernels.h"
+#include "model/layer_source.h"
 
 namespace attnviz {
 
@@ -180,7 +181,9 @@ Status finish_new_rows(const Model& model, Trace& t, const Trace& previous, Inde
   t.layers.reserve(static_cast<size_t>(c.n_layers));
   for (int l = 0; l < c.n_layers; ++l) {
     if (control.cancel && control.cancel->load(std::memory_order_relaxed)) return make_error(kTraceCancelled);
-    const LayerWeights& w = model.weights.layers[static_cast<size_t>(l)];
+    auto layer = model_layer(model, l);
+    if (!layer) return make_error(layer.error());
+    const LayerWeights& w = **layer;
     const LayerTrace& old = previous.layers[static_cast<size_t>(l)];
     const LayerAblation ablate = ablation_for_layer(t.ablation, l, c.n_heads);
     LayerTrace fresh = layer_forward_with(

@@ -7,15 +7,20 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/answer.h"
+#include "base/file_io.h"
 #include "io/gguf_model.h"
 #include "io/model_open.h"
+#include "model/layer_source.h"
 #include "model/trace.h"
+#include "support/check_util.h"
 #include "support/fixture_util.h"
 
 namespace attnviz {
@@ -199,7 +204,78 @@ TEST_CASE("gguf models: what each file's metadata says becomes the config") {
 
   const Model qwen = open_model("qwen2_bpe_kquants");
   CHECK(model_output_head(qwen) == OutputHead::tied);
-  CHECK(qwen.weights.layers[0].attn.in_proj_b.cwiseAbs().maxCoeff() > 0.0f);
+  auto layer0 = model_layer(qwen, 0);
+  REQUIRE_MESSAGE(layer0.ok(), layer0.error());
+  CHECK((*layer0)->attn.in_proj_b.cwiseAbs().maxCoeff() > 0.0f);
+}
+
+Model open_with(const std::string& path, GgufOpen how) {
+  auto mapped = gguf_map(path);
+  REQUIRE_MESSAGE(mapped.ok(), mapped.error());
+  auto model = gguf_model_from_file(std::make_shared<const GgufMapped>(std::move(*mapped)), how);
+  REQUIRE_MESSAGE(model.ok(), model.error());
+  return std::move(*model);
+}
+
+TEST_CASE("gguf models: layers decoded on demand give the numbers of layers decoded at opening, bit for bit") {
+  for (const char* name : kModels) {
+    CAPTURE(name);
+    const std::string path = model_dir(name) + "/model.gguf";
+    const Model now = open_with(path, {GgufOpen::Layers::decoded_now, -1});
+    const Model lazy = open_with(path, {GgufOpen::Layers::on_demand, 1});  // one layer kept: every layer evicted
+    CHECK_FALSE(now.layer_source);
+    REQUIRE(lazy.layer_source);
+    CHECK(lazy.layer_source->layers_kept() == 1);
+    CHECK(lazy.weights.layers[0].attn.in_proj_w.size() == 0);  // nothing decoded at opening
+    for (const auto& c : read_json(model_dir(name) + "/reference.json")["cases"]) {
+      TraceInput in;
+      in.token_ids = c["ids"].get<std::vector<int>>();
+      auto a = trace_run(now, in);
+      auto b = trace_run(lazy, in);
+      REQUIRE((a.ok() && b.ok()));
+      for (int l = 0; l < now.config.n_layers; ++l)
+        for (int h = 0; h < now.config.n_heads; ++h) CHECK(a->head(l, h).weights == b->head(l, h).weights);
+      CHECK(a->final == b->final);
+    }
+    // A kept layer is handed out again, not decoded again; an evicted one comes back equal.
+    auto first = model_layer(lazy, 1), again = model_layer(lazy, 1);
+    REQUIRE((first.ok() && again.ok()));
+    CHECK(first->get() == again->get());
+    auto zero = model_layer(lazy, 0);
+    REQUIRE(zero.ok());
+    CHECK((*zero)->ff2_w == now.weights.layers[0].ff2_w);
+    CHECK_FALSE(model_layer(lazy, 2).ok());
+  }
+}
+
+TEST_CASE("gguf models: a NaN in a layer is refused at opening when decoded then, by the forward when on demand") {
+  // The control model of bad/ with one value of blk.1.attn_norm.weight (F32) made NaN.
+  const std::string control = model_dir("bad") + "/control.gguf";
+  auto bytes = file_read_bytes(control);
+  REQUIRE(bytes.ok());
+  auto parsed = gguf_parse(*bytes);
+  REQUIRE_MESSAGE(parsed.ok(), parsed.error());
+  const GgufTensorInfo* norm = parsed->tensor("blk.1.attn_norm.weight");
+  REQUIRE(norm != nullptr);
+  REQUIRE(norm->type == GgmlType::F32);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(bytes->data() + parsed->data_offset + norm->offset + 4, &nan, 4);
+  test::TempFile file{"attnviz_gguf_nan.gguf"};
+  REQUIRE(file_write_atomic(file.path(), std::span<const uint8_t>(*bytes)).ok());
+  auto mapped = gguf_map(file.path());
+  REQUIRE(mapped.ok());
+  const auto shared = std::make_shared<const GgufMapped>(std::move(*mapped));
+  auto now = gguf_model_from_file(shared, {GgufOpen::Layers::decoded_now, -1});
+  REQUIRE_FALSE(now.ok());
+  CHECK(now.error() == "tensor 'blk.1.attn_norm.weight' contains NaN or infinite values");
+  auto lazy = gguf_model_from_file(shared, {GgufOpen::Layers::on_demand, 1});
+  REQUIRE_MESSAGE(lazy.ok(), lazy.error());
+  TraceInput in;
+  in.token_ids = {1, 5, 9};
+  auto t = trace_run(*lazy, in);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error() == "tensor 'blk.1.attn_norm.weight' contains NaN or infinite values");
+  CHECK(model_layer(*lazy, 0).ok());  // the other layer is fine
 }
 
 TEST_CASE("gguf models: hostile model files are refused with a message naming what is wrong") {

@@ -8,6 +8,7 @@
 
 #include "analysis/measures.h"
 #include "analysis/stats.h"
+#include "model/layer_source.h"
 #include "views/steps/steps_body.h"
 #include "views/steps/steps_draw.h"
 #include "views/steps/steps_format.h"
@@ -58,7 +59,9 @@ void head_terms(StepsView& v) {
   auto terms = head_output_terms(*v.app.trace_model, v.t, v.f.layer, v.f.query);
   if (!terms) return;
   const int NH = static_cast<int>(terms->rows()), C = static_cast<int>(terms->cols());
-  const Vec& bias = v.app.trace_model->weights.layers[static_cast<size_t>(v.f.layer)].attn.out_b;
+  auto layer = model_layer(*v.app.trace_model, v.f.layer);
+  if (!layer) return;
+  const Vec& bias = (*layer)->attn.out_b;
   Mat rows(NH + 3, C);
   rows.topRows(NH) = *terms;
   rows.row(NH) = bias.transpose();
