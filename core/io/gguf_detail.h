@@ -68,6 +68,10 @@ class TensorTaker {
   // Rows [first_row, first_row + rows) of `out`, which already has cols columns.
   void rows_of(const std::string& name, int64_t rows, int64_t cols, WeightMat& out, int64_t first_row,
                int head_size_permuted = 0);
+  // Rows [from, from + rows) of a stored (total_rows, cols) tensor — a part of a fused one (Phi-3's
+  // attn_qkv, ffn_up) — into rows [first_row, first_row + rows) of `out`, which already has cols columns.
+  void rows_part(const std::string& name, int64_t total_rows, int64_t from, int64_t rows, int64_t cols, WeightMat& out,
+                 int64_t first_row);
   void vec(const std::string& name, int64_t len, Vec& out);
   void segment_of(const std::string& name, int64_t len, Vec& out, int64_t first, int head_size_permuted = 0);
 
@@ -89,6 +93,7 @@ class TensorTaker {
     float* out;         // rows x cols, row-major
     int64_t rows, cols;
     int head_size_permuted;
+    int64_t first_row = 0;  // of the stored tensor: where the rows decoded start
   };
   const GgufTensorInfo* find(const std::string& name, std::vector<int64_t> ne);
 
@@ -115,6 +120,15 @@ struct Arch {
 };
 const Arch& arch_llama();
 const Arch& arch_qwen2();
+const Arch& arch_phi3();
+
+// What the Llama-shaped architectures share (io/gguf_llama.cpp): their `{arch}.` keys, the config
+// those keys give (pre-norm RMSNorm, SwiGLU, rotary positions, grouped key/value heads, causal), and
+// the tensors outside the layers: the token table, the final norm and the output head (none in the
+// file: llama.cpp uses the token table, a tied head).
+std::span<const ArchKey> llama_shaped_keys();
+Status fill_llama_shaped(ArchReader& r, ModelConfig& c);
+void load_outside_layers(TensorTaker& take, const ModelConfig& c, int vocab, ModelWeights& w);
 
 // What one layer of the config takes decoded, in bytes.
 uint64_t layer_float_bytes(const ModelConfig& c);

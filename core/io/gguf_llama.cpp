@@ -32,6 +32,10 @@ constexpr ArchKey kLlamaKeys[] = {
     {"expert_used_count", KeyUse::zero},
 };
 
+}  // namespace
+
+std::span<const ArchKey> llama_shaped_keys() { return kLlamaKeys; }
+
 Status fill_llama_shaped(ArchReader& r, ModelConfig& c) {
   c.d_model = static_cast<int>(r.required("embedding_length", kMaxDModel));
   c.n_layers = static_cast<int>(r.required("block_count", kMaxLayers));
@@ -75,6 +79,8 @@ Status fill_llama_shaped(ArchReader& r, ModelConfig& c) {
   }
   return r.error.empty() ? Status(Ok{}) : Status(make_error(r.error));
 }
+
+namespace {
 
 Status fill_llama(ArchReader& r, ModelConfig& c) {
   if (Status s = fill_llama_shaped(r, c); !s) return s;
@@ -121,8 +127,8 @@ void load_layer_rows(TensorTaker& take, const ModelConfig& c, int l, LayerWeight
   L.ff2_b = Vec::Zero(C);
 }
 
-// The token table, the final norm and the output head (none in the file: llama.cpp uses the token
-// table, a tied head).
+}  // namespace
+
 void load_outside_layers(TensorTaker& take, const ModelConfig& c, int vocab, ModelWeights& w) {
   const int C = c.d_model;
   take.mat("token_embd.weight", vocab, C, w.tok_embed);
@@ -133,6 +139,8 @@ void load_outside_layers(TensorTaker& take, const ModelConfig& c, int vocab, Mod
     w.output_b = Vec::Zero(vocab);
   }
 }
+
+namespace {
 
 void load_llama_globals(TensorTaker& take, ModelConfig& c, int vocab, ModelWeights& w) {
   load_outside_layers(take, c, vocab, w);

@@ -146,21 +146,29 @@ void TensorTaker::mat(const std::string& name, int64_t rows, int64_t cols, Weigh
   const GgufTensorInfo* t = find(name, {cols, rows});
   if (!t || !decoding_) return;
   out.resize(rows, cols);
-  jobs_.push_back({t, out.data(), rows, cols, head_size_permuted});
+  jobs_.push_back({t, out.data(), rows, cols, head_size_permuted, 0});
 }
 
 void TensorTaker::rows_of(const std::string& name, int64_t rows, int64_t cols, WeightMat& out, int64_t first_row,
                           int head_size_permuted) {
   const GgufTensorInfo* t = find(name, {cols, rows});
   if (!t || !decoding_) return;
-  jobs_.push_back({t, out.row(first_row).data(), rows, cols, head_size_permuted});
+  jobs_.push_back({t, out.row(first_row).data(), rows, cols, head_size_permuted, 0});
+}
+
+void TensorTaker::rows_part(const std::string& name, int64_t total_rows, int64_t from, int64_t rows, int64_t cols,
+                            WeightMat& out, int64_t first_row) {
+  // The same tensor is taken once per part: a later part finds it already counted as used.
+  const GgufTensorInfo* t = find(name, {cols, total_rows});
+  if (!t || !decoding_) return;
+  jobs_.push_back({t, out.row(first_row).data(), rows, cols, 0, from});
 }
 
 void TensorTaker::vec(const std::string& name, int64_t len, Vec& out) {
   const GgufTensorInfo* t = find(name, {len});
   if (!t || !decoding_) return;
   out.resize(len);
-  jobs_.push_back({t, out.data(), 1, len, 0});
+  jobs_.push_back({t, out.data(), 1, len, 0, 0});
 }
 
 void TensorTaker::segment_of(const std::string& name, int64_t len, Vec& out, int64_t first, int head_size_permuted) {
@@ -172,10 +180,10 @@ void TensorTaker::segment_of(const std::string& name, int64_t len, Vec& out, int
                 ", which attnviz reads only as F32, F16 or BF16");
   if (!decoding_) return;
   if (head_size_permuted == 0) {
-    jobs_.push_back({t, out.data() + first, 1, len, 0});
+    jobs_.push_back({t, out.data() + first, 1, len, 0, 0});
     return;
   }
-  jobs_.push_back({t, out.data() + first, len, 1, head_size_permuted});
+  jobs_.push_back({t, out.data() + first, len, 1, head_size_permuted, 0});
 }
 
 const std::string& TensorTaker::run() {
@@ -189,7 +197,7 @@ const std::string& TensorTaker::run() {
 #pragma omp parallel for schedule(static) reduction(&& : finite)
     for (int64_t r = 0; r < job.rows; ++r) {
       // Hugging Face's row h·HS + j·HS/2 + i is the converter's row h·HS + 2i + j.
-      int64_t from = r;
+      int64_t from = job.first_row + r;
       if (hs > 0) {
         const int64_t h = r / hs, d = r % hs, half = hs / 2;
         from = h * hs + 2 * (d % half) + d / half;
@@ -218,7 +226,7 @@ Status TensorTaker::finish() {
 
 namespace {
 
-const gguf::Arch* const kArchs[] = {&gguf::arch_llama(), &gguf::arch_qwen2()};
+const gguf::Arch* const kArchs[] = {&gguf::arch_llama(), &gguf::arch_qwen2(), &gguf::arch_phi3()};
 
 std::string arch_names() {
   std::string s;

@@ -4,6 +4,7 @@
 #include "io/gguf_tokenizer.h"
 
 #include <algorithm>
+#include <cctype>
 #include <unordered_map>
 
 #include "base/utf8.h"
@@ -134,14 +135,24 @@ Result<std::shared_ptr<const SubwordTokenizer>> build(const GgufFile& file) {
                         " tokens");
     types = (*t)->ints;
   }
+  // llama.cpp's Phi-3 rule, keyed on the model's name as llama.cpp keys it: its special tokens take
+  // the whitespace after them, but for <unk>, <s> and <|endoftext|>.
+  auto general_name = file.string_value("general.name");
+  std::string name = general_name ? *general_name : std::string();
+  for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const bool phi3_strip = name.find("phi3") != std::string::npos || name.find("phi-3") != std::string::npos;
   for (size_t i = 0; i < n; ++i) {
     const int64_t t = types[i];
     if (t < TokenType::normal || t > TokenType::byte)
       return make_error("tokenizer.ggml.token_type[" + std::to_string(i) + "] is " + std::to_string(t) +
                         " (llama.cpp's types are 1 to 6)");
     // llama.cpp parses control, unknown and user-defined entries out of the text before the model.
-    if (t == TokenType::control || t == TokenType::unknown || t == TokenType::user_defined)
-      spec.added.push_back({spec.pieces[i], static_cast<int>(i), t != TokenType::user_defined});
+    if (t == TokenType::control || t == TokenType::unknown || t == TokenType::user_defined) {
+      PipelineAddedToken added{spec.pieces[i], static_cast<int>(i), t != TokenType::user_defined};
+      const std::string& p = spec.pieces[i];
+      added.rstrip = phi3_strip && p != "<unk>" && p != "<s>" && p != "<|endoftext|>";
+      spec.added.push_back(std::move(added));
+    }
   }
 
   auto bos = token_id(file, "tokenizer.ggml.bos_token_id", n);
