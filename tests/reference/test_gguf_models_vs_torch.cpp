@@ -325,7 +325,10 @@ TEST_CASE("gguf models: hostile model files are refused with a message naming wh
       {"unsupported_type.gguf", {"blk.0.ffn_down.weight", "IQ2_XXS"}},
       {"head_count_zero.gguf", {"attention.head_count", "0 heads"}},
   };
-  for (const auto& [file, words] : cases) {
+  for (const auto& entry : cases) {
+    // Named, not a structured binding: clang before 16 cannot capture bindings (CAPTURE is a lambda).
+    const char* file = entry.first;
+    const std::vector<std::string>& words = entry.second;
     CAPTURE(file);
     auto model = model_open(model_dir("bad") + "/" + file);
     REQUIRE_FALSE(model.ok());
