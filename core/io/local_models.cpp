@@ -314,7 +314,7 @@ struct Scan {
 };
 
 bool hidden(const fs::directory_entry& e) {
-  const std::string& name = e.path().filename().native();
+  const std::string name = e.path().filename().string();  // a copy: filename() is a temporary
   return name.empty() || name[0] == '.';
 }
 

@@ -265,7 +265,8 @@ TEST_CASE("gguf models: layers decoded on demand give the numbers of layers deco
     REQUIRE(lazy.layer_source);
     CHECK(lazy.layer_source->layers_kept() == 1);
     CHECK(lazy.weights.layers[0].attn.in_proj_w.size() == 0);  // nothing decoded at opening
-    for (const auto& c : read_json(model_dir(name) + "/reference.json")["cases"]) {
+    const auto reference = read_json(model_dir(name) + "/reference.json");  // alive through the loop
+    for (const auto& c : reference["cases"]) {
       TraceInput in;
       in.token_ids = c["ids"].get<std::vector<int>>();
       auto a = trace_run(now, in);
