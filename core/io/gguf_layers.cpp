@@ -1,8 +1,10 @@
-// A GGUF file's layers decoded on demand: each request for a layer that is not cached decodes its
-// tensors from the mapped file (one decode at a time: each already runs on every core), and the most
-// recently used layers stay decoded up to the budget, so a forward, the importance grid's many
-// re-runs and a patching sweep decode each layer once when the budget holds them all.
-#include <list>
+// A GGUF file's layers decoded on demand: each request for a layer that is not kept decodes its
+// tensors from the mapped file (one decode at a time: each already runs on every core). The first
+// layers decoded stay decoded up to the budget and the others are decoded each time they are needed:
+// a forward walks the layers in order, so a least-recently-used cache smaller than the model would
+// evict every layer before its next use and decode all of them every time (bench/README.md), where
+// keeping a fixed set decodes only the layers beyond it. A budget that holds them all decodes each
+// layer once, for a forward, the importance grid's many re-runs and a patching sweep alike.
 #include <mutex>
 
 #include "io/gguf_detail.h"
@@ -28,11 +30,9 @@ class GgufLayerSource final : public LayerSource {
     arch_.load_layer(take, config_, l, *decoded);
     if (const std::string& error = take.run(); !error.empty()) return make_error(error);
     std::lock_guard<std::mutex> lock(mutex_);
-    cache_[static_cast<size_t>(l)] = decoded;
-    recent_.push_front(l);
-    while (static_cast<int>(recent_.size()) > kept_) {  // the least recently used go, never this one
-      cache_[static_cast<size_t>(recent_.back())].reset();
-      recent_.pop_back();
+    if (kept_now_ < kept_) {  // room left: kept; otherwise the caller's alone, freed after its use
+      cache_[static_cast<size_t>(l)] = decoded;
+      ++kept_now_;
     }
     return std::shared_ptr<const LayerWeights>(decoded);
   }
@@ -43,12 +43,7 @@ class GgufLayerSource final : public LayerSource {
  private:
   std::shared_ptr<const LayerWeights> cached(int l) const {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto& hit = cache_[static_cast<size_t>(l)];
-    if (hit) {
-      recent_.remove(l);
-      recent_.push_front(l);
-    }
-    return hit;
+    return cache_[static_cast<size_t>(l)];
   }
 
   std::shared_ptr<const GgufMapped> file_;
@@ -56,10 +51,10 @@ class GgufLayerSource final : public LayerSource {
   ModelConfig config_;
   int kept_;
   std::function<void(float)> no_progress_;
-  mutable std::mutex mutex_;     // guards cache_ and recent_
+  mutable std::mutex mutex_;     // guards cache_ and kept_now_
   mutable std::mutex decoding_;  // one layer decoded at a time
-  mutable std::vector<std::shared_ptr<const LayerWeights>> cache_;  // by layer; null: not decoded
-  mutable std::list<int> recent_;  // the decoded layers, most recently used first
+  mutable std::vector<std::shared_ptr<const LayerWeights>> cache_;  // by layer; null: not kept
+  mutable int kept_now_ = 0;
 };
 
 }  // namespace

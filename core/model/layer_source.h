@@ -1,6 +1,6 @@
 // Layers whose weights are kept in their file's encoding and decoded when a computation reaches them:
 // a GGUF file's quantized tensors stay in the mapped file, and a layer's float matrices exist while it
-// is cached (the source keeps the most recently used ones within a memory budget). A model with a
+// is in use or kept (the source keeps some decoded within a memory budget). A model with a
 // source holds no layer weights of its own (Model::weights.layers are empty); every reader asks
 // model_layer. Nothing here knows a file format (io/gguf_layers.h is the GGUF one).
 #pragma once
