@@ -120,6 +120,7 @@ Result<std::shared_ptr<const SubwordTokenizer>> build(const GgufFile& file) {
   if ((*tokens)->element != GgufValueType::string) return make_error("tokenizer.ggml.tokens must be an array of strings");
   PipelineSpec spec;
   spec.pieces = (*tokens)->strings;
+  spec.repeated_pieces_take_last = true;  // llama.cpp's text-to-id map: the later id of a repeated entry
   const size_t n = spec.pieces.size();
   for (size_t i = 0; i < n; ++i)
     if (!utf8_is_valid(spec.pieces[i]))

@@ -29,7 +29,8 @@ Result<PipelineTokenizer> PipelineTokenizer::build(PipelineSpec spec) {
   t.vocab_.ids.reserve(n + spec.added.size());
   for (size_t id = 0; id < n; ++id) {
     const auto [it, fresh] = t.vocab_.ids.emplace(t.vocab_.pieces[id], int(id));
-    if (!fresh)
+    if (!fresh && spec.repeated_pieces_take_last) it->second = int(id);
+    else if (!fresh)
       return make_error("the piece " + in_quotes(t.vocab_.pieces[id]) + " has two ids, " + std::to_string(it->second) +
                         " and " + std::to_string(id));
     t.longest_piece_bytes_ = std::max(t.longest_piece_bytes_, t.vocab_.pieces[id].size());

@@ -82,6 +82,9 @@ struct PipelineSpec {
   // The post-processor's framing; unset: A's tokens (type 0), then B's (type 1).
   std::optional<std::vector<PipelineFramePart>> single, pair;
   bool frames_pairs = false;       // the model was trained on framed pairs (BERT, RoBERTa)
+  // A piece the vocabulary spells twice: an error, or (a GGUF file's vocabulary, as llama.cpp reads
+  // it) the text takes the later id and both ids decode to it.
+  bool repeated_pieces_take_last = false;
   std::optional<std::vector<PipelineDecode>> decoder;  // unset: pieces joined by spaces
   std::optional<std::string> pad;  // the padding token's text, when the files name one
   std::string kind_name = "bpe";

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/gguf.h"
+#include "io/gguf_tokenizer.h"
 #include "support/check_util.h"
 #include "support/fixture_util.h"
 
@@ -433,4 +434,37 @@ TEST_CASE("gguf: 3,000 random corruptions of a real file are each refused or rea
   }
   CHECK(accepted > 0);  // some changes leave a valid file (a metadata value, a string's byte)
   CHECK(accepted < 3000);
+}
+
+TEST_CASE("gguf tokenizer: a vocabulary that spells an entry twice is read as llama.cpp reads it, the later id") {
+  // A SentencePiece vocabulary from metadata alone: <unk>, <s>, </s>, the 256 byte pieces, then
+  // "▁a", "▁b" and "▁a" again (converted files have such repeats; llama.cpp's text-to-id map keeps
+  // the later one).
+  GgufFile file;
+  GgufArray tokens{GgufValueType::string, {}, {}, {}, {"<unk>", "<s>", "</s>"}};
+  for (int b = 0; b < 256; ++b) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "<0x%02X>", b);
+    tokens.strings.push_back(hex);
+  }
+  for (const char* p : {"\xE2\x96\x81", "a", "b", "\xE2\x96\x81" "a", "\xE2\x96\x81" "b", "\xE2\x96\x81" "a"}) tokens.strings.push_back(p);
+  const int64_t n = static_cast<int64_t>(tokens.strings.size());
+  GgufArray scores{GgufValueType::float32, {}, {}, {}, {}};
+  GgufArray types{GgufValueType::int32, {}, {}, {}, {}};
+  for (int64_t i = 0; i < n; ++i) {
+    scores.floats.push_back(-static_cast<double>(i));
+    types.ints.push_back(i == 0 ? 2 : i < 3 ? 3 : i < 259 ? 6 : 1);
+  }
+  file.metadata.push_back({"tokenizer.ggml.model", GgufValue{GgufValueType::string, std::string("llama")}});
+  file.metadata.push_back({"tokenizer.ggml.tokens", GgufValue{GgufValueType::array, tokens}});
+  file.metadata.push_back({"tokenizer.ggml.scores", GgufValue{GgufValueType::array, scores}});
+  file.metadata.push_back({"tokenizer.ggml.token_type", GgufValue{GgufValueType::array, types}});
+  auto tok = gguf_tokenizer(file);
+  REQUIRE_MESSAGE(tok.ok(), tok.error());
+  auto enc = (*tok)->encode("a b");
+  REQUIRE(enc.ok());
+  std::vector<int> ids;
+  for (const SubwordToken& t : enc->tokens) ids.push_back(t.id);
+  CHECK(ids == std::vector<int>{1, static_cast<int>(n - 1), static_cast<int>(n - 2)});  // <s> ▁a (the later) ▁b
+  CHECK((*tok)->decode(std::vector<int>{static_cast<int>(n - 3)}) == "a");  // the earlier ▁a still decodes
 }
