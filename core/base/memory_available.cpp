@@ -121,7 +121,8 @@ Result<int64_t> memory_size_parse(std::string_view text) {
 std::string memory_size_text(int64_t bytes) {
   char buf[32];
   if (bytes >= kGiB) std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / static_cast<double>(kGiB));
-  else std::snprintf(buf, sizeof buf, "%.0f MiB", static_cast<double>(bytes) / static_cast<double>(kMiB));
+  else if (bytes >= kMiB) std::snprintf(buf, sizeof buf, "%.0f MiB", static_cast<double>(bytes) / static_cast<double>(kMiB));
+  else std::snprintf(buf, sizeof buf, "%.0f KiB", static_cast<double>(bytes) / 1024.0);
   return buf;
 }
 

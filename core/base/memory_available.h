@@ -44,7 +44,7 @@ int64_t trace_memory_limit(std::optional<int64_t> available);
 // "KiB".."TiB" and "KB".."TB" read the same), e.g. "8G", "512M", "1.5G". At least 1 MiB, at most
 // 1 PiB. The error says what was wrong with the text.
 Result<int64_t> memory_size_parse(std::string_view text);
-// "8.0 GiB", "512 MiB": how the app and the CLI say a size.
+// "8.0 GiB", "512 MiB", "63 KiB" (below a MiB): how the app and the CLI say a size.
 std::string memory_size_text(int64_t bytes);
 
 }  // namespace attnviz

@@ -252,6 +252,7 @@ bool is_int(GgufValueType t) {
 }
 bool is_float(GgufValueType t) { return t == GgufValueType::float32 || t == GgufValueType::float64; }
 bool is_array(GgufValueType t) { return t == GgufValueType::array; }
+bool is_bool(GgufValueType t) { return t == GgufValueType::boolean; }
 
 }  // namespace
 
@@ -276,6 +277,12 @@ Result<double> GgufFile::float_value(std::string_view key) const {
   auto v = typed(*this, key, is_float, "a float");
   if (!v) return make_error(v.error());
   return std::get<double>((*v)->value);
+}
+
+Result<bool> GgufFile::bool_value(std::string_view key) const {
+  auto v = typed(*this, key, is_bool, "a boolean");
+  if (!v) return make_error(v.error());
+  return std::get<bool>((*v)->value);
 }
 
 Result<const GgufArray*> GgufFile::array_value(std::string_view key) const {

@@ -66,6 +66,7 @@ struct GgufFile {
   Result<std::string> string_value(std::string_view key) const;
   Result<int64_t> int_value(std::string_view key) const;    // any integer type (a uint64 above 2^63 - 1 is an error)
   Result<double> float_value(std::string_view key) const;   // float32 or float64
+  Result<bool> bool_value(std::string_view key) const;
   Result<const GgufArray*> array_value(std::string_view key) const;
 };
 

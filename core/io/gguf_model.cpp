@@ -24,8 +24,6 @@ std::string shape_text(const std::vector<int64_t>& ne) {
   return s + "]";
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
 // tokenizer.ggml.* keys: read by io/gguf_tokenizer.cpp, or ids and flags only chat and infill use.
 constexpr std::string_view kTokenizerRead[] = {"model",          "pre",          "tokens",           "scores",
                                                "token_type",     "merges",       "bos_token_id",     "eos_token_id",
@@ -85,13 +83,13 @@ std::string ArchReader::text(std::string_view key, const std::string& fallback) 
 Status metadata_keys_check(const GgufFile& file, const std::string& arch, std::span<const ArchKey> keys) {
   const std::string own = arch + ".";
   for (const auto& [key, value] : file.metadata) {
-    if (starts_with(key, "general.") || starts_with(key, "quantize.") || starts_with(key, "tokenizer.chat_template"))
+    if (key.starts_with("general.") || key.starts_with("quantize.") || key.starts_with("tokenizer.chat_template"))
       continue;
-    if (starts_with(key, "tokenizer.ggml.")) {
+    if (key.starts_with("tokenizer.ggml.")) {
       const std::string_view rest = std::string_view(key).substr(15);
       if (in(kTokenizerRead, rest) || in(kTokenizerHarmless, rest)) continue;
       if (rest == "remove_extra_whitespaces") {
-        if (const bool* b = std::get_if<bool>(&value.value); b && !*b) continue;
+        if (auto b = file.bool_value(key); b && !*b) continue;
         return make_error("GGUF metadata '" + key + "' is not false: collapsing spaces is not supported");
       }
       return make_error("GGUF metadata '" + key + "' is not a tokenizer key attnviz knows");
@@ -103,7 +101,7 @@ Status metadata_keys_check(const GgufFile& file, const std::string& arch, std::s
                         "single-file models; join the parts with llama.cpp's llama-gguf-split --merge");
     }
     if (key == "split.no" || key == "split.tensors.count") continue;
-    if (starts_with(key, own)) {
+    if (key.starts_with(own)) {
       const std::string_view rest = std::string_view(key).substr(own.size());
       const auto it = std::find_if(keys.begin(), keys.end(), [&](const ArchKey& k) { return rest == k.name; });
       if (it == keys.end()) return make_error("GGUF metadata '" + key + "' is not a " + arch + " key attnviz knows");

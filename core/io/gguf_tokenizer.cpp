@@ -40,11 +40,7 @@ std::string supported_pre_names() {
 
 // An optional boolean key; another type is an error naming it.
 Result<bool> flag(const GgufFile& file, std::string_view key, bool fallback) {
-  const GgufValue* v = file.find(key);
-  if (!v) return fallback;
-  if (const bool* b = std::get_if<bool>(&v->value)) return *b;
-  return make_error("GGUF metadata '" + std::string(key) + "' must be a boolean, not " +
-                    std::string(name_of(v->type)));
+  return file.find(key) ? file.bool_value(key) : Result<bool>(fallback);
 }
 
 // An optional token id; it must name an entry of the vocabulary.

@@ -1,7 +1,5 @@
 #include "state/local_models_state.h"
 
-#include <cstdio>
-
 #include "io/model_open.h"
 #include "state/app_state.h"
 #include "state/model_source.h"
@@ -38,15 +36,6 @@ int local_models_find_name(const LocalModelsWindow& window, std::string_view nam
   for (size_t i = 0; i < window.scan.models.size(); ++i)
     if (window.scan.models[i].name == name) return static_cast<int>(i);
   return -1;
-}
-
-std::string local_model_size_text(uint64_t bytes) {
-  char text[32];
-  const double b = static_cast<double>(bytes);
-  if (b >= 1e9) std::snprintf(text, sizeof text, "%.1f GB", b / 1e9);
-  else if (b >= 1e6) std::snprintf(text, sizeof text, "%.0f MB", b / 1e6);
-  else std::snprintf(text, sizeof text, "%.0f KB", b / 1e3);
-  return text;
 }
 
 }  // namespace attnviz

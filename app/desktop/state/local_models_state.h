@@ -33,7 +33,4 @@ bool local_models_open(AppState& app, size_t i);
 // The entry shown as `name` (a script's way to click it); -1 when none.
 int local_models_find_name(const LocalModelsWindow& window, std::string_view name);
 
-// "4.9 GB", "812 MB", "63 KB": sizes as a list shows them.
-std::string local_model_size_text(uint64_t bytes);
-
 }  // namespace attnviz

@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include "base/memory_available.h"
 #include "shell/strings.h"
 
 namespace attnviz {
@@ -71,7 +72,7 @@ void local_models_window(AppState& app) {
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(tr(L, store_label(m.store)));
         ImGui::TableNextColumn();
-        std::string size = local_model_size_text(m.bytes);
+        std::string size = memory_size_text(static_cast<int64_t>(m.bytes));
         if (m.parts > 1) size += " · " + tr_format(L, Str::local_models_parts, m.parts);
         ImGui::TextUnformatted(size.c_str());
       }

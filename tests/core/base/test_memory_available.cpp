@@ -98,6 +98,7 @@ TEST_CASE("memory available: --max-trace-memory's SIZE, and what is wrong with a
   CHECK(memory_size_text(8 * kGiB) == "8.0 GiB");
   CHECK(memory_size_text(19 * kGiB / 2) == "9.5 GiB");
   CHECK(memory_size_text(512 * kMiB) == "512 MiB");
+  CHECK(memory_size_text(705 * 1024) == "705 KiB");  // the local-model list's test fixtures
 }
 
 TEST_CASE("trace memory: trace_bytes is what a real trace holds, scores kept or not, rotary or not") {
