@@ -170,7 +170,7 @@ struct StepProfile {
 StepProfile steps_run(const attnviz::Model& model, const Mat& x0, const Mat& mask) {
   const auto& c = model.config;
   const int NH = c.n_heads, HS = c.head_size();
-  const bool keep = attnviz::trace_keeps_scores(c, mask);
+  const attnviz::MapsKept keep = attnviz::trace_maps_kept(c, mask.rows(), mask.cols());
   StepProfile p;
   const auto start = Clock::now();
   auto t = Clock::now();

@@ -108,9 +108,9 @@ AttentionTrace attention_timed(const AttentionWeights& w, const ModelConfig& c, 
     lap(1);
     head.scores_scaled = head.scores_raw * scale;
     lap(2);
-    head.weights = softmax_masked(head.scores_scaled, mask);
+    head.weights_kept = softmax_masked(head.scores_scaled, mask);
     lap(3);
-    head.out.noalias() = head.weights * head.v;
+    head.out.noalias() = head.weights_kept * head.v;
     lap(4);
     t.concat.middleCols(h * HS, HS) = head.out;
     lap(5);

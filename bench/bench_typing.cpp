@@ -116,7 +116,7 @@ void for_each_pair(const Trace& a, const Trace& b, F&& f) {
       f(ha.v, hb.v, "v" + head, false);
       f(ha.scores_raw, hb.scores_raw, "scores_raw" + head, true);
       f(ha.scores_scaled, hb.scores_scaled, "scores_scaled" + head, true);
-      f(ha.weights, hb.weights, "weights" + head, true);
+      f(ha.weights_kept, hb.weights_kept, "weights" + head, true);
       f(ha.out, hb.out, "head out" + head, false);
     }
   }

@@ -15,6 +15,7 @@
 #include "cli_json.h"
 #include "cli_run.h"
 #include "io/model_open.h"
+#include "model/head_map.h"
 #include "model/trace.h"
 #include "base/utf8.h"
 
@@ -137,9 +138,8 @@ int cli_predict(const CliOptions& o, std::ostream& stdout_stream, std::ostream& 
     Json heads = Json::array();
     for (size_t l = 0; l < run->trace.layers.size(); ++l)
       for (size_t h = 0; h < run->trace.layers[l].attn.heads.size(); ++h) {
-        const Mat& w = run->trace.layers[l].attn.heads[h].weights;
-        heads.push_back({{"layer", l}, {"head", h},
-                         {"to_candidates", {w(e.pronoun, e.candidate_a), w(e.pronoun, e.candidate_b)}}});
+        const Mat w = head_map_rows(run->trace, static_cast<int>(l), static_cast<int>(h), e.pronoun, 1);
+        heads.push_back({{"layer", l}, {"head", h}, {"to_candidates", {w(0, e.candidate_a), w(0, e.candidate_b)}}});
       }
     j["heads"] = std::move(heads);
   }

@@ -19,6 +19,7 @@
 #include "io/model_file.h"
 #include "io/model_open.h"
 #include "io/npy.h"
+#include "model/head_map.h"
 #include "model/mask.h"
 #include "model/trace.h"
 #include "version.h"
@@ -116,8 +117,9 @@ void print_summary(const Trace& t, std::ostream& out) {
   for (size_t l = 0; l < t.layers.size(); ++l)
     for (size_t h = 0; h < t.layers[l].attn.heads.size(); ++h) {
       const HeadTrace& head = t.layers[l].attn.heads[h];
-      const HeadStats s = head_stats(head.weights, punct);
-      const auto top = top_keys(head.weights, t.n_queries() - 1, 1);
+      const HeadMap map = head_map(t, static_cast<int>(l), static_cast<int>(h));  // one at a time
+      const HeadStats s = head_stats(*map, punct);
+      const auto top = top_keys(*map, t.n_queries() - 1, 1);
       out << std::setw(5) << l << std::setw(5) << h << "  " << std::left << std::setw(11) << (t.weights_only ? "-" : name_of(head.score))
           << std::right << std::fixed << std::setprecision(3) << std::setw(9) << s.entropy << std::setw(7)
           << s.max_weight << std::setw(11) << s.mean_distance << std::setw(11) << s.first_token_share << std::setw(7)
@@ -186,7 +188,7 @@ Status write_grid(const CliOptions& o, const Trace& t, const std::optional<std::
   std::vector<Mat> aside;
   if (o.first_aside && o.layer >= 0 && o.layer < static_cast<int>(t.layers.size()))
     for (int h = 0; h < t.config.n_heads; ++h)
-      aside.push_back(attention_first_key_aside(maps ? (*maps)[static_cast<size_t>(h)] : t.head(o.layer, h).weights));
+      aside.push_back(attention_first_key_aside(maps ? (*maps)[static_cast<size_t>(h)] : *head_map(t, o.layer, h)));
   const std::vector<Mat>* shown = !aside.empty() ? &aside : maps ? &*maps : nullptr;
   auto spec = trace_layer_grid(t, o.layer, shown, name_of(o.measure));
   if (!spec) return make_error(spec.error());

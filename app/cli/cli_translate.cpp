@@ -45,7 +45,7 @@ int cli_translate(const CliOptions& o, std::ostream& out, std::ostream& err) {
       CliJson rows = CliJson::array();
       for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(ids->size()); ++i) {
         CliJson row = CliJson::array();
-        for (Eigen::Index k = 0; k < head.weights.cols(); ++k) row.push_back(head.weights(i, k));
+        for (Eigen::Index k = 0; k < head.weights_kept.cols(); ++k) row.push_back(head.weights_kept(i, k));
         rows.push_back(std::move(row));
       }
       heads.push_back(std::move(rows));

@@ -3,6 +3,7 @@
 // new trace even for large models (coref_predict would run the whole forward pass again).
 #include "analysis/coref_readout.h"
 #include "base/ascii.h"
+#include "model/head_map.h"
 
 #include <algorithm>
 #include <cmath>
@@ -72,7 +73,8 @@ AnswerResult<std::vector<CorefHeadScore>> coref_head_scores(const Trace& trace, 
   for (size_t l = 0; l < trace.layers.size(); ++l) {
     const auto& heads = trace.layers[l].attn.heads;
     for (size_t h = 0; h < heads.size(); ++h) {
-      const Mat& w = heads[h].weights;
+      const HeadMap map = head_map(trace, static_cast<int>(l), static_cast<int>(h));
+      const Mat& w = *map;
       CorefHeadScore s;
       s.layer = static_cast<int>(l);
       s.head = static_cast<int>(h);

@@ -8,6 +8,7 @@
 
 #include "base/enum_names.h"
 #include "demos/coref_data.h"
+#include "model/head_map.h"
 
 namespace attnviz {
 
@@ -25,7 +26,8 @@ int scored_positions(const Trace& t) { return t.cross ? 0 : std::max(0, std::min
 std::vector<bool> masked_rows(const Trace& t, int n) {
   std::vector<bool> masked(static_cast<size_t>(n), false);
   if (t.layers.empty() || t.layers[0].attn.heads.empty()) return masked;
-  const Mat& w = t.head(0, 0).weights;
+  const HeadMap map = head_map(t, 0, 0);
+  const Mat& w = *map;
   const Eigen::Index cols = std::min<Eigen::Index>(n, w.cols());
   for (int i = 0; i < n && i < w.rows(); ++i) masked[static_cast<size_t>(i)] = w.row(i).head(cols).sum() <= 0.0f;
   return masked;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/enum_names.h"
+#include "model/head_map.h"
 
 namespace attnviz {
 
@@ -90,15 +91,17 @@ DetectorGrid detector_grid(Detector d, const Trace& trace, int pronoun, int refe
   const int n = std::min(trace.n_queries(), trace.real_keys);
   std::vector<std::string> tokens;
   for (int i = 0; i < n; ++i) tokens.push_back(trace.queries[static_cast<size_t>(i)].text);
-  for (const LayerTrace& layer : trace.layers) {
+  // One head's map at a time: a trace whose maps are formed on demand never holds them all.
+  for (size_t l = 0; l < trace.layers.size(); ++l) {
     std::vector<DetectorScore> row;
-    for (const HeadTrace& head : layer.attn.heads) {
+    for (size_t h = 0; h < trace.layers[l].attn.heads.size(); ++h) {
       if (trace.cross || n <= 0) {
         row.emplace_back();
         continue;
       }
       // A copy, not a block expression: the public function takes a plain Mat.
-      const Mat w = head.weights.topLeftCorner(n, std::min<Eigen::Index>(n, head.weights.cols()));
+      const Mat rows = head_map_rows(trace, static_cast<int>(l), static_cast<int>(h), 0, n);
+      const Mat w = rows.leftCols(std::min<Eigen::Index>(n, rows.cols()));
       row.push_back(detector_score(d, w, tokens, pronoun, referent));
     }
     grid.by_layer_head.push_back(std::move(row));

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/stats.h"
+#include "model/head_map.h"
 
 namespace attnviz {
 
@@ -88,22 +89,25 @@ std::string trace_to_json(const Trace& trace, const MaskSpec& mask, const JsonEx
     JsonF heads = JsonF::array();
     for (size_t hi = 0; hi < layer.attn.heads.size(); ++hi) {
       const HeadTrace& head = layer.attn.heads[hi];
-      const HeadStats s = head_stats(head.weights, punct);
+      // One map at a time: formed here when the trace does not keep them (MapsKept::none).
+      const HeadMap map = head_map(trace, static_cast<int>(l), static_cast<int>(hi));
+      const Mat& weights = *map;
+      const HeadStats s = head_stats(weights, punct);
       JsonF h;
       if (!trace.weights_only) h["score"] = name_of(head.score);  // an attention file does not say
       h["stats"] = {{"entropy", s.entropy}, {"max_weight", s.max_weight}, {"mean_distance", s.mean_distance},
                     {"first_token_share", s.first_token_share}, {"punct_share", s.punct_share}};
       if (options.top_k > 0) {
         JsonF top = JsonF::array();
-        for (int q = 0; q < head.weights.rows(); ++q) {
+        for (int q = 0; q < weights.rows(); ++q) {
           JsonF keys = JsonF::array();
-          for (const KeyWeight& kw : top_keys(head.weights, q, options.top_k))
+          for (const KeyWeight& kw : top_keys(weights, q, options.top_k))
             keys.push_back({{"key", kw.key}, {"weight", kw.weight}});
           top.push_back(std::move(keys));
         }
         h["top_keys"] = std::move(top);
       }
-      if (options.weights) h["weights"] = matrix_json(head.weights);
+      if (options.weights) h["weights"] = matrix_json(weights);
       if (options.value_norm && l < options.value_norm->size() && hi < (*options.value_norm)[l].size())
         h["value_norm"] = matrix_json((*options.value_norm)[l][hi]);
       if (head.ablated) h["ablated"] = true;
@@ -130,7 +134,8 @@ Status trace_check_layer_head(const Trace& trace, int layer, int head) {
 
 Result<std::string> trace_head_csv(const Trace& trace, int layer, int head, const Mat* map) {
   if (Status s = trace_check_layer_head(trace, layer, head); !s) return make_error(s.error());
-  const Mat& w = map ? *map : trace.head(layer, head).weights;
+  const HeadMap formed = map ? HeadMap::of_kept(*map) : head_map(trace, layer, head);
+  const Mat& w = *formed;
   std::string out = "query\\key";
   for (const TraceToken& k : trace.keys) {
     out += ',';
@@ -157,11 +162,13 @@ Result<HeatmapGridSpec> trace_layer_grid(const Trace& trace, int layer, const st
   for (const TraceToken& t : trace.keys) spec.col_labels.push_back(t.text);
   const auto& heads = trace.layers[static_cast<size_t>(layer)].attn.heads;
   if (maps && maps->size() != heads.size()) return make_error("one map per head is needed");
-  for (size_t h = 0; h < heads.size(); ++h)
+  for (size_t h = 0; h < heads.size(); ++h) {
+    if (!maps) spec.held.push_back(head_map_shared(trace, layer, static_cast<int>(h)));
     spec.panels.push_back(HeatmapPanel{.title = "head " + std::to_string(h) + " · " +
                                                 std::string(name_of(heads[h].score)) + (heads[h].ablated ? " · off" : ""),
-                                       .weights = maps ? &(*maps)[h] : &heads[h].weights,
+                                       .weights = maps ? &(*maps)[h] : spec.held.back().get(),
                                        .id = ""});
+  }
   if (maps) {
     float top = 0;
     for (const Mat& m : *maps) top = std::max(top, m.size() > 0 ? m.maxCoeff() : 0.0f);

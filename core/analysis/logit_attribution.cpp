@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "analysis/answer.h"
+#include "model/head_map.h"
 #include "model/layer_source.h"
 
 namespace attnviz {
@@ -211,8 +212,9 @@ Result<std::vector<std::vector<RowVec>>> head_source_attribution(const Model& mo
     for (int h = 0; h < c.n_heads; ++h) {
       const HeadTrace& head = trace.layers[static_cast<size_t>(l)].attn.heads[static_cast<size_t>(h)];
       const RowVec u = g * w.attn.out_w.middleCols(static_cast<Eigen::Index>(h) * HS, HS);  // (HS)
+      const Mat row = head_map_rows(trace, l, h, static_cast<int>(p), 1);  // query p's weights only
       RowVec split(head.v.rows());
-      for (Eigen::Index j = 0; j < head.v.rows(); ++j) split(j) = static_cast<float>(head.weights(p, j) * dot(head.v.row(j), u));
+      for (Eigen::Index j = 0; j < head.v.rows(); ++j) split(j) = static_cast<float>(row(0, j) * dot(head.v.row(j), u));
       heads.push_back(std::move(split));
     }
     out.push_back(std::move(heads));

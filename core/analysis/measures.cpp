@@ -2,6 +2,7 @@
 #include "analysis/measures.h"
 
 #include "base/enum_names.h"
+#include "model/head_map.h"
 #include "model/layer_source.h"
 
 namespace attnviz {
@@ -59,21 +60,30 @@ Result<Mat> head_output_terms(const Model& model, const Trace& trace, int layer,
 Result<Mat> value_norm_map(const Model& model, const Trace& trace, int layer, int head) {
   auto norms = value_norms(model, trace, layer, head);
   if (!norms) return make_error(norms.error());
-  const Mat& w = trace.head(layer, head).weights;
-  return Mat(w.array().rowwise() * norms->transpose().array());
+  const HeadMap w = head_map(trace, layer, head);
+  return Mat(w->array().rowwise() * norms->transpose().array());
 }
 
 Result<std::vector<Mat>> attention_rollout(const Trace& trace) {
   if (trace.cross)
     return make_error("rollout is not defined for cross-attention: a layer's keys are the source, not its own "
                       "queries, so its maps cannot be chained");
+  const Eigen::Index T = trace.n_queries();
+  const int L = static_cast<int>(trace.layers.size());
+  if (static_cast<double>(T) * T * T * L > kRolloutMaxProducts) {
+    int fit = 1;
+    while (static_cast<double>(fit + 1) * (fit + 1) * (fit + 1) * L <= kRolloutMaxProducts) ++fit;
+    return make_error("rollout multiplies a " + std::to_string(T) + " x " + std::to_string(T) + " matrix by another in each of " +
+                      std::to_string(L) + " layers, minutes of work at this length: it is offered up to " +
+                      std::to_string(fit) + " tokens in this model");
+  }
   std::vector<Mat> out;
   out.reserve(trace.layers.size());
-  const Eigen::Index T = trace.n_queries();
-  for (const LayerTrace& layer : trace.layers) {
+  for (int l = 0; l < L; ++l) {
+    const size_t NH = trace.layers[static_cast<size_t>(l)].attn.heads.size();
     Mat mean = Mat::Zero(T, T);
-    for (const HeadTrace& h : layer.attn.heads) mean += h.weights;
-    mean /= static_cast<float>(std::max<size_t>(layer.attn.heads.size(), 1));
+    for (size_t h = 0; h < NH; ++h) mean += *head_map(trace, l, static_cast<int>(h));  // one map at a time
+    mean /= static_cast<float>(std::max<size_t>(NH, 1));
     Mat step = 0.5f * mean;
     step.diagonal().array() += 0.5f;
     out.push_back(out.empty() ? step : Mat(step * out.back()));
@@ -85,7 +95,7 @@ Result<Mat> measure_map(const Model& model, const Trace& trace, AttentionMeasure
                         const std::vector<Mat>* rollout) {
   if (Status s = check_head(trace, layer, head); !s) return make_error(s.error());
   switch (measure) {
-    case AttentionMeasure::weights: return trace.head(layer, head).weights;
+    case AttentionMeasure::weights: return Mat(*head_map(trace, layer, head));
     case AttentionMeasure::value_norm: return value_norm_map(model, trace, layer, head);
     case AttentionMeasure::rollout: {
       if (rollout && rollout->size() == trace.layers.size()) return (*rollout)[static_cast<size_t>(layer)];

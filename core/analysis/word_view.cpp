@@ -1,6 +1,7 @@
 // Sums and means in double, rounded once, so a word's column is its pieces' weights added exactly
 // as far as float allows.
 #include "analysis/word_view.h"
+#include "model/head_map.h"
 
 #include <limits>
 
@@ -77,7 +78,7 @@ Result<Trace> trace_word_view(const Trace& t, const WordViewOptions& o) {
       HeadTrace& dst = out.layers[l].attn.heads[h];
       dst.score = src.score;
       dst.ablated = src.ablated;
-      dst.weights = word_weights(src.weights, rows, cols, o.hide_special);
+      dst.weights_kept = word_weights(*head_map(t, static_cast<int>(l), static_cast<int>(h)), rows, cols, o.hide_special);
     }
   }
   return out;

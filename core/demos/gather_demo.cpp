@@ -9,6 +9,7 @@
 
 #include "base/rng.h"
 #include "demos/demo_vocab.h"
+#include "model/head_map.h"
 #include "model/trace.h"
 
 namespace attnviz {
@@ -153,8 +154,8 @@ std::vector<GatherHeadLook> gather_head_looks(const Trace& trace, const GatherEx
   const int last = static_cast<int>(trace.layers.size()) - 1;
   for (int h = 0; h < trace.config.n_heads; ++h) {
     GatherHeadLook look;
-    const Mat& w = trace.head(last, h).weights;
-    look.weight = w.row(e.query).maxCoeff(&look.token);
+    const Mat w = head_map_rows(trace, last, h, e.query, 1);
+    look.weight = w.row(0).maxCoeff(&look.token);
     for (int k = 0; k < kGatherSlots; ++k)
       if (e.slot_token[static_cast<size_t>(k)] == look.token) look.slot = k;
     out.push_back(look);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "base/rng.h"
+#include "model/head_map.h"
 #include "model/trace.h"
 
 namespace attnviz {
@@ -188,7 +189,7 @@ Result<InductionScores> induction_scores(const Model& model, uint64_t seed, int 
     for (int k = 0; k + 1 < s.repeat_length; ++k, ++copies)
       for (size_t l = 0; l < L; ++l)
         for (size_t h = 0; h < H; ++h)
-          copied[l][h] += trace->head(static_cast<int>(l), static_cast<int>(h)).weights(s.repeat_start + k, k + 1);
+          copied[l][h] += head_map_at(*trace, static_cast<int>(l), static_cast<int>(h), s.repeat_start + k, k + 1);
   }
   InductionScores out;
   out.induction = induction.grid(Detector::induction);

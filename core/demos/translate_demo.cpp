@@ -47,7 +47,7 @@ void translate_count_aligned(const TranslateForward& f, const TranslatePair& pai
       const size_t k = l * heads.size() + h;
       for (size_t i = 0; i < pair.gold.size(); ++i) {
         Eigen::Index best = 0;
-        heads[h].weights.row(static_cast<Eigen::Index>(i)).maxCoeff(&best);
+        heads[h].weights_kept.row(static_cast<Eigen::Index>(i)).maxCoeff(&best);
         const bool hit = best == pair.gold[i];
         all_hits[k] += hit;
         if (pair.roles[i] == TargetRole::content) content_hits[k] += hit;

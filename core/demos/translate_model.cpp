@@ -111,7 +111,7 @@ Result<TranslateForward> translate_encode(const TranslateModel& m, const std::ve
   Mat x = f.source_x;
   const Mat none = Mat::Zero(S, S);
   for (int l = 0; l < ec.n_layers; ++l) {
-    f.encoder.push_back(layer_forward(m.encoder.weights.layers[static_cast<size_t>(l)], ec, x, nullptr, none, true, {}, kTranslateProducts));
+    f.encoder.push_back(layer_forward(m.encoder.weights.layers[static_cast<size_t>(l)], ec, x, nullptr, none, MapsKept::all, {}, kTranslateProducts));
     x = f.encoder.back().out;
   }
   f.memory = final_norm(m.encoder, x);
@@ -148,7 +148,7 @@ Status translate_decode(const TranslateModel& m, const std::vector<int>& decoder
     f.context = f.memory.colwise().mean();
     y.rowwise() += f.context;
     for (int l = 0; l < m.decoder.config.n_layers; ++l) {
-      f.bottleneck.push_back(layer_forward(parts[static_cast<size_t>(l)], m.decoder.config, y, nullptr, self_mask, true, {},
+      f.bottleneck.push_back(layer_forward(parts[static_cast<size_t>(l)], m.decoder.config, y, nullptr, self_mask, MapsKept::all, {},
                                            kTranslateProducts));
       y = f.bottleneck.back().out;
     }

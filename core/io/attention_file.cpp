@@ -152,10 +152,10 @@ Status fill_layers(const std::string& name, const Group& g, int64_t heads, Trace
     LayerTrace layer;
     for (int64_t h = 0; h < heads; ++h) {
       HeadTrace head;
-      head.weights = Eigen::Map<const Mat>(values.data() + h * rows * cols, rows, cols);
+      head.weights_kept = Eigen::Map<const Mat>(values.data() + h * rows * cols, rows, cols);
       for (int64_t i = 0; i < rows; ++i) {
         for (int64_t j = 0; j < cols; ++j) {
-          const float v = head.weights(i, j);
+          const float v = head.weights_kept(i, j);
           if (finite && v >= 0) continue;
           const std::string where = std::string(g.prefix) + std::to_string(l) + ": head " + std::to_string(h) +
                                     ", row " + std::to_string(i) + ", column " + std::to_string(j) + " is ";
@@ -163,7 +163,7 @@ Status fill_layers(const std::string& name, const Group& g, int64_t heads, Trace
           if (std::isinf(v)) return fail(name, where + (v > 0 ? "inf" : "-inf"));
           if (v < 0) return fail(name, where + "negative (" + number_text(v) + "): attention weights are >= 0");
         }
-        const double sum = head.weights.row(i).cast<double>().sum();
+        const double sum = head.weights_kept.row(i).cast<double>().sum();
         if (std::abs(sum - 1.0) > kRowSumTolerance)
           off.push_back({cross, l, static_cast<int>(h), static_cast<int>(i), static_cast<float>(sum)});
       }

@@ -35,31 +35,46 @@ Mat head_raw_scores(const AttentionWeights& w, const ModelConfig& c, int h, cons
   return {};
 }
 
+bool head_scores_recomputable(ScoreKind score) { return score == ScoreKind::dot || score == ScoreKind::scaled_dot; }
+
+Mat head_weights_rows_from_qk(const HeadTrace& head, const ModelConfig& c, const Mat& mask, Eigen::Index first,
+                              Eigen::Index n) {
+  // Scaled through Q (n x HS values, not n x Tk) and turned into the weights in place. Every cell of
+  // product_abt is product_dot's sum, so a block of rows has the bits of the whole map's rows.
+  Mat w = product_abt(head.q.middleRows(first, n) * score_scale(head.score, c.head_size(), c.temperature), head.k);
+  softmax_masked_in_place(w, mask.middleRows(first, n));
+  return w;
+}
+
+Mat head_weights_from_qk(const HeadTrace& head, const ModelConfig& c, const Mat& mask) {
+  return head_weights_rows_from_qk(head, c, mask, 0, head.q.rows());
+}
+
 HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& c, int h, Mat q, Mat k, Mat v, const Mat& mask,
-                       bool keep_scores) {
+                       MapsKept kept) {
   const int HS = c.head_size();
   HeadTrace head;
   head.score = c.score_of_head(h);
   head.q = std::move(q);
   head.k = std::move(k);
   head.v = std::move(v);
-  const bool dot_product = head.score == ScoreKind::dot || head.score == ScoreKind::scaled_dot;
-  if (!keep_scores && dot_product) {
-    // Long inputs: one (Tq, Tk) matrix, scaled through Q (Tq x HS values, not Tq x Tk) and turned
-    // into the weights in place; head_scores recomputes the scores when asked.
-    head.weights = product_abt(head.q * score_scale(head.score, HS, c.temperature), head.k);
-    softmax_masked_in_place(head.weights, mask);
-  } else {
-    head.scores_raw = head_raw_scores(w, c, h, head.q, head.k);
-    head.scores_scaled = head.scores_raw * score_scale(head.score, HS, c.temperature);
-    head.weights = softmax_masked(head.scores_scaled, mask);
+  if (kept != MapsKept::all && head_scores_recomputable(head.score)) {
+    // Long inputs: one (Tq, Tk) matrix; head_scores recomputes the scores when asked, and with
+    // MapsKept::none head_map the weights too.
+    Mat weights = head_weights_from_qk(head, c, mask);
+    head.out = product_ab(weights, head.v);
+    if (kept == MapsKept::weights) head.weights_kept = std::move(weights);
+    return head;
   }
-  head.out = product_ab(head.weights, head.v);
+  head.scores_raw = head_raw_scores(w, c, h, head.q, head.k);
+  head.scores_scaled = head.scores_raw * score_scale(head.score, HS, c.temperature);
+  head.weights_kept = softmax_masked(head.scores_scaled, mask);
+  head.out = product_ab(head.weights_kept, head.v);
   return head;
 }
 
 HeadScores head_scores(const HeadTrace& head, const ModelConfig& c) {
-  if (head.scores_raw.size() > 0 || head.weights.size() == 0) return {head.scores_raw, head.scores_scaled};
+  if (head.scores_raw.size() > 0 || !head_scores_recomputable(head.score)) return {head.scores_raw, head.scores_scaled};
   // Only dot-product heads drop their scores, and theirs need no weights but Q and K.
   HeadScores s;
   s.raw = product_abt(head.q, head.k);
@@ -106,10 +121,10 @@ Projections attention_project(const AttentionWeights& w, const ModelConfig& c, c
 }
 
 HeadTrace head_forward_from(const AttentionWeights& w, const ModelConfig& c, int h, const Projections& p,
-                            const Mat& mask, bool keep_scores) {
+                            const Mat& mask, MapsKept kept) {
   const int HS = c.head_size(), g = c.kv_group(h);
   HeadTrace head = head_forward(w, c, h, p.q.middleCols(h * HS, HS), p.k.middleCols(g * HS, HS),
-                                p.v.middleCols(g * HS, HS), mask, keep_scores);
+                                p.v.middleCols(g * HS, HS), mask, kept);
   if (c.positions == PositionEncoding::rotary) {
     head.q_unrotated = p.q_unrotated.middleCols(h * HS, HS);
     head.k_unrotated = p.k_unrotated.middleCols(g * HS, HS);
@@ -118,7 +133,7 @@ HeadTrace head_forward_from(const AttentionWeights& w, const ModelConfig& c, int
 }
 
 AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
-                                 const Mat& mask, bool keep_scores, const LayerAblation& ablate, Products products) {
+                                 const Mat& mask, MapsKept kept, const LayerAblation& ablate, Products products) {
   const int C = c.d_model, NH = c.n_heads, HS = c.head_size();
   const Projections p = attention_project(w, c, xq, xkv, &xq == &xkv, 0, 0, products);
   AttentionTrace t;
@@ -130,7 +145,7 @@ AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c
 #pragma omp parallel for schedule(dynamic, 1) if (heads_in_parallel)
   for (int h = 0; h < NH; ++h) {
     HeadTrace& head = t.heads[static_cast<size_t>(h)];
-    head = head_forward_from(w, c, h, p, mask, keep_scores);
+    head = head_forward_from(w, c, h, p, mask, kept);
     t.concat.middleCols(h * HS, HS) = head.out;
   }
   attention_ablate(t, ablate, HS);
@@ -191,12 +206,12 @@ AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelCon
       }
     const float scale = score_scale(head.score, HS, c.temperature);
     head.scores_scaled = head.scores_raw * scale;
-    head.weights = softmax_masked_naive(head.scores_scaled, mask);
+    head.weights_kept = softmax_masked_naive(head.scores_scaled, mask);
     head.out = Mat::Zero(Tq, HS);
     for (Eigen::Index i = 0; i < Tq; ++i)
       for (int a = 0; a < HS; ++a) {
         double acc = 0;
-        for (Eigen::Index j = 0; j < Tk; ++j) acc += static_cast<double>(head.weights(i, j)) * head.v(j, a);
+        for (Eigen::Index j = 0; j < Tk; ++j) acc += static_cast<double>(head.weights_kept(i, j)) * head.v(j, a);
         head.out(i, a) = static_cast<float>(acc);
         t.concat(i, h * HS + a) = head.out(i, a);
       }

@@ -12,6 +12,15 @@
 
 namespace attnviz {
 
+// How much of its (Tq, Tk) matrices a dot-product head keeps (heads of other scoring functions
+// always keep everything). The trace chooses by its size (trace_maps_kept).
+enum class MapsKept {
+  all,      // the raw and scaled scores and the weights
+  weights,  // the weights only: head_scores recomputes the scores from Q and K (kKeepScoresCells)
+  none,     // neither: head_map (model/head_map.h) forms the weights from Q, K and the mask when a view,
+            // a statistic or an export asks for them (kKeepMapsCells); memory grows as L·T·d, not L·H·T²
+};
+
 // trace_reuse.cpp's head_extend builds every field below: a new field must be added there too.
 struct HeadTrace {
   ScoreKind score = ScoreKind::scaled_dot;
@@ -24,7 +33,9 @@ struct HeadTrace {
   // and head_score_at recompute them from Q and K (see kKeepScoresCells).
   Mat scores_raw;     // (Tq, Tk) QKᵀ, or the head's scoring function, before any scaling
   Mat scores_scaled;  // (Tq, Tk) ÷√HS (scaled_dot only), ÷τ; before the mask
-  Mat weights;        // (Tq, Tk) softmax(scores_scaled + mask); rows sum to 1, or are all 0
+  // (Tq, Tk) softmax(scores_scaled + mask); rows sum to 1, or are all 0. Empty when the trace forms
+  // its maps on demand (MapsKept::none): read a head's weights through head_map (model/head_map.h).
+  Mat weights_kept;
   Mat out;            // (Tq, HS) weights · V: what the head computes, even when switched off
   bool ablated = false;  // switched off: concat holds zeros or this head's mean output instead of `out`
 };
@@ -49,14 +60,14 @@ Projections attention_project(const AttentionWeights& w, const ModelConfig& conf
                               Products products = Products::fastest);
 // Head h of the projections: its Q, its key/value group's K and V (and the unrotated Q and K).
 HeadTrace head_forward_from(const AttentionWeights& w, const ModelConfig& config, int h, const Projections& p,
-                            const Mat& mask, bool keep_scores);
+                            const Mat& mask, MapsKept kept);
 
-// xq (Tq, C), xkv (Tk, C), mask (Tq, Tk) additive 0 / -inf, shared by all heads. Without
-// keep_scores, dot-product heads (dot, scaled_dot) keep their weights but not their scores. The
+// xq (Tq, C), xkv (Tk, C), mask (Tq, Tk) additive 0 / -inf, shared by all heads. `kept`: what
+// dot-product heads (dot, scaled_dot) keep of their (Tq, Tk) matrices (MapsKept). The
 // heads `ablate` switches off are replaced in the concat before W_O (see model/ablation.h). The
 // projections use `products`' kernels (the heads' own products are always the portable ones).
 AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& config, const Mat& xq,
-                                 const Mat& xkv, const Mat& mask, bool keep_scores = true,
+                                 const Mat& xkv, const Mat& mask, MapsKept kept = MapsKept::all,
                                  const LayerAblation& ablate = {}, Products products = Products::fastest);
 // Plain loops, one head at a time: the reference the fast version is tested against.
 AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelConfig& config, const Mat& xq,
@@ -66,7 +77,16 @@ AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelCon
 // the head's block of the scoring parameters). attention_forward runs this for every head. Q, K and V
 // become the trace's own: pass blocks or temporaries (one copy each), or std::move a matrix.
 HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& config, int h, Mat q, Mat k, Mat v,
-                       const Mat& mask, bool keep_scores = true);
+                       const Mat& mask, MapsKept kept = MapsKept::all);
+// Whether a head of this scoring function may drop its scores and weights (dot and scaled_dot:
+// Q and K make them again).
+bool head_scores_recomputable(ScoreKind score);
+// A dot-product head's weights (Tq, Tk) from its Q and K and the mask: exactly what head_forward
+// computes when it does not keep the scores, so bit for bit the forward pass's.
+Mat head_weights_from_qk(const HeadTrace& head, const ModelConfig& config, const Mat& mask);
+// Rows [first, first + n) of them: the same bits as those rows of head_weights_from_qk.
+Mat head_weights_rows_from_qk(const HeadTrace& head, const ModelConfig& config, const Mat& mask, Eigen::Index first,
+                              Eigen::Index n);
 
 // One head's (HS, HS) block of a scoring function's stacked parameters (general_w, additive_wq,
 // additive_wk); empty when the model has none (a loaded file's model makes them only for a scoring

@@ -15,8 +15,8 @@ DecoderLayerTrace decoder_layer_forward(const LayerWeights& self, const LayerWei
                                         const LayerAblation& self_ablate, const LayerAblation& cross_ablate,
                                         Products products) {
   DecoderLayerTrace t;
-  t.self = layer_forward(self, decoder_self_config(config), x, nullptr, self_mask, true, self_ablate, products);
-  t.cross = layer_forward(cross, config, t.self.out, &memory, cross_mask, true, cross_ablate, products);
+  t.self = layer_forward(self, decoder_self_config(config), x, nullptr, self_mask, MapsKept::all, self_ablate, products);
+  t.cross = layer_forward(cross, config, t.self.out, &memory, cross_mask, MapsKept::all, cross_ablate, products);
   return t;
 }
 

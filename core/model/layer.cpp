@@ -68,9 +68,9 @@ LayerTrace layer_run(const K& k, const LayerWeights& w, const ModelConfig& c, co
 }  // namespace
 
 LayerTrace layer_forward(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Mat* memory,
-                         const Mat& mask, bool keep_scores, const LayerAblation& ablate, Products products) {
+                         const Mat& mask, MapsKept kept, const LayerAblation& ablate, Products products) {
   return layer_run(FastKernels{products}, w, c, x, [&](const Mat& attn_in) {
-    return attention_forward(w.attn, c, attn_in, memory ? *memory : attn_in, mask, keep_scores, ablate, products);
+    return attention_forward(w.attn, c, attn_in, memory ? *memory : attn_in, mask, kept, ablate, products);
   });
 }
 
@@ -81,7 +81,7 @@ LayerTrace layer_forward_with(const LayerWeights& w, const ModelConfig& c, const
 
 LayerTrace layer_forward_naive(const LayerWeights& w, const ModelConfig& c, const Mat& x, const Mat* memory,
                                const Mat& mask, const LayerAblation& ablate) {
-  // The reference keeps every score: it has no keep_scores.
+  // The reference keeps every score and weight: it has no MapsKept.
   return layer_run(NaiveKernels{}, w, c, x, [&](const Mat& attn_in) {
     return attention_forward_naive(w.attn, c, attn_in, memory ? *memory : attn_in, mask, ablate);
   });

@@ -27,11 +27,11 @@ struct LayerTrace {
   Mat out;         // (T, C) the layer's output (resid1 when F = 0)
 };
 
-// memory == nullptr: self-attention over x. mask: (T, Tk) additive. keep_scores and ablate: see
+// memory == nullptr: self-attention over x. mask: (T, Tk) additive. kept and ablate: see
 // attention_forward. Every product uses `products`' kernels (the translation demo passes
 // Products::portable: its models then translate, and retrain, alike on every CPU).
 LayerTrace layer_forward(const LayerWeights& w, const ModelConfig& config, const Mat& x, const Mat* memory,
-                         const Mat& mask, bool keep_scores = true, const LayerAblation& ablate = {},
+                         const Mat& mask, MapsKept kept = MapsKept::all, const LayerAblation& ablate = {},
                          Products products = Products::fastest);
 // layer_forward with the attention step supplied by the caller: it gets the layer's attention
 // input (T, C) and returns its AttentionTrace, whose `out` (T, C) feeds the residual. The norms,

@@ -139,18 +139,17 @@ Result<TokenizedInput> tokens_for_trace(const Model& model, const std::string& t
 
 // Runs every layer; memory == nullptr for self-attention. An error when cancelled (kTraceCancelled)
 // or when a layer kept in its file's encoding cannot be decoded.
-Status run_layers(const Model& model, const Mat& x0, const Mat* memory, const Mat& mask, const Ablation& ablation,
-                  const TraceControl& control, std::vector<LayerTrace>& out, Mat& final) {
+Status run_layers(const Model& model, const Mat& x0, const Mat* memory, const Mat& mask, MapsKept kept,
+                  const Ablation& ablation, const TraceControl& control, std::vector<LayerTrace>& out, Mat& final) {
   const ModelConfig& c = model.config;
   const Mat* x = &x0;
   out.clear();
   out.reserve(static_cast<size_t>(c.n_layers));
-  const bool keep_scores = trace_keeps_scores(c, mask);
   for (int l = 0; l < c.n_layers; ++l) {
     if (control.cancel && control.cancel->load(std::memory_order_relaxed)) return make_error(kTraceCancelled);
     auto layer = model_layer(model, l);
     if (!layer) return make_error(layer.error());
-    out.push_back(layer_forward(**layer, c, *x, memory, mask, keep_scores, ablation_for_layer(ablation, l, c.n_heads)));
+    out.push_back(layer_forward(**layer, c, *x, memory, mask, kept, ablation_for_layer(ablation, l, c.n_heads)));
     x = &out.back().out;
     if (control.layers_done) control.layers_done->fetch_add(1, std::memory_order_relaxed);
   }
@@ -179,16 +178,25 @@ Result<MaskSpec> checked_mask(const Model& model, const TraceInput& input) {
 // alone gets there) in 8 layers of 32 heads asked for 17 GB and the system killed the app (found by
 // the soak test).
 
+}  // namespace
+
+MapsKept trace_maps_kept(const ModelConfig& c, int64_t tq, int64_t tk, bool on_demand) {
+  const int64_t cells = tq * tk * c.n_heads * c.n_layers;
+  if (on_demand || cells > kKeepMapsCells) return MapsKept::none;
+  return cells > kKeepScoresCells ? MapsKept::weights : MapsKept::all;
+}
+
+namespace {
+
 // The bytes of attention matrices a forward of Tq queries over Tk keys keeps, in every layer.
-int64_t trace_attention_bytes(const ModelConfig& c, int64_t tq, int64_t tk) {
-  const int64_t cells = tq * tk;
-  const bool keep = cells * c.n_heads * c.n_layers <= kKeepScoresCells;
+int64_t trace_attention_bytes(const ModelConfig& c, int64_t tq, int64_t tk, bool on_demand) {
+  const MapsKept kept = trace_maps_kept(c, tq, tk, on_demand);
   int64_t matrices = 0;  // per layer: weights, plus raw and scaled scores where kept (head_forward)
   for (int h = 0; h < c.n_heads; ++h) {
-    const ScoreKind s = c.score_of_head(h);
-    matrices += keep || (s != ScoreKind::dot && s != ScoreKind::scaled_dot) ? 3 : 1;
+    const bool recomputable = head_scores_recomputable(c.score_of_head(h));
+    matrices += !recomputable || kept == MapsKept::all ? 3 : kept == MapsKept::weights ? 1 : 0;
   }
-  return matrices * c.n_layers * cells * static_cast<int64_t>(sizeof(Mat::Scalar));
+  return matrices * c.n_layers * tq * tk * static_cast<int64_t>(sizeof(Mat::Scalar));
 }
 
 // "17.2 GB", "67 MB": a limit set to 64M must not read as 0.1 GB.
@@ -201,22 +209,29 @@ std::string size_text(int64_t bytes) {
 
 }  // namespace
 
-Status trace_size_check(const ModelConfig& c, int64_t tq, int64_t tk, int64_t max_memory, int64_t extra_bytes) {
+Status trace_size_check(const ModelConfig& c, int64_t tq, int64_t tk, int64_t max_memory, int64_t extra_bytes,
+                        bool on_demand) {
   const int64_t limit = max_memory > 0 ? max_memory : kTraceMemoryDefault;
-  const int64_t bytes = trace_bytes(c, tq, tk) + extra_bytes;
+  const int64_t bytes = trace_bytes(c, tq, tk, on_demand) + extra_bytes;
   if (bytes <= limit) return Ok{};
   // The size suggested is in whole G rounded up from GB: a G (2^30 bytes) is more than a GB, so it
   // fits, and it never reads smaller than the size said before it.
   const long long suggest = static_cast<long long>((bytes + 999'999'999) / 1'000'000'000);
-  char line[512];
+  const int fit = trace_tokens_fit(c, limit, on_demand);
+  char what[256];
+  if (trace_maps_kept(c, tq, tk, on_demand) == MapsKept::none)
+    std::snprintf(what, sizeof what, "the trace would take %s (each layer's rows for %lld tokens; the maps are formed when "
+                  "shown)", size_text(bytes).c_str(), static_cast<long long>(tq));
+  else
+    std::snprintf(what, sizeof what, "the attention weights would take %s (%lld x %lld in each of %d heads x %d layers), "
+                  "the whole trace %s", size_text(trace_attention_bytes(c, tq, tk, on_demand)).c_str(),
+                  static_cast<long long>(tq), static_cast<long long>(tk), c.n_heads, c.n_layers, size_text(bytes).c_str());
+  char line[640];
   std::snprintf(line, sizeof line,
-                "the attention weights would take %s (%lld x %lld in each of %d heads x %d layers), the whole trace "
                 "%s, over its limit of %s: %d tokens fit in this model. Use a shorter text (or padding), fewer heads "
                 "or layers, or, if the machine has the memory, raise the limit with --max-trace-memory SIZE (%lldG "
                 "for this input)",
-                size_text(trace_attention_bytes(c, tq, tk)).c_str(), static_cast<long long>(tq),
-                static_cast<long long>(tk), c.n_heads, c.n_layers, size_text(bytes).c_str(), size_text(limit).c_str(),
-                trace_tokens_fit(c, limit), suggest);
+                what, size_text(limit).c_str(), fit, suggest);
   return make_error(line);
 }
 
@@ -281,25 +296,30 @@ Result<Trace> trace_cross(const Model& model, const TraceInput& input, const Mas
   const Mat& xs = source->x;
   // The encoder sees the whole source except its padding.
   // The encoder's (Tk, Tk) matrices live until the target's layers have run.
-  if (Status s = trace_size_check(model.config, t.n_queries(), t.n_keys(), input.max_memory, trace_bytes(model.config, t.n_keys(), t.n_keys()));
+  const ModelConfig& c = model.config;
+  if (Status s = trace_size_check(c, t.n_queries(), t.n_keys(), input.max_memory,
+                                  trace_bytes(c, t.n_keys(), t.n_keys(), input.maps_on_demand), input.maps_on_demand);
       !s)
     return make_error(s.error());
+  t.maps_kept = trace_maps_kept(c, t.n_queries(), t.n_keys(), input.maps_on_demand);
   MaskSpec encoder_mask;
   encoder_mask.pad_to = input.mask.pad_to;
   encoder_mask.causal = model.config.causal;
   const Mat source_mask = mask_build(encoder_mask, t.n_keys(), t.n_keys(), t.real_keys);
   std::vector<LayerTrace> encoder_layers;
-  if (Status s = run_layers(model, xs, nullptr, source_mask, input.ablation, control, encoder_layers, t.memory); !s)
+  const MapsKept encoder_kept = trace_maps_kept(c, t.n_keys(), t.n_keys(), input.maps_on_demand);
+  if (Status s = run_layers(model, xs, nullptr, source_mask, encoder_kept, input.ablation, control, encoder_layers, t.memory);
+      !s)
     return make_error(s.error());
   t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
-  if (Status s = run_layers(model, t.embed, &t.memory, t.mask, input.ablation, control, t.layers, t.final); !s)
+  if (Status s = run_layers(model, t.embed, &t.memory, t.mask, t.maps_kept, input.ablation, control, t.layers, t.final); !s)
     return make_error(s.error());
   return t;
 }
 
 }  // namespace
 
-int64_t trace_bytes(const ModelConfig& c, int64_t tq, int64_t tk) {
+int64_t trace_bytes(const ModelConfig& c, int64_t tq, int64_t tk, bool on_demand) {
   const int64_t C = c.d_model, F = c.d_ff, L = c.n_layers, heads_width = int64_t{c.n_heads} * c.head_size();
   const int64_t rotary = c.positions == PositionEncoding::rotary ? 1 : 0;
   // Per layer and query: x_in, attn_in, resid1, out, the attention's concat and out; the FFN's
@@ -309,13 +329,14 @@ int64_t trace_bytes(const ModelConfig& c, int64_t tq, int64_t tk) {
   const int64_t per_query = L * (6 * C + (F > 0 ? 2 * C + F : 0) + heads_width * (2 + rotary)) + 2 * C;
   const int64_t per_key = L * heads_width * (2 + rotary);
   const int64_t floats = tq * per_query + tk * per_key + tq * tk;
-  return trace_attention_bytes(c, tq, tk) + floats * static_cast<int64_t>(sizeof(Mat::Scalar));
+  return trace_attention_bytes(c, tq, tk, on_demand) + floats * static_cast<int64_t>(sizeof(Mat::Scalar));
 }
 
-int trace_tokens_fit(const ModelConfig& c, int64_t max_memory) {
-  // trace_bytes grows with T, except where scores stop being kept (kKeepScoresCells): it drops
-  // there. So the longest fit is looked for above that point first, then below it.
-  auto fits = [&](int64_t t) { return trace_bytes(c, t, t) <= max_memory; };
+int trace_tokens_fit(const ModelConfig& c, int64_t max_memory, bool on_demand) {
+  // trace_bytes grows with T, except where a kind of matrix stops being kept (kKeepScoresCells,
+  // kKeepMapsCells): it drops there. So the longest fit is looked for in the stretch past the last
+  // drop first, then in the stretches before it.
+  auto fits = [&](int64_t t) { return trace_bytes(c, t, t, on_demand) <= max_memory; };
   auto longest = [&](int64_t lo, int64_t hi) {  // fits(lo) holds; the largest t in [lo, hi] that fits
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo + 1) / 2;
@@ -324,15 +345,15 @@ int trace_tokens_fit(const ModelConfig& c, int64_t max_memory) {
     }
     return lo;
   };
-  const int64_t per_cell = std::max<int64_t>(1, int64_t{c.n_heads} * c.n_layers);
-  int64_t kept = 0;  // the longest T that still keeps its scores
-  while (kept < kMaxTokens && (kept + 1) * (kept + 1) * per_cell <= kKeepScoresCells) ++kept;
-  if (kept < kMaxTokens && fits(kept + 1)) return static_cast<int>(longest(kept + 1, kMaxTokens));
-  return fits(1) ? static_cast<int>(longest(1, std::min<int64_t>(kept, kMaxTokens))) : 0;
-}
-
-bool trace_keeps_scores(const ModelConfig& c, const Mat& mask) {
-  return static_cast<int64_t>(mask.rows()) * mask.cols() * c.n_heads * c.n_layers <= kKeepScoresCells;
+  std::vector<int64_t> ends;  // the last T of each stretch of one MapsKept, ascending
+  for (int64_t t = 1; t < kMaxTokens; ++t)
+    if (trace_maps_kept(c, t, t, on_demand) != trace_maps_kept(c, t + 1, t + 1, on_demand)) ends.push_back(t);
+  ends.push_back(kMaxTokens);
+  for (size_t i = ends.size(); i-- > 0;) {
+    const int64_t first = i == 0 ? 1 : ends[i - 1] + 1;
+    if (fits(first)) return static_cast<int>(longest(first, ends[i]));
+  }
+  return 0;
 }
 
 Mat trace_final_of(const Model& model, const Mat& last_out) {
@@ -348,13 +369,15 @@ Result<Trace> trace_prepare(const Model& model, const TraceInput& input) {
                                        : "cross-attention runs its encoder before the layers: use trace_run");
   auto t = input.embeddings ? prepare_embeddings(model, input, *mask) : prepare_tokens(model, input, *mask);
   if (!t) return t;
-  if (Status s = trace_size_check(model.config, t->n_queries(), t->n_keys(), input.max_memory); !s) return make_error(s.error());
+  if (Status s = trace_size_check(model.config, t->n_queries(), t->n_keys(), input.max_memory, 0, input.maps_on_demand); !s)
+    return make_error(s.error());
   describe(*t, model, input, *mask);
+  t->maps_kept = trace_maps_kept(model.config, t->n_queries(), t->n_keys(), input.maps_on_demand);
   return t;
 }
 
 Status trace_finish(const Model& model, Trace& t, const TraceControl& control) {
-  return run_layers(model, t.embed, nullptr, t.mask, t.ablation, control, t.layers, t.final);
+  return run_layers(model, t.embed, nullptr, t.mask, t.maps_kept, t.ablation, control, t.layers, t.final);
 }
 
 Result<Trace> trace_run(const Model& model, const TraceInput& input, const TraceControl& control) {
@@ -387,12 +410,11 @@ Result<Mat> trace_final_intervened(const Model& model, const Trace& base, const 
   const int first = interventions_first_layer(iv, base.ablation, c);
   if (first == c.n_layers) return base.final;
   Mat x = base.layers[static_cast<size_t>(first)].x_in;
-  const bool keep_scores = trace_keeps_scores(c, base.mask);
   for (int l = first; l < c.n_layers; ++l) {
     interventions_apply_residual(iv, l, x);
     auto layer = model_layer(model, l);
     if (!layer) return make_error(layer.error());
-    x = layer_forward(**layer, c, x, nullptr, base.mask, keep_scores, interventions_for_layer(iv, l, c.n_heads)).out;
+    x = layer_forward(**layer, c, x, nullptr, base.mask, base.maps_kept, interventions_for_layer(iv, l, c.n_heads)).out;
   }
   return trace_final_of(model, x);
 }

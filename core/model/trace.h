@@ -28,6 +28,8 @@ struct TraceInput {
   std::optional<Mat> embeddings;  // (T, C) used as X directly: no tokenizer, embedding or positions
   MaskSpec mask;
   Ablation ablation;              // heads switched off (every pass of the stack, the encoder's too)
+  bool maps_on_demand = false;     // true: every dot-product head forms its map on demand (MapsKept::none)
+                                  // whatever the length; false: as the length asks (trace_maps_kept)
   int64_t max_memory = 0;         // the most bytes the trace may hold (trace_bytes), refused before any layer
                                   // runs; 0: kTraceMemoryDefault. The app and the CLI size it from the
                                   // machine (base/memory_available.h) or take --max-trace-memory
@@ -61,6 +63,8 @@ struct Trace {
   std::vector<LayerTrace> layers;   // L
   Mat final;                        // (Tq, C) last layer's output (after the final LayerNorm, if any)
   Ablation ablation;                // the heads that were switched off
+  MapsKept maps_kept = MapsKept::all;  // what its dot-product heads keep of their (Tq, Tk) matrices: with
+                                    // none, read a head's map through head_map (model/head_map.h)
   int reused_rows = 0;              // rows [0, reused_rows) of every intermediate were copied from an
                                     // earlier trace (trace_run_reusing), not computed; trace_run: 0
   bool weights_only = false;        // read from an attention file (io/attention_file.h): no model ran, each
@@ -94,6 +98,12 @@ inline constexpr const char* kTraceCancelled = "cancelled";
 // only their weights, not their raw and scaled scores (head_scores recomputes them): 2^25 cells is
 // 256 MB of scores. GPT-2 small at 128 tokens keeps everything; at 1024 tokens it drops them.
 inline constexpr int64_t kKeepScoresCells = int64_t{1} << 25;
+// Above this many, they keep neither: a head's map is formed from its Q and K when asked (head_map).
+// 2^28 cells is 1 GiB of weights: GPT-2 small keeps its maps up to 1,365 tokens, a TinyLlama-shaped
+// model (22 layers x 32 heads) up to 617, a Llama-3.2-1B-shaped one (16 x 32) up to 724.
+inline constexpr int64_t kKeepMapsCells = int64_t{1} << 28;
+// What a trace of Tq queries over Tk keys keeps (on_demand: TraceInput::maps_on_demand).
+MapsKept trace_maps_kept(const ModelConfig& config, int64_t tq, int64_t tk, bool on_demand = false);
 
 // Tokenizes, embeds, builds the mask and runs every layer. Errors (bad config, too many tokens,
 // a mask that does not fit, shape mismatches) come back as messages; nothing is half-built.
@@ -107,20 +117,18 @@ Result<Trace> trace_prepare(const Model& model, const TraceInput& input);
 Status trace_finish(const Model& model, Trace& trace, const TraceControl& control = {});
 
 // The bytes a trace of Tq queries over Tk keys holds: each layer's (Tq, Tk) matrices per head (the
-// weights, and the scores where kept) and the mask, plus what it keeps per token: each layer's rows
+// weights and the scores, as trace_maps_kept keeps them) and the mask, plus what it keeps per token: each layer's rows
 // (LayerTrace, AttentionTrace) and each head's q, k, v and out (and the unrotated q and k). A
 // cross-attention trace's encoder is not counted here.
-int64_t trace_bytes(const ModelConfig& config, int64_t tq, int64_t tk);
+int64_t trace_bytes(const ModelConfig& config, int64_t tq, int64_t tk, bool on_demand = false);
 // The most tokens a self-attention trace of this model may have within `max_memory` bytes (at most
 // kMaxTokens; 0 when not even one fits).
-int trace_tokens_fit(const ModelConfig& config, int64_t max_memory);
+int trace_tokens_fit(const ModelConfig& config, int64_t max_memory, bool on_demand = false);
 // Ok when a trace of Tq queries over Tk keys (plus `extra_bytes`: a cross-attention encoder's)
 // stays within `max_memory` (0: kTraceMemoryDefault); otherwise an error saying how large it would
 // be, how many tokens fit in this model, and how to raise the limit. trace_run asks before any layer runs.
-Status trace_size_check(const ModelConfig& config, int64_t tq, int64_t tk, int64_t max_memory, int64_t extra_bytes = 0);
-
-// Whether a trace with this mask keeps every dot-product head's scores (see kKeepScoresCells).
-bool trace_keeps_scores(const ModelConfig& config, const Mat& mask);
+Status trace_size_check(const ModelConfig& config, int64_t tq, int64_t tk, int64_t max_memory, int64_t extra_bytes = 0,
+                        bool on_demand = false);
 // The last layer's output (T, C) through the model's final LayerNorm, when it has one.
 Mat trace_final_of(const Model& model, const Mat& last_out);
 

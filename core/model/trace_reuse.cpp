@@ -28,7 +28,7 @@ bool same_run(const Model& model, const Trace& next, const Trace& previous) {
   // end changes the rows before it too.
   if (next.ablation.any() && (next.ablation.mode != previous.ablation.mode || next.ablation.mode == AblationMode::mean))
     return false;
-  return trace_keeps_scores(c, previous.mask) == trace_keeps_scores(c, next.mask);
+  return previous.maps_kept == next.maps_kept;
 }
 
 // The leading rows whose inputs are bit-identical in both traces: the embedding row (token and
@@ -98,7 +98,7 @@ Mat square_join(const Mat& old, Index p, const Mat& corner, const Mat& fresh) {
 struct NewRows {
   Index p = 0;              // rows [0, p) are the previous trace's
   Mat mask;                 // (T - p, T) the new rows of the additive mask
-  bool keep_scores = true;  // trace_keeps_scores
+  MapsKept kept = MapsKept::all;  // the new trace's (and, by same_run, the previous one's)
 };
 
 // Head h over T = p + n rows. The new rows come from head_forward itself (their queries read the
@@ -111,13 +111,14 @@ HeadTrace head_extend(const AttentionWeights& w, const ModelConfig& c, int h, co
   const Mat k_new = fresh.k.middleCols(g * HS, HS);
   const Index p = rows.p, T = p + q_new.rows();
   HeadTrace head = head_forward(w, c, h, q_new, rows_join(old.k, p, k_new),
-                                rows_join(old.v, p, fresh.v.middleCols(g * HS, HS)), rows.mask, rows.keep_scores);
+                                rows_join(old.v, p, fresh.v.middleCols(g * HS, HS)), rows.mask, rows.kept);
   head.q = rows_join(old.q, p, q_new);
   if (c.positions == PositionEncoding::rotary) {  // (fresh may have no rows: a repeated input)
     head.q_unrotated = rows_join(old.q_unrotated, p, fresh.q_unrotated.middleCols(h * HS, HS));
     head.k_unrotated = rows_join(old.k_unrotated, p, fresh.k_unrotated.middleCols(g * HS, HS));
   }
-  head.weights = square_join(old.weights, p, Mat::Zero(p, T - p), head.weights);
+  if (old.weights_kept.size() > 0)  // not formed on demand
+    head.weights_kept = square_join(old.weights_kept, p, Mat::Zero(p, T - p), head.weights_kept);
   if (old.scores_raw.size() > 0) {  // same_run: the new trace keeps this head's scores too
     const Mat corner = head_raw_scores(w, c, h, old.q.topRows(p), k_new);
     const float scale = score_scale(head.score, c.head_size(), c.temperature);
@@ -176,7 +177,7 @@ LayerTrace layer_join(const LayerTrace& old, Index p, LayerTrace fresh) {
 Status finish_new_rows(const Model& model, Trace& t, const Trace& previous, Index p, const TraceControl& control) {
   const ModelConfig& c = model.config;
   const Index n = t.n_queries() - p;
-  const NewRows rows{p, t.mask.bottomRows(n), trace_keeps_scores(c, t.mask)};
+  const NewRows rows{p, t.mask.bottomRows(n), t.maps_kept};
   Mat x = t.embed.bottomRows(n);  // the new rows of the current layer's input
   t.layers.reserve(static_cast<size_t>(c.n_layers));
   for (int l = 0; l < c.n_layers; ++l) {

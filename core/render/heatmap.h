@@ -23,6 +23,8 @@ struct HeatmapPanel {
 struct HeatmapGridSpec {
   std::vector<std::string> row_labels, col_labels;  // query / key tokens (shared by all panels)
   std::vector<HeatmapPanel> panels;
+  std::vector<std::shared_ptr<const Mat>> held;  // maps formed for this figure (model/head_map.h), which
+                                                 // panels may point into; copies of the spec share them
   std::string caption;              // drawn above the grid, e.g. "layer 1 — 8 heads — scaled_dot"
   int columns = 0;                  // panels per row; 0 = about square
   int cell_px = 22;                 // size of one cell at scale 1

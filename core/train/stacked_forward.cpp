@@ -48,7 +48,7 @@ AttentionTrace attention_forward_stacked(const AttentionWeights& w, const ModelC
       Mat q = seg.q_rows > 0 ? Mat(p.q.block(seg.q_first, h * HS, seg.q_rows, HS)) : Mat(0, HS);
       // The backward reads the weights, not the scores: dot-product heads need not keep them.
       t.heads.push_back(head_forward(w, c, h, std::move(q), p.k.block(seg.k_first, h * HS, seg.k_rows, HS),
-                                     p.v.block(seg.k_first, h * HS, seg.k_rows, HS), masks[s], false));
+                                     p.v.block(seg.k_first, h * HS, seg.k_rows, HS), masks[s], MapsKept::weights));
       if (seg.q_rows > 0) t.concat.block(seg.q_first, h * HS, seg.q_rows, HS) = t.heads.back().out;
     }
   }

@@ -139,8 +139,8 @@ TEST_CASE("app state: the Compare view's B and difference maps are derived witho
   REQUIRE(cm.b.size() == 4);
   REQUIRE(cm.diff.size() == 4);
   // Copies: the next settle() replaces both traces, and references into them would dangle.
-  const Mat a0 = app.trace->head(0, 0).weights;
-  const Mat b0 = app.trace_b->head(0, 0).weights;
+  const Mat a0 = app.trace->head(0, 0).weights_kept;
+  const Mat b0 = app.trace_b->head(0, 0).weights_kept;
   CHECK((cm.diff[0] - (a0 - b0)).cwiseAbs().maxCoeff() == 0.0f);
   CHECK((a0 - b0).cwiseAbs().maxCoeff() > 0.0f);  // "tired" vs "wide" changes the weights
 
@@ -153,15 +153,15 @@ TEST_CASE("app state: the Compare view's B and difference maps are derived witho
   CHECK(app.trace_b->config.n_heads == 1);
   REQUIRE(app.compare.maps.a.size() == 5);
   Mat avg = Mat::Zero(a0.rows(), a0.cols());
-  for (int h = 0; h < 4; ++h) avg += app.trace->head(0, h).weights;
+  for (int h = 0; h < 4; ++h) avg += app.trace->head(0, h).weights_kept;
   avg /= 4.0f;
   CHECK((app.compare.maps.a.back() - avg).cwiseAbs().maxCoeff() < 1e-6f);
   // Each of A's heads minus B's one head, then their average minus it.
   REQUIRE(app.compare.maps.diff.size() == 5);
   CHECK(app.compare.maps.diff_titles.at(0) == "A – B · 1");
-  CHECK((app.compare.maps.diff[1] - (app.trace->head(0, 1).weights - app.trace_b->head(0, 0).weights)).cwiseAbs().maxCoeff() < 1e-6f);
+  CHECK((app.compare.maps.diff[1] - (app.trace->head(0, 1).weights_kept - app.trace_b->head(0, 0).weights_kept)).cwiseAbs().maxCoeff() < 1e-6f);
   CHECK(app.compare.maps.diff_titles.back() == "average – B");
-  CHECK((app.compare.maps.diff.back() - (avg - app.trace_b->head(0, 0).weights)).cwiseAbs().maxCoeff() < 1e-6f);
+  CHECK((app.compare.maps.diff.back() - (avg - app.trace_b->head(0, 0).weights_kept)).cwiseAbs().maxCoeff() < 1e-6f);
 }
 
 TEST_CASE("app state: sessions round-trip, with enums saved by name") {
@@ -387,7 +387,7 @@ TEST_CASE("app state: heads switched off change the answer, come back on, and se
   // Rollout maps are derived once per trace; every head of a layer shows that layer's rollout.
   settle(app);
   REQUIRE(app.maps.maps.size() == 8);
-  CHECK(app_head_map(app, 1, 0) == app_head_map(app, 1, 3));
+  CHECK(*app_head_map(app, 1, 0) == *app_head_map(app, 1, 3));
   CHECK(app.maps.error.empty());
   CHECK(app_map_per_layer(app));  // so the views draw it once per layer
   app.measure = AttentionMeasure::value_norm;
@@ -402,7 +402,7 @@ TEST_CASE("app state: heads switched off change the answer, come back on, and se
   REQUIRE(cross.trace);
   CHECK(test::has(cross.maps.error, "not defined for cross-attention"));
   CHECK_FALSE(app_map_per_layer(cross));
-  CHECK(app_head_map(cross, 0, 1) == cross.trace->head(0, 1).weights);
+  CHECK(*app_head_map(cross, 0, 1) == cross.trace->head(0, 1).weights_kept);
 
   // Another model starts with every head on (the switched-off heads were the demo's), and says so.
   REQUIRE(app_use_source(app, ModelSource::sandbox).ok());
@@ -737,7 +737,7 @@ TEST_CASE("app state: an attention file is shown without a model, a failed open 
   app.measure = AttentionMeasure::rollout;  // the weights are enough for rollout: one map per layer
   settle(app);
   CHECK(app_map_per_layer(app));
-  CHECK(app_head_map(app, 1, 0) == app_head_map(app, 1, 1));
+  CHECK(*app_head_map(app, 1, 0) == *app_head_map(app, 1, 1));
   app.measure = AttentionMeasure::weights;
   app.cross = true;  // the file has cross-attention: its keys are the source tokens
   app.dirty = true;
@@ -869,9 +869,9 @@ TEST_CASE("app state: the word toggles show words in the weights views, keep the
   CHECK(shown.n_queries() < pieces.n_queries());
   for (int l = 0; l < static_cast<int>(shown.layers.size()); ++l)
     for (int h = 0; h < shown.config.n_heads; ++h) {
-      CHECK((app_head_map(app, l, h) - want->head(l, h).weights).cwiseAbs().maxCoeff() == 0.0f);
+      CHECK((*app_head_map(app, l, h) - want->head(l, h).weights_kept).cwiseAbs().maxCoeff() == 0.0f);
       // Special tokens hidden: every row sums to 1 again.
-      CHECK((shown.head(l, h).weights.rowwise().sum().array() - 1.0f).abs().maxCoeff() < 1e-5f);
+      CHECK((shown.head(l, h).weights_kept.rowwise().sum().array() - 1.0f).abs().maxCoeff() < 1e-5f);
     }
 
   // The chosen query stays a piece row: a shown word row picks its first piece, and back.
@@ -1158,12 +1158,13 @@ TEST_CASE("app state: the first token set aside and the colour scale: maps renor
   app.dirty = true;
   settle(app);
   REQUIRE(app.trace);
-  CHECK(&app_head_map(app, 0, 1) == &app.trace->head(0, 1).weights);  // drawn as they are
+  CHECK(app_head_map(app, 0, 1).get() == &app.trace->head(0, 1).weights_kept);  // drawn as they are
   app.first_aside = true;
   settle(app);
   REQUIRE(app_first_aside(app));
-  const Mat& shown = app_head_map(app, 0, 1);
-  const Mat& w = app.trace->head(0, 1).weights;
+  const std::shared_ptr<const Mat> shown_map = app_head_map(app, 0, 1);
+  const Mat& shown = *shown_map;
+  const Mat& w = app.trace->head(0, 1).weights_kept;
   CHECK(shown.col(0) == w.col(0));
   for (Eigen::Index i = 0; i < shown.rows(); ++i) {
     CHECK(shown.row(i).tail(shown.cols() - 1).sum() == doctest::Approx(1.0f).epsilon(1e-5));

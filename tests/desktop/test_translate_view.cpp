@@ -196,7 +196,7 @@ TEST_CASE("translate view: the figure holds every head's weights, the shown head
     ++cells;
     const std::string panel = *e->attribute("data-panel");
     const int head = panel.back() - '0', row = std::stoi(*e->attribute("data-row")), col = std::stoi(*e->attribute("data-col"));
-    const float want = r.forward.decoder[0].cross.attn.heads[static_cast<size_t>(head)].weights(row, col);
+    const float want = r.forward.decoder[0].cross.attn.heads[static_cast<size_t>(head)].weights_kept(row, col);
     CHECK(std::stof(*e->attribute("data-value")) == doctest::Approx(want).epsilon(1e-6));
     ++checked;
   }

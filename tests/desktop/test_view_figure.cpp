@@ -116,7 +116,7 @@ TEST_CASE("view figures: Heads, Model view, Lines, Step by step and Statistics e
   SUBCASE("heads: every head of the layer, in the colour map") {
     const SvgRead svg = export_view(app, View::heads);
     int cells = 0;
-    for (int h = 0; h < NH; ++h) cells += check_panel(svg, "h" + std::to_string(h), t.head(1, h).weights, app.cmap, 0, 1);
+    for (int h = 0; h < NH; ++h) cells += check_panel(svg, "h" + std::to_string(h), t.head(1, h).weights_kept, app.cmap, 0, 1);
     CHECK(cells == static_cast<int>(svg.cells.size()));
     CHECK(has(svg.text, "Head 8"));
     CHECK(has(svg.text, "Layer 2 / 2"));
@@ -124,25 +124,25 @@ TEST_CASE("view figures: Heads, Model view, Lines, Step by step and Statistics e
     app.lang = Lang::ko;
     app.cmap = Colormap::magma;
     const SvgRead ko = export_view(app, View::heads);
-    check_panel(ko, "h3", t.head(1, 3).weights, Colormap::magma, 0, 1);
+    check_panel(ko, "h3", t.head(1, 3).weights_kept, Colormap::magma, 0, 1);
     CHECK(has(ko.text, "헤드 4"));
   }
   SUBCASE("model view: every layer x head") {
     const SvgRead svg = export_view(app, View::model);
     for (int l = 0; l < NL; ++l)
       for (int h = 0; h < NH; ++h)
-        check_panel(svg, "l" + std::to_string(l) + ".h" + std::to_string(h), t.head(l, h).weights, app.cmap, 0, 1);
+        check_panel(svg, "l" + std::to_string(l) + ".h" + std::to_string(h), t.head(l, h).weights_kept, app.cmap, 0, 1);
     CHECK(svg.cells.size() == static_cast<size_t>(NL * NH * t.n_queries() * t.n_keys()));
   }
   SUBCASE("lines: the chosen query's lines carry their weights, one per head and key above 1%") {
     const SvgRead svg = export_view(app, View::lines);
     int expected = 0;
     for (int h = 0; h < NH; ++h)
-      for (int k = 0; k < t.n_keys(); ++k) expected += t.head(1, h).weights(7, k) >= 0.01f ? 1 : 0;
+      for (int k = 0; k < t.n_keys(); ++k) expected += t.head(1, h).weights_kept(7, k) >= 0.01f ? 1 : 0;
     CHECK(static_cast<int>(svg.links.size()) == expected);
     for (const SvgCell& l : svg.links) {
       CHECK(l.row == 7);
-      CHECK(std::abs(l.value - t.head(1, std::stoi(l.panel.substr(1))).weights(7, l.col)) <= 1e-6f);
+      CHECK(std::abs(l.value - t.head(1, std::stoi(l.panel.substr(1))).weights_kept(7, l.col)) <= 1e-6f);
     }
     for (const TraceToken& tok : t.keys) CHECK(has(svg.text, tok.text));
   }
@@ -181,7 +181,7 @@ TEST_CASE("view figures: Heads, Model view, Lines, Step by step and Statistics e
     app.head = 2;
     app.steps.step = 6;  // softmax
     const SvgRead svg = export_view(app, View::steps);
-    check_panel(svg, "weights", t.head(1, 2).weights, app.cmap, 0, 1);
+    check_panel(svg, "weights", t.head(1, 2).weights_kept, app.cmap, 0, 1);
     // Its formula typeset as in the app, A_i = softmax(Q_iK_i^T / √d_k + M): the base text in runs,
     // each script its own text, no markup left.
     CHECK(svg.text.find("\nA\ni\n = softmax(\nQ\ni\nK\ni\nT\nd\nk\n + M)\n") != std::string::npos);
@@ -200,7 +200,7 @@ TEST_CASE("view figures: Heads, Model view, Lines, Step by step and Statistics e
     Mat max_weight(NL, NH), first(NL, NH);
     for (int l = 0; l < NL; ++l)
       for (int h = 0; h < NH; ++h) {
-        const HeadStats st = head_stats(t.head(l, h).weights, punct);
+        const HeadStats st = head_stats(t.head(l, h).weights_kept, punct);
         max_weight(l, h) = st.max_weight;
         first(l, h) = st.first_token_share;
       }
@@ -222,9 +222,9 @@ TEST_CASE("view figures: Compare exports A, B and A - B on the diverging map") {
   const SvgRead svg = export_view(app, View::compare);
   for (size_t i = 0; i < cm.a.size(); ++i) check_panel(svg, "a." + std::to_string(i), cm.a[i], app.cmap, 0, 1);
   for (size_t i = 0; i < cm.b.size(); ++i) {
-    check_panel(svg, "b." + std::to_string(i), app.trace_b->head(app.layer, static_cast<int>(i)).weights, app.cmap, 0, 1);
+    check_panel(svg, "b." + std::to_string(i), app.trace_b->head(app.layer, static_cast<int>(i)).weights_kept, app.cmap, 0, 1);
     check_panel(svg, "diff." + std::to_string(i),
-                app.trace->head(app.layer, static_cast<int>(i)).weights - app.trace_b->head(app.layer, static_cast<int>(i)).weights,
+                app.trace->head(app.layer, static_cast<int>(i)).weights_kept - app.trace_b->head(app.layer, static_cast<int>(i)).weights_kept,
                 Colormap::diverging, -1, 1);
   }
   CHECK(has(svg.text, "B: " + app.compare.sentence));
@@ -244,17 +244,17 @@ TEST_CASE("view figures: Coreference exports the demo's heads and the pair's ans
   Mat to_a(NL, NH), to_b(NL, NH);
   for (int l = 0; l < NL; ++l)
     for (int h = 0; h < NH; ++h) {
-      to_a(l, h) = t.head(l, h).weights(a.example.pronoun, a.example.candidate_a);
-      to_b(l, h) = t.head(l, h).weights(a.example.pronoun, a.example.candidate_b);
+      to_a(l, h) = t.head(l, h).weights_kept(a.example.pronoun, a.example.candidate_a);
+      to_b(l, h) = t.head(l, h).weights_kept(a.example.pronoun, a.example.candidate_b);
     }
   check_panel(svg, "to_a", to_a, app.cmap, 0, 1);
   check_panel(svg, "to_b", to_b, app.cmap, 0, 1);
   REQUIRE(a.best >= 0);
   const CorefHeadScore& best = a.heads[static_cast<size_t>(a.best)];
-  check_panel(svg, "pair.a.0", t.head(best.layer, best.head).weights, app.cmap, 0, 1);
+  check_panel(svg, "pair.a.0", t.head(best.layer, best.head).weights_kept, app.cmap, 0, 1);
   REQUIRE(a.answer);
   CHECK(has(svg.text, "Model's answer: " + a.answer->referent_text));
-  if (app.trace_b && app.coref.b.fits) check_panel(svg, "pair.b.0", app.trace_b->head(best.layer, best.head).weights, app.cmap, 0, 1);
+  if (app.trace_b && app.coref.b.fits) check_panel(svg, "pair.b.0", app.trace_b->head(best.layer, best.head).weights_kept, app.cmap, 0, 1);
 }
 
 TEST_CASE("view figures: Train exports its curves once a run has reported, and says so before") {

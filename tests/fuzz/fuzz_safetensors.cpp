@@ -62,8 +62,8 @@ std::string check_attention(Bytes bytes) {
     for (const LayerTrace& l : t->layers) {
       if (static_cast<int>(l.attn.heads.size()) != t->config.n_heads) return "attention file: a layer's head count differs";
       for (const HeadTrace& h : l.attn.heads) {
-        if (h.weights.rows() != t->n_queries() || h.weights.cols() != t->n_keys()) return "attention file: a head's shape differs";
-        if (h.weights.size() > 0 && (!h.weights.allFinite() || h.weights.minCoeff() < 0))
+        if (h.weights_kept.rows() != t->n_queries() || h.weights_kept.cols() != t->n_keys()) return "attention file: a head's shape differs";
+        if (h.weights_kept.size() > 0 && (!h.weights_kept.allFinite() || h.weights_kept.minCoeff() < 0))
           return "attention file: a NaN, infinite or negative weight was accepted";
       }
     }

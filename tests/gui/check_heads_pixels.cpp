@@ -34,7 +34,7 @@ int check(unsigned char* px, int W, int H, const nlohmann::json& layout, const T
   for (const auto& d : layout["heads"]) {
     if (d.value("view", "heads") != "heads") continue;  // Compare's maps are not the trace's heads
     ++heads;
-    const Mat& w = t.head(d["layer"].get<int>(), d["head"].get<int>()).weights;
+    const Mat& w = t.head(d["layer"].get<int>(), d["head"].get<int>()).weights_kept;
     if (d["rows"].get<int>() != w.rows() || d["cols"].get<int>() != w.cols())
       return std::fprintf(stderr, "head %d: drawn %dx%d, trace %ldx%ld\n", d["head"].get<int>(), d["rows"].get<int>(),
                           d["cols"].get<int>(), static_cast<long>(w.rows()), static_cast<long>(w.cols())), 1;

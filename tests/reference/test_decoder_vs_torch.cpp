@@ -73,9 +73,9 @@ TEST_CASE("torch reference: nn.TransformerDecoder, every head of both attentions
       const DecoderLayerTrace t = decoder_layer_forward(decoder_layer_of(f, l), c, x, memory, self_mask, cross_mask);
       for (int h = 0; h < c.n_heads; ++h) {
         CAPTURE(h);
-        CHECK(max_abs_diff(t.self.attn.heads[static_cast<size_t>(h)].weights, fixture_slice(f, "fixture.self_weights." + n, h)) <
+        CHECK(max_abs_diff(t.self.attn.heads[static_cast<size_t>(h)].weights_kept, fixture_slice(f, "fixture.self_weights." + n, h)) <
               kDecoderTol);
-        CHECK(max_abs_diff(t.cross.attn.heads[static_cast<size_t>(h)].weights, fixture_slice(f, "fixture.cross_weights." + n, h)) <
+        CHECK(max_abs_diff(t.cross.attn.heads[static_cast<size_t>(h)].weights_kept, fixture_slice(f, "fixture.cross_weights." + n, h)) <
               kDecoderTol);
       }
       CHECK(max_abs_diff(t.self.attn.out, fixture_mat(f, "fixture.self_out." + n)) < kDecoderTol);

@@ -101,7 +101,7 @@ FamilyWorst check_family(const std::string& name) {
     const std::string p = "case" + std::to_string(k) + ".";
     for (int l = 0; l < c.n_layers; ++l)
       for (int h = 0; h < c.n_heads; ++h)
-        w.attn = std::max(w.attn, max_abs_diff(t->head(l, h).weights, slice(ref, p + "attn." + std::to_string(l), h)));
+        w.attn = std::max(w.attn, max_abs_diff(t->head(l, h).weights_kept, slice(ref, p + "attn." + std::to_string(l), h)));
     if (c.positions == PositionEncoding::rotary) {
       for (int h = 0; h < c.n_heads; ++h) {
         const HeadTrace& head = t->head(0, h);
@@ -164,8 +164,8 @@ TEST_CASE("families: Mistral's sliding window is the local-window mask") {
   auto t = trace_run(*m, in);
   REQUIRE(t.ok());
   // Query 11 sees keys 8..11, itself included, and nothing before.
-  CHECK(t->head(0, 0).weights(11, 7) == 0.0f);
-  CHECK(t->head(0, 0).weights(11, 8) > 0.0f);
+  CHECK(t->head(0, 0).weights_kept(11, 7) == 0.0f);
+  CHECK(t->head(0, 0).weights_kept(11, 8) > 0.0f);
   CHECK(t->causal);
 }
 
@@ -198,7 +198,7 @@ float attention_change_with(const std::string& name, const RopeConfig& rope) {
     REQUIRE((a.ok() && b.ok()));
     for (int l = 0; l < model->config.n_layers; ++l)
       for (int h = 0; h < model->config.n_heads; ++h)
-        worst = std::max(worst, max_abs_diff(a->head(l, h).weights, b->head(l, h).weights));
+        worst = std::max(worst, max_abs_diff(a->head(l, h).weights_kept, b->head(l, h).weights_kept));
   }
   return worst;
 }
@@ -278,7 +278,7 @@ TEST_CASE("families: a Llama folder with its tokenizer.json opens by path and re
   for (const TraceToken& t : a->queries) by_ids.token_ids.push_back(t.id);
   auto b = trace_run(*m, by_ids);
   REQUIRE(b.ok());
-  CHECK(max_abs_diff(a->head(1, 5).weights, b->head(1, 5).weights) == 0.0f);
+  CHECK(max_abs_diff(a->head(1, 5).weights_kept, b->head(1, 5).weights_kept) == 0.0f);
   // The causal model's next-token answer exists (its own lm_head).
   auto answer = model_answer(*m, *a, by_text.text, 5);
   REQUIRE_MESSAGE(answer.ok(), answer.error());

@@ -71,7 +71,7 @@ Worst check_against_torch(const std::string& name) {
     const std::string p = "case" + std::to_string(k) + ".";
     for (int l = 0; l < c.n_layers; ++l)
       for (int h = 0; h < c.n_heads; ++h)
-        w.attn = std::max(w.attn, max_abs_diff(t->head(l, h).weights, fixture_slice(ref, p + "attn." + std::to_string(l), h)));
+        w.attn = std::max(w.attn, max_abs_diff(t->head(l, h).weights_kept, fixture_slice(ref, p + "attn." + std::to_string(l), h)));
     for (int h = 0; h < c.n_heads; ++h) {
       const HeadTrace& head = t->head(0, h);
       w.qk = std::max(w.qk, max_abs_diff(head.q_unrotated, fixture_slice(ref, p + "q_pre_rot.0", h)));
@@ -193,8 +193,8 @@ TEST_CASE("gguf models: Phi-3's fused tensors and its sliding window, which llam
   in.token_ids = read_json(model_dir("phi3_q8_0") + "/reference.json")["cases"][2]["ids"].get<std::vector<int>>();
   auto t = trace_run(phi, in);
   REQUIRE(t.ok());
-  CHECK(t->head(0, 0).weights(10, 6) == 0.0f);  // query 10 sees keys 7..10
-  CHECK(t->head(0, 0).weights(10, 7) > 0.0f);
+  CHECK(t->head(0, 0).weights_kept(10, 6) == 0.0f);  // query 10 sees keys 7..10
+  CHECK(t->head(0, 0).weights_kept(10, 7) > 0.0f);
   // Without the window, as llama.cpp runs it: its probabilities within its activations' rounding.
   phi.config.sliding_window = 0;
   const auto llama = read_json(model_dir("phi3_q8_0") + "/llamacpp.json");
@@ -273,7 +273,7 @@ TEST_CASE("gguf models: layers decoded on demand give the numbers of layers deco
       auto b = trace_run(lazy, in);
       REQUIRE((a.ok() && b.ok()));
       for (int l = 0; l < now.config.n_layers; ++l)
-        for (int h = 0; h < now.config.n_heads; ++h) CHECK(a->head(l, h).weights == b->head(l, h).weights);
+        for (int h = 0; h < now.config.n_heads; ++h) CHECK(a->head(l, h).weights_kept == b->head(l, h).weights_kept);
       CHECK(a->final == b->final);
     }
     // The kept layer is handed out again, not decoded again; another is decoded anew each time, equal.

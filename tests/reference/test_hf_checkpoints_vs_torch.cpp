@@ -42,7 +42,7 @@ void check_folder(const std::string& folder) {
       const int T = t->n_queries();
       for (int h = 0; h < model.config.n_heads; ++h) {
         Eigen::Map<const Mat> want(a->data.data() + static_cast<size_t>(h) * T * T, T, T);
-        worst_attn = std::max(worst_attn, max_abs_diff(t->head(l, h).weights, want));
+        worst_attn = std::max(worst_attn, max_abs_diff(t->head(l, h).weights_kept, want));
       }
     }
     const Tensor* hidden = ref.find(p + "hidden");

@@ -92,7 +92,7 @@ TEST_CASE("measures vs torch: weights, value norms and rollout of every fixture"
       const Mat want_norms = fixture_mat(f.file, "fixture.value_norms." + ls);  // (NH, T)
       for (int h = 0; h < c.n_heads; ++h) {
         CAPTURE(h);
-        const float d_w = max_abs_diff(t.head(l, h).weights, fixture_slice(f.file, "fixture.weights." + ls, h));
+        const float d_w = max_abs_diff(t.head(l, h).weights_kept, fixture_slice(f.file, "fixture.weights." + ls, h));
         weights.add(d_w);
         CHECK(d_w < kWeightTol);
 
@@ -116,7 +116,7 @@ TEST_CASE("measures vs torch: weights, value norms and rollout of every fixture"
         auto as_roll = measure_map(f.model, t, AttentionMeasure::rollout, l, h);
         auto as_roll_cached = measure_map(f.model, t, AttentionMeasure::rollout, l, h, &*roll);
         REQUIRE((as_weights.ok() && as_norm.ok() && as_roll.ok() && as_roll_cached.ok()));
-        CHECK(*as_weights == t.head(l, h).weights);
+        CHECK(*as_weights == t.head(l, h).weights_kept);
         CHECK(*as_norm == *map);
         CHECK(*as_roll == (*roll)[static_cast<size_t>(l)]);
         CHECK(*as_roll_cached == (*roll)[static_cast<size_t>(l)]);

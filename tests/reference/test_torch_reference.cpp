@@ -60,7 +60,7 @@ TEST_CASE("torch reference: every encoder fixture agrees to 1e-5 on every head a
       const LayerTrace lt = layer_forward(model->weights.layers[static_cast<size_t>(l)], c, x, nullptr, mask);
       for (int h = 0; h < c.n_heads; ++h) {
         CAPTURE(h);
-        CHECK(max_abs_diff(lt.attn.heads[static_cast<size_t>(h)].weights,
+        CHECK(max_abs_diff(lt.attn.heads[static_cast<size_t>(h)].weights_kept,
                            fixture_slice(f, "fixture.weights." + std::to_string(l), h)) < kTol);
       }
       CHECK(max_abs_diff(lt.attn.out, fixture_mat(f, "fixture.attn_out." + std::to_string(l))) < kTol);
@@ -120,7 +120,7 @@ TEST_CASE("torch reference: attention fixtures (scoring functions, temperature, 
         const HeadTrace& head = t.heads[static_cast<size_t>(h)];
         CHECK(max_abs_diff(head.scores_raw, fixture_slice(f, "fixture.raw_scores", h)) < kTol);
         CHECK(max_abs_diff(head.scores_scaled, fixture_slice(f, "fixture.scaled_scores", h)) < kTol);
-        CHECK(max_abs_diff(head.weights, fixture_slice(f, "fixture.weights", h)) < kTol);
+        CHECK(max_abs_diff(head.weights_kept, fixture_slice(f, "fixture.weights", h)) < kTol);
         CHECK(max_abs_diff(head.out, fixture_slice(f, "fixture.head_out", h)) < kTol);
       }
       CHECK(max_abs_diff(t.concat, fixture_mat(f, "fixture.concat")) < kTol);
@@ -173,5 +173,5 @@ TEST_CASE("torch reference: a raw state dict without our metadata loads with the
   auto trace = trace_run(*model, in);
   REQUIRE_MESSAGE(trace.ok(), trace.error());
   CHECK(max_abs_diff(trace->final, fixture_mat(f, "fixture.layer_out.1")) < kTol);
-  for (int h = 0; h < 4; ++h) CHECK(max_abs_diff(trace->head(1, h).weights, fixture_slice(f, "fixture.weights.1", h)) < kTol);
+  for (int h = 0; h < 4; ++h) CHECK(max_abs_diff(trace->head(1, h).weights_kept, fixture_slice(f, "fixture.weights.1", h)) < kTol);
 }

@@ -55,11 +55,11 @@ TEST_CASE("torch reference: the translation encoder-decoder, forward, loss, grad
     for (int h = 0; h < 2; ++h) {
       CAPTURE(h);
       for (int l = 0; l < 2; ++l)
-        CHECK(max_abs_diff(f->encoder[static_cast<size_t>(l)].attn.heads[static_cast<size_t>(h)].weights,
+        CHECK(max_abs_diff(f->encoder[static_cast<size_t>(l)].attn.heads[static_cast<size_t>(h)].weights_kept,
                            fixture_slice(ref, p + "encoder_weights." + std::to_string(l), h)) < kTranslateTol);
-      CHECK(max_abs_diff(f->decoder[0].self.attn.heads[static_cast<size_t>(h)].weights, fixture_slice(ref, p + "self_weights", h)) <
+      CHECK(max_abs_diff(f->decoder[0].self.attn.heads[static_cast<size_t>(h)].weights_kept, fixture_slice(ref, p + "self_weights", h)) <
             kTranslateTol);
-      CHECK(max_abs_diff(f->decoder[0].cross.attn.heads[static_cast<size_t>(h)].weights, fixture_slice(ref, p + "cross_weights", h)) <
+      CHECK(max_abs_diff(f->decoder[0].cross.attn.heads[static_cast<size_t>(h)].weights_kept, fixture_slice(ref, p + "cross_weights", h)) <
             kTranslateTol);
     }
     TranslateExample ex;

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "base/json.h"
+#include "model/head_map.h"
 #include "state/attention_source.h"
 #include "state/model_source.h"
 
@@ -212,9 +213,15 @@ bool app_first_aside(const AppState& app) {
   return app.first_aside && measure_sets_first_aside(app.measure) && !app_words_shown(app);
 }
 
-const Mat& app_head_map(const AppState& app, int layer, int head) {
-  if (app_words_shown(app)) return app.words.trace->head(layer, head).weights;
+std::shared_ptr<const Mat> app_head_map(const AppState& app, int layer, int head) {
+  if (app_words_shown(app)) return head_map_shared(*app.words.trace, layer, head);  // words keep their maps
   return measure_map_of(app.maps, *app.trace, layer, head);
+}
+
+std::shared_ptr<const Mat> app_head_weights(const AppState& app, const Trace& t, int layer, int head) {
+  if (app.trace && &t == app.trace.get() && trace_forms_maps(t))
+    return app.maps.formed.get(t, app.maps.trace_version, layer, head, false);
+  return head_map_shared(t, layer, head);
 }
 
 AttentionMeasure app_measure_drawn(const AppState& app) {

@@ -167,8 +167,14 @@ const ImportanceGrid* app_importance(const AppState& app);
 // and pieces are not merged into words (whose maps are not rebuilt for it).
 bool app_first_aside(const AppState& app);
 // The map the heatmap views draw for a head of A: its weights (in words when shown) or the chosen
-// measure's, with the first key set aside when app_first_aside.
-const Mat& app_head_map(const AppState& app, int layer, int head);
+// measure's, with the first key set aside when app_first_aside. Formed now when the trace forms its
+// maps on demand (MeasureMaps::formed keeps it while asked for): hold the pointer, not a reference
+// to what it points to, while the map is used.
+std::shared_ptr<const Mat> app_head_map(const AppState& app, int layer, int head);
+
+// Head h of `layer` of `trace` (A, B or A's words): its weights, kept by the trace or formed on demand
+// (A's kept in MeasureMaps::formed while asked for; B's formed each time).
+std::shared_ptr<const Mat> app_head_weights(const AppState& app, const Trace& trace, int layer, int head);
 
 // The measure the heatmap views draw: the chosen one once its maps are built, else the weights (the
 // words are shown, or the measure could not be built).

@@ -112,7 +112,8 @@ Result<Figure> qk_figure(const AppState& app, const Trace& t, int layer, int hea
   fig.items.push_back(frame);
   const QKGeometry geo = qk_geometry(*p, left, top, side);
   const int q = app.query >= 0 && app.query < t.n_queries() ? app.query : -1;
-  const Mat& w = t.head(layer, head).weights;
+  const std::shared_ptr<const Mat> map = app_head_weights(app, t, layer, head);
+  const Mat& w = *map;
   for (int k : strongest_keys(w, q, 3))
     fig.items.push_back(segment(geo.at(p->queries, q), geo.at(p->keys, k), Rgba{24, 24, 24, static_cast<uint8_t>(80 + 175 * w(q, k))},
                                 1.0f + 3.0f * w(q, k)));

@@ -10,6 +10,7 @@
 
 #include "base/file_io.h"
 #include "base/parse_number.h"
+#include "model/head_map.h"
 #include "state/app_state.h"
 #include "state/file_actions.h"
 #include "state/answer_text.h"
@@ -108,7 +109,7 @@ std::string script_expect(const AppState& app, const std::string& what) {
     if (l < 0 || l >= static_cast<int>(t.layers.size()) || h < 0 || h >= t.config.n_heads || q < 0 ||
         q >= t.n_queries() || k < 0 || k >= t.n_keys())
       return "the shown trace has no cell " + text;
-    const double got = t.head(l, h).weights(q, k);
+    const double got = head_map_at(t, l, h, q, k);
     if (std::abs(got - want) <= 1e-6) return {};
     return "expected the weight " + std::to_string(want) + " at layer " + std::to_string(l) + " head " +
            std::to_string(h) + " (" + std::to_string(q) + ", " + std::to_string(k) + "), it is " + std::to_string(got);

@@ -21,8 +21,14 @@ int texture_side_for(float pixels) {
 
 void HeatmapTextures::update(uint64_t version, const std::vector<const Mat*>& maps, Colormap cmap, float vmin, float vmax,
                              int max_side, const ColorScaleSpec& scale, bool first_column_apart) {
+  update(version, maps.size(), [&](size_t i) { return std::shared_ptr<const Mat>(std::shared_ptr<const Mat>(), maps[i]); },
+         cmap, vmin, vmax, max_side, scale, first_column_apart);
+}
+
+void HeatmapTextures::update(uint64_t version, size_t count, const MapSource& map_of, Colormap cmap, float vmin,
+                             float vmax, int max_side, const ColorScaleSpec& scale, bool first_column_apart) {
   if (version == version_ && cmap == cmap_ && vmin == vmin_ && vmax == vmax_ && max_side == max_side_ &&
-      scale == scale_ && first_column_apart == apart_ && ids_.size() == maps.size())
+      scale == scale_ && first_column_apart == apart_ && ids_.size() == count)
     return;
   release();
   version_ = version;
@@ -32,19 +38,20 @@ void HeatmapTextures::update(uint64_t version, const std::vector<const Mat*>& ma
   vmax_ = vmax;
   scale_ = scale;
   apart_ = first_column_apart;
-  ids_.resize(maps.size());
+  ids_.resize(count);
   if (ids_.empty()) return;
   glGenTextures(static_cast<GLsizei>(ids_.size()), ids_.data());
   std::vector<uint8_t> pixels;
-  for (size_t i = 0; i < maps.size(); ++i) {
+  for (size_t i = 0; i < count; ++i) {
+    const std::shared_ptr<const Mat> map = map_of(i);  // formed now, for a trace that forms its maps on demand
     // Long inputs: one texel per max-pooled block, so a (4096, 4096) map costs 4 MB, not 64 MB,
     // and no peak is lost. The widget stretches the texture over the cells either way.
     Mat pooled;
-    if (maps[i]->rows() > max_side || maps[i]->cols() > max_side) pooled = downsample_max(*maps[i], max_side, max_side);
-    const Mat& w = pooled.size() > 0 ? pooled : *maps[i];
+    if (map->rows() > max_side || map->cols() > max_side) pooled = downsample_max(*map, max_side, max_side);
+    const Mat& w = pooled.size() > 0 ? pooled : *map;
     pixels.resize(static_cast<size_t>(w.size()) * 4);
     // The first key apart only while each texel column is one key (a pooled map mixes it with others).
-    const bool apart = first_column_apart && w.cols() == maps[i]->cols();
+    const bool apart = first_column_apart && w.cols() == map->cols();
     for (Eigen::Index r = 0; r < w.rows(); ++r)
       for (Eigen::Index c = 0; c < w.cols(); ++c) {
         const Rgba col = colormap_color(apart && c == 0 ? Colormap::high_contrast : cmap, scale, w(r, c), vmin, vmax);

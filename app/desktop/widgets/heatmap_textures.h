@@ -4,6 +4,8 @@
 // per-cell work on the CPU however many heads are shown.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "base/no_copy.h"
@@ -26,6 +28,12 @@ class HeatmapTextures : NoCopy {
   // key, set aside) in greys, as HeatmapGridSpec does.
   void update(uint64_t version, const std::vector<const Mat*>& maps, Colormap cmap, float vmin = 0.0f, float vmax = 1.0f,
               int max_side = kMaxTextureSide, const ColorScaleSpec& scale = {}, bool first_column_apart = false);
+  // The same for `count` maps given one at a time by map_of(i), which may form each (a trace that
+  // forms its maps on demand): only one is held at a time, pooled and uploaded before the next.
+  using MapSource = std::function<std::shared_ptr<const Mat>(size_t)>;
+  void update(uint64_t version, size_t count, const MapSource& map_of, Colormap cmap, float vmin = 0.0f,
+              float vmax = 1.0f, int max_side = kMaxTextureSide, const ColorScaleSpec& scale = {},
+              bool first_column_apart = false);
   // True when update(version, ..., cmap, ..., max_side, scale, apart) would do nothing: lets a caller
   // skip building the matrices.
   bool holds(uint64_t version, Colormap cmap, int max_side, const ColorScaleSpec& scale = {}, bool first_column_apart = false) const {

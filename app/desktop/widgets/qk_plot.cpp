@@ -40,7 +40,8 @@ void qk_plot(AppState& app, const Trace& t, int layer, int head, ImVec2 size) {
   const ImU32 query_col = rgba_u32(kQueryColor), key_col = rgba_u32(kKeyColor);
   const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   const int q = app.query >= 0 && app.query < t.n_queries() ? app.query : -1;
-  const Mat& w = t.head(layer, head).weights;
+  const std::shared_ptr<const Mat> map = app_head_weights(app, t, layer, head);
+  const Mat& w = *map;
   for (int k : strongest_keys(w, q, 3))  // the chosen query's three strongest keys
     dl->AddLine(at(p->queries, q), at(p->keys, k), IM_COL32(255, 255, 255, static_cast<int>(80 + 175 * w(q, k))), 1.0f + 3.0f * w(q, k));
   const float r = 4.0f * ImGui::GetFontSize() / 16.0f;

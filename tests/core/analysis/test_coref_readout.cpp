@@ -42,10 +42,10 @@ Trace hand_trace(const std::vector<std::array<float, 3>>& it_rows) {  // per hea
   t.layers.resize(1);
   for (const auto& r : it_rows) {
     HeadTrace h;
-    h.weights = Mat::Zero(t.n_queries(), t.n_keys());
-    h.weights(kIt, kAnimal) = r[0];
-    h.weights(kIt, kStreet) = r[1];
-    h.weights(kIt, kProperty) = r[2];
+    h.weights_kept = Mat::Zero(t.n_queries(), t.n_keys());
+    h.weights_kept(kIt, kAnimal) = r[0];
+    h.weights_kept(kIt, kStreet) = r[1];
+    h.weights_kept(kIt, kProperty) = r[2];
     t.layers[0].attn.heads.push_back(h);
   }
   return t;

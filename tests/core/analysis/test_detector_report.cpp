@@ -79,7 +79,7 @@ TEST_CASE("detector report: the grid is detector_grid's, with the strongest head
     CHECK(r.best_score == best);
   }
   // The previous-token score of one head, by hand: mean of w(i, i-1) over queries 1..6.
-  const Mat& w = t.head(1, 2).weights;
+  const Mat& w = t.head(1, 2).weights_kept;
   double sum = 0;
   for (int i = 1; i < 7; ++i) sum += w(i, i - 1);
   CHECK(all.reports[0].grid.by_layer_head[1][2].score == doctest::Approx(sum / 6));
@@ -133,7 +133,7 @@ TEST_CASE("detector report: the coreference target comes from the trace's tokens
   const DetectorReport r = detector_report(Detector::coreference, t, c);
   CHECK(r.gap == DetectorGap::none);
   CHECK(r.queries == 1);
-  CHECK(r.grid.by_layer_head[0][1].score == t.head(0, 1).weights(7, 1));
+  CHECK(r.grid.by_layer_head[0][1].score == t.head(0, 1).weights_kept(7, 1));
   // "wide" points at the place: the street.
   CHECK(coref_target_find(detector_trace(m, "The animal didn't cross the street because it was too wide.")).referent == 5);
   // No property word: the rule cannot decide.

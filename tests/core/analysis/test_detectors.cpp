@@ -142,7 +142,7 @@ TEST_CASE("detectors: a random-weight causal model has no induction heads (every
   // The grid agrees with scoring the head directly.
   std::vector<std::string> tokens;
   for (const TraceToken& q : t->queries) tokens.push_back(q.text);
-  CHECK(g.by_layer_head[1][2].score == detector_score(Detector::induction, t->head(1, 2).weights, tokens).score);
+  CHECK(g.by_layer_head[1][2].score == detector_score(Detector::induction, t->head(1, 2).weights_kept, tokens).score);
 }
 
 TEST_CASE("detectors: the grid cuts padding off and leaves cross-attention undefined") {

@@ -47,7 +47,7 @@ Trace weights_trace(const std::vector<std::vector<Mat>>& layers) {
     LayerTrace l;
     for (const Mat& w : heads) {
       HeadTrace h;
-      h.weights = w;
+      h.weights_kept = w;
       l.attn.heads.push_back(h);
     }
     t.layers.push_back(l);
@@ -81,7 +81,7 @@ TEST_CASE("measures: rollout of one layer is ½·mean over heads of A + ½·I") 
   REQUIRE_MESSAGE(r.ok(), r.error());
   REQUIRE(r->size() == 1);
   Mat mean = Mat::Zero(6, 6);
-  for (int h = 0; h < 4; ++h) mean += t.head(0, h).weights / 4.0f;
+  for (int h = 0; h < 4; ++h) mean += t.head(0, h).weights_kept / 4.0f;
   const Mat want = 0.5f * mean + 0.5f * Mat::Identity(6, 6);
   CHECK(max_abs_diff((*r)[0], want) < kTol);
 }
@@ -146,7 +146,7 @@ TEST_CASE("measures: with W_O = I the value-norm map is α_ij · ‖v_j‖") {
       REQUIRE_MESSAGE(map.ok(), map.error());
       Mat want(7, 7);
       for (int i = 0; i < 7; ++i)
-        for (int j = 0; j < 7; ++j) want(i, j) = head.weights(i, j) * head.v.row(j).norm();
+        for (int j = 0; j < 7; ++j) want(i, j) = head.weights_kept(i, j) * head.v.row(j).norm();
       CHECK(max_abs_diff(*map, want) < kTol);
       auto as_measure = measure_map(m, t, AttentionMeasure::value_norm, l, h);
       REQUIRE(as_measure.ok());
@@ -178,7 +178,7 @@ TEST_CASE("measures: a head's value norm reads the COLUMNS of W_O it feeds, not 
   auto map = value_norm_map(m, t, 0, 0);
   REQUIRE(map.ok());
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) CHECK((*map)(i, j) == doctest::Approx(t.head(0, 0).weights(i, j) * 5.0 * std::abs(x(j, 0))));
+    for (int j = 0; j < 3; ++j) CHECK((*map)(i, j) == doctest::Approx(t.head(0, 0).weights_kept(i, j) * 5.0 * std::abs(x(j, 0))));
 }
 
 TEST_CASE("measures: errors name the missing layer or head and a trace from another model") {

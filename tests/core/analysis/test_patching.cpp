@@ -343,7 +343,7 @@ TEST_CASE("query/key projection: the weight-preserving moves, the principal axes
   for (Eigen::Index i = 0; i < s.rows(); ++i) {
     Eigen::RowVectorXd row = (s.row(i).array() - s.row(i).maxCoeff()).exp();
     row /= row.sum();
-    for (Eigen::Index j = 0; j < row.size(); ++j) CHECK(row(j) == doctest::Approx(h.weights(i, j)).epsilon(1e-4));
+    for (Eigen::Index j = 0; j < row.size(); ++j) CHECK(row(j) == doctest::Approx(h.weights_kept(i, j)).epsilon(1e-4));
   }
   // The same head twice: the same picture (the axes' signs are fixed).
   auto again = qk_projection(h);

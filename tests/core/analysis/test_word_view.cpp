@@ -31,8 +31,8 @@ void check_against_pieces(const Trace& t, const WordViewOptions& o) {
   REQUIRE(w->n_queries() == static_cast<int>(rows.groups.size()));
   for (size_t l = 0; l < t.layers.size(); ++l)
     for (int h = 0; h < t.config.n_heads; ++h) {
-      const Mat& pieces = t.head(static_cast<int>(l), h).weights;
-      const Mat& words = w->head(static_cast<int>(l), h).weights;
+      const Mat& pieces = t.head(static_cast<int>(l), h).weights_kept;
+      const Mat& words = w->head(static_cast<int>(l), h).weights_kept;
       for (int r = 0; r < words.rows(); ++r) {
         if (o.hide_special) CHECK(words.row(r).sum() == doctest::Approx(1.0).epsilon(1e-5));
         for (int c = 0; c < words.cols(); ++c) {
@@ -77,7 +77,7 @@ TEST_CASE("word view: GPT-2's pieces join their words, columns sum, rows average
   REQUIRE(w.ok());
   CHECK(w->n_queries() == t.n_queries() - continued);
   // Causal stays causal in words: a word never sees a later word.
-  const Mat& m = w->head(1, 2).weights;
+  const Mat& m = w->head(1, 2).weights_kept;
   for (int r = 0; r < m.rows(); ++r)
     for (int c = r + 1; c < m.cols(); ++c) CHECK(m(r, c) == 0.0f);
 }

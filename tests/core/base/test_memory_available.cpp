@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "base/memory_available.h"
+#include "model/head_map.h"
 #include "model/trace.h"
 #include "support/check_util.h"
 #include "support/model_util.h"
@@ -41,7 +42,7 @@ int64_t held_bytes(const Trace& t) {
               l.ffn_out.size() + l.out.size() + l.attn.concat.size() + l.attn.out.size();
     for (const HeadTrace& h : l.attn.heads)
       floats += h.q.size() + h.k.size() + h.v.size() + h.q_unrotated.size() + h.k_unrotated.size() +
-                h.scores_raw.size() + h.scores_scaled.size() + h.weights.size() + h.out.size();
+                h.scores_raw.size() + h.scores_scaled.size() + h.weights_kept.size() + h.out.size();
   }
   return floats * static_cast<int64_t>(sizeof(float));
 }
@@ -101,37 +102,48 @@ TEST_CASE("memory available: --max-trace-memory's SIZE, and what is wrong with a
   CHECK(memory_size_text(705 * 1024) == "705 KiB");  // the local-model list's test fixtures
 }
 
-TEST_CASE("trace memory: trace_bytes is what a real trace holds, scores kept or not, rotary or not") {
+TEST_CASE("trace memory: trace_bytes is what a real trace holds, scores and maps kept or not, rotary or not") {
   struct Case {
     ModelConfig config;
     int tokens;
+    bool on_demand = false;
   };
   ModelConfig llama = test::llama_config({.d_model = 32, .n_heads = 4, .n_layers = 2, .d_ff = 48}, 2);
   ModelConfig plain = test::sized_config({.d_model = 24, .n_heads = 3, .n_layers = 2, .d_ff = 0});
   // 40 tokens keep every score; 1,500 x 1,500 x 8 heads x 2 layers does not (kKeepScoresCells).
-  for (const Case& k : {Case{llama, 40}, Case{llama, 1500}, Case{plain, 40}, Case{plain, 1500}}) {
+  // With maps on demand a trace holds no (Tq, Tk) matrix but the mask.
+  for (const Case& k : {Case{llama, 40}, Case{llama, 1500}, Case{plain, 40}, Case{plain, 1500}, Case{llama, 40, true},
+                        Case{plain, 300, true}}) {
     CAPTURE(k.tokens);
+    CAPTURE(k.on_demand);
     CAPTURE(k.config.positions == PositionEncoding::rotary);
     const Model m = model_init_random(k.config, 3);
     TraceInput in;
     in.embeddings = Mat::Random(k.tokens, k.config.d_model);
     in.max_memory = int64_t{1} << 40;
+    in.maps_on_demand = k.on_demand;
     auto t = trace_run(m, in);
     REQUIRE_MESSAGE(t.ok(), t.error());
-    CHECK(trace_bytes(k.config, k.tokens, k.tokens) == held_bytes(*t));
+    CHECK(trace_forms_maps(*t) == k.on_demand);
+    CHECK(trace_bytes(k.config, k.tokens, k.tokens, k.on_demand) == held_bytes(*t));
   }
 }
 
 TEST_CASE("trace memory: the tokens that fit, and a refusal that says so and how to raise the limit") {
-  // TinyLlama's shape: 2,820 bytes per (query, key) cell over its 704 heads and the mask, and
-  // 3,035,136 bytes per token (the layers' rows and every head's q, k, v, out, unrotated q and k).
+  // TinyLlama's shape: 2,820 bytes per (query, key) cell over its 704 heads and the mask while it
+  // keeps its weights (up to 617 tokens: kKeepMapsCells), then 4 (the mask alone: the maps are
+  // formed on demand); 3,035,136 bytes per token (the layers' rows and every head's q, k, v, out,
+  // unrotated q and k).
   const ModelConfig tl = tinyllama();
-  CHECK(trace_bytes(tl, 1000, 1000) == 2820LL * 1000 * 1000 + 3035136LL * 1000);
-  CHECK(trace_tokens_fit(tl, 2 * kGiB) == 487);
-  CHECK(trace_tokens_fit(tl, 19 * kGiB / 2) == 1438);
-  CHECK(trace_tokens_fit(tl, 8 * kGiB) == 1288);
-  CHECK(trace_tokens_fit(gpt2_small(), 2 * kGiB) == 1477);
-  CHECK(trace_tokens_fit(gpt2_small(), 19 * kGiB / 2) == 3711);
+  CHECK(trace_maps_kept(tl, 617, 617) == MapsKept::weights);
+  CHECK(trace_maps_kept(tl, 618, 618) == MapsKept::none);
+  CHECK(trace_bytes(tl, 600, 600) == 2820LL * 600 * 600 + 3035136LL * 600);
+  CHECK(trace_bytes(tl, 1000, 1000) == 4LL * 1000 * 1000 + 3035136LL * 1000);
+  CHECK(trace_tokens_fit(tl, 2 * kGiB) == 706);  // 487 while every map was kept
+  CHECK(trace_tokens_fit(tl, 19 * kGiB / 2) == 3346);
+  CHECK(trace_tokens_fit(tl, 8 * kGiB) == 2819);
+  CHECK(trace_tokens_fit(gpt2_small(), 2 * kGiB) == 3520);
+  CHECK(trace_tokens_fit(gpt2_small(), 19 * kGiB / 2) == kMaxTokens);
   CHECK(trace_tokens_fit(gpt2_small(), 1024 * kGiB) == kMaxTokens);
   CHECK(trace_tokens_fit(tl, kMiB) == 0);
   for (const int64_t limit : {2 * kGiB, 19 * kGiB / 2, 256 * kMiB}) {  // the largest that fits, and one more does not
@@ -144,11 +156,13 @@ TEST_CASE("trace memory: the tokens that fit, and a refusal that says so and how
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error() ==
         "the attention weights would take 1.0 GB (600 x 600 in each of 32 heads x 22 layers), the whole trace 2.8 GB, "
-        "over its limit of 2.1 GB: 487 tokens fit in this model. Use a shorter text (or padding), fewer heads or "
+        "over its limit of 2.1 GB: 706 tokens fit in this model. Use a shorter text (or padding), fewer heads or "
         "layers, or, if the machine has the memory, raise the limit with --max-trace-memory SIZE (3G for this input)");
   CHECK(trace_size_check(tl, 600, 600, 3 * kGiB).ok());
   CHECK(trace_size_check(tl, 487, 487, 0).ok());  // 0: the 2 GiB default
   CHECK_FALSE(trace_size_check(tl, 488, 488, 0).ok());
+  CHECK(trace_size_check(tl, 706, 706, 0).ok());  // maps formed on demand
+  CHECK_FALSE(trace_size_check(tl, 707, 707, 0).ok());
 }
 
 TEST_CASE("trace memory: trace_run refuses past its limit before any layer runs, and runs at the limit") {

@@ -20,7 +20,7 @@ Mat head_weights(const Model& m, const std::string& text, int layer, int head) {
   in.text = text;
   auto t = trace_run(m, in);
   REQUIRE(t.ok());
-  return t->head(layer, head).weights;
+  return t->head(layer, head).weights_kept;
 }
 
 }  // namespace

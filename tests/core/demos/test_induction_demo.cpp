@@ -80,7 +80,7 @@ TEST_CASE("induction demo: a head's score on the repeat is its attention from ea
     REQUIRE(q.repeat_length == 6);
     for (int k = 0; k < 5; ++k, ++n)  // the repeat's last token has nothing to predict
       for (int l = 0; l < 2; ++l)
-        for (int h = 0; h < 2; ++h) sum[l][h] += t->head(l, h).weights(q.repeat_start + k, k + 1);
+        for (int h = 0; h < 2; ++h) sum[l][h] += t->head(l, h).weights_kept(q.repeat_start + k, k + 1);
   }
   REQUIRE(n == 80);
   for (int l = 0; l < 2; ++l)

@@ -48,10 +48,10 @@ TEST_CASE("translate readout: the greedy translation, its rows read back, and ea
   input.insert(input.end(), r->output_ids.begin(), r->output_ids.end());
   auto f = translate_forward(m, r->source_ids, input);
   REQUIRE(f.ok());
-  const Mat& a = r->forward.decoder[0].cross.attn.heads[0].weights;
+  const Mat& a = r->forward.decoder[0].cross.attn.heads[0].weights_kept;
   CHECK(a.rows() == r->rows());
   CHECK(a.cols() == static_cast<Eigen::Index>(r->pair.source.size()));
-  CHECK((a - f->decoder[0].cross.attn.heads[0].weights).cwiseAbs().maxCoeff() == 0.0f);
+  CHECK((a - f->decoder[0].cross.attn.heads[0].weights_kept).cwiseAbs().maxCoeff() == 0.0f);
   // The right Korean is likely: the product of its tokens' probabilities.
   CHECK(r->gold_logprob < 0.0f);
   CHECK(r->gold_logprob > std::log(0.5f));

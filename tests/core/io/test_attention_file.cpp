@@ -81,7 +81,7 @@ TEST_CASE("attention file: a valid file becomes a weights-only trace") {
   CHECK(t.mask.isZero());
   CHECK(t.head(0, 1).q.size() == 0);
   CHECK(t.head(0, 1).scores_raw.size() == 0);
-  CHECK(t.head(1, 1).weights(2, 2) == doctest::Approx(0.5));
+  CHECK(t.head(1, 1).weights_kept(2, 2) == doctest::Approx(0.5));
   CHECK(r->model == "tiny");
   CHECK(has(t.model_source, "a.safetensors (tiny)"));
   CHECK_FALSE(r->cross_trace.has_value());
@@ -104,7 +104,7 @@ TEST_CASE("attention file: rows summing to 0 or drifting past 1e-3 are flagged, 
   CHECK(r->off_rows[0].row == 0);
   CHECK(r->off_rows[0].sum == 0.0f);
   CHECK(r->off_rows[1].row == 2);
-  CHECK(r->trace.head(0, 0).weights(0, 0) == 0.0f);  // shown as it is, not renormalised
+  CHECK(r->trace.head(0, 0).weights_kept(0, 0) == 0.0f);  // shown as it is, not renormalised
 }
 
 TEST_CASE("attention file: a batch of one (1, H, T, T) is read, a larger batch is refused") {
@@ -260,7 +260,7 @@ TEST_CASE("attention file: written and read back, every weight the same, sniffed
     for (int h = 0; h < 2; ++h)
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
-          CHECK(r->trace.head(l, h).weights(i, j) == f.tensors[static_cast<size_t>(l)].data[static_cast<size_t>(h * 9 + i * 3 + j)]);
+          CHECK(r->trace.head(l, h).weights_kept(i, j) == f.tensors[static_cast<size_t>(l)].data[static_cast<size_t>(h * 9 + i * 3 + j)]);
   CHECK(r->off_rows.size() == 12);
   CHECK(attention_file_sniff(path));
   CHECK_FALSE(attention_file_sniff(fixture_path("tiny.safetensors")));
@@ -289,7 +289,7 @@ TEST_CASE("attention file: the Python-written fixtures (F32 batch of one with cr
     if (tol <= 1e-3f) CHECK(r->off_rows.empty());  // rounded to BF16, a row may drift past 1e-3
     // One head of the last layer, as PyTorch computed it (float64 text).
     const auto cells = want.at("last_layer_head_1").get<std::vector<std::vector<double>>>();
-    const Mat& w = r->trace.head(r->trace.config.n_layers - 1, 1).weights;
+    const Mat& w = r->trace.head(r->trace.config.n_layers - 1, 1).weights_kept;
     for (size_t i = 0; i < cells.size(); ++i)
       for (size_t j = 0; j < cells[i].size(); ++j)
         CHECK(std::abs(w(static_cast<int>(i), static_cast<int>(j)) - cells[i][j]) <= tol);
@@ -297,7 +297,7 @@ TEST_CASE("attention file: the Python-written fixtures (F32 batch of one with cr
     if (r->cross_trace) {
       CHECK(r->cross_trace->n_keys() == static_cast<int>(want.at("source_tokens").size()));
       const auto cross = want.at("cross_last_layer_head_0").get<std::vector<std::vector<double>>>();
-      const Mat& c = r->cross_trace->head(r->cross_trace->config.n_layers - 1, 0).weights;
+      const Mat& c = r->cross_trace->head(r->cross_trace->config.n_layers - 1, 0).weights_kept;
       for (size_t i = 0; i < cross.size(); ++i)
         for (size_t j = 0; j < cross[i].size(); ++j)
           CHECK(std::abs(c(static_cast<int>(i), static_cast<int>(j)) - cross[i][j]) <= tol);

@@ -67,13 +67,13 @@ TEST_CASE("hf checkpoint: token ids fed directly give the same heads as the text
   auto b = trace_run(model, by_ids);
   REQUIRE(a.ok());
   REQUIRE(b.ok());
-  CHECK(max_abs_diff(a->head(1, 2).weights, b->head(1, 2).weights) == 0.0f);
+  CHECK(max_abs_diff(a->head(1, 2).weights_kept, b->head(1, 2).weights_kept) == 0.0f);
   CHECK(b->queries[0].text == "[CLS]");
   // Segment B changes the embedding: the same ids as one segment give other heads.
   by_ids.segment_ids.clear();
   auto c = trace_run(model, by_ids);
   REQUIRE(c.ok());
-  CHECK(max_abs_diff(a->head(0, 0).weights, c->head(0, 0).weights) > 1e-3f);
+  CHECK(max_abs_diff(a->head(0, 0).weights_kept, c->head(0, 0).weights_kept) > 1e-3f);
 }
 
 TEST_CASE("hf checkpoint: tokens are labelled with the text they cover") {
@@ -109,7 +109,7 @@ TEST_CASE("hf checkpoint: the padding mask pads with [PAD] for BERT and is refus
   CHECK(t->real_keys == 4);
   CHECK(t->queries[5].pad);
   CHECK(t->queries[5].id == 0);
-  CHECK(t->head(0, 0).weights(1, 5) == 0.0f);
+  CHECK(t->head(0, 0).weights_kept(1, 5) == 0.0f);
   auto g = trace_run(open_fixture("gpt2_tiny"), in);
   REQUIRE_FALSE(g.ok());
   CHECK(g.error() == "this model's tokenizer has no padding token, so the padding mask cannot be used");
@@ -927,8 +927,8 @@ TEST_CASE("hf checkpoint: the Coreference view's example maps onto subword piece
     REQUIRE(scores.ok());
     REQUIRE(scores->size() == 8);
     const CorefHeadScore& s = (*scores)[5];  // layer 2, head 2
-    CHECK(s.to_a == t->head(1, 1).weights(e.pronoun, e.candidate_a));
-    CHECK(s.to_b == t->head(1, 1).weights(e.pronoun, e.candidate_b));
+    CHECK(s.to_a == t->head(1, 1).weights_kept(e.pronoun, e.candidate_a));
+    CHECK(s.to_b == t->head(1, 1).weights_kept(e.pronoun, e.candidate_b));
   }
 }
 

@@ -162,7 +162,7 @@ TEST_CASE("ablation: fast and naive attention agree under zero and mean ablation
       CAPTURE(name_of(mode));
       const LayerAblation off = layer_off(4, {0, 2}, mode);
       const Mat self_mask = mask_build(spec, 9, 9, 9);
-      const AttentionTrace fast = attention_forward(w, c, x, x, self_mask, true, off);
+      const AttentionTrace fast = attention_forward(w, c, x, x, self_mask, MapsKept::all, off);
       const AttentionTrace naive = attention_forward_naive(w, c, x, x, self_mask, off);
       CHECK(max_abs_diff(fast.concat, naive.concat) < kTol);
       CHECK(max_abs_diff(fast.out, naive.out) < kTol);
@@ -172,12 +172,12 @@ TEST_CASE("ablation: fast and naive attention agree under zero and mean ablation
       }
       // Cross-attention: the mean runs over the target's rows.
       const Mat cross_mask = Mat::Zero(9, 6);
-      const AttentionTrace fast_x = attention_forward(w, c, x, src, cross_mask, true, off);
+      const AttentionTrace fast_x = attention_forward(w, c, x, src, cross_mask, MapsKept::all, off);
       const AttentionTrace naive_x = attention_forward_naive(w, c, x, src, cross_mask, off);
       CHECK(max_abs_diff(fast_x.concat, naive_x.concat) < kTol);
       CHECK(max_abs_diff(fast_x.out, naive_x.out) < kTol);
       // And the whole layer.
-      const LayerTrace lf = layer_forward(m.weights.layers[0], c, x, nullptr, self_mask, true, off);
+      const LayerTrace lf = layer_forward(m.weights.layers[0], c, x, nullptr, self_mask, MapsKept::all, off);
       const LayerTrace ln = layer_forward_naive(m.weights.layers[0], c, x, nullptr, self_mask, off);
       CHECK(max_abs_diff(lf.out, ln.out) < kTol);
     }
@@ -200,12 +200,12 @@ TEST_CASE("ablation: a switched-off head keeps its weights and output, its conca
       CAPTURE(name_of(mode));
       const LayerAblation off = layer_off(4, {1, 3}, mode);
       const AttentionTrace t =
-          naive ? attention_forward_naive(w, c, x, x, mask, off) : attention_forward(w, c, x, x, mask, true, off);
+          naive ? attention_forward_naive(w, c, x, x, mask, off) : attention_forward(w, c, x, x, mask, MapsKept::all, off);
       for (int h = 0; h < 4; ++h) {
         CAPTURE(h);
         const HeadTrace& a = t.heads[static_cast<size_t>(h)];
         const HeadTrace& p = plain.heads[static_cast<size_t>(h)];
-        CHECK(a.weights == p.weights);  // computed before the ablation, so bit for bit
+        CHECK(a.weights_kept == p.weights_kept);  // computed before the ablation, so bit for bit
         CHECK(a.out == p.out);
         const Mat block = t.concat.middleCols(h * HS, HS);
         if (!off.off[static_cast<size_t>(h)]) {
@@ -233,7 +233,7 @@ TEST_CASE("ablation: switching nothing off is the plain forward, bit for bit") {
   const AttentionWeights& w = m.weights.layers[0].attn;
   const AttentionTrace plain = attention_forward(w, c, x, x, mask);
   for (AblationMode mode : {AblationMode::zero, AblationMode::mean}) {
-    const AttentionTrace none = attention_forward(w, c, x, x, mask, true, layer_off(4, {}, mode));
+    const AttentionTrace none = attention_forward(w, c, x, x, mask, MapsKept::all, layer_off(4, {}, mode));
     CHECK(none.concat == plain.concat);
     CHECK(none.out == plain.out);
     for (const HeadTrace& h : none.heads) CHECK_FALSE(h.ablated);
@@ -242,7 +242,7 @@ TEST_CASE("ablation: switching nothing off is the plain forward, bit for bit") {
     CHECK(naive_none.out == naive_plain.out);
   }
   // A set that names only other layers leaves layer 0 alone; trace_run with an empty set is the plain trace.
-  const AttentionTrace elsewhere = attention_forward(w, c, x, x, mask, true, ablation_for_layer(Ablation{heads_of("1:2")}, 0, 4));
+  const AttentionTrace elsewhere = attention_forward(w, c, x, x, mask, MapsKept::all, ablation_for_layer(Ablation{heads_of("1:2")}, 0, 4));
   CHECK(elsewhere.out == plain.out);
   TraceInput in;
   in.embeddings = x;
@@ -293,7 +293,7 @@ TEST_CASE("ablation: trace_final_ablated equals trace_run's final with the same 
         // Layers before the first ablated one are the same in both traces.
         const int first = a.heads.front().layer;
         for (int l = 0; l <= first; ++l)
-          for (int h = 0; h < 4; ++h) CHECK(full->head(l, h).weights == base->head(l, h).weights);
+          for (int h = 0; h < 4; ++h) CHECK(full->head(l, h).weights_kept == base->head(l, h).weights_kept);
         // Back from the ablated trace: nothing off is the base, the same set is its own final.
         auto back = trace_final_ablated(m, *full, Ablation{});
         REQUIRE_MESSAGE(back.ok(), back.error());

@@ -40,9 +40,9 @@ TEST_CASE("attention: rows sum to 1 and hidden cells are exactly 0, for every sc
     const AttentionTrace t = attention_forward(m.weights.layers[0].attn, c, x, x, mask);
     for (const HeadTrace& h : t.heads) {
       for (Eigen::Index i = 0; i < 11; ++i) {
-        CHECK(h.weights.row(i).sum() == doctest::Approx(1.0).epsilon(1e-6));
+        CHECK(h.weights_kept.row(i).sum() == doctest::Approx(1.0).epsilon(1e-6));
         for (Eigen::Index j = 0; j < 11; ++j)
-          if (!mask_visible(spec, static_cast<int>(i), static_cast<int>(j), 11)) CHECK(h.weights(i, j) == 0.0f);
+          if (!mask_visible(spec, static_cast<int>(i), static_cast<int>(j), 11)) CHECK(h.weights_kept(i, j) == 0.0f);
       }
     }
   }
@@ -64,7 +64,7 @@ TEST_CASE("attention: with one head it equals a hand-written single-head computa
     s.row(i) = (s.row(i).array() - s.row(i).maxCoeff()).exp();
     s.row(i) /= s.row(i).sum();
   }
-  CHECK(max_abs_diff(t.heads[0].weights, s) < 1e-6f);
+  CHECK(max_abs_diff(t.heads[0].weights_kept, s) < 1e-6f);
   CHECK(max_abs_diff(t.heads[0].out, s * v) < 1e-5f);
   CHECK(max_abs_diff(t.out, (s * v) * w.out_w.transpose()) < 1e-5f);
 }
@@ -83,8 +83,8 @@ TEST_CASE("attention: permuting the keys permutes the weights' columns") {
   for (int h = 0; h < 3; ++h)
     for (int i = 0; i < 5; ++i)
       for (int j = 0; j < 7; ++j)
-        CHECK(b.heads[static_cast<size_t>(h)].weights(i, j) ==
-              doctest::Approx(a.heads[static_cast<size_t>(h)].weights(i, perm[static_cast<size_t>(j)])).epsilon(1e-5));
+        CHECK(b.heads[static_cast<size_t>(h)].weights_kept(i, j) ==
+              doctest::Approx(a.heads[static_cast<size_t>(h)].weights_kept(i, perm[static_cast<size_t>(j)])).epsilon(1e-5));
   CHECK(max_abs_diff(a.out, b.out) < 1e-5f);  // attention is a set operation over keys
 }
 
@@ -99,10 +99,10 @@ TEST_CASE("attention: a query whose every key is hidden gets zero weights and a 
     const AttentionTrace t = naive ? attention_forward_naive(m.weights.layers[0].attn, c, x, x, mask)
                                    : attention_forward(m.weights.layers[0].attn, c, x, x, mask);
     for (const HeadTrace& h : t.heads) {
-      CHECK(h.weights.row(2).isZero(0.0f));
+      CHECK(h.weights_kept.row(2).isZero(0.0f));
       CHECK(h.out.row(2).isZero(0.0f));
-      CHECK(h.weights.allFinite());
-      CHECK(h.weights.row(1).sum() == doctest::Approx(1.0));
+      CHECK(h.weights_kept.allFinite());
+      CHECK(h.weights_kept.row(1).sum() == doctest::Approx(1.0));
     }
     CHECK(t.out.allFinite());
   }
@@ -140,7 +140,7 @@ TEST_CASE("attention: every scoring function's fast path equals its naive twin")
     const AttentionTrace naive = attention_forward_naive(m.weights.layers[0].attn, c, xq, xkv, mask);
     for (size_t h = 0; h < 4; ++h) {
       CHECK(max_abs_diff(fast.heads[h].scores_raw, naive.heads[h].scores_raw) < 1e-4f);
-      CHECK(max_abs_diff(fast.heads[h].weights, naive.heads[h].weights) < 1e-5f);
+      CHECK(max_abs_diff(fast.heads[h].weights_kept, naive.heads[h].weights_kept) < 1e-5f);
     }
     CHECK(max_abs_diff(fast.out, naive.out) < 1e-5f);
   }
@@ -162,7 +162,7 @@ TEST_CASE("attention: per-head scoring functions and temperature") {
   cold.temperature = 0.25f;
   const AttentionTrace tc = attention_forward(m.weights.layers[0].attn, cold, x, x, Mat::Zero(6, 6));
   for (size_t h = 0; h < 4; ++h)
-    for (int i = 0; i < 6; ++i) CHECK(tc.heads[h].weights.row(i).maxCoeff() >= t.heads[h].weights.row(i).maxCoeff() - 1e-6f);
+    for (int i = 0; i < 6; ++i) CHECK(tc.heads[h].weights_kept.row(i).maxCoeff() >= t.heads[h].weights_kept.row(i).maxCoeff() - 1e-6f);
 }
 
 TEST_CASE("attention: without keep_scores, dot-product heads keep the same weights and recompute their scores") {
@@ -176,13 +176,13 @@ TEST_CASE("attention: without keep_scores, dot-product heads keep the same weigh
   MaskSpec causal;
   causal.causal = true;
   const Mat mask = mask_build(causal, 40, 40, 40);
-  const AttentionTrace kept = attention_forward(m.weights.layers[0].attn, c, x, x, mask, true);
-  const AttentionTrace lean = attention_forward(m.weights.layers[0].attn, c, x, x, mask, false);
+  const AttentionTrace kept = attention_forward(m.weights.layers[0].attn, c, x, x, mask, MapsKept::all);
+  const AttentionTrace lean = attention_forward(m.weights.layers[0].attn, c, x, x, mask, MapsKept::weights);
   for (int h = 0; h < 4; ++h) {
     CAPTURE(h);
     const HeadTrace& a = kept.heads[static_cast<size_t>(h)];
     const HeadTrace& b = lean.heads[static_cast<size_t>(h)];
-    CHECK(max_abs_diff(a.weights, b.weights) < 1e-6f);  // scaled through Q instead of the scores: rounding only
+    CHECK(max_abs_diff(a.weights_kept, b.weights_kept) < 1e-6f);  // scaled through Q instead of the scores: rounding only
     const bool dot = h < 2;
     CHECK((b.scores_raw.size() == 0) == dot);  // general / additive heads always keep theirs
     const HeadScores s = head_scores(b, c);

@@ -38,9 +38,9 @@ TEST_CASE("trace: the paper's configuration on the animal sentence keeps every i
     for (const HeadTrace& h : l.attn.heads) {
       CHECK(h.q.rows() == 12);
       CHECK(h.q.cols() == 64);
-      CHECK(h.weights.rows() == 12);
-      CHECK(h.weights.cols() == 12);
-      CHECK((h.weights.rowwise().sum().array() - 1.0f).abs().maxCoeff() < 1e-5f);
+      CHECK(h.weights_kept.rows() == 12);
+      CHECK(h.weights_kept.cols() == 12);
+      CHECK((h.weights_kept.rowwise().sum().array() - 1.0f).abs().maxCoeff() < 1e-5f);
     }
     CHECK(l.attn.concat.cols() == 512);
     CHECK(l.ffn_hidden.cols() == 2048);
@@ -48,7 +48,7 @@ TEST_CASE("trace: the paper's configuration on the animal sentence keeps every i
   }
   CHECK(max_abs_diff(t->final, t->layers[1].out) == 0.0f);
   // Random weights still are not uniform: heads differ from each other.
-  CHECK(max_abs_diff(t->head(0, 0).weights, t->head(0, 1).weights) > 0.01f);
+  CHECK(max_abs_diff(t->head(0, 0).weights_kept, t->head(0, 1).weights_kept) > 0.01f);
 }
 
 TEST_CASE("trace: the same seed gives the same trace, a different seed a different one") {
@@ -58,8 +58,8 @@ TEST_CASE("trace: the same seed gives the same trace, a different seed a differe
   auto b = trace_run(model_init_random(paper_config(1), 5), in);
   auto c = trace_run(model_init_random(paper_config(1), 6), in);
   REQUIRE((a.ok() && b.ok() && c.ok()));
-  CHECK(max_abs_diff(a->head(0, 3).weights, b->head(0, 3).weights) == 0.0f);
-  CHECK(max_abs_diff(a->head(0, 3).weights, c->head(0, 3).weights) > 1e-3f);
+  CHECK(max_abs_diff(a->head(0, 3).weights_kept, b->head(0, 3).weights_kept) == 0.0f);
+  CHECK(max_abs_diff(a->head(0, 3).weights_kept, c->head(0, 3).weights_kept) > 1e-3f);
 }
 
 TEST_CASE("trace: padding adds [PAD] tokens that no query can see") {
@@ -73,7 +73,7 @@ TEST_CASE("trace: padding adds [PAD] tokens that no query can see") {
   CHECK(t->real_keys == 6);
   CHECK(t->keys[7].text == "[PAD]");
   CHECK(t->keys[7].pad);
-  for (int h = 0; h < 4; ++h) CHECK(t->head(0, h).weights.rightCols(4).isZero(0.0f));
+  for (int h = 0; h < 4; ++h) CHECK(t->head(0, h).weights_kept.rightCols(4).isZero(0.0f));
   in.mask.pad_to = 3;
   auto too_short = trace_run(m, in);
   REQUIRE_FALSE(too_short.ok());
@@ -93,8 +93,8 @@ TEST_CASE("trace: cross-attention has target rows and source columns") {
   CHECK(t->queries[0].text == "고양이가");
   CHECK(t->memory.rows() == 7);
   for (const LayerTrace& l : t->layers) {
-    CHECK(l.attn.heads[0].weights.rows() == 4);
-    CHECK(l.attn.heads[0].weights.cols() == 7);
+    CHECK(l.attn.heads[0].weights_kept.rows() == 4);
+    CHECK(l.attn.heads[0].weights_kept.cols() == 7);
     CHECK(l.attn.heads[0].k.rows() == 7);
   }
 }
@@ -182,8 +182,8 @@ TEST_CASE("trace: long inputs keep every head's weights but drop dot-product sco
   REQUIRE(long_trace.ok());
   const HeadTrace& h = long_trace->head(0, 3);
   CHECK(h.scores_raw.size() == 0);
-  CHECK(h.weights.rows() == 2100);
-  CHECK(h.weights.row(2099).sum() == doctest::Approx(1.0f).epsilon(1e-5));
+  CHECK(h.weights_kept.rows() == 2100);
+  CHECK(h.weights_kept.row(2099).sum() == doctest::Approx(1.0f).epsilon(1e-5));
   // A score recomputed on demand is the definition: q·k / √HS.
   const HeadScoreCell cell = head_score_at(h, c, 2000, 17);
   CHECK(cell.scaled == doctest::Approx(h.q.row(2000).dot(h.k.row(17)) / 2.0f).epsilon(1e-6));  // HS = 4
@@ -193,23 +193,33 @@ TEST_CASE("trace: long inputs keep every head's weights but drop dot-product sco
   CHECK(short_trace->head(0, 3).scores_raw.rows() == 128);  // 128² x 8 = 131k cells: all kept
 }
 
-TEST_CASE("trace: a forward whose attention matrices would pass 2 GiB is refused before it runs") {
+TEST_CASE("trace: a forward past its memory limit is refused before it runs; long inputs form their maps on demand") {
   // Found by the soak test: padding to 4,096 tokens with 32 heads in 8 layers asked for 17 GB and
-  // the system killed the app. The same text with 1 layer of 1 head (67 MB) runs.
+  // the system killed the app. Its maps are now formed on demand (2^32 cells > kKeepMapsCells): the
+  // trace holds each layer's rows, 88 MB, and the mask, 67 MB, within the 2 GiB default. Under a
+  // 64 MiB limit it is refused before any layer runs, saying what it would take.
   ModelConfig c;
   c.d_model = 64;
   c.n_heads = 32;
   c.n_layers = 8;
   c.d_ff = 0;
+  CHECK(trace_maps_kept(c, 4096, 4096) == MapsKept::none);
+  CHECK(trace_bytes(c, 4096, 4096) == (4096LL * (8 * (6 * 64 + 2 * 64) + 2 * 64) + 4096LL * 8 * 2 * 64 + 4096LL * 4096) * 4);
+  CHECK(trace_maps_kept(c, 4096, 4096, false) == trace_maps_kept(c, 4096, 4096));
+  CHECK(trace_maps_kept(c, 10, 10) == MapsKept::all);
+  CHECK(trace_maps_kept(c, 10, 10, true) == MapsKept::none);
   const Model big = model_init_random(c, 1);
   TraceInput in;
   in.text = kAnimal;
   in.mask.pad_to = 4096;
+  in.max_memory = 64 * 1024 * 1024;
   auto refused = trace_run(big, in);
   REQUIRE_FALSE(refused.ok());
-  CHECK(refused.error().find("the attention weights would take 17.2 GB (4096 x 4096 in each of 32 heads x 8 layers") == 0);
+  CHECK(refused.error().find("the trace would take 153 MB (each layer's rows for 4096 tokens; the maps are formed when shown), "
+                             "over its limit of 67 MB: ") == 0);
   in.source_text = kAnimal;  // cross-attention counts its encoder too
   CHECK_FALSE(trace_run(big, in).ok());
+  in.max_memory = 0;
   c.n_heads = 1;
   c.n_layers = 1;
   in.source_text.clear();

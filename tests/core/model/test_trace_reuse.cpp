@@ -45,7 +45,7 @@ float max_head_diff(const HeadTrace& a, const HeadTrace& b) {
   CHECK(a.ablated == b.ablated);
   return std::max({max_abs_diff(a.q, b.q), max_abs_diff(a.k, b.k), max_abs_diff(a.v, b.v),
                    max_abs_diff(a.scores_raw, b.scores_raw), max_abs_diff(a.scores_scaled, b.scores_scaled),
-                   max_abs_diff(a.weights, b.weights), max_abs_diff(a.out, b.out),
+                   max_abs_diff(a.weights_kept, b.weights_kept), max_abs_diff(a.out, b.out),
                    max_abs_diff(a.q_unrotated, b.q_unrotated), max_abs_diff(a.k_unrotated, b.k_unrotated)});
 }
 

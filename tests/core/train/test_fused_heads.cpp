@@ -129,7 +129,7 @@ TEST_CASE("fused heads: the same output, weights and gradients as the per-head p
       for (size_t s = 0; s < k.segments.size(); ++s)
         for (int h = 0; h < c.n_heads; ++h) {
           const RowSegment& seg = k.segments[s];
-          const Mat& want = ref.heads[s * static_cast<size_t>(c.n_heads) + static_cast<size_t>(h)].weights;
+          const Mat& want = ref.heads[s * static_cast<size_t>(c.n_heads) + static_cast<size_t>(h)].weights_kept;
           if (seg.q_rows == 0) continue;
           const Mat got = Eigen::Map<const Mat>(kept.weights.data() + kept.offsets[s] + h * seg.q_rows * seg.k_rows,
                                                 seg.q_rows, seg.k_rows);

@@ -10,6 +10,7 @@
 
 #include "demos/coref_data.h"
 #include "demos/gather_demo.h"
+#include "model/head_map.h"
 #include "shell/fonts.h"
 #include "shell/panels.h"
 #include "views/compare/compare_parts.h"
@@ -44,8 +45,8 @@ void compare_query_rows(AppState& app, GuiResources& gui, const Trace& A, const 
   }
   const int nh = A.config.n_heads;
   Mat rows(nh + 1, A.n_keys());
-  rows.row(0) = B.head(layer, 0).weights.row(q);
-  for (int h = 0; h < nh; ++h) rows.row(h + 1) = A.head(layer, h).weights.row(q);
+  rows.row(0) = head_map_rows(B, layer, 0, q, 1).row(0);  // query q's row alone
+  for (int h = 0; h < nh; ++h) rows.row(h + 1) = head_map_rows(A, layer, h, q, 1).row(0);
   std::vector<TraceToken> labels(static_cast<size_t>(nh + 1));
   labels[0].text = tr(L, Str::cmp_rows_single);
   for (int h = 0; h < nh; ++h) labels[static_cast<size_t>(h + 1)].text = tr_format(L, Str::cmp_rows_head, h + 1);

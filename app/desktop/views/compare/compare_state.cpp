@@ -7,6 +7,8 @@
 
 #include "base/enum_names.h"
 #include "demos/coref_data.h"
+#include "model/head_map.h"
+#include "state/measure_maps.h"
 
 namespace attnviz {
 
@@ -68,27 +70,36 @@ void compare_maps_update(CompareState& s, const Trace* a, const Trace* b, int la
   const Trace& A = *a;
   const Trace& B = *b;
   if (layer >= static_cast<int>(B.layers.size())) return;
-  const auto& ha = A.layers[static_cast<size_t>(layer)].attn.heads;
-  const auto& hb = B.layers[static_cast<size_t>(layer)].attn.heads;
-  for (size_t h = 0; h < ha.size(); ++h) {
-    cm.a.push_back(ha[h].weights);
+  const int na = static_cast<int>(A.layers[static_cast<size_t>(layer)].attn.heads.size());
+  const int nb = static_cast<int>(B.layers[static_cast<size_t>(layer)].attn.heads.size());
+  // Each of A's and B's maps of the layer and their differences, held at once: a trace that forms
+  // its maps on demand (a long input) is compared only while they fit the formed maps' room.
+  const int64_t held = (2 * int64_t{na} + nb + 1) * A.n_queries() * A.n_keys() * static_cast<int64_t>(sizeof(float));
+  if ((trace_forms_maps(A) || trace_forms_maps(B)) && held > kFormedMapsBytes) {
+    cm.note = "the layer's " + std::to_string(na + nb) + " maps of " + std::to_string(A.n_queries()) +
+              " tokens and their differences would take " + std::to_string(held >> 20) +
+              " MiB at once: compare shorter sentences, or one head at a time in the Heads view";
+    return;
+  }
+  for (int h = 0; h < na; ++h) {
+    cm.a.push_back(*head_map(A, layer, h));
     cm.a_titles.push_back("A · " + std::to_string(h + 1));
   }
-  for (size_t h = 0; h < hb.size(); ++h) {
-    cm.b.push_back(hb[h].weights);
+  for (int h = 0; h < nb; ++h) {
+    cm.b.push_back(*head_map(B, layer, h));
     cm.b_titles.push_back("B · " + std::to_string(h + 1));
   }
   if (s.mode == CompareMode::single_vs_multi) {
-    Mat avg = Mat::Zero(ha[0].weights.rows(), ha[0].weights.cols());
-    for (const HeadTrace& h : ha) avg += h.weights;
-    avg /= static_cast<float>(ha.size());
-    for (size_t h = 0; h < ha.size(); ++h) {
-      cm.diff.push_back(ha[h].weights - hb[0].weights);
+    Mat avg = Mat::Zero(cm.a[0].rows(), cm.a[0].cols());
+    for (const Mat& m : cm.a) avg += m;
+    avg /= static_cast<float>(cm.a.size());
+    for (size_t h = 0; h < cm.a.size(); ++h) {
+      cm.diff.push_back(cm.a[h] - cm.b[0]);
       cm.diff_titles.push_back("A – B · " + std::to_string(h + 1));
     }
     cm.a.push_back(avg);
     cm.a_titles.push_back("A · average");
-    cm.diff.push_back(avg - hb[0].weights);
+    cm.diff.push_back(avg - cm.b[0]);
     cm.diff_titles.push_back("average – B");
     return;
   }
@@ -97,8 +108,8 @@ void compare_maps_update(CompareState& s, const Trace* a, const Trace* b, int la
               ": a difference map needs the same number of tokens";
     return;
   }
-  for (size_t h = 0; h < std::min(ha.size(), hb.size()); ++h) {
-    cm.diff.push_back(ha[h].weights - hb[h].weights);
+  for (size_t h = 0; h < std::min(cm.a.size(), cm.b.size()); ++h) {
+    cm.diff.push_back(cm.a[h] - cm.b[h]);
     cm.diff_titles.push_back("A – B · " + std::to_string(h + 1));
   }
 }

@@ -520,7 +520,7 @@ void compare_view_draw(AppState& app, GuiResources& gui) {
     const int h = std::clamp(app.head, 0, A.config.n_heads - 1);
     Row r;
     r.head = h;
-    r.a = &A.head(layer, h).weights;
+    r.a = &A.head(layer, h).weights_kept;  // an attention file keeps its maps
     r.tex_a = gui_head_texture(app, gui, layer, h);
     compare_grid(app, gui, A, A, {r}, layer);
     ImGui::End();

@@ -3,6 +3,7 @@
 // head's) heatmaps for A and, when shown, its minimal pair B ("pair.a", "pair.b"). Headless.
 #include <string>
 
+#include "model/head_map.h"
 #include "state/answer_text.h"
 #include "state/figure_page.h"
 #include "state/view_figure.h"
@@ -19,7 +20,9 @@ HeatmapGridSpec side_spec(const AppState& app, const Trace& t, int layer, int he
   HeatmapGridSpec spec = page_grid_spec(app, t);
   spec.panels.push_back(HeatmapPanel{name + " · " + tr(app.lang, Str::layer) + " " + std::to_string(layer + 1) + " · " +
                                          tr(app.lang, Str::head) + " " + std::to_string(head + 1),
-                                     &t.head(layer, head).weights, "0"});
+                                     nullptr, "0"});
+  spec.held.push_back(head_map_shared(t, layer, head));
+  spec.panels.back().weights = spec.held.back().get();
   return spec;
 }
 

@@ -9,6 +9,7 @@
 
 #include <imgui.h>
 
+#include "model/head_map.h"
 #include "render/heatmap.h"
 #include "state/answer_text.h"
 #include "views/coref/coref_parts.h"
@@ -80,11 +81,11 @@ void cell_tooltip(const AppState& app, const Trace& A, const Trace* B, int q, in
   ImGui::Text("%s: %s (#%d) · %s: %s (#%d)", tr(L, Str::query), T.queries[static_cast<size_t>(q)].text.c_str(), q,
               tr(L, Str::key), T.keys[static_cast<size_t>(k)].text.c_str(), k);
   ImGui::Separator();
-  const float a = q < A.n_queries() && k < A.n_keys() ? A.head(layer, head).weights(q, k) : NAN;
+  const float a = q < A.n_queries() && k < A.n_keys() ? head_map_at(A, layer, head, q, k) : NAN;
   const bool same = B && B->n_queries() == A.n_queries() && B->n_keys() == A.n_keys();
   if (!from_b || same) ImGui::Text("A %s: %.4f", tr(L, Str::weight), static_cast<double>(a));
   if (B && q < B->n_queries() && k < B->n_keys()) {
-    const float b = B->head(layer, head).weights(q, k);
+    const float b = head_map_at(*B, layer, head, q, k);
     ImGui::Text("B %s: %.4f", tr(L, Str::weight), static_cast<double>(b));
     if (same) ImGui::Text("A – B: %+.4f", static_cast<double>(a - b));
   }
@@ -137,16 +138,17 @@ void pair_heatmaps(AppState& app, const GuiResources& gui, const CorefSide& a, i
   };
   std::vector<Panel> panels = {{&A, gui_head_texture(app, gui, layer, head), "A" + prop_a, false},
                                {&B, gui.heads_b.texture(layer * nh + head), "B" + prop_b, false}};
+  const std::shared_ptr<const Mat> map_a = head_map_shared(A, layer, head), map_b = head_map_shared(B, layer, head);
   Mat diff;
   if (same) {
-    diff = A.head(layer, head).weights - B.head(layer, head).weights;
+    diff = *map_a - *map_b;
     panels.push_back({&A, 0u, "A – B", true});
   }
   float x = start.x + row_w;
   float right = x;
   for (size_t i = 0; i < panels.size(); ++i) {
     const Panel& pn = panels[i];
-    const Mat& w = pn.diff ? diff : pn.t->head(layer, head).weights;
+    const Mat& w = pn.diff ? diff : pn.t == &A ? *map_a : *map_b;
     dl->AddText(ImVec2(x, top - title_h), text, pn.title.c_str());
     HeatmapWidget hw;
     hw.texture = pn.texture;  // 0 for A – B: painted from `diff`

@@ -30,7 +30,8 @@ Result<Figure> heads_figure(const AppState& app, const FontRaster* font) {
   const std::vector<int> heads = heads_drawn(app.heads, per_layer, NH);
   std::vector<const Mat*> maps;
   for (int h : heads) {
-    maps.push_back(&app_head_map(app, app.layer, h));
+    spec.held.push_back(app_head_map(app, app.layer, h));  // formed maps live as long as the spec
+    maps.push_back(spec.held.back().get());
     spec.panels.push_back(
         per_layer ? HeatmapPanel{tr_format(app.lang, Str::rollout_panel, app.layer + 1), maps.back(), "rollout"}
                   : HeatmapPanel{heads_panel_title(app, t, app.layer, h), maps.back(), "h" + std::to_string(h)});

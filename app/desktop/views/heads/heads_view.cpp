@@ -10,6 +10,7 @@
 
 #include <imgui.h>
 
+#include "model/head_map.h"
 #include "model/mask.h"
 #include "shell/fonts.h"
 #include "shell/panels.h"
@@ -99,9 +100,9 @@ void head_tooltip(const AppState& app, const Trace& t, int h, int q, int k) {
   ImGui::Text("%s: %s (#%d)", tr(L, Str::query), t.queries[static_cast<size_t>(q)].text.c_str(), q);
   ImGui::Text("%s: %s (#%d)", tr(L, Str::key), t.keys[static_cast<size_t>(k)].text.c_str(), k);
   ImGui::Separator();
-  if (!per_layer) ImGui::Text("%s: %.6f", tr(L, Str::weight), head.weights(q, k));
+  if (!per_layer) ImGui::Text("%s: %.6f", tr(L, Str::weight), head_map_at(t, app.layer, h, q, k));
   if (app_measure_drawn(app) != AttentionMeasure::weights)
-    ImGui::Text("%s: %.6f", measure_label(L, app.measure), app_head_map(app, app.layer, h)(q, k));
+    ImGui::Text("%s: %.6f", measure_label(L, app.measure), (*app_head_map(app, app.layer, h))(q, k));
   // An attention file holds no scores (nor the Q and K to recompute them); words have none of their own.
   if (!per_layer && !t.weights_only && !app_words_shown(app)) {
     const HeadScoreCell cell = head_score_at(head, app.trace->config, q, k);
@@ -177,7 +178,8 @@ HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, co
   w.col0 = win.col0;
   w.nrows = win.rows;
   w.ncols = win.cols;
-  w.values = &app_head_map(app, app.layer, h);
+  const std::shared_ptr<const Mat> values = app_head_map(app, app.layer, h);  // alive while the widget draws
+  w.values = values.get();
   w.rows = &t.queries;
   w.cols = &t.keys;
   w.mask = &t.mask;
@@ -253,7 +255,7 @@ unsigned window_texture(AppState& app, GuiResources& gui, const Trace& t, int h,
   key = key * 1000003u + app.maps.version;
   const bool apart = app_first_aside(app) && win.col0 == 0;
   if (!gui.zoom_window.holds(key, app.cmap, side, app.color_scale, apart)) {
-    const Mat block = app_head_map(app, app.layer, h).block(win.row0, win.col0, win.rows, win.cols);
+    const Mat block = app_head_map(app, app.layer, h)->block(win.row0, win.col0, win.rows, win.cols);
     gui.zoom_window.update(key, {&block}, app.cmap, 0.0f, app.maps.vmax, side, app.color_scale, apart);
   }
   return gui.zoom_window.texture(0);

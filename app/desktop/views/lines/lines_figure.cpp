@@ -68,11 +68,13 @@ Result<Figure> lines_figure(const AppState& app, const FontRaster* font) {
   const int query = app_shown_query(app);
   const bool focused = query >= 0 && query < Tq;
   const float scale = app.maps.vmax;  // measures: by their largest value
+  std::vector<std::shared_ptr<const Mat>> maps;  // each shown head's, fetched once (formed ones are held)
+  for (int h : shown) maps.push_back(app_head_map(app, app.layer, h));
   std::vector<Link> links;
   for (int q = focused ? query : 0; q < (focused ? query + 1 : Tq); ++q)
     for (int k = 0; k < Tk; ++k)
       for (size_t r = 0; r < shown.size(); ++r) {
-        const float v = app_head_map(app, app.layer, shown[r])(q, k);
+        const float v = (*maps[r])(q, k);
         if (v / scale >= kLinesMinWeight) links.push_back({v, v / scale, q, k, static_cast<int>(r)});
       }
   if (!focused && links.size() > static_cast<size_t>(kLinesBudget)) {

@@ -183,7 +183,7 @@ struct Focus {
 
 // One head's cell under the chosen measure, scaled into [0, 1] (value norms by their largest value).
 float shown_value(const AppState& app, int layer, int h, int q, int k) {
-  return app_head_map(app, layer, h)(q, k) / app.maps.vmax;
+  return (*app_head_map(app, layer, h))(q, k) / app.maps.vmax;
 }
 
 // Mean over the shown heads of the (measured) weight between q and k.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "model/head_map.h"
 #include "state/figure_page.h"
 #include "state/view_figure.h"
 
@@ -15,10 +16,17 @@ Result<Figure> model_figure(const AppState& app, const FontRaster* font) {
   HeatmapGridSpec spec = page_grid_spec(app, t);
   spec.color_scale = app.color_scale;
   spec.first_column_apart = app_first_aside(app);
+  if (trace_forms_maps(t)) {  // every head's map at once: refused where they would not fit the formed maps' room
+    const int64_t bytes = int64_t{NL} * NH * t.n_queries() * t.n_keys() * static_cast<int64_t>(sizeof(float));
+    if (bytes > kFormedMapsBytes)
+      return make_error("the model figure draws all " + std::to_string(NL * NH) + " maps of " + std::to_string(t.n_queries()) +
+                        " tokens at once (" + std::to_string(bytes >> 20) + " MiB): export a layer from the Heads view instead");
+  }
   std::vector<const Mat*> maps;
   for (int l = 0; l < NL; ++l)
     for (int h = 0; h < (per_layer ? 1 : NH); ++h) {
-      maps.push_back(&app_head_map(app, l, h));
+      spec.held.push_back(app_head_map(app, l, h));  // formed maps live as long as the spec
+      maps.push_back(spec.held.back().get());
       const std::string layer = "L" + std::to_string(l + 1);
       spec.panels.push_back(per_layer ? HeatmapPanel{layer + " " + measure_label(app.lang, app.measure), maps.back(),
                                                      "l" + std::to_string(l)}

@@ -73,7 +73,8 @@ void thumbnail_tooltip(const AppState& app, const GuiResources& gui, const Trace
   punct.reserve(t.keys.size());
   for (const TraceToken& k : t.keys) punct.push_back(k.kind == TokenKind::punct);
   // The rollout's rows are distributions too (products of row-stochastic maps): its statistics are the map's.
-  const HeadStats st = head_stats(per_layer ? app_head_map(app, layer, h) : head.weights, punct);
+  const std::shared_ptr<const Mat> map = per_layer ? app_head_map(app, layer, h) : app_head_weights(app, t, layer, h);
+  const HeadStats st = head_stats(*map, punct);
   // A value-norm map is not a distribution: the statistics stay the weights', said so, and the map
   // shown adds its own largest cell.
   const bool value_norm = app_measure_drawn(app) == AttentionMeasure::value_norm;
@@ -123,7 +124,8 @@ void thumbnail_tooltip(const AppState& app, const GuiResources& gui, const Trace
     std::snprintf(buf, sizeof buf, "%.1f%%", st.punct_share * 100.0f);
     row(tr(L, Str::mv_punct), buf);
     if (value_norm) {  // where this head moves the most, in the map's own units
-      const Mat& map = app_head_map(app, layer, h);
+      const std::shared_ptr<const Mat> shown = app_head_map(app, layer, h);
+      const Mat& map = *shown;
       Eigen::Index qi = 0, ki = 0;
       if (map.rows() == t.n_queries() && map.cols() == t.n_keys() && map.size() > 0) {
         const float largest = map.maxCoeff(&qi, &ki);

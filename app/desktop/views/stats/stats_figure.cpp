@@ -7,6 +7,7 @@
 
 #include "analysis/detector_report.h"
 #include "analysis/stats.h"
+#include "model/head_map.h"
 #include "state/explain_figure.h"
 #include "state/figure_page.h"
 #include "state/view_figure.h"
@@ -68,7 +69,7 @@ Result<Figure> stats_figure(const AppState& app, const FontRaster* font) {
   Mat entropy(NL, NH), max_weight(NL, NH), distance(NL, NH), first(NL, NH), punct_share(NL, NH);
   for (int l = 0; l < NL; ++l)
     for (int h = 0; h < NH; ++h) {
-      const HeadStats st = head_stats(t.head(l, h).weights, punct);
+      const HeadStats st = head_stats(*head_map(t, l, h), punct);  // one map at a time
       entropy(l, h) = st.entropy;
       max_weight(l, h) = st.max_weight;
       distance(l, h) = st.mean_distance;

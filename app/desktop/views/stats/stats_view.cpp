@@ -12,6 +12,7 @@
 #include <imgui.h>
 
 #include "analysis/key_totals.h"
+#include "model/head_map.h"
 #include "shell/panels.h"
 #include "shell/view_registry.h"
 #include "widgets/importance_panel.h"
@@ -55,13 +56,14 @@ void cache_refresh(AppState& app, const Trace& t) {
         r.layer = l;
         r.head = h;
         r.score = t.head(l, h).score;
-        r.stats = head_stats(t.head(l, h).weights, punct);
+        r.stats = head_stats(*head_map(t, l, h), punct);  // one map at a time
         c.rows.push_back(std::move(r));
       }
   }
   for (StatsRow& r : c.rows) {
-    const Mat& w = t.head(r.layer, r.head).weights;
-    r.top = query >= 0 ? top_keys(w, query, kTopKeys) : top_keys_received(w, kTopKeys);
+    // The query's row alone, or (what every query gives each key) the whole map, one at a time.
+    r.top = query >= 0 ? top_keys(head_map_rows(t, r.layer, r.head, query, 1), 0, kTopKeys)
+                       : top_keys_received(*head_map(t, r.layer, r.head), kTopKeys);
   }
   c.shown_version = app.shown_version;
   c.query = query;

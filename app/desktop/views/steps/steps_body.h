@@ -18,6 +18,7 @@ struct StepsView {
   const LayerTrace& layer;
   const HeadTrace& head;
   const HeadScores& scores;  // the head's raw and scaled scores (recomputed for long inputs, cached)
+  const Mat& weights;        // the head's weights (formed when the trace forms its maps on demand, cached)
   int decimals = 4;  // 3 in presentation mode, where numbers are wider
 };
 

@@ -129,9 +129,9 @@ void steps_body_weighted_sum(StepsView& v) {
   // The weight column takes one number's room, so fit the v columns beside label + weight.
   const float num_col = steps_number_width(v.decimals) + ImGui::GetStyle().CellPadding.x * 2 + 1;
   const int dims = steps_dims_fit(avail - num_col, label_w, 1, v.decimals, 5);
-  const std::vector<KeyWeight> top = top_keys(h.weights, q, kTerms);
+  const std::vector<KeyWeight> top = top_keys(v.weights, q, kTerms);
   int nonzero = 0;
-  for (int j = 0; j < t.n_keys(); ++j) nonzero += h.weights(q, j) > 0 ? 1 : 0;
+  for (int j = 0; j < t.n_keys(); ++j) nonzero += v.weights(q, j) > 0 ? 1 : 0;
 
   ImGui::TextDisabled("%s", tr(L, Str::steps_terms));
   const int n_cols = 2 + dims + (dims < HS ? 1 : 0);
@@ -151,7 +151,7 @@ void steps_body_weighted_sum(StepsView& v) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(steps_clip(t.keys[static_cast<size_t>(kw.key)].text, 14).c_str());
       ImGui::TableNextColumn();
-      steps_cell_right(steps_number(h.weights(q, kw.key), v.decimals), kStepsAccent);
+      steps_cell_right(steps_number(v.weights(q, kw.key), v.decimals), kStepsAccent);
       for (int a = 0; a < dims; ++a) {
         ImGui::TableNextColumn();
         steps_cell_right(steps_number(h.v(kw.key, a), v.decimals));

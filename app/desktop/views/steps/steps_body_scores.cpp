@@ -93,7 +93,7 @@ void weights_map(StepsView& v, float width) {
   const Trace& t = v.t;
   HeatmapWidget w;
   w.texture = gui_head_texture(v.app, v.gui, v.f.layer, v.f.head);
-  w.values = &v.head.weights;
+  w.values = &v.weights;
   w.rows = &t.queries;
   w.cols = &t.keys;
   w.mask = &t.mask;
@@ -101,7 +101,7 @@ void weights_map(StepsView& v, float width) {
   w.row_label_w = heatmap_label_extent(t.queries);
   w.col_label_h = heatmap_label_extent(t.keys);
   w.cell = fit_cell(width - w.row_label_w - 4, ImGui::GetContentRegionAvail().y - w.col_label_h - 4 - colour_bar_room(),
-                    v.head.weights);
+                    v.weights);
   w.annotate = false;
   w.cmap = v.app.cmap;
   w.highlight_row = v.f.query;
@@ -111,7 +111,7 @@ void weights_map(StepsView& v, float width) {
   const HeatmapHit hit = heatmap_widget(w);
   if (hit.label_row_clicked >= 0) v.app.query = hit.label_row_clicked;
   if (hit.hovered) {
-    cell_tooltip(v, hit.row, hit.col, tr(v.app.lang, Str::weight), v.head.weights(hit.row, hit.col));
+    cell_tooltip(v, hit.row, hit.col, tr(v.app.lang, Str::weight), v.weights(hit.row, hit.col));
     if (hit.clicked) v.app.query = hit.row;
   }
   ImGui::SetCursorScreenPos(start);
@@ -322,19 +322,18 @@ void steps_body_mask(StepsView& v) {
 void steps_body_softmax(StepsView& v) {
   const Trace& t = v.t;
   const Lang L = v.app.lang;
-  const HeadTrace& h = v.head;
   const int q = v.f.query;
   formula_item("w_{ij} = \\frac{exp(s_{ij})}{\\sum_k exp(s_{ik})}", ImGui::GetFontSize() * 1.3f, kStepsAccent);
   double sum = 0;
-  for (int j = 0; j < t.n_keys(); ++j) sum += h.weights(q, j);
+  for (int j = 0; j < t.n_keys(); ++j) sum += v.weights(q, j);
   if (sum == 0) ImGui::TextColored(ImColor(kStepsHidden), "%s", tr(L, Str::steps_all_hidden));
   else formula_item("\\sum_j w_{ij} = " + steps_number(static_cast<float>(sum), v.decimals), ImGui::GetFontSize(),
                     ImGui::GetColorU32(ImGuiCol_Text));
   ImGui::Spacing();
 
   float m = 0;
-  for (int j = 0; j < t.n_keys(); ++j) m = std::max(m, h.weights(q, j));
-  const int best = argmax_row(h.weights, q);
+  for (int j = 0; j < t.n_keys(); ++j) m = std::max(m, v.weights(q, j));
+  const int best = argmax_row(v.weights, q);
   list_and_map(
       [&] {
         if (!ImGui::BeginTable("weights", 3, kListFlags)) return;
@@ -348,9 +347,9 @@ void steps_body_softmax(StepsView& v) {
           ImGui::TableNextColumn();
           key_label(v, j, off ? kStepsHidden : (j == best && m > 0 ? kStepsAccent : 0));
           ImGui::TableNextColumn();
-          steps_bar(h.weights(q, j), m, false, bar_width(), j == best ? kStepsAccent : kBarWeight);
+          steps_bar(v.weights(q, j), m, false, bar_width(), j == best ? kStepsAccent : kBarWeight);
           ImGui::TableNextColumn();
-          steps_cell_right(steps_number(h.weights(q, j), v.decimals), off ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : 0);
+          steps_cell_right(steps_number(v.weights(q, j), v.decimals), off ? ImGui::GetColorU32(ImGuiCol_TextDisabled) : 0);
         }
         ImGui::EndTable();
       },

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "analysis/lecture.h"
+#include "model/head_map.h"
 #include "state/figure_page.h"
 #include "state/formula_markup.h"
 #include "state/view_figure.h"
@@ -57,8 +58,8 @@ std::vector<StepMatrix> step_matrices(const Trace& t, const LectureFocus& f, Lec
     case LectureStep::scores: return {{"scores", head_scores(h, t.config).raw}};
     case LectureStep::scale: return {{"scores ÷ √d_k", head_scores(h, t.config).scaled}};
     case LectureStep::mask: return {{"scores + mask", head_scores(h, t.config).scaled + t.mask}};
-    case LectureStep::softmax: return {{"weights", h.weights, false, true}};
-    case LectureStep::weighted_sum: return {{"weights", h.weights, false, true}, {"weights · V", h.out}};
+    case LectureStep::softmax: return {{"weights", *head_map(t, f.layer, f.head), false, true}};
+    case LectureStep::weighted_sum: return {{"weights", *head_map(t, f.layer, f.head), false, true}, {"weights · V", h.out}};
     case LectureStep::concat: return {{"concat", lt.attn.concat}};
     case LectureStep::out_proj: return {{"Concat · W^O", lt.attn.out}};
   }

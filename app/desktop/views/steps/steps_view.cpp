@@ -145,7 +145,8 @@ void steps_view_draw(AppState& app, GuiResources& gui) {
     cache.layer = f.layer;
     cache.head = f.head;
   }
-  StepsView v{app, gui, t, f, t.layers[static_cast<size_t>(f.layer)], t.head(f.layer, f.head), cache.scores,
+  const std::shared_ptr<const Mat> weights = app_head_weights(app, t, f.layer, f.head);  // alive while drawn
+  StepsView v{app, gui, t, f, t.layers[static_cast<size_t>(f.layer)], t.head(f.layer, f.head), cache.scores, *weights,
               app.presentation ? 3 : 4};
 
   nav_row(app, t, f);

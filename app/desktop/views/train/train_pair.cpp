@@ -87,7 +87,7 @@ void side_prepare(const AppState& app, PairSide& side) {
   const int last = static_cast<int>(t.layers.size()) - 1, q = side.readout->query;
   side.rows.resize(t.config.n_heads, t.n_keys());
   for (int h = 0; h < t.config.n_heads; ++h) {
-    side.rows.row(h) = t.head(last, h).weights.row(q);
+    side.rows.row(h) = t.head(last, h).weights_kept.row(q);
     TraceToken tok;
     tok.text = tr_format(app.lang, Str::tr_head_short, h + 1);
     side.row_labels.push_back(tok);

@@ -57,7 +57,7 @@ void head_tooltip(const AppState& app, const Trace& t, int layer, int h, int q, 
   ImGui::Text("%s: %s (#%d)", tr(L, Str::query), t.queries[static_cast<size_t>(q)].text.c_str(), q);
   ImGui::Text("%s: %s (#%d)", tr(L, Str::key), t.keys[static_cast<size_t>(k)].text.c_str(), k);
   ImGui::Separator();
-  ImGui::Text("%s: %.4f", tr(L, Str::weight), t.head(layer, h).weights(q, k));
+  ImGui::Text("%s: %.4f", tr(L, Str::weight), t.head(layer, h).weights_kept(q, k));
   ImGui::EndTooltip();
 }
 
@@ -89,7 +89,7 @@ void candidate_table(const AppState& app, const Trace& t, int layer, const Coref
   ImGui::TableHeadersRow();
   const int NH = t.config.n_heads;
   for (int h = 0; h < NH; ++h) {
-    const Mat& w = t.head(layer, h).weights;
+    const Mat& w = t.head(layer, h).weights_kept;
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::Text("%d", h + 1);
@@ -187,7 +187,7 @@ void probe_section(AppState& app, GuiResources& gui, const TrainSnapshot& s, con
   const ImVec2 start = ImGui::GetCursorScreenPos();
   const ImVec2 grid0(start.x + g.row_label_w, start.y + g.col_label_h);
   std::vector<const Mat*> maps;
-  for (int h = 0; h < NH; ++h) maps.push_back(&t.head(layer, h).weights);
+  for (int h = 0; h < NH; ++h) maps.push_back(&t.head(layer, h).weights_kept);
   gui.train_run.update(p.version * 64 + static_cast<uint64_t>(layer), maps, app.cmap);
   const int highlight = readout ? readout->example.pronoun : -1;
   for (int h = 0; h < NH; ++h) {
@@ -198,7 +198,7 @@ void probe_section(AppState& app, GuiResources& gui, const TrainSnapshot& s, con
     ImGui::PushID(h);
     HeatmapWidget w;
     w.texture = gui.train_run.texture(h);
-    w.values = &t.head(layer, h).weights;
+    w.values = &t.head(layer, h).weights_kept;
     w.rows = &t.queries;
     w.cols = &t.keys;
     w.mask = &t.mask;

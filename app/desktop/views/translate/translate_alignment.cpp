@@ -43,9 +43,9 @@ Mat alignment_values(const TranslateReadout& r, int head) {
   if (layers.empty()) return Mat();
   const auto& heads = layers[0].cross.attn.heads;
   const int NH = static_cast<int>(heads.size());
-  if (head >= 0) return layers[static_cast<size_t>(head / NH)].cross.attn.heads[static_cast<size_t>(head % NH)].weights;
-  Mat mean = Mat::Zero(heads[0].weights.rows(), heads[0].weights.cols());
-  for (const HeadTrace& h : heads) mean += h.weights;
+  if (head >= 0) return layers[static_cast<size_t>(head / NH)].cross.attn.heads[static_cast<size_t>(head % NH)].weights_kept;
+  Mat mean = Mat::Zero(heads[0].weights_kept.rows(), heads[0].weights_kept.cols());
+  for (const HeadTrace& h : heads) mean += h.weights_kept;
   return mean / static_cast<float>(NH);
 }
 

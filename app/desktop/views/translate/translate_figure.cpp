@@ -50,7 +50,7 @@ Result<Figure> translate_figure(AppState& app, const FontRaster* font) {
     if (k != shown) order.push_back(k);
   maps.reserve(order.size());
   for (const int k : order) {
-    maps.push_back(r.forward.decoder[static_cast<size_t>(k / NH)].cross.attn.heads[static_cast<size_t>(k % NH)].weights);
+    maps.push_back(r.forward.decoder[static_cast<size_t>(k / NH)].cross.attn.heads[static_cast<size_t>(k % NH)].weights_kept);
     const std::string name = "L" + std::to_string(k / NH + 1) + " H" + std::to_string(k % NH + 1) + " · " +
                              tr_format(L, Str::tl_aligned_pct, static_cast<double>(r.head_aligned[static_cast<size_t>(k)]) * 100.0) +
                              (r.cross_off.has(k / NH, k % NH) ? " · " + std::string(tr(L, Str::tl_head_is_off)) : "");

@@ -90,9 +90,9 @@ std::string score_markup(ScoreKind kind) {
 // Per source token j: e_ij and α_ij, the gold token and the strongest marked.
 void score_table(const AppState& app, const TranslateReadout& r, const HeadTrace& h, int step) {
   const Lang L = app.lang;
-  const int S = static_cast<int>(h.weights.cols());
+  const int S = static_cast<int>(h.weights_kept.cols());
   Eigen::Index strongest = 0;
-  h.weights.row(step).maxCoeff(&strongest);
+  h.weights_kept.row(step).maxCoeff(&strongest);
   const int gold = r.exact && step < static_cast<int>(r.pair.gold.size()) ? r.pair.gold[static_cast<size_t>(step)] : -1;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
   const float height = std::min(ImGui::GetContentRegionAvail().y, (static_cast<float>(S) + 1.5f) * ImGui::GetFrameHeight());
@@ -115,7 +115,7 @@ void score_table(const AppState& app, const TranslateReadout& r, const HeadTrace
     const float e = h.scores_scaled.size() ? h.scores_scaled(step, j) : h.scores_raw.size() ? h.scores_raw(step, j) : 0.0f;
     ImGui::TextUnformatted(number(e).c_str());
     ImGui::TableNextColumn();
-    const float a = h.weights(step, j);
+    const float a = h.weights_kept(step, j);
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float w = std::max(ImGui::GetContentRegionAvail().x - tl_px(4), 10.0f);
     ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + w * a, p.y + ImGui::GetTextLineHeight()), IM_COL32(90, 150, 230, 255));
