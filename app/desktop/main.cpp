@@ -295,7 +295,8 @@ int run_frames(GLFWwindow* window, const AppOptions& opt, AppState& app, GuiReso
       toggle_fullscreen(window, saved[0], saved[1], saved[2], saved[3]);
       shell.toggle_fullscreen = false;
     }
-    const bool idle = app.trace && !app_computing(app) && !app.dirty && !app.importance.busy() && !app.lens.job.busy() && !app.flow.job.busy();
+    const bool idle = app.trace && !app_computing(app) && !app.dirty && !app.importance.busy() && !app.lens.job.busy() && !app.flow.job.busy() &&
+                      !app.stats.scan_job.busy();
     if (!pending_screenshot.empty() && (idle || screenshot_now)) {
       Status s = save_framebuffer(pending_screenshot, width, height);
       if (s && !pending_layout.empty()) s = save_layout_report(pending_layout, app, gui, font->FontSize);

@@ -116,8 +116,15 @@ CorefTarget coref_target_find(const Trace& trace) {
 }
 
 DetectorReport detector_report(Detector d, const Trace& trace, const CorefTarget& coref) {
+  return detector_report_of(d == Detector::coreference ? detector_grid(d, trace, coref.pronoun, coref.referent)
+                                                       : detector_grid(d, trace),
+                            trace, coref);
+}
+
+DetectorReport detector_report_of(DetectorGrid grid, const Trace& trace, const CorefTarget& coref) {
+  const Detector d = grid.detector;
   DetectorReport r;
-  r.grid = d == Detector::coreference ? detector_grid(d, trace, coref.pronoun, coref.referent) : detector_grid(d, trace);
+  r.grid = std::move(grid);
   bool any_cell = false, any_defined = false;
   for (size_t l = 0; l < r.grid.by_layer_head.size(); ++l)
     for (size_t h = 0; h < r.grid.by_layer_head[l].size(); ++h) {
@@ -138,10 +145,14 @@ DetectorReport detector_report(Detector d, const Trace& trace, const CorefTarget
   return r;
 }
 
-DetectorReports detector_reports(const Trace& trace) {
+DetectorReports detector_reports(const Trace& trace, const HeadMapVisitor& visit) {
   DetectorReports out;
   out.coref = coref_target_find(trace);
-  for (Detector d : kAllDetectors) out.reports.push_back(detector_report(d, trace, out.coref));
+  // Every detector from one pass over the maps (the coreference detector alone reads the pronoun
+  // and its referent; the others ignore them).
+  std::vector<DetectorGrid> grids = detector_grids(std::vector<Detector>(std::begin(kAllDetectors), std::end(kAllDetectors)),
+                                                   trace, out.coref.pronoun, out.coref.referent, visit);
+  for (DetectorGrid& g : grids) out.reports.push_back(detector_report_of(std::move(g), trace, out.coref));
   return out;
 }
 

@@ -42,13 +42,15 @@ CorefTarget coref_target_find(const Trace& trace);
 
 // coref is used by Detector::coreference only.
 DetectorReport detector_report(Detector d, const Trace& trace, const CorefTarget& coref = {});
+// The same from a grid already scored (detector_grids: every detector from one pass over the maps).
+DetectorReport detector_report_of(DetectorGrid grid, const Trace& trace, const CorefTarget& coref = {});
 
 // Every detector, in kAllDetectors order, with the target coref_target_find gives.
 struct DetectorReports {
   CorefTarget coref;
   std::vector<DetectorReport> reports;
 };
-DetectorReports detector_reports(const Trace& trace);
+DetectorReports detector_reports(const Trace& trace, const HeadMapVisitor& visit = {});
 
 // "none", "cross_attention", "too_short", "no_repeat", "no_spaced_repeat", "no_referent", "masked".
 std::string_view name_of(DetectorGap g);

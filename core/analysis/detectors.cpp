@@ -86,27 +86,39 @@ DetectorScore detector_score(Detector d, const Mat& weights, const std::vector<s
 }
 
 DetectorGrid detector_grid(Detector d, const Trace& trace, int pronoun, int referent) {
-  DetectorGrid grid;
-  grid.detector = d;
+  return std::move(detector_grids({d}, trace, pronoun, referent).front());
+}
+
+std::vector<DetectorGrid> detector_grids(const std::vector<Detector>& detectors, const Trace& trace, int pronoun,
+                                         int referent, const HeadMapVisitor& visit) {
   const int n = std::min(trace.n_queries(), trace.real_keys);
   std::vector<std::string> tokens;
   for (int i = 0; i < n; ++i) tokens.push_back(trace.queries[static_cast<size_t>(i)].text);
-  // One head's map at a time: a trace whose maps are formed on demand never holds them all.
-  for (size_t l = 0; l < trace.layers.size(); ++l) {
-    std::vector<DetectorScore> row;
-    for (size_t h = 0; h < trace.layers[l].attn.heads.size(); ++h) {
-      if (trace.cross || n <= 0) {
-        row.emplace_back();
-        continue;
-      }
-      // A copy, not a block expression: the public function takes a plain Mat.
-      const Mat rows = head_map_rows(trace, static_cast<int>(l), static_cast<int>(h), 0, n);
-      const Mat w = rows.leftCols(std::min<Eigen::Index>(n, rows.cols()));
-      row.push_back(detector_score(d, w, tokens, pronoun, referent));
-    }
-    grid.by_layer_head.push_back(std::move(row));
+  const int L = static_cast<int>(trace.layers.size()), NH = trace.config.n_heads;
+  std::vector<DetectorGrid> grids(detectors.size());
+  for (size_t i = 0; i < detectors.size(); ++i) {
+    grids[i].detector = detectors[i];
+    grids[i].by_layer_head.assign(static_cast<size_t>(L), std::vector<DetectorScore>(static_cast<size_t>(NH)));
   }
-  return grid;
+  const bool scored = !trace.cross && n > 0;
+  if (!scored && !visit) return grids;
+  // Each head's map formed once for every detector (and the visitor), one map per thread at a time:
+  // a trace whose maps are formed on demand never holds them all. Heads in parallel when a map is
+  // large enough to outweigh the fork and join.
+  const bool in_parallel = int64_t{trace.n_queries()} * trace.n_keys() * L * NH >= (int64_t{1} << 22);
+#pragma omp parallel for schedule(dynamic, 1) if (in_parallel)
+  for (int i = 0; i < L * NH; ++i) {
+    const int l = i / NH, h = i % NH;
+    const HeadMap map = visit ? head_map(trace, l, h) : HeadMap::of_formed(scored ? head_map_rows(trace, l, h, 0, n) : Mat());
+    if (visit) visit(l, h, *map);
+    if (!scored) continue;
+    // A copy, not a block expression: the public function takes a plain Mat.
+    const Mat w = map->topLeftCorner(n, std::min<Eigen::Index>(n, map->cols()));
+    for (size_t k = 0; k < detectors.size(); ++k)
+      grids[k].by_layer_head[static_cast<size_t>(l)][static_cast<size_t>(h)] =
+          detector_score(detectors[k], w, tokens, pronoun, referent);
+  }
+  return grids;
 }
 
 std::string_view name_of(Detector d) { return enum_name(kDetectorNames, d); }

@@ -2,6 +2,7 @@
 // (previous-token, attention sink, duplicate-token, induction, coreference), from its attention
 // weights and the token texts alone. Reads a Trace; never runs a model or changes the weights.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +40,13 @@ struct DetectorGrid {
 // real_keys), so [PAD] never counts as a duplicate. A cross-attention trace has no shared
 // positions between queries and keys: every score comes back undefined.
 DetectorGrid detector_grid(Detector d, const Trace& trace, int pronoun = -1, int referent = -1);
+// Several detectors' grids from one pass: each head's map is formed once (model/head_map.h) and
+// scored by every detector, heads over the machine's threads.
+// `visit`, when given, also sees each head's whole (Tq, Tk) map (from the thread that formed it:
+// it must write only what belongs to that head).
+using HeadMapVisitor = std::function<void(int layer, int head, const Mat& map)>;
+std::vector<DetectorGrid> detector_grids(const std::vector<Detector>& detectors, const Trace& trace, int pronoun = -1,
+                                         int referent = -1, const HeadMapVisitor& visit = {});
 
 // "previous_token", "first_token", "duplicate_token", "induction", "coreference".
 std::string_view name_of(Detector d);

@@ -17,6 +17,7 @@
 #include "demos/induction_demo.h"
 #include "io/model_open.h"
 #include "io/session.h"
+#include "model/head_map.h"
 #include "state/answer_text.h"
 #include "state/app_busy.h"
 #include "state/app_memory.h"
@@ -1194,4 +1195,65 @@ TEST_CASE("app state: the first token set aside and the colour scale: maps renor
 }
 
 }  // namespace
+
+TEST_CASE("app state: maps formed on demand — the views' maps are the kept ones, whole-trace measures say why, statistics off the UI thread") {
+  AppState app;
+  app.sentence = "The animal didn't cross the street because it was too tired.";
+  app.dirty = true;
+  settle(app);
+  REQUIRE(app.trace);
+  REQUIRE_FALSE(trace_forms_maps(*app.trace));
+  const int L = static_cast<int>(app.trace->layers.size()), NH = app.trace->config.n_heads;
+  std::vector<Mat> kept;
+  for (int l = 0; l < L; ++l)
+    for (int h = 0; h < NH; ++h) kept.push_back(app.trace->head(l, h).weights_kept);
+  app.view = View::stats;
+  REQUIRE(stats_cache_refresh(app));  // a trace that keeps its maps: at once
+  const std::vector<StatsRow> kept_rows = app.stats.cache.rows;
+  app.view = View::heads;
+
+  app.maps_on_demand = true;  // the script's `maps on_demand`
+  app.dirty = true;
+  settle(app);
+  REQUIRE(app.trace);
+  REQUIRE(trace_forms_maps(*app.trace));
+  REQUIRE(NH >= 3);
+  CHECK(app.trace->head(L - 1, 2).weights_kept.size() == 0);
+  for (int l = 0; l < L; ++l)
+    for (int h = 0; h < NH; ++h) {
+      const std::shared_ptr<const Mat> map = app_head_map(app, l, h);
+      CHECK(test::max_abs_diff(*map, kept[static_cast<size_t>(l * NH + h)]) < 1e-6f);
+      CHECK(app_head_map(app, l, h).get() == map.get());  // asked again: the one formed, kept while asked for
+    }
+  CHECK(app.maps.formed.held() == L * NH);
+  // The first token set aside: formed per head from the formed weights.
+  app.first_aside = true;
+  settle(app);
+  CHECK(test::max_abs_diff(*app_head_map(app, L - 1, 2), attention_first_key_aside(kept[static_cast<size_t>((L - 1) * NH + 2)])) <
+        1e-6f);
+  app.first_aside = false;
+  // Value-norm and rollout need every head's map at once: refused, naming the length offered.
+  app.measure = AttentionMeasure::value_norm;
+  settle(app);
+  CHECK(test::has(app.maps.error, "value-norm is built for every head at once"));
+  CHECK(test::has(app.maps.error, "It is offered up to "));
+  CHECK(app_measure_drawn(app) == AttentionMeasure::weights);
+  app.measure = AttentionMeasure::weights;
+  settle(app);
+  // The Statistics view's scan runs on its own thread; app_busy names it until it is taken.
+  app.view = View::stats;
+  REQUIRE_FALSE(stats_cache_refresh(app));
+  CHECK(test::has(app_busy_text(app), "the Statistics view's scan of every head's map"));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!stats_cache_refresh(app) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  REQUIRE(app.stats.cache.rows.size() == kept_rows.size());
+  for (size_t i = 0; i < kept_rows.size(); ++i) {
+    CHECK(app.stats.cache.rows[i].stats.entropy == doctest::Approx(kept_rows[i].stats.entropy).epsilon(1e-5));
+    CHECK(app.stats.cache.rows[i].stats.max_weight == doctest::Approx(kept_rows[i].stats.max_weight).epsilon(1e-5));
+  }
+  CHECK(app.stats.cache.detectors.reports.size() == std::size(kAllDetectors));
+  CHECK(app_busy(app).empty());
+}
+
 }  // namespace attnviz

@@ -19,6 +19,7 @@ std::vector<std::string> app_busy(const AppState& app) {
   if (app.importance.busy()) busy.push_back("the importance grid");
   if (app.importance_set.job.busy()) busy.push_back("the importance grid over a set of sentences");
   if (app.lens.job.busy()) busy.push_back("the logit lens and attribution");
+  if (app.stats.scan_job.busy()) busy.push_back("the Statistics view's scan of every head's map");
   if (app.flow.job.busy()) busy.push_back("the flow graph");
   if (app.patching.job.busy()) busy.push_back("patching A into B");
   if (app.generation.remaining > 0)

@@ -75,6 +75,7 @@ void app_send_edit(AppState& app) {
   req.a.input.mask = app.mask;
   req.a.input.ablation = app.ablation;
   req.a.input.max_memory = app.trace_max_memory;
+  req.a.input.maps_on_demand = app.maps_on_demand;
   if (app.source != ModelSource::sandbox) req.a.model = app.model;
   const bool fixed_heads = req.a.model && app.compare.mode == CompareMode::single_vs_multi;
   if (app_needs_b(app) && !fixed_heads) {
@@ -172,6 +173,9 @@ void app_update(AppState& app) {
                        app.first_aside && !app_words_shown(app));
   shown_words_refresh(app);
   compare_maps_update(app.compare, app.trace.get(), app.trace_b.get(), app.layer, app.trace_version);
+  // The Statistics view's scan starts with the frame that shows the view (a long input's runs on a
+  // thread of its own, which app_busy then names), not a frame later.
+  if (app.view == View::stats && app.trace && !app_computing(app)) (void)stats_cache_refresh(app);
 }
 
 bool app_needs_b(const AppState& app) {

@@ -84,6 +84,8 @@ struct AppState {
   std::string scroll_to;      // a section its view scrolls to at the next frame it draws (patching, lens, flow, detectors, table), then ""
   AttentionMeasure measure = AttentionMeasure::weights;  // what Heads, Model view and Lines draw
   ColorScaleSpec color_scale;  // how Heads and the Model view spread values over the colour map
+  bool maps_on_demand = false;  // every head's map formed when shown (TraceInput::maps_on_demand), not only a long
+                                // input's: the script's `maps on_demand`
   bool first_aside = false;    // Heads, Model view, Lines: the first key drawn apart, the rest of each
                                // row renormalised (weights and rollout; app_first_aside says when it applies)
   WordViewOptions word_view;  // Heads, Model view, Lines, Statistics in words / without special tokens

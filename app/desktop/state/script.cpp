@@ -99,6 +99,12 @@ std::string script_expect(const AppState& app, const std::string& what) {
   if (kind == "retrain")
     return contains(app.retrain.outcome ? retrain_outcome_text(*app.retrain.outcome, Lang::en) : "", "retrain message");
   if (kind == "idle") return app_busy(app).empty() ? std::string() : "still busy: " + app_busy_text(app);
+  if (kind == "maps") {  // expect maps formed|kept: whether the shown trace forms its maps on demand
+    if (text != "formed" && text != "kept") return "expected maps formed|kept";
+    if (!app.trace) return "expected a trace";
+    const bool formed = trace_forms_maps(*app.trace);
+    return formed == (text == "formed") ? std::string() : std::string("the trace ") + (formed ? "forms" : "keeps") + " its maps";
+  }
   if (kind == "weight") {
     std::istringstream in(text);
     int l = 0, h = 0, q = 0, k = 0;
@@ -464,6 +470,8 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     if (!need(1) || !to_on(a[0], app.vocab_open)) return fail("expected on or off");
   } else if (v == "view") {
     if (!need(1) || !view_from_id(a[0], app.view)) return fail("unknown view");
+    // Its scan starts now, so that the next line waits for it (app_busy) rather than for nothing.
+    if (app.view == View::stats && app.trace && !app_computing(app)) (void)stats_cache_refresh(app);
   } else if (v == "compare") {
     const auto mode = need(1) ? compare_mode_from_name(a[0]) : std::nullopt;
     if (!mode) return fail("unknown compare mode");
@@ -528,6 +536,10 @@ ScriptStep script_apply(AppState& app, const ScriptLine& line) {
     auto k = need(1) ? color_scale_from_name(a[0]) : std::nullopt;
     if (!k) return fail("expected linear, log or power");
     app.color_scale.kind = *k;
+  } else if (v == "maps") {  // maps on_demand|by_length: every head's map formed when shown, or as the length asks
+    if (!need(1) || (a[0] != "on_demand" && a[0] != "by_length")) return fail("expected maps on_demand|by_length");
+    app.maps_on_demand = a[0] == "on_demand";
+    app.dirty = true;
   } else if (v == "first_aside") {  // "Set the first token aside"
     if (!need(1) || !to_on(a[0], app.first_aside)) return fail("expected on or off");
   } else if (v == "colormap") {

@@ -330,6 +330,7 @@ void heads_toolbar(AppState& app, const Trace& t) {
                                           : tr_format(L, Str::hv_timing, t.n_queries(), t.n_keys(), app.compute_seconds * 1000.0);
   if (t.weights_only && !app_computing(app))  // read from a file: no compute time to show
     timing = std::to_string(t.n_queries()) + " × " + std::to_string(t.n_keys());
+  if (trace_forms_maps(t) && !app_computing(app)) timing += tr(L, Str::hv_maps_formed);  // a long input
   same_line_or_wrap(ImGui::CalcTextSize(timing.c_str()).x);  // never cut at the edge
   ImGui::TextDisabled("%s", timing.c_str());
   measure_error(app);

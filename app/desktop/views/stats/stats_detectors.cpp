@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <iterator>
 #include <string>
@@ -378,15 +377,6 @@ void draw_grid(AppState& app, const Trace& t, int index, const Layout& g, ImVec2
 }
 
 }  // namespace
-
-void stats_detectors_refresh(AppState& app, const Trace& t) {
-  StatsCache& c = app.stats.cache;
-  if (c.detectors_version == app.shown_version && !c.detectors.reports.empty()) return;
-  const auto start = std::chrono::steady_clock::now();
-  c.detectors = detector_reports(t);
-  c.detectors_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  c.detectors_version = app.shown_version;
-}
 
 void stats_detectors_section(AppState& app, const Trace& t, float max_height) {
   const Lang L = app.lang;

@@ -6,9 +6,6 @@
 
 namespace attnviz {
 
-// Rebuilds the cached detector reports when the trace changed since they were built.
-void stats_detectors_refresh(AppState& app, const Trace& t);
-
 // Draws the section at the cursor: a title with the colour legend, a hint, and the grids laid out
 // as large as fits in max_height (cells shrink to a minimum first; beyond that the grids scroll).
 // A click on a cell chooses that head; a double-click opens it zoomed in the Heads view.

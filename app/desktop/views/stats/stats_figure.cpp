@@ -7,7 +7,6 @@
 
 #include "analysis/detector_report.h"
 #include "analysis/stats.h"
-#include "model/head_map.h"
 #include "state/explain_figure.h"
 #include "state/figure_page.h"
 #include "state/view_figure.h"
@@ -44,7 +43,10 @@ Result<Figure> stats_figure(const AppState& app, const FontRaster* font) {
 
   // Head detectors: scores in [0, 1]; an undefined score is NaN, drawn grey.
   page_line(page, tr(L, Str::dt_section), 15, kPageInk, true);
-  const DetectorReports reports = detector_reports(t);
+  // The view's scan when it is of this trace, else one now: each head's map formed once for both.
+  const bool cached = app.stats.cache.shown_version == app.shown_version && !app.stats.cache.rows.empty();
+  const StatsScan scan = cached ? StatsScan{app.stats.cache.rows, app.stats.cache.detectors, 0} : stats_scan(t);
+  const DetectorReports& reports = scan.detectors;
   std::vector<Mat> det(reports.reports.size());
   HeatmapGridSpec dspec = page_layer_head_spec(app, NL, NH);
   for (size_t d = 0; d < reports.reports.size(); ++d) {
@@ -64,12 +66,10 @@ Result<Figure> stats_figure(const AppState& app, const FontRaster* font) {
 
   // Per-head statistics, each on its own range.
   page_line(page, tr(L, Str::dt_table_section), 15, kPageInk, true);
-  std::vector<bool> punct(t.keys.size());
-  for (size_t j = 0; j < t.keys.size(); ++j) punct[j] = t.keys[j].kind == TokenKind::punct;
   Mat entropy(NL, NH), max_weight(NL, NH), distance(NL, NH), first(NL, NH), punct_share(NL, NH);
   for (int l = 0; l < NL; ++l)
     for (int h = 0; h < NH; ++h) {
-      const HeadStats st = head_stats(*head_map(t, l, h), punct);  // one map at a time
+      const HeadStats& st = scan.rows[static_cast<size_t>(l * NH + h)].stats;
       entropy(l, h) = st.entropy;
       max_weight(l, h) = st.max_weight;
       distance(l, h) = st.mean_distance;

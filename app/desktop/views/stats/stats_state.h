@@ -10,6 +10,7 @@
 #include "analysis/detector_report.h"
 #include "analysis/stats.h"
 #include "model/config.h"
+#include "state/keyed_job.h"
 
 namespace attnviz {
 
@@ -18,6 +19,7 @@ struct StatsRow {
   ScoreKind score = ScoreKind::scaled_dot;
   HeadStats stats;
   std::vector<KeyWeight> top;  // strongest keys: of the query it was built for, or of the whole head
+  std::vector<KeyWeight> top_received;  // of the whole head (what every query gives each key)
 };
 
 struct StatsCache {
@@ -29,12 +31,34 @@ struct StatsCache {
   double detectors_ms = 0;         // how long building them took (shown in a tooltip)
 };
 
+// Every head's statistics, strongest keys overall and detector scores, each head's map formed once.
+struct StatsScan {
+  std::vector<StatsRow> rows;  // layer-major; `top` left empty (it depends on the query)
+  DetectorReports detectors;
+  double ms = 0;  // how long the scan took
+};
+inline constexpr int kStatsTopKeys = 5;  // kept per row; the cell shows as many as fit
+StatsScan stats_scan(const Trace& trace);
+
 struct StatsState {
   int sort_column = 0;
   bool sort_descending = false;
   StatsCache cache;
+  // A trace that forms its maps on demand (a long input) is scanned here, off the UI thread: forming
+  // every head's map takes tens of seconds. Keyed by AppState::shown_version.
+  KeyedJob<uint64_t, StatsScan> scan_job;
 
-  void reset() { *this = StatsState{}; }
+  void reset() {
+    sort_column = 0;
+    sort_descending = false;
+    cache = StatsCache{};
+  }
 };
+
+struct AppState;
+// Fills app.stats.cache for the trace shown (rows, detectors, and the top keys of the query shown):
+// at once when the trace keeps its maps, else from scan_job. False while that scan runs (the view
+// says so; a script waits for it: app_busy).
+bool stats_cache_refresh(AppState& app);
 
 }  // namespace attnviz

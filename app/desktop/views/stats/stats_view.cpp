@@ -11,8 +11,6 @@
 
 #include <imgui.h>
 
-#include "analysis/key_totals.h"
-#include "model/head_map.h"
 #include "shell/panels.h"
 #include "shell/view_registry.h"
 #include "widgets/importance_panel.h"
@@ -27,7 +25,6 @@ namespace {
 
 enum Column { col_layer, col_head, col_score, col_entropy, col_max, col_distance, col_first, col_punct, col_keys, col_count };
 
-constexpr int kTopKeys = 5;  // kept per row; the cell shows as many as fit
 
 // Short names: the table has no room for "dot-product (no scaling)".
 Str score_str(ScoreKind k) {
@@ -38,35 +35,6 @@ Str score_str(ScoreKind k) {
     case ScoreKind::additive: return Str::st_score_additive;
   }
   return Str::st_score_scaled;
-}
-
-// head_stats for every head only when the trace changed; the top keys also when the query did.
-void cache_refresh(AppState& app, const Trace& t) {
-  StatsCache& c = app.stats.cache;
-  const bool stale = c.shown_version != app.shown_version || c.rows.empty();
-  const int query = app_shown_query(app);
-  if (!stale && c.query == query) return;
-  if (stale) {
-    std::vector<bool> punct(t.keys.size());
-    for (size_t j = 0; j < t.keys.size(); ++j) punct[j] = t.keys[j].kind == TokenKind::punct;
-    c.rows.clear();
-    for (int l = 0; l < static_cast<int>(t.layers.size()); ++l)
-      for (int h = 0; h < t.config.n_heads; ++h) {
-        StatsRow r;
-        r.layer = l;
-        r.head = h;
-        r.score = t.head(l, h).score;
-        r.stats = head_stats(*head_map(t, l, h), punct);  // one map at a time
-        c.rows.push_back(std::move(r));
-      }
-  }
-  for (StatsRow& r : c.rows) {
-    // The query's row alone, or (what every query gives each key) the whole map, one at a time.
-    r.top = query >= 0 ? top_keys(head_map_rows(t, r.layer, r.head, query, 1), 0, kTopKeys)
-                       : top_keys_received(*head_map(t, r.layer, r.head), kTopKeys);
-  }
-  c.shown_version = app.shown_version;
-  c.query = query;
 }
 
 float sort_value(const StatsRow& r, int column) {
@@ -346,8 +314,12 @@ void stats_table(AppState& app, const Trace& t) {
 void stats_view_draw(AppState& app, GuiResources& /*gui: grids are drawn as rectangles*/) {
   if (!view_begin(app, View::stats)) return;
   const Trace& t = app_shown_trace(app);
-  cache_refresh(app, t);
-  stats_detectors_refresh(app, t);
+  if (!stats_cache_refresh(app)) {  // a long input's maps are being formed, on a thread of their own
+    ImGui::TextDisabled("%s", tr_format(app.lang, Str::st_scanning, static_cast<int>(t.layers.size()) * t.config.n_heads,
+                                        t.n_queries()).c_str());
+    ImGui::End();
+    return;
+  }
   summary_line(app, t);
   importance_panel(app);
   scroll_anchor(app.scroll_to, "lens");
