@@ -31,7 +31,7 @@ constexpr EnumNames<NoAnswerReason, std::size(kNoAnswerReasons)> kReasonNames{{
     {NoAnswerReason::no_mask, "no_mask"},                 {NoAnswerReason::needs_causal, "needs_causal"},
     {NoAnswerReason::mask_not_trained, "mask_not_trained"},
     {NoAnswerReason::other_sentence, "other_sentence"},   {NoAnswerReason::other_model, "other_model"},
-    {NoAnswerReason::cancelled, "cancelled"}}};
+    {NoAnswerReason::cancelled, "cancelled"},             {NoAnswerReason::bad_weights, "bad_weights"}}};
 
 std::string token_name(const Model& model, int id) {
   if (model.tokenizer && id < model.tokenizer->vocab_size()) return model.tokenizer->piece(id);
@@ -155,6 +155,7 @@ std::string no_answer_english(const NoAnswer& why) {
     case NoAnswerReason::other_sentence: return "the trace is of another sentence";
     case NoAnswerReason::other_model: return "the trace was not made by this model";
     case NoAnswerReason::cancelled: return kTraceCancelled;
+    case NoAnswerReason::bad_weights: return "the model's file holds a weight that is not a number: " + why.word;
   }
   return "no answer";
 }
@@ -165,11 +166,16 @@ AnswerResult<RowVec> output_logits(const Model& model, const RowVec& h) {
   switch (model_output_head(model)) {
     case OutputHead::none: return NoAnswerReason::no_output_head;
     case OutputHead::linear: {
-      RowVec out = h * w.output_w.transpose();
-      if (w.output_b.size() == out.size()) out += w.output_b.transpose();
-      return out;
+      auto out = vocab_table_times(model, VocabTable::output, h);  // tile by tile when kept encoded
+      if (!out) return NoAnswer{NoAnswerReason::bad_weights, out.error()};
+      if (w.output_b.size() == out->size()) *out += w.output_b.transpose();
+      return std::move(*out);
     }
-    case OutputHead::tied: return RowVec(h * w.tok_embed.transpose());
+    case OutputHead::tied: {
+      auto out = vocab_table_times(model, VocabTable::tokens, h);
+      if (!out) return NoAnswer{NoAnswerReason::bad_weights, out.error()};
+      return std::move(*out);
+    }
     case OutputHead::bert_mlm: {
       Mat x = h * w.mlm_dense_w.transpose();
       x.row(0) += w.mlm_dense_b.transpose();

@@ -63,6 +63,8 @@ enum class NoAnswerReason {
   other_sentence,   // the trace is of another sentence (a newer one is being computed)
   other_model,      // the trace, or the hidden states, were not made by this model
   cancelled,        // stopped by its caller (a newer request)
+  bad_weights,      // a table kept in its file's encoding decoded to a value that is not finite (NoAnswer::word:
+                    // what the decoder said, naming the tensor and the row)
 };
 inline constexpr NoAnswerReason kNoAnswerReasons[] = {
     NoAnswerReason::no_output_head, NoAnswerReason::no_model,        NoAnswerReason::cross_attention,
@@ -70,12 +72,12 @@ inline constexpr NoAnswerReason kNoAnswerReasons[] = {
     NoAnswerReason::no_candidates,
     NoAnswerReason::unknown_word,   NoAnswerReason::no_word_readout, NoAnswerReason::no_mask,
     NoAnswerReason::needs_causal,   NoAnswerReason::mask_not_trained, NoAnswerReason::other_sentence,
-    NoAnswerReason::other_model,    NoAnswerReason::cancelled};
+    NoAnswerReason::other_model,    NoAnswerReason::cancelled,        NoAnswerReason::bad_weights};
 std::string_view name_of(NoAnswerReason reason);  // "no_output_head", ... (for tests and scripts)
 
 struct NoAnswer {
   NoAnswerReason reason = NoAnswerReason::other_model;
-  std::string word;  // unknown_word: the word the vocabulary lacks; empty otherwise
+  std::string word;  // unknown_word: the word the vocabulary lacks; bad_weights: the decoder's message; else empty
   bool operator==(const NoAnswer&) const = default;
 };
 

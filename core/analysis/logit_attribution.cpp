@@ -59,13 +59,23 @@ LinearNorm linear_norm_at(const Model& model, const RowVec& residual) {
 
 // The unembedding's rows and bias, as the output head reads them (tied: the token table, no bias).
 struct Unembedding {
-  const WeightMat* w = nullptr;
+  const Model* model = nullptr;
+  VocabTable table = VocabTable::tokens;  // its rows (model/vocab_table.h: floats, or decoded from the file)
   const Vec* b = nullptr;
+
+  Eigen::Index rows() const { return static_cast<Eigen::Index>(vocab_table_rows(*model, table)); }
+  // Row a minus row b: the answer's direction.
+  Result<RowVec> difference(int a, int b) const {
+    auto ra = vocab_table_row(*model, table, a);
+    auto rb = vocab_table_row(*model, table, b);
+    if (!ra || !rb) return make_error(!ra ? ra.error() : rb.error());
+    return RowVec(*ra - *rb);
+  }
 };
 Result<Unembedding> unembedding_of(const Model& model) {
   switch (model_output_head(model)) {
-    case OutputHead::linear: return Unembedding{&model.weights.output_w, &model.weights.output_b};
-    case OutputHead::tied: return Unembedding{&model.weights.tok_embed, nullptr};
+    case OutputHead::linear: return Unembedding{&model, VocabTable::output, &model.weights.output_b};
+    case OutputHead::tied: return Unembedding{&model, VocabTable::tokens, nullptr};
     case OutputHead::bert_mlm:
       return make_error("direct logit attribution reads a language model's unembedding; a masked-LM head has a "
                         "non-linear transform before it");
@@ -128,7 +138,7 @@ Result<RowVec> residual_write_logits(const Model& model, const RowVec& write, co
   if (write.size() != model.config.d_model || residual.size() != model.config.d_model)
     return make_error(no_answer_english(NoAnswer{NoAnswerReason::other_model, {}}));
   const RowVec normed = linear_norm_at(model, residual).apply(write);
-  return RowVec(normed * u->w->transpose());
+  return vocab_table_times(model, u->table, normed);
 }
 
 Result<LogitAttribution> logit_attribution(const Model& model, const Trace& trace, int answer_id, int wrong_id, int position) {
@@ -153,13 +163,15 @@ Result<LogitAttribution> logit_attribution(const Model& model, const Trace& trac
   a.position = pa.position;
   a.answer_id = answer_id >= 0 ? answer_id : pa.top.front().id;
   a.wrong_id = wrong_id >= 0 ? wrong_id : (pa.top.size() > 1 ? pa.top[1].id : -1);
-  const Eigen::Index V = u->w->rows();
+  const Eigen::Index V = u->rows();
   for (int id : {a.answer_id, a.wrong_id})
     if (id < 0 || id >= V) return make_error("token id " + std::to_string(id) + " is outside the model's vocabulary");
   auto parts = residual_parts(model, trace, a.position);
   if (!parts) return make_error(parts.error());
 
-  const RowVec d = u->w->row(a.answer_id) - u->w->row(a.wrong_id);
+  auto direction = u->difference(a.answer_id, a.wrong_id);
+  if (!direction) return make_error(direction.error());
+  const RowVec& d = *direction;
   const LinearNorm norm = linear_norm_at(model, parts->residual);
   const auto logit_of = [&](const RowVec& v) { return dot(norm.apply(v), d); };
   double total = 0;
@@ -194,12 +206,14 @@ Result<std::vector<std::vector<RowVec>>> head_source_attribution(const Model& mo
   if (!u) return make_error(u.error());
   auto parts = residual_parts(model, trace, a.position);  // the model's and the trace's checks, and the residual
   if (!parts) return make_error(parts.error());
-  const Eigen::Index V = u->w->rows();
+  const Eigen::Index V = u->rows();
   for (int id : {a.answer_id, a.wrong_id})
     if (id < 0 || id >= V) return make_error("token id " + std::to_string(id) + " is outside the model's vocabulary");
   const ModelConfig& c = model.config;
   const int HS = c.head_size(), p = a.position;
-  const RowVec d = u->w->row(a.answer_id) - u->w->row(a.wrong_id);
+  auto direction = u->difference(a.answer_id, a.wrong_id);
+  if (!direction) return make_error(direction.error());
+  const RowVec& d = *direction;
   // The answer's direction before the final norm, then in each head's value space (through its
   // slice of W_O): a key's share is its weight times its value dotted with that, O(HS) a key.
   const RowVec g = linear_norm_at(model, parts->residual).direction_before(d);

@@ -73,6 +73,11 @@ class TensorTaker {
   void rows_part(const std::string& name, int64_t total_rows, int64_t from, int64_t rows, int64_t cols, WeightMat& out,
                  int64_t first_row);
   void vec(const std::string& name, int64_t len, Vec& out);
+  // A vocabulary table (the token table, the output head): kept in the file's encoding when
+  // set_vocab_encoded gave the file (`encoded` set, `out` left empty), else decoded as mat() does.
+  void vocab_mat(const std::string& name, int64_t rows, int64_t cols, WeightMat& out,
+                 std::shared_ptr<const EncodedRows>& encoded);
+  void set_vocab_encoded(std::shared_ptr<const GgufMapped> file) { vocab_file_ = std::move(file); }
   void segment_of(const std::string& name, int64_t len, Vec& out, int64_t first, int head_size_permuted = 0);
 
   // Off: tensors taken from now on are checked (shape, name) and counted as used but not decoded, and
@@ -102,6 +107,7 @@ class TensorTaker {
   std::vector<Job> jobs_;
   std::vector<char> taken_;  // by tensor index
   bool decoding_ = true;
+  std::shared_ptr<const GgufMapped> vocab_file_;  // set: vocab_mat keeps its tables encoded
   uint64_t total_bytes_ = 0, done_bytes_ = 0;
   std::string error_;
 };
@@ -129,6 +135,10 @@ const Arch& arch_phi3();
 std::span<const ArchKey> llama_shaped_keys();
 Status fill_llama_shaped(ArchReader& r, ModelConfig& c);
 void load_outside_layers(TensorTaker& take, const ModelConfig& c, int vocab, ModelWeights& w);
+
+// Rows of a (rows, cols) tensor of the mapped file, decoded when read (io/gguf_vocab.cpp).
+std::shared_ptr<const EncodedRows> encoded_rows_make(std::shared_ptr<const GgufMapped> file, const GgufTensorInfo& tensor,
+                                                     int64_t rows, int64_t cols);
 
 // What one layer of the config takes decoded, in bytes.
 uint64_t layer_float_bytes(const ModelConfig& c);

@@ -131,11 +131,11 @@ void load_layer_rows(TensorTaker& take, const ModelConfig& c, int l, LayerWeight
 
 void load_outside_layers(TensorTaker& take, const ModelConfig& c, int vocab, ModelWeights& w) {
   const int C = c.d_model;
-  take.mat("token_embd.weight", vocab, C, w.tok_embed);
+  take.vocab_mat("token_embd.weight", vocab, C, w.tok_embed, w.tok_embed_encoded);
   take.vec("output_norm.weight", C, w.final_norm_w);
   w.final_norm_b = Vec::Zero(C);
   if (take.has("output.weight")) {
-    take.mat("output.weight", vocab, C, w.output_w);
+    take.vocab_mat("output.weight", vocab, C, w.output_w, w.output_w_encoded);
     w.output_b = Vec::Zero(vocab);
   }
 }

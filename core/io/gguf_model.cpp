@@ -162,6 +162,12 @@ void TensorTaker::rows_part(const std::string& name, int64_t total_rows, int64_t
   jobs_.push_back({t, out.row(first_row).data(), rows, cols, 0, from});
 }
 
+void TensorTaker::vocab_mat(const std::string& name, int64_t rows, int64_t cols, WeightMat& out,
+                            std::shared_ptr<const EncodedRows>& encoded) {
+  if (!vocab_file_) return mat(name, rows, cols, out);
+  if (const GgufTensorInfo* t = find(name, {cols, rows})) encoded = encoded_rows_make(vocab_file_, *t, rows, cols);
+}
+
 void TensorTaker::vec(const std::string& name, int64_t len, Vec& out) {
   const GgufTensorInfo* t = find(name, {len});
   if (!t || !decoding_) return;
@@ -271,6 +277,18 @@ int layers_kept_by_memory(const ModelConfig& c) {
   return static_cast<int>(std::clamp<uint64_t>(budget / per_layer, 1, static_cast<uint64_t>(c.n_layers)));
 }
 
+// Whether the token table and output head stay encoded (GgufOpen::Vocab): their floats against an
+// eighth of the memory available (512 MiB when it is unknown).
+bool vocab_kept_encoded(const GgufOpen& how, const GgufFile& file, int64_t vocab, int64_t d_model) {
+  if (how.layers != GgufOpen::Layers::on_demand || how.vocab == GgufOpen::Vocab::decoded) return false;
+  if (how.vocab == GgufOpen::Vocab::encoded) return true;
+  const int64_t tables = file.tensor("output.weight") ? 2 : 1;
+  const uint64_t floats = static_cast<uint64_t>(tables * vocab * d_model) * sizeof(float);
+  const std::optional<int64_t> available = memory_available(memory_texts_read());
+  const uint64_t budget = available && *available > 0 ? static_cast<uint64_t>(*available) / 8 : uint64_t{512} << 20;
+  return floats > budget;
+}
+
 }  // namespace
 
 Result<Model> gguf_model_from_file(std::shared_ptr<const GgufMapped> shared, const GgufOpen& how,
@@ -307,6 +325,7 @@ Result<Model> gguf_model_from_file(std::shared_ptr<const GgufMapped> shared, con
 
   model.weights.layers.resize(static_cast<size_t>(model.config.n_layers));
   gguf::TensorTaker take(mapped, progress);
+  if (vocab_kept_encoded(how, file, vocab, model.config.d_model)) take.set_vocab_encoded(shared);
   arch.load_globals(take, model.config, vocab, model.weights);
   // On demand, each layer's tensors are checked now (names, shapes) and decoded when first needed.
   take.set_decoding(!on_demand);

@@ -24,10 +24,15 @@ struct GgufOpen {
   // on_demand: the layers decoded when a computation reaches them; the first `layers_kept` decoded stay
   // decoded (-1: as many as a third of the memory available holds, at least one), the others are
   // decoded each time; decoded_now: every layer
-  // decoded as the file opens (and any bad value found then). The token table, the final norm and the
-  // output head are decoded as the file opens either way.
+  // decoded as the file opens (and any bad value found then). The final norm is decoded as the file
+  // opens either way.
   enum class Layers { on_demand, decoded_now } layers = Layers::on_demand;
   int layers_kept = -1;
+  // With layers on demand, the token table and the output head: kept in the file's encoding and
+  // decoded a tile of rows at a time (model/vocab_table.h) when their floats would take more than an
+  // eighth of the memory available (by_memory: an 8B model's two 2.1 GB tables, not a 1B model's
+  // tied 1 GB one on 24 GB), always (encoded), or never (decoded). decoded_now decodes them too.
+  enum class Vocab { by_memory, encoded, decoded } vocab = Vocab::by_memory;
 };
 
 // The model of a parsed, mapped file, with its tokenizer. `progress` gets the fraction of the

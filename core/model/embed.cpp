@@ -77,14 +77,15 @@ Status embed_finish(const Model& model, Mat& x, const std::vector<int>& segments
 Result<Mat> embed_ids(const Model& model, const std::vector<int>& ids, const std::vector<int>& segments) {
   if (!segments.empty() && segments.size() != ids.size())
     return make_error("there must be one segment id per token id");
-  const WeightMat& table = model.weights.tok_embed;
-  if (table.rows() == 0) return make_error("this model has no token embedding table to look ids up in");
+  const int64_t V = vocab_table_rows(model, VocabTable::tokens);
+  if (V == 0) return make_error("this model has no token embedding table to look ids up in");
   Mat x(static_cast<Eigen::Index>(ids.size()), model.config.d_model);
   for (size_t t = 0; t < ids.size(); ++t) {
-    if (ids[t] < 0 || ids[t] >= table.rows())
-      return make_error("token id " + std::to_string(ids[t]) + " is outside the model's " +
-                        std::to_string(table.rows()) + " embeddings");
-    x.row(static_cast<Eigen::Index>(t)) = table.row(ids[t]);
+    if (ids[t] < 0 || ids[t] >= V)
+      return make_error("token id " + std::to_string(ids[t]) + " is outside the model's " + std::to_string(V) + " embeddings");
+    auto row = vocab_table_row(model, VocabTable::tokens, ids[t]);  // decoded when kept encoded
+    if (!row) return make_error(row.error());
+    x.row(static_cast<Eigen::Index>(t)) = *row;
   }
   if (Status s = embed_finish(model, x, segments, &ids); !s) return make_error(s.error());
   return x;

@@ -313,7 +313,12 @@ Status check_model(const Model& model, bool finite) {
       chk.expect_absent(L.norm2_b, p + "norm2.bias");
     }
   }
-  if (model.tokenizer) {
+  if (const EncodedRows* e = w.tok_embed_encoded.get()) {  // kept in its file's encoding (model/vocab_table.h)
+    if (!model.tokenizer || e->rows() < model.tokenizer->vocab_size() || e->cols() != C || w.tok_embed.size() > 0)
+      return make_error("tensor '" + e->name() + "' has shape (" + std::to_string(e->rows()) + ", " + std::to_string(e->cols()) +
+                        ") but the tokenizer has " + std::to_string(model.tokenizer ? model.tokenizer->vocab_size() : 0) +
+                        " pieces of width " + std::to_string(C));
+  } else if (model.tokenizer) {
     // Checkpoints may pad their embedding table beyond the tokenizer's ids, never the other way.
     if (w.tok_embed.rows() < model.tokenizer->vocab_size() || w.tok_embed.cols() != C)
       return make_error("tensor 'tok_embed.weight' has shape (" + std::to_string(w.tok_embed.rows()) + ", " +
@@ -335,7 +340,13 @@ Status check_model(const Model& model, bool finite) {
     chk.expect(w.final_norm_w, "norm.weight", C, 1);
     chk.expect(w.final_norm_b, "norm.bias", C, 1);
   }
-  if (w.output_w.size() > 0) {  // one row per vocabulary entry: the word list, or a checkpoint's table
+  if (const EncodedRows* e = w.output_w_encoded.get()) {
+    if (e->rows() != vocab_table_rows(model, VocabTable::tokens) || e->cols() != C || w.output_w.size() > 0)
+      return make_error("tensor '" + e->name() + "' has shape (" + std::to_string(e->rows()) + ", " + std::to_string(e->cols()) +
+                        ") but the token table has " + std::to_string(vocab_table_rows(model, VocabTable::tokens)) +
+                        " rows of width " + std::to_string(C));
+    chk.expect(w.output_b, "output.bias", static_cast<int>(e->rows()), 1);
+  } else if (w.output_w.size() > 0) {  // one row per vocabulary entry: the word list, or a checkpoint's table
     const int V = model.tokenizer ? static_cast<int>(w.tok_embed.rows()) : static_cast<int>(model.vocab.size());
     chk.expect(w.output_w, "output.weight", V, C);
     chk.expect(w.output_b, "output.bias", V, 1);
@@ -355,9 +366,9 @@ Status check_model(const Model& model, bool finite) {
 
 OutputHead model_output_head(const Model& model) {
   const ModelWeights& w = model.weights;
-  if (w.output_w.size() > 0) return OutputHead::linear;
+  if (vocab_table_rows(model, VocabTable::output) > 0) return OutputHead::linear;
   if (w.mlm_dense_w.size() > 0 && w.tok_embed.size() > 0) return OutputHead::bert_mlm;
-  if (model.tokenizer && model.config.causal && w.tok_embed.size() > 0) return OutputHead::tied;
+  if (model.tokenizer && model.config.causal && vocab_table_rows(model, VocabTable::tokens) > 0) return OutputHead::tied;
   return OutputHead::none;
 }
 

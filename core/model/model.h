@@ -15,6 +15,7 @@
 #include "base/tensor.h"
 #include "base/weight_matrix.h"
 #include "model/config.h"
+#include "model/vocab_table.h"
 #include "text/subword_tokenizer.h"
 
 namespace attnviz {
@@ -57,6 +58,9 @@ struct ModelWeights {
   // tied to tok_embed. Empty when the checkpoint has none.
   WeightMat mlm_dense_w;                    // (C, C)
   Vec mlm_dense_b, mlm_norm_w, mlm_norm_b;  // (C)
+  // A GGUF file opened with its layers on demand keeps its token table and output head in the
+  // file's encoding (tok_embed / output_w then empty): read them through model/vocab_table.h.
+  std::shared_ptr<const EncodedRows> tok_embed_encoded, output_w_encoded;
 };
 
 class LayerSource;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -20,6 +21,7 @@
 #include "io/model_open.h"
 #include "model/layer_source.h"
 #include "model/trace.h"
+#include "model/vocab_table.h"
 #include "support/check_util.h"
 #include "support/fixture_util.h"
 
@@ -247,6 +249,23 @@ TEST_CASE("gguf models: what each file's metadata says becomes the config") {
   CHECK((*layer0)->attn.in_proj_b.cwiseAbs().maxCoeff() > 0.0f);
 }
 
+// The control model of bad/ with `change` applied to one tensor's stored bytes, written to `file`
+// and mapped.
+std::shared_ptr<const GgufMapped> control_changed(const test::TempFile& file, const std::string& tensor,
+                                                  const std::function<void(const GgufTensorInfo&, uint8_t*)>& change) {
+  auto bytes = file_read_bytes(model_dir("bad") + "/control.gguf");
+  REQUIRE(bytes.ok());
+  auto parsed = gguf_parse(*bytes);
+  REQUIRE_MESSAGE(parsed.ok(), parsed.error());
+  const GgufTensorInfo* t = parsed->tensor(tensor);
+  REQUIRE(t != nullptr);
+  change(*t, bytes->data() + parsed->data_offset + t->offset);
+  REQUIRE(file_write_atomic(file.path(), std::span<const uint8_t>(*bytes)).ok());
+  auto mapped = gguf_map(file.path());
+  REQUIRE(mapped.ok());
+  return std::make_shared<const GgufMapped>(std::move(*mapped));
+}
+
 Model open_with(const std::string& path, GgufOpen how) {
   auto mapped = gguf_map(path);
   REQUIRE_MESSAGE(mapped.ok(), mapped.error());
@@ -289,23 +308,79 @@ TEST_CASE("gguf models: layers decoded on demand give the numbers of layers deco
   }
 }
 
+TEST_CASE("gguf models: the token table and output head kept encoded give the numbers of decoded ones, bit for bit") {
+  for (const char* name : kModels) {
+    CAPTURE(name);
+    const std::string path = model_dir(name) + "/model.gguf";
+    const Model now = open_with(path, {GgufOpen::Layers::decoded_now, -1});
+    const Model kept = open_with(path, {GgufOpen::Layers::on_demand, 1, GgufOpen::Vocab::encoded});
+    CHECK_FALSE(vocab_table_encoded(now, VocabTable::tokens));
+    CHECK(vocab_table_encoded(kept, VocabTable::tokens));
+    CHECK(kept.weights.tok_embed.size() == 0);  // no float copy of the table
+    CHECK(vocab_table_rows(kept, VocabTable::tokens) == now.weights.tok_embed.rows());
+    const bool untied = now.weights.output_w.size() > 0;
+    CHECK(vocab_table_encoded(kept, VocabTable::output) == untied);
+    CHECK(kept.weights.output_w.size() == 0);
+    CHECK(model_output_head(kept) == model_output_head(now));
+    auto row = vocab_table_row(kept, VocabTable::tokens, 5);
+    REQUIRE(row.ok());
+    CHECK(*row == now.weights.tok_embed.row(5));
+    const auto reference = read_json(model_dir(name) + "/reference.json");  // alive through the loop
+    for (const auto& c : reference["cases"]) {
+      TraceInput in;
+      in.token_ids = c["ids"].get<std::vector<int>>();
+      auto a = trace_run(now, in);
+      auto b = trace_run(kept, in);
+      REQUIRE((a.ok() && b.ok()));
+      CHECK(a->embed == b->embed);
+      CHECK(a->final == b->final);
+      const int last = trace_last_real_query(*a);
+      auto la = output_logits(now, a->final.row(last));
+      auto lb = output_logits(kept, b->final.row(last));
+      REQUIRE((la.ok() && lb.ok()));
+      CHECK(*la == *lb);
+    }
+  }
+}
+
+TEST_CASE("gguf models: a NaN in a token table kept encoded is named, with its row, when the row is read") {
+  // The control model of bad/ (tied head, token_embd Q4_0 of 32 values: one 18-byte block a row) with
+  // row 7's scale made NaN.
+  test::TempFile file{"attnviz_gguf_table_nan.gguf"};
+  const auto shared = control_changed(file, "token_embd.weight", [](const GgufTensorInfo& table, uint8_t* data) {
+    REQUIRE(table.type == GgmlType::Q4_0);
+    REQUIRE(table.ne[0] == 32);
+    const uint16_t nan_half = 0x7E00;
+    std::memcpy(data + 7 * 18, &nan_half, 2);
+  });
+  auto now = gguf_model_from_file(shared, {GgufOpen::Layers::decoded_now, -1});
+  REQUIRE_FALSE(now.ok());
+  CHECK(now.error() == "tensor 'token_embd.weight' contains NaN or infinite values");
+  auto kept = gguf_model_from_file(shared, {GgufOpen::Layers::on_demand, 1, GgufOpen::Vocab::encoded});
+  REQUIRE_MESSAGE(kept.ok(), kept.error());
+  const std::string named = "tensor 'token_embd.weight' row 7 contains NaN or infinite values";
+  TraceInput in;
+  in.token_ids = {1, 7, 9};
+  auto t = trace_run(*kept, in);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error() == named);
+  in.token_ids = {1, 5, 9};  // row 7 unread: the trace runs; the tied head reads every row
+  auto fine = trace_run(*kept, in);
+  REQUIRE_MESSAGE(fine.ok(), fine.error());
+  auto logits = output_logits(*kept, fine->final.row(2));
+  REQUIRE_FALSE(logits.ok());
+  CHECK(logits.why().reason == NoAnswerReason::bad_weights);
+  CHECK(logits.error() == "the model's file holds a weight that is not a number: " + named);
+}
+
 TEST_CASE("gguf models: a NaN in a layer is refused at opening when decoded then, by the forward when on demand") {
   // The control model of bad/ with one value of blk.1.attn_norm.weight (F32) made NaN.
-  const std::string control = model_dir("bad") + "/control.gguf";
-  auto bytes = file_read_bytes(control);
-  REQUIRE(bytes.ok());
-  auto parsed = gguf_parse(*bytes);
-  REQUIRE_MESSAGE(parsed.ok(), parsed.error());
-  const GgufTensorInfo* norm = parsed->tensor("blk.1.attn_norm.weight");
-  REQUIRE(norm != nullptr);
-  REQUIRE(norm->type == GgmlType::F32);
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  std::memcpy(bytes->data() + parsed->data_offset + norm->offset + 4, &nan, 4);
   test::TempFile file{"attnviz_gguf_nan.gguf"};
-  REQUIRE(file_write_atomic(file.path(), std::span<const uint8_t>(*bytes)).ok());
-  auto mapped = gguf_map(file.path());
-  REQUIRE(mapped.ok());
-  const auto shared = std::make_shared<const GgufMapped>(std::move(*mapped));
+  const auto shared = control_changed(file, "blk.1.attn_norm.weight", [](const GgufTensorInfo& norm, uint8_t* data) {
+    REQUIRE(norm.type == GgmlType::F32);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::memcpy(data + 4, &nan, 4);
+  });
   auto now = gguf_model_from_file(shared, {GgufOpen::Layers::decoded_now, -1});
   REQUIRE_FALSE(now.ok());
   CHECK(now.error() == "tensor 'blk.1.attn_norm.weight' contains NaN or infinite values");

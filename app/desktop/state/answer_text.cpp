@@ -53,6 +53,7 @@ std::string no_answer_text(const NoAnswer& why, Lang lang) {
     case NoAnswerReason::other_sentence: return tr(lang, Str::why_other_sentence);
     case NoAnswerReason::other_model: return tr(lang, Str::why_other_model);
     case NoAnswerReason::cancelled: return tr(lang, Str::why_cancelled);
+    case NoAnswerReason::bad_weights: return tr_format(lang, Str::why_bad_weights, why.word.c_str());
   }
   return no_answer_english(why);  // a code added to core before its strings: English beats nothing
 }
