@@ -18,6 +18,9 @@
 
 using namespace attnviz;
 
+// Its own namespace: the unity build compiles it beside test_safetensors.cpp, whose error_of (the
+// name CHECK_ERROR calls) takes the same argument.
+namespace npy_tests {
 namespace {
 
 using namespace attnviz::test;
@@ -38,7 +41,7 @@ std::string dict(const std::string& descr, const std::string& fortran, const std
   return "{'descr': '" + descr + "', 'fortran_order': " + fortran + ", 'shape': " + shape + ", }\n";
 }
 
-std::string npy_error_of(const Bytes& bytes) {
+std::string error_of(const Bytes& bytes) {
   auto r = npy_parse(bytes);
   return r.ok() ? std::string("<parsed without error>") : r.error();
 }
@@ -207,7 +210,7 @@ TEST_CASE("npy: the header dict is parsed strictly") {
 
 TEST_CASE("npy: non-float, big-endian and half dtypes are named in the refusal") {
   const Bytes d = le_f32({1, 2});
-  CHECK(npy_error_of(make_npy(dict(">f8", "False", "(1,)"), d)) ==
+  CHECK(error_of(make_npy(dict(">f8", "False", "(1,)"), d)) ==
         "npy: big-endian dtype '>f8' is not supported (save as little-endian '<f4' or '<f8')");
   CHECK_ERROR(make_npy(dict("<f2", "False", "(4,)"), d), "dtype '<f2' is not supported");
   CHECK_ERROR(make_npy(dict("|u1", "False", "(8,)"), d), "dtype '|u1' is not supported");
@@ -239,3 +242,5 @@ TEST_CASE("npy: every truncation of a valid file is refused") {
   for (size_t len = 0; len < good.size(); ++len)
     CHECK_FALSE(npy_parse(Bytes(good.begin(), good.begin() + static_cast<long>(len))).ok());
 }
+
+}  // namespace npy_tests
