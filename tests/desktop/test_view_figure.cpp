@@ -21,6 +21,7 @@
 #include "support/app_settle.h"
 #include "support/check_util.h"
 #include "support/xml_reader.h"
+#include "views/lines/lines_palette.h"
 #include "views/train/train_actions.h"
 
 namespace attnviz {
@@ -32,7 +33,7 @@ struct SvgCell {
   std::string panel;
   int row = 0, col = 0;
   float value = 0;
-  std::string fill;
+  std::string fill, stroke;
 };
 
 struct SvgRead {
@@ -54,6 +55,7 @@ SvgCell cell_of(const XmlElement& e) {
   c.col = std::stoi(*e.attribute("data-col"));
   c.value = std::stof(*e.attribute("data-value"));
   if (const std::string* f = e.attribute("fill")) c.fill = *f;
+  if (const std::string* f = e.attribute("stroke")) c.stroke = *f;
   return c;
 }
 
@@ -145,6 +147,23 @@ TEST_CASE("view figures: Heads, Model view, Lines, Step by step and Statistics e
       CHECK(std::abs(l.value - t.head(1, std::stoi(l.panel.substr(1))).weights_kept(7, l.col)) <= 1e-6f);
     }
     for (const TraceToken& tok : t.keys) CHECK(has(svg.text, tok.text));
+  }
+  SUBCASE("lines: the first token set aside — its lines grey, the rest of each row renormalised, said so") {
+    app.first_aside = true;
+    app_update(app);
+    REQUIRE(app_first_aside(app));
+    const SvgRead svg = export_view(app, View::lines);
+    CHECK(has(svg.text, "first token apart (grey), rest renormalised"));
+    int grey = 0;
+    for (const SvgCell& l : svg.links) {
+      const Mat aside = attention_first_key_aside(t.head(1, std::stoi(l.panel.substr(1))).weights_kept);
+      CHECK(std::abs(l.value - aside(7, l.col)) <= 1e-6f);
+      CHECK((l.stroke == hex(kFirstAsideGrey)) == (l.col == 0));
+      grey += l.col == 0 ? 1 : 0;
+    }
+    CHECK(grey > 0);
+    app.first_aside = false;
+    app_update(app);
   }
   SUBCASE("rollout: one map per layer (every head mixed in) in Heads, Model view and Lines, titled so") {
     app.measure = AttentionMeasure::rollout;

@@ -31,6 +31,7 @@ Result<Figure> lines_figure(const AppState& app, const FontRaster* font) {
   page_line(page, std::string(tr(L, Str::view_lines)) + " — " + tr(L, Str::layer) + " " + std::to_string(app.layer + 1) + " / " +
                       std::to_string(t.layers.size()) + " — " + measure_label(L, app.measure),
             17, kPageInk);
+  if (app_first_aside(app)) page_line(page, tr(L, Str::first_aside_caption), 13, kPageDim);  // its lines grey
   // The heads' colours, as the view's legend.
   const float px = 14, row_h = 24, pad = 8;
   float x = page.margin;
@@ -89,7 +90,8 @@ Result<Figure> lines_figure(const AppState& app, const FontRaster* font) {
     const float dy = (static_cast<float>(g.rank) - 0.5f * (n - 1)) * fan;
     FigureLine line;
     line.points = {{xa + 2, q_y(g.q) + dy}, {xb - 2, k_y(g.k) + dy}};
-    line.color = lines_color(app, h);
+    // The first token set aside: its lines grey, the rest of each row renormalised (app_head_map).
+    line.color = app_first_aside(app) && g.k == 0 ? kFirstAsideGrey : lines_color(app, h);
     line.width = focused ? 2.5f : 2.0f;
     line.opacity = std::clamp(focused ? std::max(g.alpha, 0.1f) : g.alpha, 0.0f, 1.0f);
     line.tag = FigureCellTag{per_layer ? "rollout" : "h" + std::to_string(h), g.q, g.k, g.value};

@@ -22,5 +22,7 @@ inline constexpr Rgba kLinesChosen{255, 160, 30, 255};
 std::vector<int> lines_drawn_heads(const AppState& app, int n_heads);
 // A drawn head's colour: its own, or one grey for the rollout (every head mixed in).
 Rgba lines_color(const AppState& app, int head);
+// The lines to the first token when it is set aside (app_first_aside): grey, as the heatmaps draw its column.
+inline constexpr Rgba kFirstAsideGrey{150, 150, 150, 255};
 
 }  // namespace attnviz

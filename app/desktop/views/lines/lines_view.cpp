@@ -132,6 +132,10 @@ void lines_toolbar(AppState& app, const Trace& t) {
   if (ImGui::SmallButton(tr(L, Str::ln_all_on))) std::fill(app.lines.hidden.begin(), app.lines.hidden.end(), 0);
   ImGui::SameLine();
   if (ImGui::SmallButton(tr(L, Str::ln_all_off))) std::fill(app.lines.hidden.begin(), app.lines.hidden.end(), 1);
+  if (app_first_aside(app)) {  // set in the Heads or Model view: said here too, and drawn so
+    same_line_if_fits(ImGui::CalcTextSize(tr(L, Str::first_aside_caption)).x);
+    ImGui::TextDisabled("%s", tr(L, Str::first_aside_caption));
+  }
   measure_error(app);
 }
 
@@ -380,8 +384,10 @@ void lines_view_draw(AppState& app, GuiResources& /*gui: lines need no texture*/
     for (const Segment& g : segs) {
       const int h = shown[static_cast<size_t>(g.rank)];
       const float dy = (static_cast<float>(g.rank) - 0.5f * static_cast<float>(n_shown - 1)) * fan;
-      dl->AddLine(ImVec2(xa, q_y(g.q) + dy), ImVec2(xb, k_y(g.k) + dy), line_color(app, h, std::max(g.w, floor_alpha)),
-                  thick);
+      // The first token set aside: its lines grey, the rest of each row renormalised (app_head_map).
+      const ImU32 col = app_first_aside(app) && g.k == 0 ? with_alpha(kFirstAsideGrey, std::max(g.w, floor_alpha))
+                                                         : line_color(app, h, std::max(g.w, floor_alpha));
+      dl->AddLine(ImVec2(xa, q_y(g.q) + dy), ImVec2(xb, k_y(g.k) + dy), col, thick);
     }
 
     // Labels; the focused token's partners get a box as strong as their mean weight.
