@@ -35,8 +35,8 @@ void gui_resources_refresh(const AppState& app, GuiResources& gui) {
   // A trace that forms its maps on demand builds no measure maps (MeasureMaps): the first key set
   // aside is applied here, a map at a time.
   if (app.trace && trace_forms_maps(*app.trace) && app_first_aside(app) && app.maps.maps.empty())
-    gui.heads_measure.update(app.maps.version * 2 + 1, head_count(*app.trace), heads_of(*app.trace, true), app.cmap, 0.0f,
-                             1.0f, side, scale, true);
+    gui.heads_measure.update(app.maps.version | (uint64_t{1} << 63),  // never a version of the branch below
+                             head_count(*app.trace), heads_of(*app.trace, true), app.cmap, 0.0f, 1.0f, side, scale, true);
   if (!app.maps.maps.empty()) {
     std::vector<const Mat*> maps;
     for (const Mat& m : app.maps.maps) maps.push_back(&m);
