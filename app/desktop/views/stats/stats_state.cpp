@@ -11,7 +11,7 @@
 
 namespace attnviz {
 
-StatsScan stats_scan(const Trace& t) {
+StatsScan stats_scan(const Trace& t, std::atomic<int>* done) {
   const auto start = std::chrono::steady_clock::now();
   StatsScan s;
   std::vector<bool> punct(t.keys.size());
@@ -26,6 +26,7 @@ StatsScan stats_scan(const Trace& t) {
     r.score = t.head(l, h).score;
     r.stats = head_stats(map, punct);
     r.top_received = top_keys_received(map, kStatsTopKeys);
+    if (done) done->fetch_add(1, std::memory_order_relaxed);
   });
   s.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return s;
@@ -39,7 +40,10 @@ bool stats_cache_refresh(AppState& app) {
     StatsScan scan;
     if (trace_forms_maps(t)) {
       const std::shared_ptr<const Trace> shown = app_words_shown(app) ? app.words.trace : app.trace;
-      app.stats.scan_job.refresh(app.shown_version, [shown] { return stats_scan(*shown); });
+      app.stats.scan_job.refresh(app.shown_version, [shown, done = app.stats.scanned] {
+        done->store(0);  // this scan's count
+        return stats_scan(*shown, done.get());
+      });
       StatsScan* done = app.stats.scan_job.current(app.shown_version);
       if (!done) return false;
       scan = *done;

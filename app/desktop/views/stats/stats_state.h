@@ -4,7 +4,9 @@
 // trace shown (AppState::shown_version: a new trace, or words toggled) or the query whose top
 // keys are listed changes, the detectors when the trace shown does. Headless: lives in AppState.
 #pragma once
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "analysis/detector_report.h"
@@ -38,7 +40,8 @@ struct StatsScan {
   double ms = 0;  // how long the scan took
 };
 inline constexpr int kStatsTopKeys = 5;  // kept per row; the cell shows as many as fit
-StatsScan stats_scan(const Trace& trace);
+// `done`, when given, counts the heads scanned (the view shows it while the scan runs).
+StatsScan stats_scan(const Trace& trace, std::atomic<int>* done = nullptr);
 
 struct StatsState {
   int sort_column = 0;
@@ -47,6 +50,7 @@ struct StatsState {
   // A trace that forms its maps on demand (a long input) is scanned here, off the UI thread: forming
   // every head's map takes tens of seconds. Keyed by AppState::shown_version.
   KeyedJob<uint64_t, StatsScan> scan_job;
+  std::shared_ptr<std::atomic<int>> scanned = std::make_shared<std::atomic<int>>(0);  // heads the running scan did
 
   void reset() {
     sort_column = 0;

@@ -316,7 +316,7 @@ void stats_view_draw(AppState& app, GuiResources& /*gui: grids are drawn as rect
   const Trace& t = app_shown_trace(app);
   if (!stats_cache_refresh(app)) {  // a long input's maps are being formed, on a thread of their own
     ImGui::TextDisabled("%s", tr_format(app.lang, Str::st_scanning, static_cast<int>(t.layers.size()) * t.config.n_heads,
-                                        t.n_queries()).c_str());
+                                        t.n_queries(), app.stats.scanned->load()).c_str());
     ImGui::End();
     return;
   }
