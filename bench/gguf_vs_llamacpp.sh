@@ -17,6 +17,10 @@
 #   bench/gguf_vs_llamacpp.sh BUILD_DIR [MODEL_DIR (/tmp/attnviz-bench)] [T (128)] [REPEATS (3)]
 #   PROFILE=1 ...   adds --profile to the decoded_now run (the open's stages from a second open, fresh-memory writes)
 #   VARIANTS="q8_0 q4_k_m" (the default) picks the files llama-3.2-1b-shape-VARIANT.gguf
+#   SHAPE=8b        picks llama-3.1-8b-shape-VARIANT.gguf instead (make_gguf_bench_model.py --shape 8b)
+#   SIDES="llama anatomy decoded_now model_open" (the default): the runs made, in that order; e.g.
+#                   SIDES="llama anatomy" for llama.cpp alone (an 8B-shaped file cannot be decoded_now)
+#   ATTNVIZ_ARGS="..." more arguments for attnviz-bench-gguf, e.g. "--max-trace-memory 16G --rss-limit 20G"
 #   LLAMACPP_CPU=haswell  runs llama.cpp with only that one of its CPU kernel builds (libggml-cpu-haswell.so:
 #                   AVX2, FMA, F16C; no AVX-512, VNNI or AMX), from a copy of the harness in the output folder
 #                   (ggml otherwise picks the best build the CPU allows). With an attnviz build at
@@ -32,6 +36,14 @@ models=${2:-/tmp/attnviz-bench}
 T=${3:-128}
 R=${4:-3}
 variants=${VARIANTS:-q8_0 q4_k_m}
+sides=" ${SIDES:-llama anatomy decoded_now model_open} "
+read -r -a attnviz_args <<< "${ATTNVIZ_ARGS:-}"
+case ${SHAPE:-1b} in
+  1b) stem=llama-3.2-1b-shape ;;
+  8b) stem=llama-3.1-8b-shape ;;
+  *) echo "SHAPE: 1b or 8b" >&2; exit 1 ;;
+esac
+has() { [[ $sides == *" $1 "* ]]; }
 bin="$build/bench/attnviz-bench-gguf"
 harness="$root/tests/fixtures/llamacpp"
 [ -x "$bin" ] || { echo "no $bin: cmake --build $build --target attnviz-bench-gguf" >&2; exit 1; }
@@ -132,23 +144,36 @@ else
   [ -f "$src/SNAPSHOT.txt" ] && rev=$(head -1 "$src/SNAPSHOT.txt")
 fi
 echo "# $(date -u +%FT%TZ) $(nproc) cores; attnviz built from $src ($rev), -march=$march; T=$T repeats=$R;" \
-     "llama.cpp CPU kernels: ${LLAMACPP_CPU:-its choice}; OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}"
+     "llama.cpp CPU kernels: ${LLAMACPP_CPU:-its choice}; OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}; sides:$sides"
 for v in $variants; do
-  f="$models/llama-3.2-1b-shape-$v.gguf"
-  [ -f "$f" ] || { echo "no $f: /usr/bin/python3 bench/make_gguf_bench_model.py" >&2; exit 1; }
+  f="$models/$stem-$v.gguf"
+  [ -f "$f" ] || { echo "no $f: /usr/bin/python3 bench/make_gguf_bench_model.py --shape ${SHAPE:-1b}" >&2; exit 1; }
   cat "$f" > /dev/null
   echo "## $v: $f ($(stat -c %s "$f") bytes)"
-  run "$v.llama" bash -c 'cd "$1" && exec node reference.mjs bench "$2" "$3" "$4"' _ "$harness" "$f" "$T" "$R"
-  run "$v.anatomy" node "$out/anatomy.mjs" "$harness" "$f" "$T"
-  run "$v.decoded_now" "$bin" "$f" --open decoded_now --tokens "$T" --repeats "$R" --threads 2 "${profile[@]}"
-  run "$v.model_open" "$bin" "$f" --open model_open --tokens "$T" --repeats "$R" --threads 2
-  echo "llama.cpp:  $(jq -c 'del(.load_ms, .prompt_eval_ms, .llama_cpp)' "$out/$v.llama.json")  max RSS $(rss "$v.llama")"
-  echo "  $(cat "$out/$v.llama.noise")"
-  echo "llama.cpp anatomy: $(cat "$out/$v.anatomy.json")  max RSS $(rss "$v.anatomy")"
-  echo "  $(cat "$out/$v.anatomy.noise")"
+  if has llama; then
+    run "$v.llama" bash -c 'cd "$1" && exec node reference.mjs bench "$2" "$3" "$4"' _ "$harness" "$f" "$T" "$R"
+  fi
+  if has anatomy; then run "$v.anatomy" node "$out/anatomy.mjs" "$harness" "$f" "$T"; fi
+  if has decoded_now; then
+    run "$v.decoded_now" "$bin" "$f" --open decoded_now --tokens "$T" --repeats "$R" --threads 2 "${profile[@]}" \
+      "${attnviz_args[@]}"
+  fi
+  if has model_open; then
+    run "$v.model_open" "$bin" "$f" --open model_open --tokens "$T" --repeats "$R" --threads 2 "${attnviz_args[@]}"
+  fi
+  if has llama; then
+    echo "llama.cpp:  $(jq -c 'del(.load_ms, .prompt_eval_ms, .llama_cpp)' "$out/$v.llama.json")  max RSS $(rss "$v.llama")"
+    echo "  $(cat "$out/$v.llama.noise")"
+  fi
+  if has anatomy; then
+    echo "llama.cpp anatomy: $(cat "$out/$v.anatomy.json")  max RSS $(rss "$v.anatomy")"
+    echo "  $(cat "$out/$v.anatomy.noise")"
+  fi
   for o in decoded_now model_open; do
+    has "$o" || continue
     echo "attnviz $o: $(cat "$out/$v.$o.json")  max RSS $(rss "$v.$o")"
     echo "  $(cat "$out/$v.$o.noise")"
+    has llama && has anatomy || continue
     jq -rn --slurpfile a "$out/$v.$o.json" --slurpfile l "$out/$v.llama.json" --slurpfile n "$out/$v.anatomy.json" '
       def r: . * 100 | round / 100;
       $a[0] as $a | $l[0] as $l | $n[0] as $n |

@@ -5,6 +5,17 @@ llama.cpp's convert_hf_to_gguf.py (Q8_0) and llama-quantize (Q4_K_M) write: arch
 rope_freqs.weight tensor, output tied to token_embd (no output.weight), and a "gpt2" / "llama-bpe" tokenizer.
 
     /usr/bin/python3 bench/make_gguf_bench_model.py [--out /tmp/attnviz-bench] [--variants q8_0,q4_k_m]
+                                                    [--shape 1b|8b]
+
+--shape 8b writes Llama-3.1-8B's shape instead, to llama-3.1-8b-shape-VARIANT.gguf: C 4096, 32 layers, 32 heads
+with 8 key/value heads (head_dim 128), F 14336, the same vocabulary and tokenizer, rope base 500000 with
+Llama 3.1 8B's rope_freqs (factor 8, low 1, high 4, original context 8192), and its own output.weight (not
+tied), as the real 8B's files have; no attention.key_length / value_length keys (the converter writes them
+only when config.json has head_dim, which Llama 3.1 8B's has not). Its Q4_K_M follows llama-quantize's
+choice as it is: output.weight Q6_K, token_embd Q4_K (untied, it is not the output), attn_v and ffn_down
+Q6_K only in the layers use_more_bits picks (0-3, 6, 9, ..., 27, 28-31: 16 of 32), the rest Q4_K; its
+Q8_0 is every matrix Q8_0, output.weight too. About 4.9 GB (Q4_K_M) or 8.5 GB (Q8_0); the script refuses
+to start a file the disk has no room for. The 1B files are unchanged (same bytes as before --shape).
 
 Variants: q8_0 (every matrix Q8_0, 1.3 GB) and q4_k_m (Q4_K, with Q6_K for attn_v, ffn_down and token_embd
 in every layer: llama-quantize's Q4_K_M gives Q6_K to only some layers' attn_v / ffn_down, so this file is a
@@ -30,6 +41,7 @@ Deterministic: each tensor's bytes come from a seed derived from its name; a re-
 import argparse
 import math
 import os
+import shutil
 import struct
 import sys
 import time
@@ -49,8 +61,17 @@ NORMAL, CONTROL = 1, 3
 FTYPE = {"q8_0": 7, "q4_k_m": 15}      # llama_ftype: MOSTLY_Q8_0, MOSTLY_Q4_K_M
 ALIGNMENT = 32                           # general.alignment is not written: GGUF's default
 
+# tied: no output.weight (token_embd is the output); head_dim_keys: attention.key_length / value_length
+# written; q6k: which layers' attn_v / ffn_down Q4_K_M stores as Q6_K ("all", or "use_more_bits":
+# llama-quantize's choice).
 LLAMA_3_2_1B = dict(C=2048, L=16, NH=32, NKV=8, F=8192, V=128256, ctx=131072, eps=1e-5, theta=500000.0,
-                    rope=dict(factor=32.0, low=1.0, high=4.0, original=8192))
+                    rope=dict(factor=32.0, low=1.0, high=4.0, original=8192),
+                    name="Llama-3.2-1B", file="llama-3.2-1b-shape", tied=True, head_dim_keys=True, q6k="all")
+LLAMA_3_1_8B = dict(C=4096, L=32, NH=32, NKV=8, F=14336, V=128256, ctx=131072, eps=1e-5, theta=500000.0,
+                    rope=dict(factor=8.0, low=1.0, high=4.0, original=8192),
+                    name="Llama-3.1-8B", file="llama-3.1-8b-shape", tied=False, head_dim_keys=False,
+                    q6k="use_more_bits")
+SHAPES = {"1b": LLAMA_3_2_1B, "8b": LLAMA_3_1_8B}
 
 ROLES = ["attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"]
 HF_NAME = {"attn_q": "self_attn.q_proj", "attn_k": "self_attn.k_proj", "attn_v": "self_attn.v_proj",
@@ -58,10 +79,21 @@ HF_NAME = {"attn_q": "self_attn.q_proj", "attn_k": "self_attn.k_proj", "attn_v":
            "ffn_down": "mlp.down_proj", "attn_norm": "input_layernorm", "ffn_norm": "post_attention_layernorm"}
 
 
-def matrix_type(variant, role):
+def use_more_bits(layer, n_layers):
+    """llama-quantize's use_more_bits (llama_tensor_get_type): the layers Q4_K_M gives Q6_K attn_v / ffn_down."""
+    return layer < n_layers // 8 or layer >= 7 * n_layers // 8 or (layer - n_layers // 8) % 3 == 2
+
+
+def matrix_type(cfg, variant, role, layer=None):
+    """role: a layer's ROLES entry (with its layer), "token_embd" or "output"."""
     if variant == "q8_0":
         return "Q8_0"
-    return "Q6_K" if role in ("attn_v", "ffn_down", "token_embd") else "Q4_K"
+    if role == "output" or (role == "token_embd" and cfg.get("tied", True)):
+        return "Q6_K"                               # the output head, or token_embd when it is the output
+    if role in ("attn_v", "ffn_down"):
+        if cfg.get("q6k", "all") == "all" or use_more_bits(layer, cfg["L"]):
+            return "Q6_K"
+    return "Q4_K"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -141,13 +173,14 @@ def metadata(cfg, variant):
     HS = cfg["C"] // cfg["NH"]
     tokens, types, merges, bos, eos = vocabulary(cfg["V"])
     head = [("general.architecture", STR, "llama"), ("general.type", STR, "model"),
-            ("general.name", STR, "attnviz bench Llama-3.2-1B shape " + variant)]
+            ("general.name", STR, "attnviz bench " + cfg.get("name", "Llama-3.2-1B") + " shape " + variant)]
     params = [("llama.block_count", U32, cfg["L"]), ("llama.context_length", U32, cfg["ctx"]),
               ("llama.embedding_length", U32, cfg["C"]), ("llama.feed_forward_length", U32, cfg["F"]),
               ("llama.attention.head_count", U32, cfg["NH"]), ("llama.attention.head_count_kv", U32, cfg["NKV"]),
               ("llama.rope.freq_base", F32V, float(F32(cfg["theta"]))),
-              ("llama.attention.layer_norm_rms_epsilon", F32V, float(F32(cfg["eps"]))),
-              ("llama.attention.key_length", U32, HS), ("llama.attention.value_length", U32, HS)]
+              ("llama.attention.layer_norm_rms_epsilon", F32V, float(F32(cfg["eps"])))]
+    if cfg.get("head_dim_keys", True):
+        params += [("llama.attention.key_length", U32, HS), ("llama.attention.value_length", U32, HS)]
     ftype = [("general.file_type", U32, FTYPE[variant])]
     extra = [("llama.vocab_size", U32, cfg["V"]), ("llama.rope.dimension_count", U32, HS)]
     vocab = [("tokenizer.ggml.model", STR, "gpt2"), ("tokenizer.ggml.pre", STR, "llama-bpe"),
@@ -167,14 +200,16 @@ def tensor_list(cfg, variant):
     KV = cfg["NKV"] * (C // cfg["NH"])
     rows = {"attn_q": C, "attn_k": KV, "attn_v": KV, "attn_output": C, "ffn_gate": F, "ffn_up": F, "ffn_down": C}
     items = [("rope_freqs.weight", None, [C // cfg["NH"] // 2], "F32"),
-             ("token_embd.weight", "model.embed_tokens.weight", [C, cfg["V"]], matrix_type(variant, "token_embd"))]
+             ("token_embd.weight", "model.embed_tokens.weight", [C, cfg["V"]], matrix_type(cfg, variant, "token_embd"))]
+    if not cfg.get("tied", True):
+        items.append(("output.weight", "lm_head.weight", [C, cfg["V"]], matrix_type(cfg, variant, "output")))
     for layer in range(L):
         p = f"model.layers.{layer}."
         items.append((f"blk.{layer}.attn_norm.weight", p + HF_NAME["attn_norm"] + ".weight", [C], "F32"))
         for role in ROLES:
             cols = F if role == "ffn_down" else C
             items.append((f"blk.{layer}.{role}.weight", p + HF_NAME[role] + ".weight", [cols, rows[role]],
-                          matrix_type(variant, role)))
+                          matrix_type(cfg, variant, role, layer)))
         items.append((f"blk.{layer}.ffn_norm.weight", p + HF_NAME["ffn_norm"] + ".weight", [C], "F32"))
     items.append(("output_norm.weight", "model.norm.weight", [C], "F32"))
     if variant == "q4_k_m":
@@ -290,15 +325,18 @@ def write_model(path, cfg, variant):
 
 SMALL = dict(C=256, L=2, NH=4, NKV=2, F=512, V=256 + 300 + 2, ctx=131072, eps=1e-5, theta=500000.0,
              rope=LLAMA_3_2_1B["rope"])
+# The 8B's choices on the small shape: untied output, no key_length keys, use_more_bits (layer 1 Q6_K, 0 Q4_K).
+SMALL_UNTIED = dict(SMALL, rope=LLAMA_3_1_8B["rope"], name="small untied", tied=False, head_dim_keys=False,
+                    q6k="use_more_bits")
 
 
 def self_check(tmpdir):
     """A small model through build_gguf (in memory) and the streaming writer: the same bytes; then read back
     with make_gguf_fixtures.py's independent parser and dequantizers: every value finite, std near 0.02."""
-    for variant in ("q8_0", "q4_k_m"):
+    for small, variant in ((s, v) for s in (SMALL, SMALL_UNTIED) for v in ("q8_0", "q4_k_m")):
         path = os.path.join(tmpdir, f"self_check_{variant}.gguf")
-        kvs, infos = write_model(path, SMALL, variant)
-        tensors = [(name, ne, TYPE_ID[tname], b"".join(tensor_pieces(SMALL, name, ne, tname)))
+        kvs, infos = write_model(path, small, variant)
+        tensors = [(name, ne, TYPE_ID[tname], b"".join(tensor_pieces(small, name, ne, tname)))
                    for name, ne, tname in infos]
         ref, _ = g.build_gguf(kvs, tensors, ALIGNMENT)
         with open(path, "rb") as f:
@@ -311,36 +349,67 @@ def self_check(tmpdir):
             if t["type"] != "F32":
                 assert 0.01 < float(v.std()) < 0.04 and abs(float(v.mean())) < 0.01, (t["name"], v.std(), v.mean())
         os.remove(path)
-    print("self-check: streaming writer = build_gguf on a small model (both variants); values finite, std ~0.02")
+        if small is SMALL_UNTIED:
+            types = {name: tname for name, _, tname in infos}
+            assert "output.weight" in types and not any(k.endswith("key_length") for k, _, _ in kvs)
+            if variant == "q4_k_m":
+                assert (types["output.weight"], types["token_embd.weight"]) == ("Q6_K", "Q4_K"), types
+                assert [types[f"blk.{i}.attn_v.weight"] for i in range(2)] == ["Q4_K", "Q6_K"], types
+    print("self-check: streaming writer = build_gguf on small models (tied and untied, both variants); values "
+          "finite, std ~0.02")
+
+
+class MappedRaw:
+    """The mapped file as parse_gguf reads it, without copies: mmap's slices are bytes (a 4.9 GB file read
+    back took 4.9 GB of copies), so slices past 1 MB (tensor data) are memoryviews of the mapping instead."""
+
+    def __init__(self, mm):
+        self.view = memoryview(mm)
+
+    def __len__(self):
+        return len(self.view)
+
+    def __getitem__(self, key):
+        part = self.view[key]
+        return part if isinstance(key, slice) and len(part) > (1 << 20) else bytes(part)
+
+
+def read_back(raw, kvs, infos):
+    parsed = g.parse_gguf(raw)
+    assert [(k, t) for k, t, _ in parsed["kvs"]] == [(k, t) for k, t, _ in kvs]
+    assert [(t["name"], list(t["ne"]), t["type"]) for t in parsed["tensors"]] == \
+        [(name, list(ne), tname) for name, ne, tname in infos]
+    stds = []
+    for t in parsed["tensors"]:
+        if t["type"] == "F32":
+            continue
+        _, nv, nb = g.TYPES[t["type"]]
+        row = t["ne"][0] // nv * nb
+        for chunk in (t["data"][:row], t["data"][-row:]):
+            v = g.dequantize(t["type"], bytes(chunk))
+            assert np.isfinite(v).all(), t["name"]
+            stds.append(float(v.std()))
+    return min(stds), max(stds)
 
 
 def check_written(path, kvs, infos):
-    """Reads the big file back through the independent parser (mapped) and dequantizes the first and last
-    rows' blocks of every matrix."""
+    """Reads the big file back through the independent parser (mapped, not copied) and dequantizes the first
+    and last rows' blocks of every matrix."""
     import mmap
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        parsed = g.parse_gguf(mm)
-        assert [(k, t) for k, t, _ in parsed["kvs"]] == [(k, t) for k, t, _ in kvs]
-        assert [(t["name"], list(t["ne"]), t["type"]) for t in parsed["tensors"]] == \
-            [(name, list(ne), tname) for name, ne, tname in infos]
-        stds = []
-        for t in parsed["tensors"]:
-            if t["type"] == "F32":
-                continue
-            _, nv, nb = g.TYPES[t["type"]]
-            row = t["ne"][0] // nv * nb
-            for chunk in (t["data"][:row], t["data"][-row:]):
-                v = g.dequantize(t["type"], bytes(chunk))
-                assert np.isfinite(v).all(), t["name"]
-                stds.append(float(v.std()))
-        del parsed
-    return min(stds), max(stds)
+        raw = MappedRaw(mm)
+        try:
+            return read_back(raw, kvs, infos)   # every view of the mapping is gone when it returns
+        finally:
+            raw.view.release()
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default="/tmp/attnviz-bench")
     ap.add_argument("--variants", default="q8_0,q4_k_m")
+    ap.add_argument("--shape", choices=sorted(SHAPES), default="1b",
+                    help="1b: Llama-3.2-1B's shape (the default); 8b: Llama-3.1-8B's, with its own output.weight")
     ap.add_argument("--self-check", action="store_true", help="only the small-model check")
     ap.add_argument("--no-read-back", action="store_true", help="skip reading the written files back")
     a = ap.parse_args()
@@ -348,9 +417,13 @@ def main():
     self_check(a.out)
     if a.self_check:
         return
-    cfg = LLAMA_3_2_1B
+    cfg = SHAPES[a.shape]
     for variant in a.variants.split(","):
-        path = os.path.join(a.out, f"llama-3.2-1b-shape-{variant}.gguf")
+        path = os.path.join(a.out, f"{cfg['file']}-{variant}.gguf")
+        need = sum(tensor_nbytes(ne, tname) for _, _, ne, tname in tensor_list(cfg, variant))
+        free = shutil.disk_usage(a.out).free + (os.path.getsize(path) if os.path.exists(path) else 0)
+        if free < need + (1 << 30):
+            sys.exit(f"{path}: needs {need / 1e9:.2f} GB plus 1 GiB to spare, the disk has {free / 1e9:.2f} GB free")
         t0 = time.time()
         kvs, infos = write_model(path, cfg, variant)
         n_params = sum(int(np.prod(ne)) for _, ne, _ in infos)
