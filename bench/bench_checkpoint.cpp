@@ -17,6 +17,7 @@
 #include "base/memory_tuning.h"
 #include "base/parse_number.h"
 #include "bench_memory.h"
+#include "bench_timing.h"
 #include "io/model_open.h"
 #include "model/trace.h"
 
@@ -24,16 +25,8 @@ namespace {
 
 using attnviz::bench::status_mib;
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// CPU seconds of every thread of the process so far: on a shared machine the load's wall time says
-// as much about the neighbours as about the load.
-double process_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
+using attnviz::bench::process_cpu_s;
+using attnviz::bench::seconds_since;
 
 int64_t weight_count(const attnviz::Model& m) {
   int64_t n = m.weights.tok_embed.size() + m.weights.pos_embed.size() + m.weights.type_embed.size();

@@ -41,6 +41,7 @@
 #include "base/memory_tuning.h"
 #include "base/parse_number.h"
 #include "bench_memory.h"
+#include "bench_timing.h"
 #include "io/gguf.h"
 #include "io/gguf_model.h"
 #include "io/gguf_tokenizer.h"
@@ -53,22 +54,10 @@ namespace {
 
 using attnviz::bench::status_mib;
 using Clock = std::chrono::steady_clock;
+using attnviz::bench::process_cpu_s;
+using attnviz::bench::seconds_since;
+using attnviz::bench::upper_median;
 using json = nlohmann::json;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// CPU seconds of every thread of the process: on a shared machine the wall time says as much about the
-// neighbours as about the work.
-double process_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // Calls f on every layer's weights in turn, through model_layer (decoded now if a layer is not kept: call
 // after the timing). One layer at a time: an 8B-shaped model's 25 layers not kept are 22 GB of floats.
@@ -402,7 +391,7 @@ int main(int argc, char** argv) {
             {"load_cpu_s", load_cpu_s},
             {"forward_first_s", first_s},
             {"forward_first_cpu_s", first_cpu_s},
-            {"forward_s", times.empty() ? json(nullptr) : json(median(times))},
+            {"forward_s", times.empty() ? json(nullptr) : json(upper_median(times))},
             {"forward_all_s", times},
             {"tokens", o.tokens},
             {"repeats", o.repeats},

@@ -28,6 +28,7 @@
 #include "base/parse_number.h"
 #include "base/rng.h"
 #include "bench_memory.h"
+#include "bench_timing.h"
 #include "io/hf_checkpoint.h"
 #include "io/npy.h"
 #include "io/safetensors.h"
@@ -41,26 +42,16 @@ using attnviz::Mat;
 using attnviz::Vec;
 using attnviz::bench::status_mib;
 using Clock = std::chrono::steady_clock;
+using attnviz::bench::process_cpu_s;
+using attnviz::bench::seconds_since;
+using attnviz::bench::upper_median;
 using json = nlohmann::json;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-double process_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 // getrusage's peak resident set (ru_maxrss, KiB on Linux) in MiB.
 double maxrss_mib() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_maxrss) / 1024.0;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 int64_t weight_count(const attnviz::Model& m) {
@@ -335,10 +326,10 @@ json sgemm_json(const attnviz::Model& model, int T) {
     cold.push_back(2.0 * flops * static_cast<double>(model.weights.layers.size()) / s / 1e9);
   }
   const double layers = static_cast<double>(model.weights.layers.size());
-  const double streamed_s = 2.0 * flops * layers / (median(cold) * 1e9);
+  const double streamed_s = 2.0 * flops * layers / (upper_median(cold) * 1e9);
   return {{"shape", {T, c.d_model, c.d_ff}},
-          {"hot_gflops", median(hot)},
-          {"streamed_gflops", median(cold)},
+          {"hot_gflops", upper_median(hot)},
+          {"streamed_gflops", upper_median(cold)},
           {"streamed_gb_per_s", 2.0 * static_cast<double>(w0.size()) * 4.0 * layers / streamed_s / 1e9}};
 }
 
@@ -391,7 +382,7 @@ int main(int argc, char** argv) {
   json j = {{"open_s", open_s},
             {"open_cpu_s", open_cpu_s},
             {"open_stages", opened->stages},
-            {"forward_s", median(times)},
+            {"forward_s", upper_median(times)},
             {"forward_all_s", times},
             {"rss_before_mb", rss_before},
             {"rss_after_open_mb", rss_open},
@@ -420,18 +411,18 @@ int main(int argc, char** argv) {
         for (size_t l = 0; l < per_layer.size() && l < sum_layers.size(); ++l) sum_layers[l] += per_layer[l] / o.repeat;
         runs.push_back(steps_run(model, base->embed, base->mask));
       }
-      prof["trace_run_watched_s"] = median(totals);
+      prof["trace_run_watched_s"] = upper_median(totals);
       prof["trace_run_layer_mean_s"] = sum_layers;
       json steps;
       for (int s = 0; s < kStepCount; ++s) {
         std::vector<double> v;
         for (const auto& p : runs) v.push_back(p.step_s[static_cast<size_t>(s)]);
-        steps[kStepNames[s]] = median(v);
+        steps[kStepNames[s]] = upper_median(v);
       }
       std::vector<double> v;
       for (const auto& p : runs) v.push_back(p.total_s);
       prof["steps_s"] = steps;
-      prof["steps_total_s"] = median(v);
+      prof["steps_total_s"] = upper_median(v);
       prof["steps_max_abs_diff_vs_trace_run"] = (runs.back().final - final).cwiseAbs().maxCoeff();
     }
     prof["sgemm"] = sgemm_json(model, o.tokens);

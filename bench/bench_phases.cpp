@@ -10,6 +10,7 @@
 
 #include <omp.h>
 
+#include "bench_timing.h"
 #include "model/attention.h"
 #include "model/kernels.h"
 #include "model/layer.h"
@@ -44,8 +45,6 @@ std::string_view phase_name(Phase p) {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Times consecutive steps: each add() charges the time since the previous one to a phase.
 class Stopwatch {

@@ -28,6 +28,7 @@
 namespace {
 
 using namespace attnviz;
+using bench::upper_median;
 using bench::median_seconds;
 
 struct Options {
@@ -52,11 +53,6 @@ bool parse(int argc, char** argv, Options& o) {
     if (!ok) return false;
   }
   return !o.model.empty() && argc % 2 == 1;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 int token_count(const Model& m, const std::string& text) {
@@ -206,14 +202,14 @@ int main(int argc, char** argv) {
     previous = std::move(reused);  // the next keystroke starts from this one, as in the app
     previous_full = std::move(full);
   }
-  const double reuse_med = median(reuse_all), answer_med = median(answer_all);
+  const double reuse_med = upper_median(reuse_all), answer_med = upper_median(answer_all);
   const nlohmann::json j = {{"model", o.model},
                             {"sentence", stem + "tired."},
                             {"tokens", token_count(model, stem + "tired.")},
                             {"threads", o.threads},
                             {"repeat", o.repeat},
                             {"keystrokes", rows},
-                            {"full_median_s", median(full_all)},
+                            {"full_median_s", upper_median(full_all)},
                             {"reuse_median_s", reuse_med},
                             {"answer_median_s", answer_med},
                             {"reuse_plus_answer_median_s", reuse_med + answer_med},

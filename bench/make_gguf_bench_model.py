@@ -99,24 +99,10 @@ def matrix_type(cfg, variant, role, layer=None):
 # ---------------------------------------------------------------------------------------------------
 # The tokenizer
 
-def bytes_to_unicode():
-    """GPT-2's byte -> printable character map, in its order (the first 256 vocabulary ids)."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("\u00a1"), ord("\u00ac") + 1)) + \
-        list(range(ord("\u00ae"), ord("\u00ff") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return [chr(c) for c in cs]
-
-
 def vocabulary(V):
     """(tokens, types, merges, bos, eos) for a vocabulary of V = 128256 (or a smaller one for the self-check:
     the same construction cut short, with the two specials last)."""
-    sym = bytes_to_unicode()
+    sym = [ch for _, ch in g.bytes_to_unicode()]  # GPT-2's byte symbols, in id order
     n_merged = V - 256 - 256 if V >= 128256 else V - 256 - 2       # 256 specials in Llama 3's vocabulary
     tokens, merges = list(sym), []
     pairs = 0
