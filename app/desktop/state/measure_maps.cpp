@@ -98,7 +98,7 @@ std::shared_ptr<const Mat> FormedMaps::get(const Trace& trace, uint64_t trace_ve
 std::string measure_on_demand_refusal(AttentionMeasure measure, const ModelConfig& c) {
   // The longest input whose trace keeps its maps, as trace_maps_kept decides it.
   int64_t fit = 1;
-  while (trace_maps_kept(c, fit + 1, fit + 1) != MapsKept::none) ++fit;
+  while (fit < kMaxTokens && trace_maps_kept(c, fit + 1, fit + 1) != MapsKept::none) ++fit;
   return std::string(measure == AttentionMeasure::rollout ? "rollout" : "value-norm") +
          " is built for every head at once, which this input's maps are too many for: they are formed one head at a "
          "time as views ask. It is offered up to " + std::to_string(fit) + " tokens in this model";
