@@ -86,7 +86,7 @@ AttentionTrace attention_timed(const AttentionWeights& w, const ModelConfig& c, 
     double s[kHeadPhaseCount] = {};
   };
   std::vector<ThreadTimes> per_thread(static_cast<size_t>(omp_get_max_threads()));
-  const float scale = score_scale(ScoreKind::scaled_dot, HS, c.temperature);
+  const float scale = score_scale(c, ScoreKind::scaled_dot);
   const Clock::time_point loop_start = Clock::now();
 #pragma omp parallel for schedule(dynamic, 1) if (NH > 1 && x.rows() * x.rows() >= 256)
   for (int h = 0; h < NH; ++h) {

@@ -161,6 +161,14 @@ std::string no_answer_english(const NoAnswer& why) {
 }
 
 AnswerResult<RowVec> output_logits(const Model& model, const RowVec& h) {
+  auto out = output_logits_uncapped(model, h);
+  if (!out || model.config.logit_softcap <= 0.0f) return out;
+  const float cap = model.config.logit_softcap, inv = 1.0f / cap;
+  for (Eigen::Index i = 0; i < out->size(); ++i) (*out)(i) = cap * std::tanh((*out)(i) * inv);
+  return out;
+}
+
+AnswerResult<RowVec> output_logits_uncapped(const Model& model, const RowVec& h) {
   const ModelWeights& w = model.weights;
   if (h.size() != model.config.d_model) return NoAnswerReason::other_model;  // not a hidden state of this model
   switch (model_output_head(model)) {

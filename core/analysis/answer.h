@@ -126,7 +126,10 @@ std::string answer_token_text(const Model& model, int id);
 // ties keep the lower id first. What an answer lists at a position, and the logit lens at each layer.
 std::vector<TokenScore> answer_top_tokens(const Model& model, const RowVec& logits, int k);
 
-// Scores over the vocabulary (V) for one final hidden state through the model's output head.
+// Scores over the vocabulary (V) for one final hidden state through the model's output head, soft-
+// capped as the model caps them (config.logit_softcap, Gemma 2).
 AnswerResult<RowVec> output_logits(const Model& model, const RowVec& hidden);
+// The same before the cap (equal when the model has none): what direct logit attribution adds up.
+AnswerResult<RowVec> output_logits_uncapped(const Model& model, const RowVec& hidden);
 
 }  // namespace attnviz

@@ -57,6 +57,15 @@ LinearNorm linear_norm_at(const Model& model, const RowVec& residual) {
   return n;
 }
 
+// A sublayer's RMSNorm (Gemma's post_attention_norm / post_ffw_norm) at its output `out`, as one
+// vector: normed = out ∘ scale, and so every part of out (a head's write) is that part ∘ scale.
+RowVec sublayer_norm_scale(const RowVec& out, const Vec& w, float eps) {
+  double sum_sq = 0;
+  for (Eigen::Index i = 0; i < out.size(); ++i) sum_sq += static_cast<double>(out(i)) * out(i);
+  const double inv = 1.0 / std::sqrt(sum_sq / static_cast<double>(out.size()) + static_cast<double>(eps));
+  return (w.transpose().array() * static_cast<float>(inv)).matrix();
+}
+
 // The unembedding's rows and bias, as the output head reads them (tied: the token table, no bias).
 struct Unembedding {
   const Model* model = nullptr;
@@ -113,16 +122,24 @@ Result<ResidualParts> residual_parts(const Model& model, const Trace& trace, int
     if (!layer) return make_error(layer.error());
     const LayerWeights& w = **layer;
     const LayerTrace& lt = trace.layers[static_cast<size_t>(l)];
+    // Gemma's sublayer norms scale what each sublayer writes, element by element, by a factor the
+    // whole sublayer output sets: each part's write is its own output times that factor.
+    const RowVec attn_scale = c.sublayer_norm ? sublayer_norm_scale(lt.attn.out.row(p), w.attn_out_norm_w, c.ln_eps)
+                                              : RowVec::Ones(C);
     std::vector<RowVec> heads;
     for (int h = 0; h < c.n_heads; ++h) {
       const RowVec z = lt.attn.heads[static_cast<size_t>(h)].out.row(p);
-      heads.push_back(z * w.attn.out_w.middleCols(static_cast<Eigen::Index>(h) * HS, HS).transpose());
+      const RowVec write = z * w.attn.out_w.middleCols(static_cast<Eigen::Index>(h) * HS, HS).transpose();
+      heads.push_back((write.array() * attn_scale.array()).matrix());
     }
     r.heads.push_back(std::move(heads));
-    r.biases += row_or_zeros(w.attn.out_b, C);
+    r.attn_scales.push_back(attn_scale);
+    r.biases += (row_or_zeros(w.attn.out_b, C).array() * attn_scale.array()).matrix();
     if (lt.ffn_out.rows() > p) {
-      const RowVec b2 = row_or_zeros(w.ff2_b, C);
-      r.mlps.push_back(lt.ffn_out.row(p) - b2);
+      const RowVec ffn_scale = c.sublayer_norm ? sublayer_norm_scale(lt.ffn_out.row(p), w.ffn_out_norm_w, c.ln_eps)
+                                               : RowVec::Ones(C);
+      const RowVec b2 = (row_or_zeros(w.ff2_b, C).array() * ffn_scale.array()).matrix();
+      r.mlps.push_back((lt.ffn_out.row(p).array() * ffn_scale.array()).matrix() - b2);
       r.biases += b2;
     } else {
       r.mlps.push_back(RowVec::Zero(C));
@@ -195,7 +212,7 @@ Result<LogitAttribution> logit_attribution(const Model& model, const Trace& trac
   a.embeddings = static_cast<float>(embeddings);
   a.biases = static_cast<float>(biases);
   a.total = static_cast<float>(total + embeddings + biases);
-  auto logits = output_logits(model, trace.final.row(a.position));
+  auto logits = output_logits_uncapped(model, trace.final.row(a.position));
   if (!logits) return make_error(logits.error());
   a.logit_diff = (*logits)(a.answer_id) - (*logits)(a.wrong_id);
   return a;
@@ -225,7 +242,8 @@ Result<std::vector<std::vector<RowVec>>> head_source_attribution(const Model& mo
     std::vector<RowVec> heads;
     for (int h = 0; h < c.n_heads; ++h) {
       const HeadTrace& head = trace.layers[static_cast<size_t>(l)].attn.heads[static_cast<size_t>(h)];
-      const RowVec u = g * w.attn.out_w.middleCols(static_cast<Eigen::Index>(h) * HS, HS);  // (HS)
+      const RowVec gs = (g.array() * parts->attn_scales[static_cast<size_t>(l)].array()).matrix();
+      const RowVec u = gs * w.attn.out_w.middleCols(static_cast<Eigen::Index>(h) * HS, HS);  // (HS)
       const Mat row = head_map_rows(trace, l, h, static_cast<int>(p), 1);  // query p's weights only
       RowVec split(head.v.rows());
       for (Eigen::Index j = 0; j < head.v.rows(); ++j) split(j) = static_cast<float>(row(0, j) * dot(head.v.row(j), u));

@@ -25,7 +25,8 @@ struct LogitAttribution {
   std::vector<float> mlps;                // [L]; 0 for attention-only layers
   float embeddings = 0, biases = 0;
   float total = 0;                        // the sum of the above, in double
-  float logit_diff = 0;                   // logit(answer) − logit(wrong) from the model's own forward
+  float logit_diff = 0;                   // logit(answer) − logit(wrong) from the model's own forward,
+                                          // before its soft cap (Gemma 2): what the parts add up to
 };
 
 // Each component's write in the residual basis, before the final norm: the same decomposition as
@@ -36,6 +37,8 @@ struct ResidualParts {
   std::vector<RowVec> mlps;                // [L] (C); zeros for attention-only layers
   RowVec embeddings, biases;               // (C)
   RowVec residual;                         // (C) the last layer's output at `position`: their sum
+  std::vector<RowVec> attn_scales;         // [L] (C) what each layer's attention norm multiplies its writes
+                                           // by (Gemma's sublayer norms); ones otherwise
 };
 
 // The decomposition of trace's residual at `position`. A pre-norm model only (GPT-2, Llama, NeoX's

@@ -126,7 +126,10 @@ struct Arch {
 };
 const Arch& arch_llama();
 const Arch& arch_qwen2();
+const Arch& arch_qwen3();
 const Arch& arch_phi3();
+const Arch& arch_gemma2();
+const Arch& arch_gemma3();
 
 // What the Llama-shaped architectures share (io/gguf_llama.cpp): their `{arch}.` keys, the config
 // those keys give (pre-norm RMSNorm, SwiGLU, rotary positions, grouped key/value heads, causal), and
@@ -135,6 +138,13 @@ const Arch& arch_phi3();
 std::span<const ArchKey> llama_shaped_keys();
 Status fill_llama_shaped(ArchReader& r, ModelConfig& c);
 void load_outside_layers(TensorTaker& take, const ModelConfig& c, int vocab, ModelWeights& w);
+// Whether the file's Q and K rows are in llama.cpp's order for its llama rope (adjacent pairs).
+enum class QkRows { hugging_face, permuted };
+// Layer l's attn_q, attn_k, attn_v (and their biases when `qkv_bias` or present), attn_output, and
+// with config.qk_norm attn_q_norm and attn_k_norm.
+void load_attention_rows(TensorTaker& take, const ModelConfig& c, int l, LayerWeights& out, QkRows rows, bool qkv_bias);
+// load_attention_rows, then attn_output.bias when present, attn_norm, ffn_norm, ffn_gate, ffn_up, ffn_down.
+void load_llama_shaped_layer(TensorTaker& take, const ModelConfig& c, int l, LayerWeights& out, QkRows rows, bool qkv_bias);
 
 // Rows of a (rows, cols) tensor of the mapped file, decoded when read (io/gguf_vocab.cpp).
 std::shared_ptr<const EncodedRows> encoded_rows_make(std::shared_ptr<const GgufMapped> file, const GgufTensorInfo& tensor,

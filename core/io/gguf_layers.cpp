@@ -61,8 +61,8 @@ class GgufLayerSource final : public LayerSource {
 
 uint64_t layer_float_bytes(const ModelConfig& c) {
   const uint64_t C = static_cast<uint64_t>(c.d_model), F = static_cast<uint64_t>(c.d_ff),
-                 KV = static_cast<uint64_t>(c.kv_dim());
-  const uint64_t values = (C + 2 * KV) * C + C * C + 3 * C * F + (C + 2 * KV) + 5 * C + F;
+                 KV = static_cast<uint64_t>(c.kv_dim()), QD = static_cast<uint64_t>(c.q_dim());
+  const uint64_t values = (QD + 2 * KV) * C + C * QD + 3 * C * F + (QD + 2 * KV) + 7 * C + F + 2 * QD / c.n_heads;
   return values * sizeof(float);
 }
 

@@ -48,16 +48,21 @@ Status fill_llama_shaped(ArchReader& r, ModelConfig& c) {
   // Only a limit for rotary positions: the longest input the model was trained on.
   c.max_positions = static_cast<int>(std::min<int64_t>(r.required("context_length", int64_t{1} << 40), 1 << 16));
   if (!r.error.empty()) return make_error(r.error);
-  if (c.n_heads < 1 || c.d_model % c.n_heads != 0)
+  if (c.n_heads < 1) return make_error(r.arch + ".attention.head_count must be at least 1");
+  // A head's width: attention.key_length when the file gives it (Qwen3, Gemma, Mistral Nemo: heads
+  // wider or narrower than embedding_length / head_count), else that quotient.
+  const int64_t even = c.d_model % c.n_heads == 0 ? c.d_model / c.n_heads : 0;
+  const int64_t hs = r.integer("attention.key_length", even, kMaxHeadDim);
+  if (hs == 0)
     return make_error(r.arch + ".embedding_length " + std::to_string(c.d_model) + " is not a whole number of " +
-                      std::to_string(c.n_heads) + " heads (attention.head_count)");
-  const int hs = c.d_model / c.n_heads;
-  for (const char* key : {"rope.dimension_count", "attention.key_length", "attention.value_length"}) {
-    const int64_t v = r.integer(key, hs);
-    if (v != hs)
-      return make_error(r.arch + "." + key + " is " + std::to_string(v) + " but embedding_length / head_count is " +
-                        std::to_string(hs) + ": heads of another size, or a part of each head rotated, are not supported");
-  }
+                      std::to_string(c.n_heads) + " heads (attention.head_count) and the file gives no attention.key_length");
+  if (const int64_t v = r.integer("attention.value_length", hs, kMaxHeadDim); v != hs)
+    return make_error(r.arch + ".attention.value_length is " + std::to_string(v) + " but attention.key_length is " +
+                      std::to_string(hs) + ": values of another width than keys are not supported");
+  if (const int64_t v = r.integer("rope.dimension_count", hs, kMaxHeadDim); v != hs)
+    return make_error(r.arch + ".rope.dimension_count is " + std::to_string(v) + " but a head has " + std::to_string(hs) +
+                      " dimensions: rotating a part of each head is not supported");
+  if (hs != even) c.head_dim = static_cast<int>(hs);
   c.norm = NormPlacement::pre;
   c.norm_kind = NormKind::rms_norm;
   c.gated_ffn = true;
@@ -95,25 +100,34 @@ Status fill_llama(ArchReader& r, ModelConfig& c) {
   return Ok{};
 }
 
-// Whether the file's Q and K rows are in llama.cpp's order for its llama rope (adjacent pairs).
-enum class QkRows { hugging_face, permuted };
+}  // namespace
 
-void load_layer_rows(TensorTaker& take, const ModelConfig& c, int l, LayerWeights& L, QkRows rows, bool qkv_bias) {
-  const int C = c.d_model, F = c.d_ff, KV = c.kv_dim(), HS = c.head_size();
+void load_attention_rows(TensorTaker& take, const ModelConfig& c, int l, LayerWeights& L, QkRows rows, bool qkv_bias) {
+  const int C = c.d_model, KV = c.kv_dim(), HS = c.head_size(), QD = c.q_dim();
   const int permuted = rows == QkRows::permuted ? HS : 0;
   const std::string p = "blk." + std::to_string(l) + ".";
-  L.attn.in_proj_w.resize(C + 2 * KV, C);
-  L.attn.in_proj_b = Vec::Zero(C + 2 * KV);
+  L.attn.in_proj_w.resize(QD + 2 * KV, C);
+  L.attn.in_proj_b = Vec::Zero(QD + 2 * KV);
   const struct {
     const char* name;
     int rows, first, permuted;
-  } parts[] = {{"attn_q", C, 0, permuted}, {"attn_k", KV, C, permuted}, {"attn_v", KV, C + KV, 0}};
+  } parts[] = {{"attn_q", QD, 0, permuted}, {"attn_k", KV, QD, permuted}, {"attn_v", KV, QD + KV, 0}};
   for (const auto& part : parts) {
     take.rows_of(p + part.name + ".weight", part.rows, C, L.attn.in_proj_w, part.first, part.permuted);
     if (qkv_bias || take.has(p + part.name + ".bias"))
       take.segment_of(p + part.name + ".bias", part.rows, L.attn.in_proj_b, part.first, part.permuted);
   }
-  take.mat(p + "attn_output.weight", C, C, L.attn.out_w);
+  take.mat(p + "attn_output.weight", C, QD, L.attn.out_w);
+  if (c.qk_norm) {  // one RMSNorm of HS weights for every query head, one for every key head
+    take.vec(p + "attn_q_norm.weight", HS, L.attn.q_norm_w);
+    take.vec(p + "attn_k_norm.weight", HS, L.attn.k_norm_w);
+  }
+}
+
+void load_llama_shaped_layer(TensorTaker& take, const ModelConfig& c, int l, LayerWeights& L, QkRows rows, bool qkv_bias) {
+  const int C = c.d_model, F = c.d_ff;
+  const std::string p = "blk." + std::to_string(l) + ".";
+  load_attention_rows(take, c, l, L, rows, qkv_bias);
   if (take.has(p + "attn_output.bias")) take.vec(p + "attn_output.bias", C, L.attn.out_b);
   else L.attn.out_b = Vec::Zero(C);
   take.vec(p + "attn_norm.weight", C, L.norm1_w);
@@ -126,8 +140,6 @@ void load_layer_rows(TensorTaker& take, const ModelConfig& c, int l, LayerWeight
   take.mat(p + "ffn_down.weight", C, F, L.ff2_w);
   L.ff2_b = Vec::Zero(C);
 }
-
-}  // namespace
 
 void load_outside_layers(TensorTaker& take, const ModelConfig& c, int vocab, ModelWeights& w) {
   const int C = c.d_model;
@@ -154,13 +166,13 @@ void load_llama_globals(TensorTaker& take, ModelConfig& c, int vocab, ModelWeigh
 }
 
 void load_llama_layer(TensorTaker& take, const ModelConfig& c, int l, LayerWeights& out) {
-  load_layer_rows(take, c, l, out, QkRows::permuted, false);
+  load_llama_shaped_layer(take, c, l, out, QkRows::permuted, false);
 }
 
 void load_qwen2_globals(TensorTaker& take, ModelConfig& c, int vocab, ModelWeights& w) { load_outside_layers(take, c, vocab, w); }
 
 void load_qwen2_layer(TensorTaker& take, const ModelConfig& c, int l, LayerWeights& out) {
-  load_layer_rows(take, c, l, out, QkRows::hugging_face, true);
+  load_llama_shaped_layer(take, c, l, out, QkRows::hugging_face, true);
 }
 
 }  // namespace
@@ -171,6 +183,26 @@ const Arch& arch_llama() {
 }
 const Arch& arch_qwen2() {
   static const Arch a{"qwen2", kLlamaKeys, fill_llama_shaped, load_qwen2_globals, load_qwen2_layer};
+  return a;
+}
+
+namespace {
+
+// Qwen3: Qwen2 without the q/k/v biases, with each head's Q and K RMS-normalised before the rotation.
+Status fill_qwen3(ArchReader& r, ModelConfig& c) {
+  if (Status s = fill_llama_shaped(r, c); !s) return s;
+  c.qk_norm = true;
+  return Ok{};
+}
+
+void load_qwen3_layer(TensorTaker& take, const ModelConfig& c, int l, LayerWeights& out) {
+  load_llama_shaped_layer(take, c, l, out, QkRows::hugging_face, false);
+}
+
+}  // namespace
+
+const Arch& arch_qwen3() {
+  static const Arch a{"qwen3", kLlamaKeys, fill_qwen3, load_qwen2_globals, load_qwen3_layer};
   return a;
 }
 

@@ -230,7 +230,8 @@ Status TensorTaker::finish() {
 
 namespace {
 
-const gguf::Arch* const kArchs[] = {&gguf::arch_llama(), &gguf::arch_qwen2(), &gguf::arch_phi3()};
+const gguf::Arch* const kArchs[] = {&gguf::arch_llama(),  &gguf::arch_qwen2(),  &gguf::arch_qwen3(),
+                                     &gguf::arch_phi3(),   &gguf::arch_gemma2(), &gguf::arch_gemma3()};
 
 std::string arch_names() {
   std::string s;

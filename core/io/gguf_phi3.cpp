@@ -36,6 +36,7 @@ void load_phi3_globals(TensorTaker& take, ModelConfig& c, int vocab, ModelWeight
 void load_phi3_layer(TensorTaker& take, const ModelConfig& c, int l, LayerWeights& L) {
   const int C = c.d_model, F = c.d_ff, KV = c.kv_dim();
   const std::string p = "blk." + std::to_string(l) + ".";
+  if (c.q_dim() != C) return take.fail("a phi3 file whose heads are not embedding_length wide together is not supported");
   // attn_qkv's rows are the queries', the keys', then the values': the engine's in_proj as it is.
   L.attn.in_proj_w.resize(C + 2 * KV, C);
   take.rows_part(p + "attn_qkv.weight", C + 2 * KV, 0, C + 2 * KV, C, L.attn.in_proj_w, 0);

@@ -11,10 +11,19 @@
 
 namespace attnviz {
 
-float score_scale(ScoreKind kind, int head_size, float temperature) {
-  const float root = kind == ScoreKind::scaled_dot ? std::sqrt(static_cast<float>(head_size)) : 1.0f;
-  return 1.0f / (root * temperature);
+float score_scale(const ModelConfig& c, ScoreKind kind) {
+  if (kind == ScoreKind::scaled_dot && c.scaled_dot_scale > 0.0f) return c.scaled_dot_scale / c.temperature;
+  const float root = kind == ScoreKind::scaled_dot ? std::sqrt(static_cast<float>(c.head_size())) : 1.0f;
+  return 1.0f / (root * c.temperature);
 }
+
+void scores_soft_cap(Mat& scores, float cap) {
+  if (cap <= 0.0f) return;
+  const float inv = 1.0f / cap;
+  for (Eigen::Index i = 0; i < scores.size(); ++i) scores.data()[i] = cap * std::tanh(scores.data()[i] * inv);
+}
+
+float score_soft_cap(float score, float cap) { return cap > 0.0f ? cap * std::tanh(score * (1.0f / cap)) : score; }
 
 Mat head_block(MatRef stacked, int head, int head_size) {
   return stacked.size() > 0 ? Mat(stacked.block(head * head_size, 0, head_size, head_size)) : Mat();
@@ -35,13 +44,24 @@ Mat head_raw_scores(const AttentionWeights& w, const ModelConfig& c, int h, cons
   return {};
 }
 
+namespace {
+
+// Every head's block of columns of x (T, heads·HS) RMS-normalised with the shared weights w (HS).
+void heads_rms_norm(Mat& x, const Vec& w, const ModelConfig& c, Mat (*norm)(const Mat&, const Vec&, float)) {
+  const int HS = c.head_size();
+  for (Eigen::Index h = 0; h < x.cols() / HS; ++h) x.middleCols(h * HS, HS) = norm(Mat(x.middleCols(h * HS, HS)), w, c.ln_eps);
+}
+
+}  // namespace
+
 bool head_scores_recomputable(ScoreKind score) { return score == ScoreKind::dot || score == ScoreKind::scaled_dot; }
 
 Mat head_weights_rows_from_qk(const HeadTrace& head, const ModelConfig& c, const Mat& mask, Eigen::Index first,
                               Eigen::Index n) {
   // Scaled through Q (n x HS values, not n x Tk) and turned into the weights in place. Every cell of
   // product_abt is product_dot's sum, so a block of rows has the bits of the whole map's rows.
-  Mat w = product_abt(head.q.middleRows(first, n) * score_scale(head.score, c.head_size(), c.temperature), head.k);
+  Mat w = product_abt(head.q.middleRows(first, n) * score_scale(c, head.score), head.k);
+  scores_soft_cap(w, c.attn_softcap);
   softmax_masked_in_place(w, mask.middleRows(first, n));
   return w;
 }
@@ -52,7 +72,6 @@ Mat head_weights_from_qk(const HeadTrace& head, const ModelConfig& c, const Mat&
 
 HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& c, int h, Mat q, Mat k, Mat v, const Mat& mask,
                        MapsKept kept) {
-  const int HS = c.head_size();
   HeadTrace head;
   head.score = c.score_of_head(h);
   head.q = std::move(q);
@@ -67,7 +86,8 @@ HeadTrace head_forward(const AttentionWeights& w, const ModelConfig& c, int h, M
     return head;
   }
   head.scores_raw = head_raw_scores(w, c, h, head.q, head.k);
-  head.scores_scaled = head.scores_raw * score_scale(head.score, HS, c.temperature);
+  head.scores_scaled = head.scores_raw * score_scale(c, head.score);
+  scores_soft_cap(head.scores_scaled, c.attn_softcap);
   head.weights_kept = softmax_masked(head.scores_scaled, mask);
   head.out = product_ab(head.weights_kept, head.v);
   return head;
@@ -78,7 +98,8 @@ HeadScores head_scores(const HeadTrace& head, const ModelConfig& c) {
   // Only dot-product heads drop their scores, and theirs need no weights but Q and K.
   HeadScores s;
   s.raw = product_abt(head.q, head.k);
-  s.scaled = s.raw * score_scale(head.score, c.head_size(), c.temperature);
+  s.scaled = s.raw * score_scale(c, head.score);
+  scores_soft_cap(s.scaled, c.attn_softcap);
   return s;
 }
 
@@ -86,7 +107,7 @@ HeadScoreCell head_score_at(const HeadTrace& head, const ModelConfig& c, int q, 
   if (head.scores_raw.size() > 0) return {head.scores_raw(q, k), head.scores_scaled(q, k)};
   // product_dot sums as product_abt does: the cell equals head_scores' bit for bit.
   const float raw = product_dot(head.q.row(q).data(), head.k.row(k).data(), head.q.cols());
-  return {raw, raw * score_scale(head.score, c.head_size(), c.temperature)};
+  return {raw, score_soft_cap(raw * score_scale(c, head.score), c.attn_softcap)};
 }
 
 void attention_ablate(AttentionTrace& t, const LayerAblation& ablate, int hs) {
@@ -97,18 +118,22 @@ void attention_ablate(AttentionTrace& t, const LayerAblation& ablate, int hs) {
 
 Projections attention_project(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
                               bool self_attention, int q_first, int k_first, Products products) {
-  const int C = c.d_model, KV = c.kv_dim();
+  const int QD = c.q_dim(), KV = c.kv_dim();
   Projections p;
   if (self_attention) {
-    const Mat qkv = linear(xq, w.in_proj_w, w.in_proj_b, products);  // one GEMM, (T, C + 2·KV)
-    p.q = qkv.leftCols(C);
-    p.k = qkv.middleCols(C, KV);
+    const Mat qkv = linear(xq, w.in_proj_w, w.in_proj_b, products);  // one GEMM, (T, QD + 2·KV)
+    p.q = qkv.leftCols(QD);
+    p.k = qkv.middleCols(QD, KV);
     p.v = qkv.rightCols(KV);
   } else {
-    p.q = linear(xq, w.in_proj_w.topRows(C), w.in_proj_b.head(C), products);
+    p.q = linear(xq, w.in_proj_w.topRows(QD), w.in_proj_b.head(QD), products);
     const Mat kv = linear(xkv, w.in_proj_w.bottomRows(2 * KV), w.in_proj_b.tail(2 * KV), products);
     p.k = kv.leftCols(KV);
     p.v = kv.rightCols(KV);
+  }
+  if (c.qk_norm) {
+    heads_rms_norm(p.q, w.q_norm_w, c, rms_norm);
+    heads_rms_norm(p.k, w.k_norm_w, c, rms_norm);
   }
   if (c.positions == PositionEncoding::rotary) {
     const std::vector<float> inv = rope_inv_freq(c);
@@ -134,11 +159,11 @@ HeadTrace head_forward_from(const AttentionWeights& w, const ModelConfig& c, int
 
 AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
                                  const Mat& mask, MapsKept kept, const LayerAblation& ablate, Products products) {
-  const int C = c.d_model, NH = c.n_heads, HS = c.head_size();
+  const int NH = c.n_heads, HS = c.head_size();
   const Projections p = attention_project(w, c, xq, xkv, &xq == &xkv, 0, 0, products);
   AttentionTrace t;
   t.heads.resize(static_cast<size_t>(NH));
-  t.concat.resize(xq.rows(), C);
+  t.concat.resize(xq.rows(), c.q_dim());
   // Heads in parallel only when a head's work (about Tq·Tk·HS) outweighs the fork and join: the
   // small trained demos (T 12-24, HS 16) ran 3.5x slower with their heads split over two threads.
   const bool heads_in_parallel = NH > 1 && xq.rows() * xkv.rows() * HS >= (1 << 15);
@@ -155,10 +180,14 @@ AttentionTrace attention_forward(const AttentionWeights& w, const ModelConfig& c
 
 AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelConfig& c, const Mat& xq, const Mat& xkv,
                                        const Mat& mask, const LayerAblation& ablate) {
-  const int C = c.d_model, NH = c.n_heads, HS = c.head_size(), KV = c.kv_dim();
-  Mat q_all = linear_naive(xq, w.in_proj_w.topRows(C), w.in_proj_b.head(C));
-  Mat k_all = linear_naive(xkv, w.in_proj_w.middleRows(C, KV), w.in_proj_b.segment(C, KV));
+  const int QD = c.q_dim(), NH = c.n_heads, HS = c.head_size(), KV = c.kv_dim();
+  Mat q_all = linear_naive(xq, w.in_proj_w.topRows(QD), w.in_proj_b.head(QD));
+  Mat k_all = linear_naive(xkv, w.in_proj_w.middleRows(QD, KV), w.in_proj_b.segment(QD, KV));
   const Mat v_all = linear_naive(xkv, w.in_proj_w.bottomRows(KV), w.in_proj_b.tail(KV));
+  if (c.qk_norm) {
+    heads_rms_norm(q_all, w.q_norm_w, c, rms_norm_naive);
+    heads_rms_norm(k_all, w.k_norm_w, c, rms_norm_naive);
+  }
   const Mat q_plain = q_all, k_plain = k_all;
   const bool rotary = c.positions == PositionEncoding::rotary;
   if (rotary) {
@@ -169,7 +198,7 @@ AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelCon
   const Eigen::Index Tq = xq.rows(), Tk = xkv.rows();
 
   AttentionTrace t;
-  t.concat = Mat::Zero(Tq, C);
+  t.concat = Mat::Zero(Tq, QD);
   for (int h = 0; h < NH; ++h) {
     HeadTrace head;
     head.score = c.score_of_head(h);
@@ -204,8 +233,11 @@ AttentionTrace attention_forward_naive(const AttentionWeights& w, const ModelCon
         }
         head.scores_raw(i, j) = static_cast<float>(s);
       }
-    const float scale = score_scale(head.score, HS, c.temperature);
-    head.scores_scaled = head.scores_raw * scale;
+    head.scores_scaled = head.scores_raw * score_scale(c, head.score);
+    for (Eigen::Index i = 0; i < head.scores_scaled.size(); ++i)
+      head.scores_scaled.data()[i] = static_cast<float>(
+          c.attn_softcap > 0 ? c.attn_softcap * std::tanh(static_cast<double>(head.scores_scaled.data()[i]) / c.attn_softcap)
+                             : head.scores_scaled.data()[i]);
     head.weights_kept = softmax_masked_naive(head.scores_scaled, mask);
     head.out = Mat::Zero(Tq, HS);
     for (Eigen::Index i = 0; i < Tq; ++i)

@@ -32,7 +32,7 @@ struct HeadTrace {
   // Empty for a dot-product head of a long input, whose trace keeps only the weights: head_scores
   // and head_score_at recompute them from Q and K (see kKeepScoresCells).
   Mat scores_raw;     // (Tq, Tk) QKᵀ, or the head's scoring function, before any scaling
-  Mat scores_scaled;  // (Tq, Tk) ÷√HS (scaled_dot only), ÷τ; before the mask
+  Mat scores_scaled;  // (Tq, Tk) ÷√HS (scaled_dot only), ÷τ, soft-capped (Gemma 2); before the mask
   // (Tq, Tk) softmax(scores_scaled + mask); rows sum to 1, or are all 0. Empty when the trace forms
   // its maps on demand (MapsKept::none): read a head's weights through head_map (model/head_map.h).
   Mat weights_kept;
@@ -42,7 +42,7 @@ struct HeadTrace {
 
 struct AttentionTrace {
   std::vector<HeadTrace> heads;  // NH (the trainer's stacked examples: NH per example, core/train/stacked_forward.h)
-  Mat concat;                    // (Tq, C) the heads' outputs side by side (ablated heads replaced)
+  Mat concat;                    // (Tq, NH·HS) the heads' outputs side by side (ablated heads replaced)
   Mat out;                       // (Tq, C) concat · W_Oᵀ + b_O
 };
 
@@ -50,9 +50,9 @@ struct AttentionTrace {
 // and keys at k_first, ... (rotary positions; a continued trace starts past its reused rows). The
 // projections use `products`' kernels (training passes Products::portable).
 struct Projections {
-  Mat q;            // (Tq, C) the NH query heads side by side
+  Mat q;            // (Tq, NH·HS) the NH query heads side by side
   Mat k, v;         // (Tk, NKV·HS) the key/value heads side by side
-  Mat q_unrotated;  // (Tq, C) before the rotation; rotary positions only, empty otherwise
+  Mat q_unrotated;  // (Tq, NH·HS) before the rotation (after qk_norm); rotary positions only, empty otherwise
   Mat k_unrotated;  // (Tk, NKV·HS) likewise
 };
 Projections attention_project(const AttentionWeights& w, const ModelConfig& config, const Mat& xq, const Mat& xkv,
@@ -112,7 +112,12 @@ struct HeadScoreCell {
 };
 HeadScoreCell head_score_at(const HeadTrace& head, const ModelConfig& config, int q, int k);
 
-// Divides raw scores as the head's scoring function prescribes: ÷√HS for scaled_dot, then ÷τ.
-float score_scale(ScoreKind kind, int head_size, float temperature);
+// Divides raw scores as the head's scoring function prescribes: ÷√HS for scaled_dot (or the
+// model's own scale, config.scaled_dot_scale), then ÷τ.
+float score_scale(const ModelConfig& config, ScoreKind kind);
+// The model's soft cap on scaled scores (config.attn_softcap, Gemma 2): s -> cap·tanh(s / cap),
+// nothing when cap is 0. Applied after score_scale, before the mask.
+void scores_soft_cap(Mat& scores, float cap);
+float score_soft_cap(float score, float cap);
 
 }  // namespace attnviz

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -59,9 +60,14 @@ Status config_validate(const ModelConfig& c, int64_t max_layer_params) {
   if (c.d_model < 1 || c.d_model > kMaxDModel)
     return fail("d_model must be between 1 and " + std::to_string(kMaxDModel) + " (got " + std::to_string(c.d_model) + ")");
   if (c.n_heads < 1) return fail("the number of heads must be at least 1 (got " + std::to_string(c.n_heads) + ")");
-  if (c.d_model % c.n_heads != 0)
+  if (c.head_dim < 0 || c.head_dim > kMaxHeadDim)
+    return fail("the head width (head_dim) must be between 1 and " + std::to_string(kMaxHeadDim) + ", or 0 for d_model / heads (got " +
+                std::to_string(c.head_dim) + ")");
+  if (c.head_dim == 0 && c.d_model % c.n_heads != 0)
     return fail("d_model " + std::to_string(c.d_model) + " is not divisible by " + std::to_string(c.n_heads) +
                 " heads: each head needs d_model / heads dimensions");
+  if (int64_t{c.n_heads} * c.head_size() > 4 * int64_t{kMaxDModel})
+    return fail("the heads are too wide together: " + std::to_string(c.n_heads) + " x " + std::to_string(c.head_size()));
   if (c.n_layers < 1 || c.n_layers > kMaxLayers)
     return fail("the number of layers must be between 1 and " + std::to_string(kMaxLayers) + " (got " + std::to_string(c.n_layers) + ")");
   // 0 is allowed: an attention-only layer (no feed-forward block), as in the induction demo.
@@ -81,6 +87,21 @@ Status config_validate(const ModelConfig& c, int64_t max_layer_params) {
     return fail("the " + std::to_string(c.n_heads) + " query heads cannot be shared evenly by " +
                 std::to_string(c.n_kv_heads) + " key/value heads");
   if (c.sliding_window < 0) return fail("the sliding window must be 0 (none) or more keys");
+  if (c.sliding_window_pattern < 0 || c.sliding_window_pattern == 1 || (c.sliding_window_pattern > 0 && c.sliding_window == 0))
+    return fail("a sliding-window pattern needs a sliding window and a period of 2 or more layers (got " +
+                std::to_string(c.sliding_window_pattern) + ")");
+  if (c.rope_local_theta != 0.0f &&
+      (c.sliding_window_pattern == 0 || c.positions != PositionEncoding::rotary || !(c.rope_local_theta > 1.0f) ||
+       !std::isfinite(c.rope_local_theta)))
+    return fail("a local rotary base must be above 1 and needs rotary positions and a sliding-window pattern");
+  for (const auto& [name, v] : {std::pair{"scaled_dot_scale", c.scaled_dot_scale}, std::pair{"attn_softcap", c.attn_softcap},
+                                std::pair{"logit_softcap", c.logit_softcap}})
+    if (!(v >= 0.0f) || !std::isfinite(v)) return fail(std::string(name) + " must be 0 (none) or a positive number");
+  if (!(c.embed_multiplier > 0.0f) || !std::isfinite(c.embed_multiplier))
+    return fail("the embedding multiplier must be a positive number");
+  if (c.qk_norm && c.norm_kind != NormKind::rms_norm) return fail("normalised queries and keys (qk_norm) need RMSNorm");
+  if (c.sublayer_norm && (c.norm != NormPlacement::pre || c.parallel_residual))
+    return fail("normalised sublayer outputs (sublayer_norm) need pre-norm layers without a parallel residual");
   if (c.position_padding_idx >= 0 && c.positions != PositionEncoding::learned)
     return fail("a position padding index needs learned positions");
   if (c.positions == PositionEncoding::rotary) {
@@ -104,10 +125,32 @@ Status config_validate(const ModelConfig& c, int64_t max_layer_params) {
       return fail("llama3 rotary scaling needs 0 < low_freq_factor < high_freq_factor and an original context length");
   }
   // The whole parameter count, in 64-bit, so a huge config is refused before allocating.
-  const int64_t C = c.d_model, F = c.d_ff, L = c.n_layers, KV = c.kv_dim();
-  const int64_t params = L * (2 * C * C + 2 * C * KV + (c.gated_ffn ? 3 : 2) * C * F);
+  const int64_t C = c.d_model, F = c.d_ff, L = c.n_layers, KV = c.kv_dim(), QD = c.q_dim();
+  const int64_t params = L * (2 * C * QD + 2 * C * KV + (c.gated_ffn ? 3 : 2) * C * F);
   if (params > max_layer_params) return fail("the model is too large: " + std::to_string(params) + " parameters");
   return Ok{};
+}
+
+bool layer_slides(const ModelConfig& c, int l) {
+  const int n = c.sliding_window_pattern;
+  return c.sliding_window > 0 && (n == 0 || l % n < n - 1);
+}
+
+bool layers_differ(const ModelConfig& c) { return c.sliding_window > 0 && c.sliding_window_pattern > 0; }
+
+ModelConfig config_of_layer(const ModelConfig& c, int l) {
+  if (!layers_differ(c)) return c;
+  ModelConfig out = c;
+  out.sliding_window_pattern = 0;
+  out.rope_local_theta = 0.0f;
+  if (!layer_slides(c, l)) {
+    out.sliding_window = 0;
+  } else if (c.rope_local_theta > 0.0f) {
+    out.rope = RopeConfig{};
+    out.rope.theta = c.rope_local_theta;
+    out.rope.fraction = c.rope.fraction;
+  }
+  return out;
 }
 
 Status mask_spec_validate(const MaskSpec& m) {
@@ -154,12 +197,24 @@ nlohmann::json config_to_json(const ModelConfig& c) {
   // The later families' fields, written only when they differ from the defaults, so the files of
   // every earlier model read and write as before.
   const ModelConfig d;
-  if (c.n_kv_heads != d.n_kv_heads) j["n_kv_heads"] = c.n_kv_heads;
+  const auto unless_default = [&j](const char* key, const auto& value, const auto& fallback) {
+    if (value != fallback) j[key] = value;
+  };
+  unless_default("n_kv_heads", c.n_kv_heads, d.n_kv_heads);
   if (c.norm_kind != d.norm_kind) j["norm_kind"] = name_of(c.norm_kind);
-  if (c.gated_ffn != d.gated_ffn) j["gated_ffn"] = c.gated_ffn;
-  if (c.parallel_residual != d.parallel_residual) j["parallel_residual"] = c.parallel_residual;
-  if (c.sliding_window != d.sliding_window) j["sliding_window"] = c.sliding_window;
-  if (c.position_padding_idx != d.position_padding_idx) j["position_padding_idx"] = c.position_padding_idx;
+  unless_default("gated_ffn", c.gated_ffn, d.gated_ffn);
+  unless_default("parallel_residual", c.parallel_residual, d.parallel_residual);
+  unless_default("sliding_window", c.sliding_window, d.sliding_window);
+  unless_default("position_padding_idx", c.position_padding_idx, d.position_padding_idx);
+  unless_default("head_dim", c.head_dim, d.head_dim);
+  unless_default("qk_norm", c.qk_norm, d.qk_norm);
+  unless_default("scaled_dot_scale", c.scaled_dot_scale, d.scaled_dot_scale);
+  unless_default("attn_softcap", c.attn_softcap, d.attn_softcap);
+  unless_default("logit_softcap", c.logit_softcap, d.logit_softcap);
+  unless_default("embed_multiplier", c.embed_multiplier, d.embed_multiplier);
+  unless_default("sublayer_norm", c.sublayer_norm, d.sublayer_norm);
+  unless_default("sliding_window_pattern", c.sliding_window_pattern, d.sliding_window_pattern);
+  unless_default("rope_local_theta", c.rope_local_theta, d.rope_local_theta);
   if (c.positions == PositionEncoding::rotary)
     j["rope"] = {{"theta", c.rope.theta}, {"fraction", c.rope.fraction}, {"scaling", name_of(c.rope.scaling)},
                  {"factor", c.rope.factor}, {"low_freq_factor", c.rope.low_freq_factor},
@@ -235,7 +290,16 @@ Result<ModelConfig> config_from_json(const nlohmann::json& j, std::string_view w
                          "sliding_window",
                          "position_padding_idx",
                          "rope",
-                         "head_scores"};
+                         "head_scores",
+                         "head_dim",
+                         "qk_norm",
+                         "scaled_dot_scale",
+                         "attn_softcap",
+                         "logit_softcap",
+                         "embed_multiplier",
+                         "sublayer_norm",
+                         "sliding_window_pattern",
+                         "rope_local_theta"};
   if (Status s = json_keys_known(j, keys); !s) return make_error(where + s.error());
   ModelConfig c;
   for (Status s : {read_member(j, "d_model", c.d_model), read_member(j, "n_heads", c.n_heads),
@@ -252,7 +316,12 @@ Result<ModelConfig> config_from_json(const nlohmann::json& j, std::string_view w
                    read_member(j, "parallel_residual", c.parallel_residual),
                    read_member(j, "sliding_window", c.sliding_window),
                    read_member(j, "position_padding_idx", c.position_padding_idx),
-                   read_enum(j, "norm_kind", c.norm_kind, norm_kind_from_name)})
+                   read_enum(j, "norm_kind", c.norm_kind, norm_kind_from_name), read_member(j, "head_dim", c.head_dim),
+                   read_member(j, "qk_norm", c.qk_norm), read_member(j, "scaled_dot_scale", c.scaled_dot_scale),
+                   read_member(j, "attn_softcap", c.attn_softcap), read_member(j, "logit_softcap", c.logit_softcap),
+                   read_member(j, "embed_multiplier", c.embed_multiplier), read_member(j, "sublayer_norm", c.sublayer_norm),
+                   read_member(j, "sliding_window_pattern", c.sliding_window_pattern),
+                   read_member(j, "rope_local_theta", c.rope_local_theta)})
     if (!s) return make_error(where + s.error());
   if (auto it = j.find("rope"); it != j.end()) {
     if (!it->is_object()) return make_error(where + "'rope' must be an object");

@@ -44,7 +44,7 @@ struct RopeConfig {
 
 struct ModelConfig {
   int d_model = 512;      // C
-  int n_heads = 8;        // NH; C % NH must be 0, HS = C / NH
+  int n_heads = 8;        // NH; C % NH must be 0, HS = C / NH (unless head_dim says otherwise)
   int n_layers = 1;       // L
   int d_ff = 2048;        // F; 0: attention-only layers (no feed-forward block, no norm2)
   Activation activation = Activation::relu;
@@ -71,8 +71,24 @@ struct ModelConfig {
   int position_padding_idx = -1;  // >=0: learned positions start at row padding_idx + 1 and tokens
                                   // with id padding_idx take that row (RoBERTa)
   RopeConfig rope;                // positions == rotary
+  // The families after Llama (Qwen3, Gemma 2 and 3; all off unless a loaded file says so):
+  int head_dim = 0;               // >0: each head's width, independent of d_model (Qwen3, Gemma: NH·HS ≠ C,
+                                  // so W_Q is (NH·HS, C) and W_O (C, NH·HS)); 0: C / NH
+  bool qk_norm = false;           // each head's Q and K RMS-normalised over its HS dimensions (weights shared
+                                  // by the heads) before the rotation (Qwen3, Gemma 3)
+  float scaled_dot_scale = 0.0f;  // >0: scaled_dot multiplies by this instead of 1/√HS (Gemma 27B: 1/√(C/NH))
+  float attn_softcap = 0.0f;      // >0: scaled scores become cap·tanh(score/cap) before the mask (Gemma 2)
+  float logit_softcap = 0.0f;     // >0: the output head's logits become cap·tanh(logit/cap) (Gemma 2)
+  float embed_multiplier = 1.0f;  // token embeddings are multiplied by it (Gemma: √C)
+  bool sublayer_norm = false;     // pre-norm with each sublayer's output normalised by its own weights before
+                                  // the residual add (Gemma 2/3: post_attention_norm, post_ffw_norm)
+  int sliding_window_pattern = 0; // with sliding_window: 0, every layer slides; n >= 2, layer l slides when
+                                  // l % n < n - 1 (llama.cpp's swa pattern: Gemma 2 n = 2, Gemma 3 n = 6)
+                                  // and the others see every key
+  float rope_local_theta = 0.0f;  // >0: the sliding layers rotate with this base and no scaling (Gemma 3)
 
-  int head_size() const { return n_heads > 0 ? d_model / n_heads : 0; }
+  int head_size() const { return head_dim > 0 ? head_dim : n_heads > 0 ? d_model / n_heads : 0; }
+  int q_dim() const { return n_heads * head_size(); }                  // width of Q and of the heads' concat
   int kv_heads() const { return n_kv_heads > 0 ? n_kv_heads : n_heads; }
   int kv_dim() const { return kv_heads() * head_size(); }             // width of K and of V
   int kv_group(int h) const { return h / (n_heads / kv_heads()); }    // the key/value head of query head h
@@ -100,6 +116,15 @@ inline constexpr int64_t kMaxLayerParams = int64_t{1} << 31;
 // its file holds them, so only a file of over 60 GB reaches this.
 inline constexpr int64_t kMaxEncodedLayerParams = int64_t{1} << 35;
 Status config_validate(const ModelConfig& config, int64_t max_layer_params = kMaxLayerParams);
+inline constexpr int kMaxHeadDim = 1024;
+// Whether layer l attends within the model's sliding window (sliding_window, sliding_window_pattern).
+bool layer_slides(const ModelConfig& config, int l);
+// The config layer l runs with: its own window (0 on the layers that see every key) and, on sliding
+// layers of a model with rope_local_theta, that base without scaling. Equal to `config` for models
+// whose layers are all alike.
+ModelConfig config_of_layer(const ModelConfig& config, int l);
+// Whether the layers differ in window or rotation (sliding_window_pattern): masks are then per layer.
+bool layers_differ(const ModelConfig& config);
 // Whether any head scores with `kind` (the model's score, or a per-head override).
 bool config_uses(const ModelConfig& config, ScoreKind kind);
 

@@ -87,6 +87,7 @@ Result<Mat> embed_ids(const Model& model, const std::vector<int>& ids, const std
     if (!row) return make_error(row.error());
     x.row(static_cast<Eigen::Index>(t)) = *row;
   }
+  if (model.config.embed_multiplier != 1.0f) x *= model.config.embed_multiplier;  // Gemma: √C
   if (Status s = embed_finish(model, x, segments, &ids); !s) return make_error(s.error());
   return x;
 }

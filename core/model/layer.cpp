@@ -46,7 +46,12 @@ LayerTrace layer_run(const K& k, const LayerWeights& w, const ModelConfig& c, co
   t.x_in = x;
   t.attn_in = pre ? K::norm(x, w.norm1_w, w.norm1_b, c) : x;
   t.attn = attend(t.attn_in);
-  t.resid1 = x + t.attn.out;
+  if (c.sublayer_norm) {
+    t.attn_normed = K::norm(t.attn.out, w.attn_out_norm_w, Vec::Zero(c.d_model), c);
+    t.resid1 = x + t.attn_normed;
+  } else {
+    t.resid1 = x + t.attn.out;
+  }
   if (!pre) t.resid1 = K::norm(t.resid1, w.norm1_w, w.norm1_b, c);
   if (c.d_ff == 0) {  // attention-only: the FFN fields stay empty rather than pretend to be zeros
     t.out = t.resid1;
@@ -60,6 +65,11 @@ LayerTrace layer_run(const K& k, const LayerWeights& w, const ModelConfig& c, co
   }
   t.ffn_in = pre ? K::norm(t.resid1, w.norm2_w, w.norm2_b, c) : t.resid1;
   ffn_run(k, w, c, t);
+  if (c.sublayer_norm) {
+    t.ffn_normed = K::norm(t.ffn_out, w.ffn_out_norm_w, Vec::Zero(c.d_model), c);
+    t.out = t.resid1 + t.ffn_normed;
+    return t;
+  }
   t.out = t.resid1 + t.ffn_out;
   if (!pre) t.out = K::norm(t.out, w.norm2_w, w.norm2_b, c);
   return t;

@@ -3,8 +3,9 @@
 // pre-norm   x = x + SA(LN1(x));      x = x + FFN(LN2(x))      (GPT, ViT)
 // In cross-attention the keys and values come from `memory` instead of the layer's own input.
 // With d_ff == 0 the layer is attention only: post x = LN1(x + SA(x)), pre x = x + SA(LN1(x)).
-// GPT-NeoX's parallel residual: x = x + SA(LN1(x)) + FFN(LN2(x)). The norms are LayerNorm or
-// RMSNorm (config.norm_kind); the FFN may be gated (SwiGLU, config.gated_ffn).
+// GPT-NeoX's parallel residual: x = x + SA(LN1(x)) + FFN(LN2(x)). Gemma's sublayer norms:
+// x = x + N_a(SA(LN1(x)));  x = x + N_f(FFN(LN2(x))). The norms are LayerNorm or RMSNorm
+// (config.norm_kind); the FFN may be gated (SwiGLU, config.gated_ffn).
 #pragma once
 #include <functional>
 
@@ -24,6 +25,10 @@ struct LayerTrace {
   Mat ffn_hidden;  // (T, F) activation(ffn_in · W1ᵀ + b1), or gated act(ffn_in · W_gateᵀ) ⊙ (ffn_in · W1ᵀ);
                    // empty when F = 0
   Mat ffn_out;     // (T, C) ffn_hidden · W2ᵀ + b2; empty when F = 0
+  // With config.sublayer_norm (Gemma 2/3): each sublayer's output after its own RMSNorm, what the
+  // residual adds (resid1 = x_in + attn_normed, out = resid1 + ffn_normed); empty otherwise.
+  Mat attn_normed;  // (T, C)
+  Mat ffn_normed;   // (T, C); empty when F = 0 too
   Mat out;         // (T, C) the layer's output (resid1 when F = 0)
 };
 

@@ -76,8 +76,8 @@ PlanOf<ModelT> plan_random_weights(ModelT& model) {
     auto& L = model.weights.layers[i];
     // W_q, W_k, W_v are each a (C, C) map: Xavier over (C, C), as PyTorch's per-block init (with
     // grouped key/value heads W_k and W_v are narrower, drawn at the same scale).
-    plan.add(p + "self_attn.in_proj_weight", L.attn.in_proj_w, C + 2 * c.kv_dim(), C, xavier(C, C));
-    plan.add(p + "self_attn.out_proj.weight", L.attn.out_w, C, C, xavier(C, C));
+    plan.add(p + "self_attn.in_proj_weight", L.attn.in_proj_w, c.q_dim() + 2 * c.kv_dim(), C, xavier(C, C));
+    plan.add(p + "self_attn.out_proj.weight", L.attn.out_w, C, c.q_dim(), xavier(C, C));
     if (F > 0) {
       if (c.gated_ffn) plan.add(p + "gate.weight", L.ff_gate_w, F, C, xavier(C, F));
       plan.add(p + "linear1.weight", L.ff1_w, F, C, xavier(C, F));
@@ -152,10 +152,18 @@ void set_constant_weights(Model& model) {
   const ModelConfig& c = model.config;
   const int C = c.d_model, F = c.d_ff;
   for (LayerWeights& L : model.weights.layers) {
-    L.attn.in_proj_b = Vec::Zero(C + 2 * c.kv_dim());
+    L.attn.in_proj_b = Vec::Zero(c.q_dim() + 2 * c.kv_dim());
     L.attn.out_b = Vec::Zero(C);
     L.norm1_w = Vec::Ones(C);
     L.norm1_b = Vec::Zero(C);
+    if (c.qk_norm) {
+      L.attn.q_norm_w = Vec::Ones(c.head_size());
+      L.attn.k_norm_w = Vec::Ones(c.head_size());
+    }
+    if (c.sublayer_norm) {
+      L.attn_out_norm_w = Vec::Ones(C);
+      if (F > 0) L.ffn_out_norm_w = Vec::Ones(C);
+    }
     if (F > 0) {  // attention-only layers (F == 0) have no FFN and no norm around it
       L.ff1_b = Vec::Zero(F);
       L.ff2_b = Vec::Zero(C);
@@ -269,7 +277,7 @@ Status check_model(const Model& model, bool finite) {
   if (Status s = config_validate(model.config, model.layer_source ? kMaxEncodedLayerParams : kMaxLayerParams); !s) return s;
   const ModelConfig& c = model.config;
   const ModelWeights& w = model.weights;
-  const int C = c.d_model, F = c.d_ff, NH = c.n_heads, HS = c.head_size(), KV = c.kv_dim();
+  const int C = c.d_model, F = c.d_ff, NH = c.n_heads, HS = c.head_size(), KV = c.kv_dim(), QD = c.q_dim();
   if (static_cast<int>(w.layers.size()) != c.n_layers)
     return make_error("the model has " + std::to_string(w.layers.size()) + " layers of weights but the config says " +
                       std::to_string(c.n_layers));
@@ -280,10 +288,22 @@ Status check_model(const Model& model, bool finite) {
   for (int i = 0; i < c.n_layers && !model.layer_source; ++i) {
     const LayerWeights& L = w.layers[static_cast<size_t>(i)];
     const std::string p = "layers." + std::to_string(i) + ".";
-    chk.expect(L.attn.in_proj_w, p + "self_attn.in_proj_weight", C + 2 * KV, C);
-    chk.expect(L.attn.in_proj_b, p + "self_attn.in_proj_bias", C + 2 * KV, 1);
-    chk.expect(L.attn.out_w, p + "self_attn.out_proj.weight", C, C);
+    chk.expect(L.attn.in_proj_w, p + "self_attn.in_proj_weight", QD + 2 * KV, C);
+    chk.expect(L.attn.in_proj_b, p + "self_attn.in_proj_bias", QD + 2 * KV, 1);
+    chk.expect(L.attn.out_w, p + "self_attn.out_proj.weight", C, QD);
     chk.expect(L.attn.out_b, p + "self_attn.out_proj.bias", C, 1);
+    // Present exactly when the config has them.
+    auto optional_vec = [&](const Vec& v, const std::string& name, int size, bool used, const char* what) {
+      if (used) chk.expect(v, name, size, 1);
+      else if (chk.error.empty() && v.size() > 0)
+        chk.error = "tensor '" + name + "' is present but the config has no " + what;
+    };
+    optional_vec(L.attn.q_norm_w, p + "self_attn.q_norm.weight", HS, c.qk_norm, "normalised queries and keys (qk_norm)");
+    optional_vec(L.attn.k_norm_w, p + "self_attn.k_norm.weight", HS, c.qk_norm, "normalised queries and keys (qk_norm)");
+    optional_vec(L.attn_out_norm_w, p + "post_attention_norm.weight", C, c.sublayer_norm,
+                 "normalised sublayer outputs (sublayer_norm)");
+    optional_vec(L.ffn_out_norm_w, p + "post_feedforward_norm.weight", C, c.sublayer_norm && F > 0,
+                 "normalised sublayer outputs (sublayer_norm)");
     // Scoring-function parameters: needed when a head scores that way; otherwise absent (a loaded
     // file's model makes them only when asked, model_ensure_score_parameters) or of the right shape.
     auto score_tensor = [&](const WeightMat& m, const char* name, int rows, bool used) {

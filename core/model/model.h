@@ -20,12 +20,14 @@
 
 namespace attnviz {
 
+// QD = NH·HS, the width of the heads side by side: C unless config.head_dim says otherwise.
 struct AttentionWeights {
-  WeightMat in_proj_w;  // (C + 2·NKV·HS, C) rows: W_q (C), then W_k, then W_v (NKV·HS each; 3C without
+  WeightMat in_proj_w;  // (QD + 2·NKV·HS, C) rows: W_q (QD), then W_k, then W_v (NKV·HS each; 3C without
                         // grouped key/value heads, PyTorch's in_proj_weight)
-  Vec in_proj_b;        // (C + 2·NKV·HS); zeros for models without these biases (Llama)
-  WeightMat out_w;      // (C, C) W_O
+  Vec in_proj_b;        // (QD + 2·NKV·HS); zeros for models without these biases (Llama)
+  WeightMat out_w;      // (C, QD) W_O
   Vec out_b;            // (C)
+  Vec q_norm_w, k_norm_w;  // (HS) with config.qk_norm: the RMSNorm of every head's Q and K; empty otherwise
   // Parameters of the other scoring functions, one (HS, HS) block per head stacked by head.
   WeightMat general_w;    // (NH*HS, HS) Luong "general": score = qᵀ W_a k
   WeightMat additive_wq;  // (NH*HS, HS) Bahdanau: score = vᵀ tanh(W_q q + W_k k)
@@ -43,6 +45,9 @@ struct LayerWeights {
   Vec ff2_b;             // (C)
   Vec norm1_w, norm1_b;  // (C) around attention (RMSNorm: the bias is zeros, unused)
   Vec norm2_w, norm2_b;  // (C) around the FFN
+  // With config.sublayer_norm (Gemma 2/3): the RMSNorms of the attention's and the FFN's outputs
+  // before each residual add; empty otherwise.
+  Vec attn_out_norm_w, ffn_out_norm_w;  // (C)
 };
 
 struct ModelWeights {

@@ -139,8 +139,10 @@ Result<TokenizedInput> tokens_for_trace(const Model& model, const std::string& t
 
 // Runs every layer; memory == nullptr for self-attention. An error when cancelled (kTraceCancelled)
 // or when a layer kept in its file's encoding cannot be decoded.
-Status run_layers(const Model& model, const Mat& x0, const Mat* memory, const Mat& mask, MapsKept kept,
-                  const Ablation& ablation, const TraceControl& control, std::vector<LayerTrace>& out, Mat& final) {
+// mask_sliding: the sliding layers' mask when the model's layers differ (Trace::mask_sliding), else empty.
+Status run_layers(const Model& model, const Mat& x0, const Mat* memory, const Mat& mask, const Mat& mask_sliding,
+                  MapsKept kept, const Ablation& ablation, const TraceControl& control, std::vector<LayerTrace>& out,
+                  Mat& final) {
   const ModelConfig& c = model.config;
   const Mat* x = &x0;
   out.clear();
@@ -149,12 +151,21 @@ Status run_layers(const Model& model, const Mat& x0, const Mat* memory, const Ma
     if (control.cancel && control.cancel->load(std::memory_order_relaxed)) return make_error(kTraceCancelled);
     auto layer = model_layer(model, l);
     if (!layer) return make_error(layer.error());
-    out.push_back(layer_forward(**layer, c, *x, memory, mask, kept, ablation_for_layer(ablation, l, c.n_heads)));
+    const Mat& layer_mask = mask_sliding.size() > 0 && layer_slides(c, l) ? mask_sliding : mask;
+    out.push_back(layer_forward(**layer, config_of_layer(c, l), *x, memory, layer_mask, kept,
+                                ablation_for_layer(ablation, l, c.n_heads)));
     x = &out.back().out;
     if (control.layers_done) control.layers_done->fetch_add(1, std::memory_order_relaxed);
   }
   final = trace_final_of(model, *x);
   return Ok{};
+}
+
+// The model's own window w (the last w keys, itself included) on top of the input's mask: the
+// local-window mask with radius w - 1, the narrower of it and the user's.
+MaskSpec with_window(MaskSpec mask, int w) {
+  mask.window = mask.window < 0 ? w - 1 : std::min(mask.window, w - 1);
+  return mask;
 }
 
 // The checks every forward starts with, and the mask it applies: the input's, plus the model's own.
@@ -165,12 +176,19 @@ Result<MaskSpec> checked_mask(const Model& model, const TraceInput& input) {
   if (Status s = mask_spec_validate(input.mask); !s) return make_error(s.error());
   if (Status s = ablation_validate(input.ablation, model.config); !s) return make_error(s.error());
   // A causal checkpoint (GPT) is causal whatever masks the user adds on top, and a model with its
-  // own sliding window (Mistral: the last w keys, itself included) keeps it: the local-window mask
-  // with radius w - 1, the narrower of it and the user's.
+  // own sliding window (Mistral) keeps it.
   MaskSpec mask = input.mask;
   mask.causal = mask.causal || model.config.causal;
-  if (const int w = model.config.sliding_window; w > 0) mask.window = mask.window < 0 ? w - 1 : std::min(mask.window, w - 1);
+  // When only some layers slide (Gemma), the window is theirs alone: sliding_mask_spec.
+  if (const int w = model.config.sliding_window; w > 0 && !layers_differ(model.config)) mask = with_window(mask, w);
   return mask;
+}
+
+// The mask of the sliding layers of a model whose layers differ; built only for those.
+void build_masks(Trace& t, const ModelConfig& c, const MaskSpec& mask) {
+  t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
+  t.mask_sliding = layers_differ(c) ? mask_build(with_window(mask, c.sliding_window), t.n_queries(), t.n_keys(), t.real_keys)
+                                    : Mat();
 }
 
 // A trace is refused before any layer runs when it would pass its limit (TraceInput::max_memory;
@@ -260,7 +278,7 @@ Result<Trace> prepare_embeddings(const Model& model, const TraceInput& input, co
   t.keys = t.queries;
   t.real_keys = static_cast<int>(x.rows());
   t.embed = x;
-  t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
+  build_masks(t, model.config, mask);
   return t;
 }
 
@@ -274,7 +292,7 @@ Result<Trace> prepare_tokens(const Model& model, const TraceInput& input, const 
   t.keys = t.queries;
   t.real_keys = target->real;
   t.embed = std::move(target->x);
-  t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
+  build_masks(t, model.config, mask);
   return t;
 }
 
@@ -308,11 +326,14 @@ Result<Trace> trace_cross(const Model& model, const TraceInput& input, const Mas
   const Mat source_mask = mask_build(encoder_mask, t.n_keys(), t.n_keys(), t.real_keys);
   std::vector<LayerTrace> encoder_layers;
   const MapsKept encoder_kept = trace_maps_kept(c, t.n_keys(), t.n_keys(), input.maps_on_demand);
-  if (Status s = run_layers(model, xs, nullptr, source_mask, encoder_kept, input.ablation, control, encoder_layers, t.memory);
+  if (layers_differ(c)) return make_error("cross-attention with layers of different windows is not supported");
+  if (Status s = run_layers(model, xs, nullptr, source_mask, Mat(), encoder_kept, input.ablation, control, encoder_layers,
+                            t.memory);
       !s)
     return make_error(s.error());
   t.mask = mask_build(mask, t.n_queries(), t.n_keys(), t.real_keys);
-  if (Status s = run_layers(model, t.embed, &t.memory, t.mask, t.maps_kept, input.ablation, control, t.layers, t.final); !s)
+  if (Status s = run_layers(model, t.embed, &t.memory, t.mask, Mat(), t.maps_kept, input.ablation, control, t.layers, t.final);
+      !s)
     return make_error(s.error());
   return t;
 }
@@ -322,13 +343,16 @@ Result<Trace> trace_cross(const Model& model, const TraceInput& input, const Mas
 int64_t trace_bytes(const ModelConfig& c, int64_t tq, int64_t tk, bool on_demand) {
   const int64_t C = c.d_model, F = c.d_ff, L = c.n_layers, heads_width = int64_t{c.n_heads} * c.head_size();
   const int64_t rotary = c.positions == PositionEncoding::rotary ? 1 : 0;
-  // Per layer and query: x_in, attn_in, resid1, out, the attention's concat and out; the FFN's
-  // input, hidden and output; each head's q and out (and q unrotated). Per layer and key: each
-  // head's k and v (and k unrotated; grouped heads each keep their own copy). Per query once: embed
-  // and final. One (Tq, Tk) mask.
-  const int64_t per_query = L * (6 * C + (F > 0 ? 2 * C + F : 0) + heads_width * (2 + rotary)) + 2 * C;
+  const int64_t sublayer_norms = c.sublayer_norm ? (F > 0 ? 2 : 1) * C : 0;
+  // Per layer and query: x_in, attn_in, resid1, out and the attention's out; its concat (NH·HS);
+  // the FFN's input, hidden and output; the sublayers' normalised outputs (Gemma); each head's q
+  // and out (and q unrotated). Per layer and key: each head's k and v (and k unrotated; grouped
+  // heads each keep their own copy). Per query once: embed and final. One (Tq, Tk) mask, two when
+  // only some layers slide.
+  const int64_t per_query =
+      L * (5 * C + heads_width + (F > 0 ? 2 * C + F : 0) + sublayer_norms + heads_width * (2 + rotary)) + 2 * C;
   const int64_t per_key = L * heads_width * (2 + rotary);
-  const int64_t floats = tq * per_query + tk * per_key + tq * tk;
+  const int64_t floats = tq * per_query + tk * per_key + tq * tk * (layers_differ(c) ? 2 : 1);
   return trace_attention_bytes(c, tq, tk, on_demand) + floats * static_cast<int64_t>(sizeof(Mat::Scalar));
 }
 
@@ -376,8 +400,12 @@ Result<Trace> trace_prepare(const Model& model, const TraceInput& input) {
   return t;
 }
 
+const Mat& trace_layer_mask(const Trace& t, int l) {
+  return t.mask_sliding.size() > 0 && layer_slides(t.config, l) ? t.mask_sliding : t.mask;
+}
+
 Status trace_finish(const Model& model, Trace& t, const TraceControl& control) {
-  return run_layers(model, t.embed, nullptr, t.mask, t.maps_kept, t.ablation, control, t.layers, t.final);
+  return run_layers(model, t.embed, nullptr, t.mask, t.mask_sliding, t.maps_kept, t.ablation, control, t.layers, t.final);
 }
 
 Result<Trace> trace_run(const Model& model, const TraceInput& input, const TraceControl& control) {
@@ -414,7 +442,9 @@ Result<Mat> trace_final_intervened(const Model& model, const Trace& base, const 
     interventions_apply_residual(iv, l, x);
     auto layer = model_layer(model, l);
     if (!layer) return make_error(layer.error());
-    x = layer_forward(**layer, c, x, nullptr, base.mask, base.maps_kept, interventions_for_layer(iv, l, c.n_heads)).out;
+    x = layer_forward(**layer, config_of_layer(c, l), x, nullptr, trace_layer_mask(base, l), base.maps_kept,
+                      interventions_for_layer(iv, l, c.n_heads))
+            .out;
   }
   return trace_final_of(model, x);
 }

@@ -59,7 +59,10 @@ struct Trace {
   int real_keys = 0;                // keys before padding
   Mat embed;                        // (Tq, C) the first layer's input
   Mat memory;                       // (Tk, C) cross-attention only: the encoded source
-  Mat mask;                         // (Tq, Tk) additive, 0 visible / -inf hidden, shared by all heads
+  Mat mask;                         // (Tq, Tk) additive, 0 visible / -inf hidden, shared by all heads (of
+                                    // every layer, unless the model's layers differ: trace_layer_mask)
+  Mat mask_sliding;                 // (Tq, Tk) the sliding layers' mask when only some layers slide
+                                    // (config.sliding_window_pattern: Gemma 2/3); empty otherwise
   std::vector<LayerTrace> layers;   // L
   Mat final;                        // (Tq, C) last layer's output (after the final LayerNorm, if any)
   Ablation ablation;                // the heads that were switched off
@@ -104,6 +107,10 @@ inline constexpr int64_t kKeepScoresCells = int64_t{1} << 25;
 inline constexpr int64_t kKeepMapsCells = int64_t{1} << 28;
 // What a trace of Tq queries over Tk keys keeps (on_demand: TraceInput::maps_on_demand).
 MapsKept trace_maps_kept(const ModelConfig& config, int64_t tq, int64_t tk, bool on_demand = false);
+
+// The mask layer l's heads applied: mask_sliding on a sliding layer of a model whose layers differ,
+// else mask.
+const Mat& trace_layer_mask(const Trace& trace, int l);
 
 // Tokenizes, embeds, builds the mask and runs every layer. Errors (bad config, too many tokens,
 // a mask that does not fit, shape mismatches) come back as messages; nothing is half-built.

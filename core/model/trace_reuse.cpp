@@ -121,8 +121,10 @@ HeadTrace head_extend(const AttentionWeights& w, const ModelConfig& c, int h, co
     head.weights_kept = square_join(old.weights_kept, p, Mat::Zero(p, T - p), head.weights_kept);
   if (old.scores_raw.size() > 0) {  // same_run: the new trace keeps this head's scores too
     const Mat corner = head_raw_scores(w, c, h, old.q.topRows(p), k_new);
-    const float scale = score_scale(head.score, c.head_size(), c.temperature);
-    head.scores_scaled = square_join(old.scores_scaled, p, corner * scale, head.scores_scaled);
+    const float scale = score_scale(c, head.score);
+    Mat corner_scaled = corner * scale;
+    scores_soft_cap(corner_scaled, c.attn_softcap);
+    head.scores_scaled = square_join(old.scores_scaled, p, corner_scaled, head.scores_scaled);
     head.scores_raw = square_join(old.scores_raw, p, corner, head.scores_raw);
   }
   head.out = rows_join(old.out, p, head.out);
@@ -135,13 +137,13 @@ HeadTrace head_extend(const AttentionWeights& w, const ModelConfig& c, int h, co
 // and out back.
 AttentionTrace attention_extend(const AttentionWeights& w, const ModelConfig& c, const AttentionTrace& old,
                                 const NewRows& rows, const Mat& attn_in, const LayerAblation& ablate) {
-  const int C = c.d_model, NH = c.n_heads, HS = c.head_size();
+  const int NH = c.n_heads, HS = c.head_size();
   const Index n = attn_in.rows(), T = rows.p + n;
   const int first = static_cast<int>(rows.p);
   const Projections fresh = attention_project(w, c, attn_in, attn_in, true, first, first);
   AttentionTrace t;
   t.heads.resize(static_cast<size_t>(NH));
-  t.concat.resize(n, C);
+  t.concat.resize(n, c.q_dim());
   // A head's work is mostly copying its T x T matrices; split heads over threads only when that
   // outweighs the fork and join (as attention_forward decides). A keystroke on 32 tokens does not.
   const bool heads_in_parallel = NH > 1 && T * (T + n * HS) >= (1 << 15);
@@ -169,6 +171,8 @@ LayerTrace layer_join(const LayerTrace& old, Index p, LayerTrace fresh) {
   t.ffn_in = rows_join(old.ffn_in, p, fresh.ffn_in);
   t.ffn_hidden = rows_join(old.ffn_hidden, p, fresh.ffn_hidden);
   t.ffn_out = rows_join(old.ffn_out, p, fresh.ffn_out);
+  t.attn_normed = rows_join(old.attn_normed, p, fresh.attn_normed);
+  t.ffn_normed = rows_join(old.ffn_normed, p, fresh.ffn_normed);
   t.out = rows_join(old.out, p, fresh.out);
   return t;
 }
@@ -177,7 +181,6 @@ LayerTrace layer_join(const LayerTrace& old, Index p, LayerTrace fresh) {
 Status finish_new_rows(const Model& model, Trace& t, const Trace& previous, Index p, const TraceControl& control) {
   const ModelConfig& c = model.config;
   const Index n = t.n_queries() - p;
-  const NewRows rows{p, t.mask.bottomRows(n), t.maps_kept};
   Mat x = t.embed.bottomRows(n);  // the new rows of the current layer's input
   t.layers.reserve(static_cast<size_t>(c.n_layers));
   for (int l = 0; l < c.n_layers; ++l) {
@@ -187,8 +190,10 @@ Status finish_new_rows(const Model& model, Trace& t, const Trace& previous, Inde
     const LayerWeights& w = **layer;
     const LayerTrace& old = previous.layers[static_cast<size_t>(l)];
     const LayerAblation ablate = ablation_for_layer(t.ablation, l, c.n_heads);
+    const ModelConfig lc = config_of_layer(c, l);
+    const NewRows rows{p, trace_layer_mask(t, l).bottomRows(n), t.maps_kept};
     LayerTrace fresh = layer_forward_with(
-        w, c, x, [&](const Mat& attn_in) { return attention_extend(w.attn, c, old.attn, rows, attn_in, ablate); });
+        w, lc, x, [&](const Mat& attn_in) { return attention_extend(w.attn, lc, old.attn, rows, attn_in, ablate); });
     x = fresh.out;
     t.layers.push_back(layer_join(old, p, std::move(fresh)));
     if (control.layers_done) control.layers_done->fetch_add(1, std::memory_order_relaxed);

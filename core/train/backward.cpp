@@ -229,7 +229,7 @@ AttentionGrads attention_backward_segments(const AttentionWeights& w, const Mode
         continue;
       }
       const HeadTrace& head = fwd.heads[s * static_cast<size_t>(NH) + static_cast<size_t>(h)];
-      const HeadInputs in{head.score, score_scale(head.score, HS, c.temperature), &head.q, &head.k, &head.v,
+      const HeadInputs in{head.score, score_scale(c, head.score), &head.q, &head.k, &head.v,
                           &head.weights_kept, &G, &Wq, &Wk, &va};
       const HeadGrads hg = head_backward(in, dconcat.block(seg.q_first, h * HS, seg.q_rows, HS));
       dq.block(seg.q_first, h * HS, seg.q_rows, HS) = hg.dq;

@@ -298,7 +298,7 @@ AttentionTrace fused_heads_forward(const AttentionWeights& w, const ModelConfig&
     const Mat& mask = masks[s];
     for (int h = 0; h < NH; ++h) {
       const ScoreKind kind = c.score_of_head(h);
-      const float scale = score_scale(kind, HS, c.temperature);
+      const float scale = score_scale(c, kind);
       const HeadSlices& head_data = slices[static_cast<size_t>(h)];
       for (Index i = 0; i < Tq; ++i) {
         float* row = W_segment + h * head_cells + i * Tk;
@@ -358,7 +358,7 @@ AttentionGrads fused_heads_backward(const AttentionWeights& w, const ModelConfig
           h,
           HS,
           kind,
-          score_scale(kind, HS, c.temperature),
+          score_scale(c, kind),
           kept.weights.data() + kept.offsets[s] + h * head_cells,
           kind == ScoreKind::additive ? kept.tanh_terms.data() + kept.tanh_offsets[s] + h * head_cells * HS : nullptr};
       gather_slices(kind, kept, seg, h, HS, head_data);

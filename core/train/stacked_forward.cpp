@@ -23,10 +23,11 @@ Status check_trainable(const Model& model) {
   // positions); the later families' parts are for reading checkpoints, not for training.
   if (c.positions == PositionEncoding::rotary || c.norm_kind != NormKind::layer_norm || c.gated_ffn ||
       c.parallel_residual || c.kv_heads() != c.n_heads || c.sliding_window > 0 || c.position_padding_idx >= 0 ||
-      c.embed_norm || c.type_vocab > 0)
+      c.embed_norm || c.type_vocab > 0 || c.head_dim > 0 || c.qk_norm || c.sublayer_norm || c.attn_softcap > 0 ||
+      c.logit_softcap > 0 || c.scaled_dot_scale > 0 || c.embed_multiplier != 1.0f)
     return make_error("training supports LayerNorm layers with added positions only (no rotary positions, RMSNorm, "
-                      "gated FFN, parallel residual, grouped key/value heads, sliding window, embedding norm or "
-                      "segment embeddings)");
+                      "gated FFN, parallel residual, grouped key/value heads, sliding window, embedding norm, "
+                      "segment embeddings, or Qwen3's and Gemma's head widths, norms, scales and soft caps)");
   return Ok{};
 }
 

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -16,11 +17,14 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/answer.h"
+#include "analysis/logit_attribution.h"
 #include "base/file_io.h"
 #include "io/gguf_model.h"
 #include "io/model_open.h"
+#include "model/head_map.h"
 #include "model/layer_source.h"
 #include "model/trace.h"
+#include "model/trace_reuse.h"
 #include "model/vocab_table.h"
 #include "support/check_util.h"
 #include "support/fixture_util.h"
@@ -168,11 +172,13 @@ float check_next_token(const std::string& name) {
   return worst;
 }
 
-const char* const kModels[] = {"llama_spm_q8_0", "llama_spm_q4_k_m", "llama_legacy_mix", "qwen2_bpe_kquants", "phi3_q8_0"};
+const char* const kModels[] = {"llama_spm_q8_0", "llama_spm_q4_k_m", "llama_legacy_mix", "qwen2_bpe_kquants",
+                               "phi3_q8_0",      "qwen3_q8_0",       "gemma2_q8_0",      "gemma3_q8_0"};
 // llama.cpp switches Phi-3's sliding window off ("Phi SWA is currently disabled"); the model's own
 // definition (transformers' Phi3, which the reference follows and attnviz shows) applies it, and
 // phi3_q8_0 has a window of 4 so that it matters: its probabilities are compared without it.
-const char* const kLlamaCppSameModel[] = {"llama_spm_q8_0", "llama_spm_q4_k_m", "llama_legacy_mix", "qwen2_bpe_kquants"};
+const char* const kLlamaCppSameModel[] = {"llama_spm_q8_0", "llama_spm_q4_k_m", "llama_legacy_mix", "qwen2_bpe_kquants",
+                                          "qwen3_q8_0",     "gemma2_q8_0",      "gemma3_q8_0"};
 
 TEST_CASE("gguf models: attention, Q/K, hidden states and logits match PyTorch on the dequantized weights") {
   for (const char* name : kModels) check_against_torch(name);
@@ -249,6 +255,144 @@ TEST_CASE("gguf models: what each file's metadata says becomes the config") {
   CHECK((*layer0)->attn.in_proj_b.cwiseAbs().maxCoeff() > 0.0f);
 }
 
+TEST_CASE("gguf models: Qwen3's and Gemma's metadata become heads of their own width, norms, caps and windows") {
+  const Model qwen3 = open_model("qwen3_q8_0");
+  CHECK(qwen3.config.d_model == 128);
+  CHECK(qwen3.config.head_size() == 64);  // attention.key_length, not 128 / 4
+  CHECK(qwen3.config.q_dim() == 256);
+  CHECK(qwen3.config.qk_norm);
+  CHECK_FALSE(qwen3.config.sublayer_norm);
+  CHECK(model_output_head(qwen3) == OutputHead::tied);
+
+  const Model g2 = open_model("gemma2_q8_0");
+  const ModelConfig& c2 = g2.config;
+  CHECK(c2.head_size() == 64);
+  CHECK(c2.activation == Activation::gelu_tanh);
+  CHECK(c2.sublayer_norm);
+  CHECK_FALSE(c2.qk_norm);
+  CHECK(c2.embed_multiplier == std::sqrt(128.0f));
+  CHECK(c2.attn_softcap == 5.0f);
+  CHECK(c2.logit_softcap == 6.0f);
+  CHECK(c2.rope.theta == 10000.0f);  // the file has no rope.freq_base: llama.cpp's default
+  CHECK(c2.sliding_window == 4);
+  CHECK(c2.sliding_window_pattern == 2);
+  CHECK(layer_slides(c2, 0));
+  CHECK_FALSE(layer_slides(c2, 1));
+  CHECK(config_of_layer(c2, 1).sliding_window == 0);
+
+  const Model g3 = open_model("gemma3_q8_0");
+  const ModelConfig& c3 = g3.config;
+  CHECK(c3.n_layers == 6);
+  CHECK(c3.head_size() == 32);
+  CHECK(c3.n_kv_heads == 1);
+  CHECK(c3.qk_norm);
+  CHECK(c3.attn_softcap == 0.0f);
+  CHECK(c3.logit_softcap == 0.0f);
+  CHECK(c3.sliding_window_pattern == 6);
+  for (int l = 0; l < 5; ++l) {
+    CAPTURE(l);
+    CHECK(layer_slides(c3, l));
+    const ModelConfig lc = config_of_layer(c3, l);
+    CHECK(lc.rope.theta == 10000.0f);  // rope.freq_base_swa, without the global layers' scaling
+    CHECK(lc.rope.scaling == RopeScaling::none);
+    CHECK(lc.sliding_window == 4);
+  }
+  const ModelConfig global = config_of_layer(c3, 5);
+  CHECK_FALSE(layer_slides(c3, 5));
+  CHECK(global.sliding_window == 0);
+  CHECK(global.rope.theta == 1000000.0f);
+  CHECK(global.rope.scaling == RopeScaling::linear);
+  CHECK(global.rope.factor == 8.0f);
+}
+
+TEST_CASE("gguf models: Gemma's sliding layers see their window, its global layers every key") {
+  const Model g3 = open_model("gemma3_q8_0");
+  TraceInput in;
+  in.token_ids = read_json(model_dir("gemma3_q8_0") + "/reference.json")["cases"][2]["ids"].get<std::vector<int>>();
+  REQUIRE(in.token_ids.size() == 14);
+  auto t = trace_run(g3, in);
+  REQUIRE_MESSAGE(t.ok(), t.error());
+  REQUIRE(t->mask_sliding.rows() == 14);
+  for (int l = 0; l < 6; ++l) {
+    CAPTURE(l);
+    const Mat& w = t->head(l, 0).weights_kept;
+    const Mat& mask = trace_layer_mask(*t, l);
+    // Query 13 against key 9 (4 back: outside a window of 4 keys, itself included).
+    CHECK(std::isfinite(mask(13, 9)) == (l == 5));
+    CHECK((w(13, 9) > 0.0f) == (l == 5));
+    CHECK(w(13, 10) > 0.0f);
+  }
+}
+
+TEST_CASE("gguf models: maps formed on demand and continued traces are the forward's on Qwen3 and Gemma") {
+  for (const char* name : {"qwen3_q8_0", "gemma2_q8_0", "gemma3_q8_0"}) {
+    CAPTURE(name);
+    const Model model = open_model(name);
+    TraceInput in;
+    in.token_ids = read_json(model_dir(name) + "/reference.json")["cases"][2]["ids"].get<std::vector<int>>();
+    auto kept = trace_run(model, in);
+    in.maps_on_demand = true;
+    auto formed = trace_run(model, in);
+    REQUIRE((kept.ok() && formed.ok()));
+    CHECK(formed->maps_kept == MapsKept::none);
+    for (int l = 0; l < model.config.n_layers; ++l)
+      for (int h = 0; h < model.config.n_heads; ++h) {
+        // Bit for bit the forward that formed them (Q scaled before its product with K, as a long
+        // input's forward does); to rounding the short input's, which scaled the product.
+        CHECK(*head_map(*formed, l, h) == head_weights_from_qk(formed->head(l, h), config_of_layer(model.config, l),
+                                                                 trace_layer_mask(*formed, l)));
+        CHECK(max_abs_diff(*head_map(*formed, l, h), kept->head(l, h).weights_kept) < 1e-5f);
+      }
+    CHECK(max_abs_diff(formed->final, kept->final) < 1e-5f);
+    // The same input continued from its first 9 tokens: the last 5 rows computed, the rest reused.
+    in.maps_on_demand = false;
+    TraceInput first = in;
+    first.token_ids.resize(9);
+    auto start = trace_run(model, first);
+    REQUIRE(start.ok());
+    auto continued = trace_run_reusing(model, in, *start);
+    REQUIRE_MESSAGE(continued.ok(), continued.error());
+    CHECK(continued->reused_rows == 9);
+    CHECK(max_abs_diff(continued->final, kept->final) < 1e-5f);
+    for (int l = 0; l < model.config.n_layers; ++l)
+      for (int h = 0; h < model.config.n_heads; ++h) {
+        CHECK(max_abs_diff(continued->head(l, h).weights_kept, kept->head(l, h).weights_kept) < 1e-6f);
+        CHECK(max_abs_diff(continued->head(l, h).scores_scaled, kept->head(l, h).scores_scaled) < 1e-5f);
+      }
+  }
+}
+
+TEST_CASE("gguf models: direct logit attribution adds up through Gemma's sublayer norms, before its logit cap") {
+  for (const char* name : {"gemma2_q8_0", "gemma3_q8_0", "qwen3_q8_0"}) {
+    CAPTURE(name);
+    const Model model = open_model(name);
+    TraceInput in;
+    in.token_ids = read_json(model_dir(name) + "/reference.json")["cases"][2]["ids"].get<std::vector<int>>();
+    auto t = trace_run(model, in);
+    REQUIRE(t.ok());
+    auto a = logit_attribution(model, *t, -1, -1, -1);
+    REQUIRE_MESSAGE(a.ok(), a.error());
+    CHECK(std::fabs(a->total - a->logit_diff) < 1e-4f * std::max(1.0f, std::fabs(a->logit_diff)));
+    // The heads' splits over keys add up to each head's share.
+    auto split = head_source_attribution(model, *t, *a);
+    REQUIRE_MESSAGE(split.ok(), split.error());
+    for (size_t l = 0; l < split->size(); ++l)
+      for (size_t h = 0; h < (*split)[l].size(); ++h)
+        CHECK((*split)[l][h].sum() == doctest::Approx(a->heads[l][h]).epsilon(1e-4).scale(1));
+    // The capped logits the model answers with differ from the attributed (uncapped) ones by its cap.
+    const RowVec last = t->final.row(t->final.rows() - 1);
+    auto capped = output_logits(model, last);
+    auto uncapped = output_logits_uncapped(model, last);
+    REQUIRE((capped.ok() && uncapped.ok()));
+    const float cap = model.config.logit_softcap;
+    for (int id : {a->answer_id, a->wrong_id}) {
+      const float expect = cap > 0 ? cap * std::tanh((*uncapped)(id) / cap) : (*uncapped)(id);
+      CHECK((*capped)(id) == doctest::Approx(expect).epsilon(1e-6));
+    }
+    if (cap > 0) CHECK(std::fabs(((*capped)(a->answer_id) - (*capped)(a->wrong_id)) - a->logit_diff) > 1e-3f);
+  }
+}
+
 // The control model of bad/ with `change` applied to one tensor's stored bytes, written to `file`
 // and mapped.
 std::shared_ptr<const GgufMapped> control_changed(const test::TempFile& file, const std::string& tensor,
@@ -304,7 +448,7 @@ TEST_CASE("gguf models: layers decoded on demand give the numbers of layers deco
     CHECK((*one)->ff2_w == (*one_again)->ff2_w);
     CHECK((*one)->ff2_w == now.weights.layers[1].ff2_w);
     CHECK((*zero)->attn.in_proj_w == now.weights.layers[0].attn.in_proj_w);
-    CHECK_FALSE(model_layer(lazy, 2).ok());
+    CHECK_FALSE(model_layer(lazy, lazy.config.n_layers).ok());
   }
 }
 
@@ -401,7 +545,7 @@ TEST_CASE("gguf models: hostile model files are refused with a message naming wh
       {"missing_ffn_up.gguf", {"blk.1.ffn_up.weight"}},
       {"wrong_shape_attn_q.gguf", {"blk.0.attn_q.weight", "[32, 16]", "[32, 32]"}},
       {"unsupported_type.gguf", {"blk.0.ffn_down.weight", "IQ2_XXS"}},
-      {"head_count_zero.gguf", {"attention.head_count", "0 heads"}},
+      {"head_count_zero.gguf", {"attention.head_count", "must be at least 1"}},
   };
   for (const auto& entry : cases) {
     // Named, not a structured binding: clang before 16 cannot capture bindings (CAPTURE is a lambda).

@@ -2,6 +2,7 @@
 // default, the pre-norm GPT shape several tests share, and random weights for either. Nothing here
 // runs a forward or checks anything.
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 #include "model/model.h"
@@ -38,6 +39,26 @@ inline ModelConfig llama_config(const ModelSizes& s, int n_kv_heads) {
   c.n_kv_heads = n_kv_heads;
   c.final_norm = true;
   c.causal = true;
+  return c;
+}
+
+// Gemma 3's shape on top of Llama's: heads `head_dim` wide whatever d_model is, Q and K normalised per
+// head, each sublayer's output normalised, GELU gating, embeddings times √C, a window of `window`
+// keys on all but every third layer (pattern 3) whose rotation has a base of its own; and Gemma 2's
+// soft caps on scores and logits.
+inline ModelConfig gemma_config(const ModelSizes& s, int n_kv_heads, int head_dim, int window) {
+  ModelConfig c = llama_config(s, n_kv_heads);
+  c.head_dim = head_dim;
+  c.qk_norm = true;
+  c.sublayer_norm = true;
+  c.activation = Activation::gelu_tanh;
+  c.embed_multiplier = std::sqrt(static_cast<float>(s.d_model));
+  c.sliding_window = window;
+  c.sliding_window_pattern = 3;
+  c.rope.theta = 1e6f;
+  c.rope_local_theta = 1e4f;
+  c.attn_softcap = 2.0f;
+  c.logit_softcap = 5.0f;
   return c;
 }
 

@@ -285,8 +285,9 @@ void source_section(AppState& app) {
                          model_source_text(app.model->source, L).c_str()));
   if (c.kv_heads() != c.n_heads) text_wrapped(tr_format(L, Str::src_gqa, c.n_heads, c.kv_heads()));
   if (app.model && !app.model->stored_as.empty()) text_wrapped(tr_format(L, Str::src_stored_as, app.model->stored_as.c_str()));
+  if (c.head_dim > 0) text_wrapped(tr_format(L, Str::src_head_width, c.head_size(), c.q_dim(), c.d_model));
   if (c.positions == PositionEncoding::rotary || c.norm_kind == NormKind::rms_norm || c.gated_ffn || c.parallel_residual ||
-      c.sliding_window > 0) {
+      c.sliding_window > 0 || c.qk_norm || c.sublayer_norm || c.attn_softcap > 0 || c.logit_softcap > 0) {
     std::string parts;
     auto add = [&](const std::string& p) { parts += (parts.empty() ? "" : " · ") + p; };
     if (c.positions == PositionEncoding::rotary) {
@@ -297,10 +298,18 @@ void source_section(AppState& app) {
       else if (c.rope.scaling != RopeScaling::none)
         add(std::string(name_of(c.rope.scaling)) + " ×" + std::to_string(static_cast<int>(c.rope.factor)));
     }
+    if (c.rope_local_theta > 0) add(tr_format(L, Str::src_rope_local, static_cast<double>(c.rope_local_theta)));
     if (c.norm_kind == NormKind::rms_norm) add("RMSNorm");
-    if (c.gated_ffn) add("SwiGLU");
+    if (c.qk_norm) add(tr(L, Str::src_qk_norm));
+    if (c.sublayer_norm) add(tr(L, Str::src_sublayer_norm));
+    if (c.gated_ffn) add(c.activation == Activation::silu ? "SwiGLU" : c.activation == Activation::relu ? "ReGLU" : "GeGLU");
     if (c.parallel_residual) add(tr(L, Str::src_parallel_residual));
-    if (c.sliding_window > 0) add(tr_format(L, Str::src_sliding_window, c.sliding_window));
+    if (c.sliding_window > 0 && c.sliding_window_pattern > 0)
+      add(tr_format(L, Str::src_window_pattern, c.sliding_window, c.sliding_window_pattern - 1, c.sliding_window_pattern));
+    else if (c.sliding_window > 0)
+      add(tr_format(L, Str::src_sliding_window, c.sliding_window));
+    if (c.attn_softcap > 0) add(tr_format(L, Str::src_attn_softcap, static_cast<double>(c.attn_softcap)));
+    if (c.logit_softcap > 0) add(tr_format(L, Str::src_logit_softcap, static_cast<double>(c.logit_softcap)));
     text_wrapped(parts);
   }
   if (const auto& tok = app.model->tokenizer)

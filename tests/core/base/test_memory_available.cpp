@@ -36,10 +36,11 @@ ModelConfig gpt2_small() {
 
 // Every matrix a trace holds, in bytes.
 int64_t held_bytes(const Trace& t) {
-  int64_t floats = t.embed.size() + t.memory.size() + t.mask.size() + t.final.size();
+  int64_t floats = t.embed.size() + t.memory.size() + t.mask.size() + t.mask_sliding.size() + t.final.size();
   for (const LayerTrace& l : t.layers) {
     floats += l.x_in.size() + l.attn_in.size() + l.resid1.size() + l.ffn_in.size() + l.ffn_hidden.size() +
-              l.ffn_out.size() + l.out.size() + l.attn.concat.size() + l.attn.out.size();
+              l.ffn_out.size() + l.out.size() + l.attn.concat.size() + l.attn.out.size() + l.attn_normed.size() +
+              l.ffn_normed.size();
     for (const HeadTrace& h : l.attn.heads)
       floats += h.q.size() + h.k.size() + h.v.size() + h.q_unrotated.size() + h.k_unrotated.size() +
                 h.scores_raw.size() + h.scores_scaled.size() + h.weights_kept.size() + h.out.size();
@@ -110,10 +111,12 @@ TEST_CASE("trace memory: trace_bytes is what a real trace holds, scores and maps
   };
   ModelConfig llama = test::llama_config({.d_model = 32, .n_heads = 4, .n_layers = 2, .d_ff = 48}, 2);
   ModelConfig plain = test::sized_config({.d_model = 24, .n_heads = 3, .n_layers = 2, .d_ff = 0});
+  // Heads wider than d_model / heads, sublayer norms and a second mask for the sliding layers.
+  ModelConfig gemma = test::gemma_config({.d_model = 32, .n_heads = 4, .n_layers = 3, .d_ff = 48}, 2, 16, 5);
   // 40 tokens keep every score; 1,500 x 1,500 x 8 heads x 2 layers does not (kKeepScoresCells).
   // With maps on demand a trace holds no (Tq, Tk) matrix but the mask.
   for (const Case& k : {Case{llama, 40}, Case{llama, 1500}, Case{plain, 40}, Case{plain, 1500}, Case{llama, 40, true},
-                        Case{plain, 300, true}}) {
+                        Case{plain, 300, true}, Case{gemma, 40}, Case{gemma, 300, true}}) {
     CAPTURE(k.tokens);
     CAPTURE(k.on_demand);
     CAPTURE(k.config.positions == PositionEncoding::rotary);

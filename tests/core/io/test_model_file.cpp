@@ -182,7 +182,8 @@ TEST_CASE("model io: an unknown config key or attnviz metadata key is an error n
   const std::string known =
       "d_model, n_heads, n_layers, d_ff, activation, norm, positions, ln_eps, score, temperature, max_positions, "
       "final_norm, causal, embed_norm, type_vocab, n_kv_heads, norm_kind, gated_ffn, parallel_residual, sliding_window, "
-      "position_padding_idx, rope, head_scores";
+      "position_padding_idx, rope, head_scores, head_dim, qk_norm, scaled_dot_scale, attn_softcap, logit_softcap, "
+      "embed_multiplier, sublayer_norm, sliding_window_pattern, rope_local_theta";
   CHECK(model_load(path, std::nullopt).error() ==
         "'" + path.path() + "': attnviz.config: unknown key 'heads' (known: " + known + ")");
   // The CLI's fallback config does not fill in for the typo either.

@@ -163,7 +163,9 @@ TEST_CASE("session: an unknown key, at any level but the app's own 'ui', is an e
   CHECK(error_of(R"("config": {"d_model": 64, "heads": 4})") ==
         "session: model config: unknown key 'heads' (known: d_model, n_heads, n_layers, d_ff, activation, norm, "
         "positions, ln_eps, score, temperature, max_positions, final_norm, causal, embed_norm, type_vocab, n_kv_heads, "
-        "norm_kind, gated_ffn, parallel_residual, sliding_window, position_padding_idx, rope, head_scores)");
+        "norm_kind, gated_ffn, parallel_residual, sliding_window, position_padding_idx, rope, head_scores, "
+        "head_dim, qk_norm, scaled_dot_scale, attn_softcap, logit_softcap, embed_multiplier, sublayer_norm, "
+        "sliding_window_pattern, rope_local_theta)");
   CHECK(error_of(R"("mask": {"casual": true})") ==
         "session: mask: unknown key 'casual' (known: causal, pad_to, window, stride, hidden_cells)");
   // The ui map holds the app's settings; which keys it reads is the app's business.

@@ -72,7 +72,8 @@ TEST_CASE("config: an unknown key is an error naming it and every known one, nev
   const std::string known =
       "d_model, n_heads, n_layers, d_ff, activation, norm, positions, ln_eps, score, temperature, max_positions, "
       "final_norm, causal, embed_norm, type_vocab, n_kv_heads, norm_kind, gated_ffn, parallel_residual, sliding_window, "
-      "position_padding_idx, rope, head_scores";
+      "position_padding_idx, rope, head_scores, head_dim, qk_norm, scaled_dot_scale, attn_softcap, logit_softcap, "
+      "embed_multiplier, sublayer_norm, sliding_window_pattern, rope_local_theta";
   // "heads" for "n_heads": read leniently, this was 8 heads.
   const nlohmann::json typo{{"d_model", 64}, {"heads", 4}};
   CHECK(config_from_json(typo).error() == "model config: unknown key 'heads' (known: " + known + ")");

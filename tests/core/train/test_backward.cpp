@@ -129,7 +129,7 @@ TEST_CASE("backward: one attention head, for every scoring function, with a mask
     Mat G = w.general_w.block(h * HS, 0, HS, HS);
     Mat Wq = w.additive_wq.block(h * HS, 0, HS, HS), Wk = w.additive_wk.block(h * HS, 0, HS, HS);
     RowVec va = w.additive_v.row(h);
-    HeadInputs in{kind, score_scale(kind, HS, c.temperature), &q, &k, &v, &fwd.weights_kept, &G, &Wq, &Wk, &va};
+    HeadInputs in{kind, score_scale(c, kind), &q, &k, &v, &fwd.weights_kept, &G, &Wq, &Wk, &va};
     const HeadGrads g = head_backward(in, r);
     check_gradient("dq", q, g.dq, f);
     check_gradient("dk", k, g.dk, f);

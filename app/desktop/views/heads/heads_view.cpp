@@ -109,7 +109,7 @@ void head_tooltip(const AppState& app, const Trace& t, int h, int q, int k) {
     ImGui::Text("%s: %.6f", tr(L, Str::raw_score), cell.raw);
     ImGui::Text("%s: %.6f", tr(L, Str::scaled_score), cell.scaled);
   }
-  if (!std::isfinite(t.mask(q, k))) ImGui::TextColored(ImVec4(1, 0.6f, 0.3f, 1), "%s", tr(L, Str::hidden_cell));
+  if (!std::isfinite(trace_layer_mask(t, app.layer)(q, k))) ImGui::TextColored(ImVec4(1, 0.6f, 0.3f, 1), "%s", tr(L, Str::hidden_cell));
   ImGui::EndTooltip();
 }
 
@@ -182,7 +182,7 @@ HeatmapHit draw_head(AppState& app, GuiResources& gui, const Trace& t, int h, co
   w.values = values.get();
   w.rows = &t.queries;
   w.cols = &t.keys;
-  w.mask = &t.mask;
+  w.mask = &trace_layer_mask(t, app.layer);
   w.origin = ImVec2(origin.x, origin.y + g.title_h);
   w.cell = g.cell;
   w.row_labels = row_labels;
@@ -334,7 +334,7 @@ void heads_toolbar(AppState& app, const Trace& t) {
   same_line_or_wrap(ImGui::CalcTextSize(timing.c_str()).x);  // never cut at the edge
   ImGui::TextDisabled("%s", timing.c_str());
   measure_error(app);
-  if (const std::vector<int> hidden = mask_fully_hidden_rows(t.mask); !hidden.empty()) {
+  if (const std::vector<int> hidden = mask_fully_hidden_rows(trace_layer_mask(t, app.layer)); !hidden.empty()) {
     std::string which;  // the first few, by text and number
     for (size_t i = 0; i < hidden.size() && i < 4; ++i)
       which += (i ? ", " : "") + t.queries[static_cast<size_t>(hidden[i])].text + " (#" + std::to_string(hidden[i]) + ")";

@@ -96,7 +96,7 @@ void weights_map(StepsView& v, float width) {
   w.values = &v.weights;
   w.rows = &t.queries;
   w.cols = &t.keys;
-  w.mask = &t.mask;
+  w.mask = &trace_layer_mask(t, v.f.layer);
   w.row_labels = w.col_labels = true;
   w.row_label_w = heatmap_label_extent(t.queries);
   w.col_label_h = heatmap_label_extent(t.keys);
@@ -264,8 +264,8 @@ void steps_body_mask(StepsView& v) {
   const Lang L = v.app.lang;
   const int q = v.f.query;
   int hidden = 0;
-  for (int j = 0; j < t.n_keys(); ++j) hidden += std::isfinite(t.mask(q, j)) ? 0 : 1;
-  const bool any_mask = (t.mask.array() == -INFINITY).any();
+  for (int j = 0; j < t.n_keys(); ++j) hidden += std::isfinite(trace_layer_mask(t, v.f.layer)(q, j)) ? 0 : 1;
+  const bool any_mask = (trace_layer_mask(t, v.f.layer).array() == -INFINITY).any();
   if (!any_mask)
     text_wrapped(tr(L, Str::steps_mask_none));
   else {
@@ -298,7 +298,7 @@ void steps_body_mask(StepsView& v) {
         ImGui::TableSetupColumn("##why");
         ImGui::TableHeadersRow();
         for (int j = 0; j < t.n_keys(); ++j) {
-          const float mk = t.mask(q, j);
+          const float mk = trace_layer_mask(t, v.f.layer)(q, j);
           const bool off = !std::isfinite(mk);
           const ImU32 col = off ? kStepsHidden : 0;
           ImGui::TableNextRow();
@@ -316,7 +316,7 @@ void steps_body_mask(StepsView& v) {
         }
         ImGui::EndTable();
       },
-      [&](float w) { scores_map(v, "masked", tr(L, Str::steps_col_scaled), v.scores.scaled, &t.mask, w); });
+      [&](float w) { scores_map(v, "masked", tr(L, Str::steps_col_scaled), v.scores.scaled, &trace_layer_mask(t, v.f.layer), w); });
 }
 
 void steps_body_softmax(StepsView& v) {
@@ -342,7 +342,7 @@ void steps_body_softmax(StepsView& v) {
         ImGui::TableSetupColumn(tr(L, Str::weight));
         ImGui::TableHeadersRow();
         for (int j = 0; j < t.n_keys(); ++j) {
-          const bool off = !std::isfinite(t.mask(q, j));
+          const bool off = !std::isfinite(trace_layer_mask(t, v.f.layer)(q, j));
           ImGui::TableNextRow();
           ImGui::TableNextColumn();
           key_label(v, j, off ? kStepsHidden : (j == best && m > 0 ? kStepsAccent : 0));

@@ -57,7 +57,7 @@ std::vector<StepMatrix> step_matrices(const Trace& t, const LectureFocus& f, Lec
     case LectureStep::qkv: return {{"Q", h.q}, {"K", h.k, true}, {"V", h.v, true}};
     case LectureStep::scores: return {{"scores", head_scores(h, t.config).raw}};
     case LectureStep::scale: return {{"scores ÷ √d_k", head_scores(h, t.config).scaled}};
-    case LectureStep::mask: return {{"scores + mask", head_scores(h, t.config).scaled + t.mask}};
+    case LectureStep::mask: return {{"scores + mask", head_scores(h, t.config).scaled + trace_layer_mask(t, f.layer)}};
     case LectureStep::softmax: return {{"weights", *head_map(t, f.layer, f.head), false, true}};
     case LectureStep::weighted_sum: return {{"weights", *head_map(t, f.layer, f.head), false, true}, {"weights · V", h.out}};
     case LectureStep::concat: return {{"concat", lt.attn.concat}};
