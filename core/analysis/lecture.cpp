@@ -33,12 +33,13 @@ HeadColumns lecture_head_columns(const ModelConfig& config, int head) {
   return {head * hs, head * hs + hs - 1};
 }
 
-ScoreDivisor lecture_score_divisor(ScoreKind kind, int head_size, float temperature) {
+ScoreDivisor lecture_score_divisor(const ModelConfig& c, ScoreKind kind) {
   ScoreDivisor d;
   d.uses_root = kind == ScoreKind::scaled_dot;
-  d.root = d.uses_root ? std::sqrt(static_cast<float>(head_size)) : 1.0f;
-  d.temperature = temperature;
-  d.total = d.root * temperature;
+  // √d_k, or what the model divides by instead (Gemma 27B: √(d_model / h)).
+  d.root = !d.uses_root ? 1.0f : c.scaled_dot_scale > 0 ? 1.0f / c.scaled_dot_scale : std::sqrt(static_cast<float>(c.head_size()));
+  d.temperature = c.temperature;
+  d.total = d.root * c.temperature;
   return d;
 }
 

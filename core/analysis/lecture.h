@@ -39,7 +39,7 @@ struct ScoreDivisor {
   float temperature = 1;
   float total = 1;
 };
-ScoreDivisor lecture_score_divisor(ScoreKind kind, int head_size, float temperature);
+ScoreDivisor lecture_score_divisor(const ModelConfig& config, ScoreKind kind);
 
 // Every rule of the spec that hides key j from query i; none set means the spec leaves it visible.
 struct MaskWhy {

@@ -77,22 +77,32 @@ TEST_CASE("lecture: head columns tile the concat, and the concat holds each head
 
 TEST_CASE("lecture: the score divisor is √64 = 8 on the paper's model, and the engine divided by it") {
   const Trace t = animal_trace(ModelConfig{});
-  const ScoreDivisor d = lecture_score_divisor(ScoreKind::scaled_dot, 64, 1.0f);
+  // The config of a model whose heads are `hs` wide, at temperature tau.
+  const auto config = [](int hs, float tau) {
+    ModelConfig c = test::sized_config({.d_model = 4 * hs, .n_heads = 4});
+    c.temperature = tau;
+    return c;
+  };
+  const ScoreDivisor d = lecture_score_divisor(config(64, 1.0f), ScoreKind::scaled_dot);
   CHECK(d.uses_root);
   CHECK(d.root == 8.0f);
   CHECK(d.total == 8.0f);
   const HeadTrace& h = t.head(0, 2);
   CHECK(((h.scores_raw / d.total) - h.scores_scaled).cwiseAbs().maxCoeff() < 1e-6f);
 
-  const ScoreDivisor tau = lecture_score_divisor(ScoreKind::scaled_dot, 16, 0.5f);
+  const ScoreDivisor tau = lecture_score_divisor(config(16, 0.5f), ScoreKind::scaled_dot);
   CHECK(tau.root == 4.0f);
   CHECK(tau.total == 2.0f);
-  const ScoreDivisor dot = lecture_score_divisor(ScoreKind::dot, 64, 2.0f);
+  const ScoreDivisor dot = lecture_score_divisor(config(64, 2.0f), ScoreKind::dot);
   CHECK_FALSE(dot.uses_root);
   CHECK(dot.root == 1.0f);
   CHECK(dot.total == 2.0f);
-  CHECK_FALSE(lecture_score_divisor(ScoreKind::additive, 64, 1.0f).uses_root);
-  CHECK_FALSE(lecture_score_divisor(ScoreKind::general, 64, 1.0f).uses_root);
+  CHECK_FALSE(lecture_score_divisor(config(64, 1.0f), ScoreKind::additive).uses_root);
+  CHECK_FALSE(lecture_score_divisor(config(64, 1.0f), ScoreKind::general).uses_root);
+  // Gemma 27B divides by √(d_model / h) = √144 = 12 where its heads are 128 wide.
+  ModelConfig gemma = config(128, 1.0f);
+  gemma.scaled_dot_scale = 1.0f / 12.0f;
+  CHECK(lecture_score_divisor(gemma, ScoreKind::scaled_dot).total == doctest::Approx(12.0f));
 }
 
 TEST_CASE("lecture: the divisor matches the engine under a temperature and dot-product scoring") {
@@ -102,7 +112,7 @@ TEST_CASE("lecture: the divisor matches the engine under a temperature and dot-p
   const Trace t = animal_trace(c);
   for (int h = 0; h < 4; ++h) {
     const HeadTrace& head = t.head(0, h);
-    const ScoreDivisor d = lecture_score_divisor(head.score, c.head_size(), c.temperature);
+    const ScoreDivisor d = lecture_score_divisor(c, head.score);
     CHECK(d.total == doctest::Approx(h == 0 ? 2.0 : 0.5));
     CHECK(((head.scores_raw / d.total) - head.scores_scaled).cwiseAbs().maxCoeff() < 1e-5f);
   }

@@ -331,6 +331,9 @@ void heads_toolbar(AppState& app, const Trace& t) {
   if (t.weights_only && !app_computing(app))  // read from a file: no compute time to show
     timing = std::to_string(t.n_queries()) + " × " + std::to_string(t.n_keys());
   if (trace_forms_maps(t) && !app_computing(app)) timing += tr(L, Str::hv_maps_formed);  // a long input
+  if (layers_differ(t.config) && !app_computing(app))  // Gemma: whether this layer slides
+    timing += layer_slides(t.config, app.layer) ? tr_format(L, Str::hv_layer_window, t.config.sliding_window)
+                                                : std::string(tr(L, Str::hv_layer_global));
   same_line_or_wrap(ImGui::CalcTextSize(timing.c_str()).x);  // never cut at the edge
   ImGui::TextDisabled("%s", timing.c_str());
   measure_error(app);

@@ -93,18 +93,21 @@ std::string steps_shape_text(const StepsView& v, LectureStep step) {
   // the query and key lengths apart.
   const std::string q = t.cross ? "n_q" : "n", k = t.cross ? "n_k" : "n", h = std::to_string(NH);
   const std::string tc = steps_shape(Tq, C), ths = steps_shape(Tq, HS), tt = steps_shape(Tq, Tk);
+  // Q and the concat are h·d_k wide: d_model, unless the model's heads have a width of their own.
+  const bool own_width = t.config.q_dim() != C;
+  const std::string tq = steps_shape(Tq, t.config.q_dim()), q_width = own_width ? "h·d_k" : "d_model";
   const std::string qk = "(" + q + ", " + k + ")";
   switch (step) {
     case LectureStep::input: return "X (" + q + ", d_model) = " + tc;
     case LectureStep::head_split:
-      return "X W^Q (" + q + ", d_model) = " + tc + " → h × (" + q + ", d_k) = " + h + " × " + ths;
+      return "X W^Q (" + q + ", " + q_width + ") = " + tq + " → h × (" + q + ", d_k) = " + h + " × " + ths;
     case LectureStep::qkv: return "Q_i (" + q + ", d_k) = " + ths + " · K_i, V_i (" + k + ", d_k) = " + steps_shape(Tk, HS);
     case LectureStep::scores: return "q (1, d_k) · K_i^T (d_k, " + k + ") → (1, " + k + ") · Q_iK_i^T " + qk + " = " + tt;
     case LectureStep::scale: return "Q_iK_i^T / √d_k " + qk + " = " + tt;
     case LectureStep::mask: return qk + " + M " + qk + " = " + tt;
     case LectureStep::softmax: return "softmax(row) " + qk + " = " + tt;
     case LectureStep::weighted_sum: return "A_i " + qk + " · V_i (" + k + ", d_v) → head_i (" + q + ", d_v) = " + ths;
-    case LectureStep::concat: return "h × (" + q + ", d_v) → Concat (" + q + ", h·d_v) = " + tc;
+    case LectureStep::concat: return "h × (" + q + ", d_v) → Concat (" + q + ", h·d_v) = " + tq;
     case LectureStep::out_proj: return "Concat (" + q + ", h·d_v) · W^O (h·d_v, d_model) + b^O → (" + q + ", d_model) = " + tc;
   }
   return {};
@@ -173,7 +176,7 @@ void reshape_with_batch(StepsView& v) {
   const ImU32 code = IM_COL32(140, 200, 255, 255);
   const std::string lines[] = {
       "x.shape  = (B, n, d_model)  = " + shape({B, n, d}),
-      "q = x @ W^Q                  → " + shape({B, n, d}),
+      "q = x @ W^Q                  → " + shape({B, n, h * dk}),
       "q = q.view(B, n, h, d_k)     → " + shape({B, n, h, dk}),
       "q = q.transpose(1, 2)        → " + shape({B, h, n, dk}) + "   " + tr(L, Str::steps_reshape_heads)};
   for (const std::string& s : lines) ImGui::TextColored(ImColor(code), "%s", s.c_str());
@@ -228,9 +231,10 @@ void steps_body_split(StepsView& v) {
   const Lang L = v.app.lang;
   const int C = t.config.d_model, NH = t.config.n_heads, HS = t.config.head_size();
   ImGui::PushFont(steps_large_font());
-  ImGui::TextColored(ImColor(kStepsAccent), "%s", tr_format(L, Str::steps_split_line, C, NH, HS).c_str());
+  ImGui::TextColored(ImColor(kStepsAccent), "%s", tr_format(L, Str::steps_split_line, t.config.q_dim(), NH, HS).c_str());
   ImGui::PopFont();
-  ImGui::Text("d_k = d_model / h = %d / %d = %d", C, NH, HS);
+  if (t.config.q_dim() == C) ImGui::Text("d_k = d_model / h = %d / %d = %d", C, NH, HS);
+  else text_wrapped(tr_format(L, Str::steps_split_own_width, HS, NH, t.config.q_dim(), C));  // Qwen3, Gemma
   ImGui::Spacing();
 
   const float avail = ImGui::GetContentRegionAvail().x;
@@ -271,10 +275,12 @@ void rotation_and_sharing(StepsView& v, float avail, float label_w) {
   }
   if (h.q_unrotated.size() == 0 || t.cross) return;
   ImGui::Spacing();
+  const float theta = config_of_layer(c, v.f.layer).rope.theta;  // Gemma 3's sliding layers have their own
   ImGui::TextColored(ImColor(kStepsAccent), "%s",
-                     tr_format(L, Str::steps_rope_title, c.rotary_dims(), c.head_size(), static_cast<double>(c.rope.theta)).c_str());
+                     tr_format(L, Str::steps_rope_title, c.rotary_dims(), c.head_size(), static_cast<double>(theta)).c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   text_wrapped(tr(L, Str::steps_rope_note));
+  if (c.qk_norm) text_wrapped(tr(L, Str::steps_qk_norm_note));
   ImGui::PopStyleColor();
   const int dims = steps_dims_fit(avail, label_w, 4, v.decimals, 2);
   NumberTable table;

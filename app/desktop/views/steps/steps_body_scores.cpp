@@ -211,10 +211,12 @@ void steps_body_scale(StepsView& v) {
   const Lang L = v.app.lang;
   const HeadTrace& h = v.head;
   const int q = v.f.query, HS = t.config.head_size();
-  const ScoreDivisor d = lecture_score_divisor(h.score, HS, t.config.temperature);
+  const ScoreDivisor d = lecture_score_divisor(t.config, h.score);
   const bool has_tau = t.config.temperature != 1.0f;
   std::string line;
-  if (d.uses_root && !has_tau) line = steps_printf("÷ √%d = ÷ %g", HS, static_cast<double>(d.root));
+  if (d.uses_root && t.config.scaled_dot_scale > 0)  // Gemma 27B: 1/√(d_model / h), not 1/√d_k
+    line = steps_printf("× %g", static_cast<double>(1.0f / d.total));
+  else if (d.uses_root && !has_tau) line = steps_printf("÷ √%d = ÷ %g", HS, static_cast<double>(d.root));
   else if (d.uses_root)
     line = steps_printf("÷ (√%d · τ) = ÷ (%g × %g) = ÷ %g", HS, static_cast<double>(d.root), static_cast<double>(d.temperature),
                         static_cast<double>(d.total));
@@ -231,6 +233,9 @@ void steps_body_scale(StepsView& v) {
     text_wrapped(tr_format(L, Str::steps_scale_temperature, static_cast<double>(d.temperature)));
   else if (!d.uses_root)
     text_wrapped(tr(L, Str::steps_scale_unchanged));
+  if (t.config.attn_softcap > 0)  // Gemma 2: the column below is capped too
+    text_wrapped(tr_format(L, Str::steps_scale_softcap, static_cast<double>(t.config.attn_softcap),
+                           static_cast<double>(t.config.attn_softcap)));
   ImGui::Spacing();
 
   const float m = row_max_abs(v.scores.scaled, q);
