@@ -4,7 +4,8 @@
 # local model… lists the five with their names (and the one broken manifest as a problem); a
 # double-click opens an Ollama model by its name off the UI thread; its heads' pixels equal the
 # engine's weights (check_heads_pixels opens ollama:NAME itself); the list reads in Korean on a
-# projector; the CLI takes --model ollama:NAME and a .gguf path.
+# projector; the CLI takes --model ollama:NAME and a .gguf path. Gemma 3's and Qwen3's heads are drawn
+# as the engine computes them too.
 # usage: gguf_test.sh ATTNVIZ CLI CHECK_PNG CHECK_HEADS_PIXELS FIXTURES
 set -eu
 app=$1 cli=$2 check_png=$3 check_pixels=$4 fixtures=$5
@@ -70,6 +71,16 @@ cat > "$out/session.json" <<JSON
 JSON
 xvfb "$app" --session "$out/session.json" --screenshot "$out/q8.png" --layout-report "$out/q8_layout.json" --frames 3
 "$check_pixels" "$out/q8.png" "$out/q8_layout.json" "$out/session.json"
+
+# Gemma 3 (a window of 4 keys on five of every six layers: layer 1 slides, layer 5 sees every key,
+# each with its own mask) and Qwen3 (heads wider than d_model / heads): the same check.
+for pick in "gemma3_q8_0 1" "gemma3_q8_0 5" "qwen3_q8_0 1"; do
+  set -- $pick
+  sed -e "s|\"layer\": 1,|\"layer\": $2,|" -e "s|ollama:tinyllama:q8_0|$models/$1/model.gguf|" \
+    "$out/session.json" > "$out/$1_$2.json"
+  xvfb "$app" --session "$out/$1_$2.json" --screenshot "$out/$1_$2.png" --layout-report "$out/$1_$2_layout.json" --frames 3
+  "$check_pixels" "$out/$1_$2.png" "$out/$1_$2_layout.json" "$out/$1_$2.json"
+done
 
 # 3. The list in Korean, in presentation mode on a 1280 x 800 projector; then the model's heads on a
 # log colour scale with the first token set aside, in the view and in an exported figure.
