@@ -6,6 +6,7 @@
 
 #include "analysis/answer.h"
 #include "model/head_map.h"
+#include "model/lean_layers.h"
 #include "model/layer_source.h"
 
 namespace attnviz {
@@ -121,25 +122,30 @@ Result<ResidualParts> residual_parts(const Model& model, const Trace& trace, int
     auto layer = model_layer(model, l);
     if (!layer) return make_error(layer.error());
     const LayerWeights& w = **layer;
-    const LayerTrace& lt = trace.layers[static_cast<size_t>(l)];
+    // A lean trace (a long input) keeps the layer's input and heads: its other rows are recomputed.
+    const bool lean = trace.layers[static_cast<size_t>(l)].attn.out.size() == 0;
+    Result<LayerTrace> row_of_lean = lean ? trace_layer_rows(model, trace, l, p, 1) : Result<LayerTrace>(LayerTrace{});
+    if (!row_of_lean) return make_error(row_of_lean.error());
+    const LayerTrace& lt = lean ? *row_of_lean : trace.layers[static_cast<size_t>(l)];
+    const Eigen::Index row = lean ? 0 : p;  // position p's row of lt
     // Gemma's sublayer norms scale what each sublayer writes, element by element, by a factor the
     // whole sublayer output sets: each part's write is its own output times that factor.
-    const RowVec attn_scale = c.sublayer_norm ? sublayer_norm_scale(lt.attn.out.row(p), w.attn_out_norm_w, c.ln_eps)
+    const RowVec attn_scale = c.sublayer_norm ? sublayer_norm_scale(lt.attn.out.row(row), w.attn_out_norm_w, c.ln_eps)
                                               : RowVec::Ones(C);
     std::vector<RowVec> heads;
     for (int h = 0; h < c.n_heads; ++h) {
-      const RowVec z = lt.attn.heads[static_cast<size_t>(h)].out.row(p);
+      const RowVec z = trace.layers[static_cast<size_t>(l)].attn.heads[static_cast<size_t>(h)].out.row(p);
       const RowVec write = z * w.attn.out_w.middleCols(static_cast<Eigen::Index>(h) * HS, HS).transpose();
       heads.push_back((write.array() * attn_scale.array()).matrix());
     }
     r.heads.push_back(std::move(heads));
     r.attn_scales.push_back(attn_scale);
     r.biases += (row_or_zeros(w.attn.out_b, C).array() * attn_scale.array()).matrix();
-    if (lt.ffn_out.rows() > p) {
-      const RowVec ffn_scale = c.sublayer_norm ? sublayer_norm_scale(lt.ffn_out.row(p), w.ffn_out_norm_w, c.ln_eps)
+    if (lt.ffn_out.rows() > row) {
+      const RowVec ffn_scale = c.sublayer_norm ? sublayer_norm_scale(lt.ffn_out.row(row), w.ffn_out_norm_w, c.ln_eps)
                                                : RowVec::Ones(C);
       const RowVec b2 = (row_or_zeros(w.ff2_b, C).array() * ffn_scale.array()).matrix();
-      r.mlps.push_back((lt.ffn_out.row(p).array() * ffn_scale.array()).matrix() - b2);
+      r.mlps.push_back((lt.ffn_out.row(row).array() * ffn_scale.array()).matrix() - b2);
       r.biases += b2;
     } else {
       r.mlps.push_back(RowVec::Zero(C));

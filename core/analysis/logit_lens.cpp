@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "analysis/logit_attribution.h"
+#include "model/lean_layers.h"
 
 namespace attnviz {
 
@@ -16,7 +17,7 @@ Result<std::vector<LensRow>> logit_lens_at(const Model& model, const Trace& trac
   if (position < 0 || position >= trace.n_queries()) return make_error("position " + std::to_string(position) + " is outside the input");
   std::vector<LensRow> rows;
   for (int l = -1; l < model.config.n_layers; ++l) {
-    const Mat& x = l < 0 ? trace.embed : trace.layers[static_cast<size_t>(l)].out;
+    const Mat& x = l < 0 ? trace.embed : trace_layer_output(trace, l);
     const Mat normed = trace_final_of(model, Mat(x.row(position)));
     auto logits = output_logits(model, normed.row(0));
     if (!logits) return make_error(logits.error());

@@ -3,6 +3,7 @@
 
 #include "base/enum_names.h"
 #include "model/head_map.h"
+#include "model/lean_layers.h"
 #include "model/layer_source.h"
 
 namespace attnviz {
@@ -47,13 +48,13 @@ Result<Mat> head_output_terms(const Model& model, const Trace& trace, int layer,
     return make_error("the trace was not made by this model");
   if (query < 0 || query >= trace.n_queries()) return make_error("no query " + std::to_string(query));
   const int HS = c.head_size();
-  const Mat& concat = trace.layers[static_cast<size_t>(layer)].attn.concat;  // (Tq, C)
+  const Mat concat = trace_layer_concat_rows(trace, layer, query, 1);  // (1, NH·HS): kept, or the heads' outputs
   auto weights = model_layer(model, layer);
   if (!weights) return make_error(weights.error());
   const WeightMat& out_w = (*weights)->attn.out_w;  // (C, C)
   Mat terms(c.n_heads, c.d_model);
   for (int h = 0; h < c.n_heads; ++h)
-    terms.row(h) = concat.row(query).segment(h * HS, HS) * out_w.middleCols(h * HS, HS).transpose();
+    terms.row(h) = concat.row(0).segment(h * HS, HS) * out_w.middleCols(h * HS, HS).transpose();
   return terms;
 }
 

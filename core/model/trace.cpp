@@ -10,6 +10,7 @@
 #include "model/embed.h"
 #include "model/kernels.h"
 #include "model/layer_source.h"
+#include "model/lean_layers.h"
 #include "model/mask.h"
 #include "text/subword_display.h"
 
@@ -154,6 +155,10 @@ Status run_layers(const Model& model, const Mat& x0, const Mat* memory, const Ma
     const Mat& layer_mask = mask_sliding.size() > 0 && layer_slides(c, l) ? mask_sliding : mask;
     out.push_back(layer_forward(**layer, config_of_layer(c, l), *x, memory, layer_mask, kept,
                                 ablation_for_layer(ablation, l, c.n_heads)));
+    if (kept == MapsKept::none) {  // a long input: the layer's input and heads stay (model/lean_layers.h)
+      layer_trace_release(out.back(), true);
+      if (l > 0) out[static_cast<size_t>(l) - 1].out.resize(0, 0);  // it is this layer's x_in
+    }
     x = &out.back().out;
     if (control.layers_done) control.layers_done->fetch_add(1, std::memory_order_relaxed);
   }
@@ -349,10 +354,17 @@ int64_t trace_bytes(const ModelConfig& c, int64_t tq, int64_t tk, bool on_demand
   // and out (and q unrotated). Per layer and key: each head's k and v (and k unrotated; grouped
   // heads each keep their own copy). Per query once: embed and final. One (Tq, Tk) mask, two when
   // only some layers slide.
+  const int64_t masks = tq * tk * (layers_differ(c) ? 2 : 1);
+  if (trace_maps_kept(c, tq, tk, on_demand) == MapsKept::none) {
+    // A lean trace (model/lean_layers.h): per layer and query x_in and each head's q and out, per
+    // layer and key each head's k and v; the last layer's out, embed and final once.
+    const int64_t floats = tq * (L * (C + 2 * heads_width) + 3 * C) + tk * L * 2 * heads_width + masks;
+    return floats * static_cast<int64_t>(sizeof(Mat::Scalar));
+  }
   const int64_t per_query =
       L * (5 * C + heads_width + (F > 0 ? 2 * C + F : 0) + sublayer_norms + heads_width * (2 + rotary)) + 2 * C;
   const int64_t per_key = L * heads_width * (2 + rotary);
-  const int64_t floats = tq * per_query + tk * per_key + tq * tk * (layers_differ(c) ? 2 : 1);
+  const int64_t floats = tq * per_query + tk * per_key + masks;
   return trace_attention_bytes(c, tq, tk, on_demand) + floats * static_cast<int64_t>(sizeof(Mat::Scalar));
 }
 

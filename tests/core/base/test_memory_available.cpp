@@ -134,22 +134,23 @@ TEST_CASE("trace memory: trace_bytes is what a real trace holds, scores and maps
 
 TEST_CASE("trace memory: the tokens that fit, and a refusal that says so and how to raise the limit") {
   // TinyLlama's shape: 2,820 bytes per (query, key) cell over its 704 heads and the mask while it
-  // keeps its weights (up to 617 tokens: kKeepMapsCells), then 4 (the mask alone: the maps are
-  // formed on demand); 3,035,136 bytes per token (the layers' rows and every head's q, k, v, out,
-  // unrotated q and k).
+  // keeps its weights (up to 617 tokens: kKeepMapsCells), with 3,035,136 bytes per token (the layers'
+  // rows and every head's q, k, v, out, unrotated q and k); then 4 (the mask alone: the maps are
+  // formed on demand) and 925,696 bytes per token (a lean trace: each layer's input and every head's
+  // q, k, v and out, model/lean_layers.h).
   const ModelConfig tl = tinyllama();
   CHECK(trace_maps_kept(tl, 617, 617) == MapsKept::weights);
   CHECK(trace_maps_kept(tl, 618, 618) == MapsKept::none);
   CHECK(trace_bytes(tl, 600, 600) == 2820LL * 600 * 600 + 3035136LL * 600);
-  CHECK(trace_bytes(tl, 1000, 1000) == 4LL * 1000 * 1000 + 3035136LL * 1000);
-  CHECK(trace_tokens_fit(tl, 2 * kGiB) == 706);  // 487 while every map was kept
-  CHECK(trace_tokens_fit(tl, 19 * kGiB / 2) == 3346);
-  CHECK(trace_tokens_fit(tl, 8 * kGiB) == 2819);
-  CHECK(trace_tokens_fit(gpt2_small(), 2 * kGiB) == 3520);
+  CHECK(trace_bytes(tl, 1000, 1000) == 4LL * 1000 * 1000 + 925696LL * 1000);
+  CHECK(trace_tokens_fit(tl, 2 * kGiB) == 2297);  // 487 while every map was kept, 706 while the layers were whole
+  CHECK(trace_tokens_fit(tl, kGiB) == 1154);
+  CHECK(trace_tokens_fit(tl, 8 * kGiB) == kMaxTokens);
+  CHECK(trace_tokens_fit(gpt2_small(), 256 * kMiB) == 257);
   CHECK(trace_tokens_fit(gpt2_small(), 19 * kGiB / 2) == kMaxTokens);
   CHECK(trace_tokens_fit(gpt2_small(), 1024 * kGiB) == kMaxTokens);
   CHECK(trace_tokens_fit(tl, kMiB) == 0);
-  for (const int64_t limit : {2 * kGiB, 19 * kGiB / 2, 256 * kMiB}) {  // the largest that fits, and one more does not
+  for (const int64_t limit : {2 * kGiB, kGiB, 256 * kMiB}) {  // the largest that fits, and one more does not
     const int n = trace_tokens_fit(tl, limit);
     CHECK(trace_bytes(tl, n, n) <= limit);
     CHECK(trace_bytes(tl, n + 1, n + 1) > limit);
@@ -159,13 +160,13 @@ TEST_CASE("trace memory: the tokens that fit, and a refusal that says so and how
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error() ==
         "the attention weights would take 1.0 GB (600 x 600 in each of 32 heads x 22 layers), the whole trace 2.8 GB, "
-        "over its limit of 2.1 GB: 706 tokens fit in this model. Use a shorter text (or padding), fewer heads or "
+        "over its limit of 2.1 GB: 2297 tokens fit in this model. Use a shorter text (or padding), fewer heads or "
         "layers, or, if the machine has the memory, raise the limit with --max-trace-memory SIZE (3G for this input)");
   CHECK(trace_size_check(tl, 600, 600, 3 * kGiB).ok());
   CHECK(trace_size_check(tl, 487, 487, 0).ok());  // 0: the 2 GiB default
   CHECK_FALSE(trace_size_check(tl, 488, 488, 0).ok());
-  CHECK(trace_size_check(tl, 706, 706, 0).ok());  // maps formed on demand
-  CHECK_FALSE(trace_size_check(tl, 707, 707, 0).ok());
+  CHECK(trace_size_check(tl, 2297, 2297, 0).ok());  // maps formed on demand, layers lean
+  CHECK_FALSE(trace_size_check(tl, 2298, 2298, 0).ok());
 }
 
 TEST_CASE("trace memory: trace_run refuses past its limit before any layer runs, and runs at the limit") {

@@ -196,15 +196,15 @@ TEST_CASE("trace: long inputs keep every head's weights but drop dot-product sco
 TEST_CASE("trace: a forward past its memory limit is refused before it runs; long inputs form their maps on demand") {
   // Found by the soak test: padding to 4,096 tokens with 32 heads in 8 layers asked for 17 GB and
   // the system killed the app. Its maps are now formed on demand (2^32 cells > kKeepMapsCells): the
-  // trace holds each layer's rows, 88 MB, and the mask, 67 MB, within the 2 GiB default. Under a
-  // 64 MiB limit it is refused before any layer runs, saying what it would take.
+  // trace holds each layer's input and its heads' q, k, v and out, 45 MB, and the mask, 67 MB, within
+  // the 2 GiB default. Under a 64 MiB limit it is refused before any layer runs, saying what it would take.
   ModelConfig c;
   c.d_model = 64;
   c.n_heads = 32;
   c.n_layers = 8;
   c.d_ff = 0;
   CHECK(trace_maps_kept(c, 4096, 4096) == MapsKept::none);
-  CHECK(trace_bytes(c, 4096, 4096) == (4096LL * (8 * (6 * 64 + 2 * 64) + 2 * 64) + 4096LL * 8 * 2 * 64 + 4096LL * 4096) * 4);
+  CHECK(trace_bytes(c, 4096, 4096) == (4096LL * (8 * (64 + 2 * 64) + 3 * 64) + 4096LL * 8 * 2 * 64 + 4096LL * 4096) * 4);
   CHECK(trace_maps_kept(c, 4096, 4096, false) == trace_maps_kept(c, 4096, 4096));
   CHECK(trace_maps_kept(c, 10, 10) == MapsKept::all);
   CHECK(trace_maps_kept(c, 10, 10, true) == MapsKept::none);
@@ -215,7 +215,7 @@ TEST_CASE("trace: a forward past its memory limit is refused before it runs; lon
   in.max_memory = 64 * 1024 * 1024;
   auto refused = trace_run(big, in);
   REQUIRE_FALSE(refused.ok());
-  CHECK(refused.error().find("the trace would take 153 MB (each layer's rows for 4096 tokens; the maps are formed when shown), "
+  CHECK(refused.error().find("the trace would take 112 MB (each layer's rows for 4096 tokens; the maps are formed when shown), "
                              "over its limit of 67 MB: ") == 0);
   in.source_text = kAnimal;  // cross-attention counts its encoder too
   CHECK_FALSE(trace_run(big, in).ok());

@@ -2,10 +2,12 @@
 // matrices for the chosen layer, head and query (the query's row outlined), read from the trace.
 // Weights use the colour map on 0..1; every other matrix the diverging map, symmetric about 0.
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "analysis/lecture.h"
 #include "model/head_map.h"
+#include "model/lean_layers.h"
 #include "state/figure_page.h"
 #include "state/formula_markup.h"
 #include "state/view_figure.h"
@@ -48,9 +50,9 @@ Status add_matrix(FigurePage& page, const AppState& app, const Trace& t, const L
   return page_grid(page, spec);
 }
 
-std::vector<StepMatrix> step_matrices(const Trace& t, const LectureFocus& f, LectureStep step) {
-  const LayerTrace& lt = t.layers[static_cast<size_t>(f.layer)];
-  const HeadTrace& h = t.head(f.layer, f.head);
+// lt and h: the focused layer and head, the trace's own or recomputed for a lean trace.
+std::vector<StepMatrix> step_matrices(const Trace& t, const LayerTrace& lt, const HeadTrace& h, const LectureFocus& f,
+                                      LectureStep step) {
   switch (step) {
     case LectureStep::input: return {{"X", lt.attn_in}};
     case LectureStep::head_split:
@@ -86,7 +88,16 @@ Result<Figure> steps_figure(const AppState& app, const FontRaster* font) {
     page_formula(page, *formula, 22, Rgba{200, 110, 10, 255});
   page_paragraph(page, tr(L, kStepsExplain[step]), 14, kPageInk);
   page_gap(page, 8);
-  for (const StepMatrix& sm : step_matrices(t, f, lecture_step_at(step)))
+  std::optional<LayerTrace> filled;  // a lean trace's layer (a long input), recomputed as the view does
+  if (trace_layers_lean(t)) {
+    if (!app.trace_model) return make_error("steps: " + std::string(tr(Lang::en, Str::steps_lean_no_model)));
+    auto r = trace_layer_for_lecture(*app.trace_model, t, f.layer, f.head);
+    if (!r) return make_error("steps: " + r.error());
+    filled = std::move(*r);
+  }
+  const LayerTrace& lt = filled ? *filled : t.layers[static_cast<size_t>(f.layer)];
+  const HeadTrace& h = filled ? lt.attn.heads[static_cast<size_t>(f.head)] : t.head(f.layer, f.head);
+  for (const StepMatrix& sm : step_matrices(t, lt, h, f, lecture_step_at(step)))
     if (Status s = add_matrix(page, app, t, f, sm); !s) return make_error("steps: " + s.error());
   return page_finish(std::move(page));
 }

@@ -8,6 +8,7 @@
 
 #include "shell/panels.h"
 #include "shell/view_registry.h"
+#include "model/lean_layers.h"
 #include "views/steps/steps_body.h"
 #include "widgets/formula.h"
 #include "views/steps/steps_draw.h"
@@ -141,13 +142,26 @@ void steps_view_draw(AppState& app, GuiResources& gui) {
   auto& cache = app.steps.scores;  // long inputs drop scores: recompute them once per head, not per frame
   if (cache.version != app.trace_version || cache.layer != f.layer || cache.head != f.head) {
     cache.scores = head_scores(t.head(f.layer, f.head), t.config);
+    cache.layer_filled.reset();
+    cache.layer_error.clear();
+    if (trace_layers_lean(t) && app.trace_model) {  // a long input keeps the layer's input and heads only
+      auto filled = trace_layer_for_lecture(*app.trace_model, t, f.layer, f.head);
+      if (filled) cache.layer_filled = std::move(*filled);
+      else cache.layer_error = filled.error();
+    }
     cache.version = app.trace_version;
     cache.layer = f.layer;
     cache.head = f.head;
   }
+  if (trace_layers_lean(t) && !cache.layer_filled) {
+    text_wrapped(cache.layer_error.empty() ? std::string(tr(L, Str::steps_lean_no_model)) : cache.layer_error);
+    ImGui::End();
+    return;
+  }
+  const LayerTrace& layer = cache.layer_filled ? *cache.layer_filled : t.layers[static_cast<size_t>(f.layer)];
+  const HeadTrace& head = cache.layer_filled ? layer.attn.heads[static_cast<size_t>(f.head)] : t.head(f.layer, f.head);
   const std::shared_ptr<const Mat> weights = app_head_weights(app, t, f.layer, f.head);  // alive while drawn
-  StepsView v{app, gui, t, f, t.layers[static_cast<size_t>(f.layer)], t.head(f.layer, f.head), cache.scores, *weights,
-              app.presentation ? 3 : 4};
+  StepsView v{app, gui, t, f, layer, head, cache.scores, *weights, app.presentation ? 3 : 4};
 
   nav_row(app, t, f);
   step_list(app);
