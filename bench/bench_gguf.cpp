@@ -8,7 +8,7 @@
 // every layer, from a second open) and what the machine allows for the decoding's writes (first touch of
 // fresh float-sized memory). Not a test.
 //
-// Long inputs: --tokens goes up to kMaxTokens (4096). A trace is refused past its memory limit
+// Long inputs: --tokens goes up to kMaxTokens (8192). A trace is refused past its memory limit
 // (TraceInput::max_memory: 2 GiB unless --max-trace-memory SIZE raises it, e.g. 16G); past 2^28 attention
 // cells (or with --maps-on-demand) it keeps Q, K, V and head outputs instead of the maps, and the JSON says
 // so (maps_kept "none"), with trace_bytes (what the size check counts). --repeats 0 runs the first forward
@@ -139,7 +139,7 @@ bool parse(int argc, char** argv, Options& o) {
     bool ok = true;
     if (a == "--tokens") ok = attnviz::parse_int_in(v, 1, attnviz::kMaxTokens, o.tokens);
     else if (a == "--repeats") ok = attnviz::parse_int_in(v, 0, 1000, o.repeats);
-    else if (a == "--layers-kept") ok = attnviz::parse_int_in(v, 1, 1 << 20, o.layers_kept);
+    else if (a == "--layers-kept") ok = attnviz::parse_int_in(v, 0, 1 << 20, o.layers_kept);
     else if (a == "--max-trace-memory" || a == "--rss-limit") {
       auto size = attnviz::memory_size_parse(v);
       ok = static_cast<bool>(size);
@@ -323,7 +323,7 @@ int main(int argc, char** argv) {
     std::cerr << "attnviz-bench-gguf: " << o.model << ": " << ec.message() << "\n";
     return 1;
   }
-  if (o.layers_kept > 0 && o.open != "model_open") {
+  if (o.layers_kept >= 0 && o.open != "model_open") {
     std::cerr << "attnviz-bench-gguf: --layers-kept goes with --open model_open\n";
     return 2;
   }
@@ -332,7 +332,7 @@ int main(int argc, char** argv) {
   const auto t0 = Clock::now();
   const double cpu0 = process_cpu_s();
   auto model = o.open == "decoded_now" ? open_decoded_now(o.model)
-               : o.layers_kept > 0    ? open_layers_kept(o.model, o.layers_kept)
+               : o.layers_kept >= 0   ? open_layers_kept(o.model, o.layers_kept)
                                       : attnviz::model_open(o.model);
   const double load_s = seconds_since(t0), load_cpu_s = process_cpu_s() - cpu0;
   if (!model) {

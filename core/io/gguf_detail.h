@@ -152,8 +152,8 @@ std::shared_ptr<const EncodedRows> encoded_rows_make(std::shared_ptr<const GgufM
 
 // What one layer of the config takes decoded, in bytes.
 uint64_t layer_float_bytes(const ModelConfig& c);
-// The layers of `file` decoded on demand by `arch`, at most `kept` of them (at least 1) kept decoded
-// (io/gguf_layers.cpp).
+// The layers of `file` decoded on demand by `arch`, at most `kept` of them kept decoded (0: none;
+// io/gguf_layers.cpp).
 std::shared_ptr<const LayerSource> layer_source_make(std::shared_ptr<const GgufMapped> file, const Arch& arch,
                                                      ModelConfig config, int kept);
 

@@ -68,7 +68,7 @@ uint64_t layer_float_bytes(const ModelConfig& c) {
 
 std::shared_ptr<const LayerSource> layer_source_make(std::shared_ptr<const GgufMapped> file, const Arch& arch,
                                                      ModelConfig config, int kept) {
-  return std::make_shared<GgufLayerSource>(std::move(file), arch, std::move(config), std::max(1, kept));
+  return std::make_shared<GgufLayerSource>(std::move(file), arch, std::move(config), std::max(0, kept));
 }
 
 }  // namespace attnviz::gguf

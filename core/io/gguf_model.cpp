@@ -270,12 +270,12 @@ std::vector<std::string_view> gguf_architectures() {
 namespace {
 
 // How many decoded layers a model kept on demand may hold: a third of what the process may still
-// take (the mapped file's pages come and go as the kernel needs), at least one.
+// take (the mapped file's pages come and go as the kernel needs); none when not even one fits.
 int layers_kept_by_memory(const ModelConfig& c) {
   const uint64_t per_layer = std::max<uint64_t>(gguf::layer_float_bytes(c), 1);
   const std::optional<int64_t> available = memory_available(memory_texts_read());
   const uint64_t budget = available && *available > 0 ? static_cast<uint64_t>(*available) / 3 : uint64_t{4} << 30;
-  return static_cast<int>(std::clamp<uint64_t>(budget / per_layer, 1, static_cast<uint64_t>(c.n_layers)));
+  return static_cast<int>(std::clamp<uint64_t>(budget / per_layer, 0, static_cast<uint64_t>(c.n_layers)));
 }
 
 // Whether the token table and output head stay encoded (GgufOpen::Vocab): their floats against an
@@ -337,7 +337,7 @@ Result<Model> gguf_model_from_file(std::shared_ptr<const GgufMapped> shared, con
   if (Status s = config_validate(model.config, max_params); !s) return make_error(s.error());
   if (on_demand)
     model.layer_source = gguf::layer_source_make(
-        shared, arch, model.config, how.layers_kept > 0 ? how.layers_kept : layers_kept_by_memory(model.config));
+        shared, arch, model.config, how.layers_kept >= 0 ? how.layers_kept : layers_kept_by_memory(model.config));
   model.tokenizer = *tokenizer;
   model.stored_as = stored_as(file);
   if (Status s = model_check_shapes(model); !s) return make_error(s.error());

@@ -22,8 +22,8 @@ std::vector<std::string_view> gguf_architectures();
 
 struct GgufOpen {
   // on_demand: the layers decoded when a computation reaches them; the first `layers_kept` decoded stay
-  // decoded (-1: as many as a third of the memory available holds, at least one), the others are
-  // decoded each time; decoded_now: every layer
+  // decoded (-1: as many as a third of the memory available holds; 0: none, every layer is decoded
+  // each time it is used, the least memory), the others are decoded each time; decoded_now: every layer
   // decoded as the file opens (and any bad value found then). The final norm is decoded as the file
   // opens either way.
   enum class Layers { on_demand, decoded_now } layers = Layers::on_demand;

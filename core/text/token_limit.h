@@ -4,6 +4,6 @@
 
 namespace attnviz {
 
-inline constexpr int kMaxTokens = 4096;
+inline constexpr int kMaxTokens = 8192;
 
 }  // namespace attnviz

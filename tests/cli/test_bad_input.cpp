@@ -173,7 +173,7 @@ TEST_CASE("bad input: a 1 MB single word is one token in bounded time, a 10 MB p
   REQUIRE_MESSAGE(gpt2.ok(), gpt2.error());
   REQUIRE_MESSAGE(bert.ok(), bert.error());
   t0 = std::chrono::steady_clock::now();
-  CHECK(trace_run(*gpt2, in).error() == "the text has more than 4096 tokens");
+  CHECK(trace_run(*gpt2, in).error() == "the text has more than 8192 tokens");
   const double gpt2_s = seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
   auto b = trace_run(*bert, in);
@@ -211,7 +211,7 @@ TEST_CASE("bad input: a 1 MB single word is one token in bounded time, a 10 MB p
   std::string many;
   for (int i = 0; i <= kMaxTokens; ++i) many += "w ";
   in.text = many;
-  CHECK(has(trace_run(m, in).error(), "4096"));
+  CHECK(has(trace_run(m, in).error(), "8192"));
 }
 
 TEST_CASE("bad input: invalid UTF-8 becomes U+FFFD tokens, NUL bytes separate words") {

@@ -157,7 +157,7 @@ struct Generator {
     else if (k == 4)
       text = random_text(r, r.in(60, 300), false);  // long: hundreds of tokens
     else if (k == 5)
-      for (int i = 0; i < 4200; ++i) text += r.pick(kWords) + " ";  // over 4,096 tokens: refused
+      for (int i = 0; i < 8400; ++i) text += r.pick(kWords) + " ";  // over 8,192 tokens: refused
     else
       text = random_text(r, r.in(1, 40), false);
     write(path, text);
@@ -191,7 +191,7 @@ struct Generator {
       case 0: maybe("mask causal " + r.pick({"on", "off", "maybe"})); break;
       case 1: maybe("mask window " + r.pick({"off", "0", "1", "2", "5", "-3", "4096", "5000"})); break;
       case 2: maybe("mask strided " + r.pick({"off", "1", "2", "3", "0", "-1", "4097"})); break;
-      case 3: maybe("mask pad " + r.pick({"off", "1", "2", "8", "32", "64", "0", "4096", "4097"})); break;
+      case 3: maybe("mask pad " + r.pick({"off", "1", "2", "8", "32", "64", "0", "4096", "8193"})); break;
       case 4: {  // a cell, sometimes past any sentence (refused by the engine) or past the script's limit
         const std::string far = r.pick({"40", "4095", "4096", "5000"});
         maybe("mask hide " + std::to_string(r.in(0, 12)) + " " + (r.chance(85) ? std::to_string(r.in(0, 12)) : far));

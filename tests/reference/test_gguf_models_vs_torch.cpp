@@ -449,6 +449,18 @@ TEST_CASE("gguf models: layers decoded on demand give the numbers of layers deco
     CHECK((*one)->ff2_w == now.weights.layers[1].ff2_w);
     CHECK((*zero)->attn.in_proj_w == now.weights.layers[0].attn.in_proj_w);
     CHECK_FALSE(model_layer(lazy, lazy.config.n_layers).ok());
+    // None kept (the least memory): every layer decoded anew each time it is used, the same numbers.
+    const Model none = open_with(path, {GgufOpen::Layers::on_demand, 0});
+    CHECK(none.layer_source->layers_kept() == 0);
+    auto first = model_layer(none, 0), first_again = model_layer(none, 0);
+    REQUIRE((first.ok() && first_again.ok()));
+    CHECK(first->get() != first_again->get());
+    CHECK((*first)->attn.in_proj_w == now.weights.layers[0].attn.in_proj_w);
+    TraceInput in;
+    in.token_ids = reference["cases"][1]["ids"].get<std::vector<int>>();
+    auto a = trace_run(now, in), b = trace_run(none, in);
+    REQUIRE((a.ok() && b.ok()));
+    CHECK(a->final == b->final);
   }
 }
 

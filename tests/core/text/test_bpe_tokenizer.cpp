@@ -357,10 +357,10 @@ TEST_CASE("bpe: a 1 MB word merges in O(n log n), and an over-long one stops bef
   CHECK(e->tokens.back().end == word.size());
   CHECK(e->tokens[1].continues);
 
-  // Default limit of 4096 tokens: refused before merging, since 2^20 bytes cannot fit.
+  // Default limit of 8192 tokens: refused before merging, since 2^20 bytes cannot fit.
   auto [refused, refused_seconds] = timed(word, SubwordLimits{});
   REQUIRE_FALSE(refused.ok());
-  CHECK(refused.error() == "the text has more than 4096 tokens");
+  CHECK(refused.error() == "the text has more than 8192 tokens");
   CHECK(refused_seconds < seconds / 4);  // no merging happened
 }
 

@@ -212,7 +212,7 @@ TEST_CASE("tokenizer: byte and token limits") {
   CHECK(tokenize_words(many)->size() == static_cast<size_t>(kMaxTokens));
   r = tokenize_words(many + "w");
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error() == "the text has more than 4096 tokens");
+  CHECK(r.error() == "the text has more than 8192 tokens");
 }
 
 TEST_CASE("tokenizer: megabyte inputs of every shape finish") {
@@ -224,7 +224,7 @@ TEST_CASE("tokenizer: megabyte inputs of every shape finish") {
 
   auto punct = tokenize_words(std::string(mb, '.'));
   REQUIRE_FALSE(punct.ok());
-  CHECK(punct.error() == "the text has more than 4096 tokens");
+  CHECK(punct.error() == "the text has more than 8192 tokens");
   TokenizeLimits unlimited;
   unlimited.max_tokens = 1 << 30;
   auto all_punct = tokenize_words(std::string(mb, '!'), unlimited);
@@ -242,7 +242,7 @@ TEST_CASE("tokenizer: megabyte inputs of every shape finish") {
 
   auto invalid = tokenize_words(std::string(mb, '\xFF'));
   REQUIRE_FALSE(invalid.ok());
-  CHECK(invalid.error() == "the text has more than 4096 tokens");
+  CHECK(invalid.error() == "the text has more than 8192 tokens");
 
   // A megabyte of one Hangul word and of hyphen-joined words.
   std::string hangul;
