@@ -353,6 +353,10 @@ const std::vector<Flag>& flags() {
          return Ok{};
        },
        kAttention | kPredict | kHeads | kGenerate},
+      {"layers-kept", "N",
+       "a GGUF model's layers stay in the file until used; keep the first N decoded in memory (default: as many as a "
+       "third of the memory available holds; 0: none, the least memory, every layer decoded each time)",
+       int_flag(&CliOptions::layers_kept, 0, kMaxLayers, "layers-kept"), kAttention | kPredict | kHeads | kGenerate},
       {"csv", "FILE", "write one head's weights as CSV (needs --layer and --head)", string_flag(&CliOptions::csv_path)},
       {"png", "FILE", "draw a labelled grid of one layer's heads (needs --layer)", string_flag(&CliOptions::png_path)},
       {"svg", "FILE", "the same grid as an SVG: vector cells, text as text (needs --layer)",

@@ -46,6 +46,7 @@ struct CliOptions {
   ColorScaleSpec color_scale;  // --color-scale linear|log|power: how values spread over it (--png, --svg)
   bool first_aside = false;    // --first-aside: the first key apart, the rest of each row renormalised (--png, --svg)
   int64_t max_trace_memory = 0;  // --max-trace-memory SIZE in bytes; 0: sized from the memory available (cli_run)
+  int layers_kept = -1;          // --layers-kept N: a GGUF model's decoded layers kept (-1: by the memory available)
   int top_k = 3;              // --top-k: strongest keys per query in JSON; predict: tokens listed (default 5)
   bool json_weights = true;   // --no-weights drops the (T, T) matrices from JSON
   std::string out_dir;        // train coref / induction / gather: --out DIR (model.safetensors is written there)

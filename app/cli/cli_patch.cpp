@@ -60,7 +60,7 @@ void print_grid(std::ostream& out, const std::vector<std::vector<float>>& grid, 
 int cli_patch(const CliOptions& o, std::ostream& stdout_stream, std::ostream& err) {
   std::ostringstream discard;
   std::ostream& out = o.json_path == "-" ? discard : stdout_stream;
-  auto model = model_open(o.model_path, std::nullopt, {}, MappedValues::in_place);  // the process ends soon after
+  auto model = model_open(o.model_path, std::nullopt, {}, MappedValues::in_place, o.layers_kept);  // the process ends soon after
   if (!model) return cli_fail(err, model.error());
   PatchTokens tokens;
   for (bool answer : {true, false}) {
@@ -106,7 +106,7 @@ int cli_patch(const CliOptions& o, std::ostream& stdout_stream, std::ostream& er
 int cli_logit_attribution(const CliOptions& o, std::ostream& stdout_stream, std::ostream& err) {
   std::ostringstream discard;
   std::ostream& out = o.json_path == "-" ? discard : stdout_stream;
-  auto model = model_open(o.model_path, std::nullopt, {}, MappedValues::in_place);
+  auto model = model_open(o.model_path, std::nullopt, {}, MappedValues::in_place, o.layers_kept);
   if (!model) return cli_fail(err, model.error());
   auto answer = token_flag(o, *model, true);
   if (!answer) return cli_fail(err, answer.error());

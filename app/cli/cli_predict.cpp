@@ -31,7 +31,7 @@ struct Run {
 };
 
 Result<Run> open_and_trace(const CliOptions& o, const Ablation& ablation) {
-  auto model = model_open(o.model_path, std::nullopt, {}, MappedValues::in_place);  // the process ends soon after
+  auto model = model_open(o.model_path, std::nullopt, {}, MappedValues::in_place, o.layers_kept);  // the process ends soon after
   if (!model) return make_error(model.error());
   TraceInput in;
   in.text = o.text;
@@ -157,7 +157,7 @@ int cli_heads_set(const CliOptions& o, std::ostream& stdout_stream, std::ostream
   if (!bytes) return cli_fail(err, "--set: " + bytes.error());
   auto sentences = sentence_set_parse(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
   if (!sentences) return cli_fail(err, "--set " + o.set_path + ": " + sentences.error());
-  auto model = model_open(o.model_path, std::nullopt, {}, MappedValues::in_place);  // the process ends soon after
+  auto model = model_open(o.model_path, std::nullopt, {}, MappedValues::in_place, o.layers_kept);  // the process ends soon after
   if (!model) return cli_fail(err, model.error());
   ImportanceSetInput in;
   in.mask = o.mask;
@@ -231,7 +231,7 @@ int cli_heads(const CliOptions& o, std::ostream& stdout_stream, std::ostream& er
 int cli_generate(const CliOptions& o, std::ostream& stdout_stream, std::ostream& err) {
   std::ostringstream discard;
   std::ostream& out = o.json_path == "-" ? discard : stdout_stream;
-  auto model = model_open(o.model_path, std::nullopt, {}, MappedValues::in_place);  // the process ends soon after
+  auto model = model_open(o.model_path, std::nullopt, {}, MappedValues::in_place, o.layers_kept);  // the process ends soon after
   if (!model) return cli_fail(err, model.error());
   GenerateOptions g;
   g.tokens = o.tokens;

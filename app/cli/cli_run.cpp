@@ -282,9 +282,10 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (!o.attention_path.empty()) return attention_file_run(o, out, err);
   auto fail = [&](const std::string& message) { return cli_fail(err, message); };
   const std::string& path = o.model_path.empty() ? o.weights_path : o.model_path;
+  if (path.empty() && o.layers_kept >= 0) return fail("--layers-kept needs a GGUF model (--model FILE.gguf)");
   // The process ends soon after: a file's F32 weights are read in place, not copied.
   auto model = path.empty() ? model_init_random(o.config, o.seed, o.generator)
-                            : model_open(path, o.config, {}, MappedValues::in_place);
+                            : model_open(path, o.config, {}, MappedValues::in_place, o.layers_kept);
   if (!model) return fail(model.error());
   if (!path.empty()) {
     // A flag at odds with the file is a usage error, as one at odds with another flag is.

@@ -94,11 +94,13 @@ Result<Model> open_checkpoint(const fs::path& dir, const fs::path& weights, std:
 }
 
 // A GGUF file (llama.cpp, Ollama, LM Studio): mapped, its tensors decoded into the model.
-Result<Model> open_gguf(const fs::path& path, const OpenProgress& progress) {
+Result<Model> open_gguf(const fs::path& path, const OpenProgress& progress, int layers_kept) {
   auto mapped = gguf_map(path.string());
   if (!mapped) return make_error(mapped.error());
   report(progress, 0.02f);
-  auto model = gguf_model_from_file(std::make_shared<const GgufMapped>(std::move(*mapped)), GgufOpen{},
+  GgufOpen how;
+  how.layers_kept = layers_kept;
+  auto model = gguf_model_from_file(std::make_shared<const GgufMapped>(std::move(*mapped)), how,
                                     [&](float f) { report(progress, 0.02f + 0.98f * f); });
   if (!model) return make_error("'" + path.string() + "': " + model.error());
   report(progress, 1.0f);
@@ -133,11 +135,11 @@ Result<Model> open_file(const fs::path& path, const std::optional<ModelConfig>& 
 }  // namespace
 
 Result<Model> model_open(const std::string& path, const std::optional<ModelConfig>& fallback,
-                         const OpenProgress& progress, MappedValues weights) {
+                         const OpenProgress& progress, MappedValues weights, int gguf_layers_kept) {
   if (path.rfind(kOllamaPrefix, 0) == 0) {  // an Ollama model by its name: its weights' blob
     auto blob = ollama_model_path(LocalModelPlaces::from_environment().ollama, path.substr(kOllamaPrefix.size()));
     if (!blob) return make_error(blob.error());
-    auto model = open_gguf(*blob, progress);
+    auto model = open_gguf(*blob, progress, gguf_layers_kept);
     if (!model) return make_error(path + ": " + model.error());
     model->source = path;
     return model;
@@ -157,12 +159,15 @@ Result<Model> model_open(const std::string& path, const std::optional<ModelConfi
           "' has neither config.json (a Hugging Face checkpoint) nor model.safetensors (an attnviz model)");
     }
   } else if (path_is_file(p)) {
-    model = gguf_magic(file_read_prefix(path, 4)) ? open_gguf(p, progress) : open_file(p, fallback, progress, weights);
+    model = gguf_magic(file_read_prefix(path, 4)) ? open_gguf(p, progress, gguf_layers_kept)
+                                                   : open_file(p, fallback, progress, weights);
   } else {
     std::error_code ec;
     if (fs::exists(p, ec)) return make_error("'" + path + "' is not a model file or folder");
     return make_error("'" + path + "' does not exist");
   }
+  if (model && gguf_layers_kept >= 0 && !model->layer_source)
+    return make_error("'" + path + "' is not a GGUF file: only a GGUF file's layers are kept decoded or not");
   if (model) model->source = path;
   return model;
 }

@@ -27,8 +27,11 @@ using OpenProgress = std::function<void(float)>;
 // (shapes and finite values) before it is returned; model.source is the path as given. `weights`:
 // whether F32 weights may be read in place from the file (MappedValues::in_place, for a process
 // that ends soon after, the CLI: no copy, half the memory) or must be the model's own (the app).
+// `gguf_layers_kept`: a GGUF file's decoded layers kept in memory (GgufOpen::layers_kept: -1 by the
+// memory available, 0 none); set for another kind of model it is an error naming the flag's meaning.
 Result<Model> model_open(const std::string& path, const std::optional<ModelConfig>& fallback = std::nullopt,
-                         const OpenProgress& progress = {}, MappedValues weights = MappedValues::copied);
+                         const OpenProgress& progress = {}, MappedValues weights = MappedValues::copied,
+                         int gguf_layers_kept = -1);
 
 // A short description for status lines: "gpt2 checkpoint, bpe 50257 pieces" style facts.
 std::string model_summary(const Model& model);

@@ -498,3 +498,24 @@ TEST_CASE("cli: --max-trace-memory sets the trace's limit; a longer input is ref
   CHECK_MESSAGE(runs.status == 0, runs.err);
   CHECK(has(runs.out, "tokens (267):"));
 }
+
+TEST_CASE("cli: --layers-kept keeps a GGUF model's layers decoded or not, the same output; refused for other models") {
+  const std::string gguf = fixture_path("gguf_models/gemma3_q8_0/model.gguf");
+  CHECK(cli_parse({"attention", "--model", gguf, "--text", "hi", "--layers-kept", "0"})->layers_kept == 0);
+  CHECK(cli_parse({"attention", "--model", gguf, "--text", "hi"})->layers_kept == -1);
+  CHECK(has(cli_parse({"attention", "--model", gguf, "--text", "hi", "--layers-kept", "-1"}).error(), "layers-kept"));
+  CHECK(has(cli_help(), "--layers-kept N"));
+  const std::vector<std::string> base = {"attention", "--model", gguf, "--text", "The animal didn't cross the street"};
+  std::vector<std::string> none = base;
+  none.insert(none.end(), {"--layers-kept", "0"});
+  const Run by_memory = run(base), every_time = run(none);
+  REQUIRE_MESSAGE(by_memory.status == 0, by_memory.err);
+  REQUIRE_MESSAGE(every_time.status == 0, every_time.err);
+  CHECK(every_time.out == by_memory.out);
+  const Run checkpoint = run({"attention", "--model", fixture_path("hf/gpt2_tiny"), "--text", "hi", "--layers-kept", "2"});
+  CHECK(checkpoint.status == 1);
+  CHECK(has(checkpoint.err, "is not a GGUF file"));
+  const Run sandbox = run({"attention", "--text", "hi", "--layers-kept", "2"});
+  CHECK(sandbox.status == 1);
+  CHECK(has(sandbox.err, "--layers-kept needs a GGUF model"));
+}
