@@ -146,6 +146,7 @@ TEST_CASE("trace memory: the tokens that fit, and a refusal that says so and how
   CHECK(trace_tokens_fit(tl, 2 * kGiB) == 2297);  // 487 while every map was kept, 706 while the layers were whole
   CHECK(trace_tokens_fit(tl, kGiB) == 1154);
   CHECK(trace_tokens_fit(tl, 8 * kGiB) == kMaxTokens);
+  CHECK(trace_tokens_fit(tl, 19 * kGiB / 2) == kMaxTokens);  // 8,192 tokens: 7.3 GiB
   CHECK(trace_tokens_fit(gpt2_small(), 256 * kMiB) == 257);
   CHECK(trace_tokens_fit(gpt2_small(), 19 * kGiB / 2) == kMaxTokens);
   CHECK(trace_tokens_fit(gpt2_small(), 1024 * kGiB) == kMaxTokens);
