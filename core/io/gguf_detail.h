@@ -112,6 +112,10 @@ class TensorTaker {
   std::string error_;
 };
 
+// A tensor of a vision encoder or its projector stored beside the language model ("v.*", "mm.*", as
+// Ollama's Gemma 3 files hold them): not read, and not an error.
+bool gguf_vision_tensor(std::string_view name);
+
 // One architecture: its name, its `{arch}.` keys, how its metadata becomes a ModelConfig (and whether
 // the output head is tied) and how its tensors are taken.
 struct Arch {

@@ -101,6 +101,9 @@ Status metadata_keys_check(const GgufFile& file, const std::string& arch, std::s
                         "single-file models; join the parts with llama.cpp's llama-gguf-split --merge");
     }
     if (key == "split.no" || key == "split.tensors.count") continue;
+    // A vision encoder and its projector stored with the language model (Ollama's Gemma 3): the
+    // language model attnviz shows reads none of it (gguf_vision_tensor).
+    if (key.starts_with(own + "vision.") || key.starts_with(own + "mm.")) continue;
     if (key.starts_with(own)) {
       const std::string_view rest = std::string_view(key).substr(own.size());
       const auto it = std::find_if(keys.begin(), keys.end(), [&](const ArchKey& k) { return rest == k.name; });
@@ -221,10 +224,12 @@ const std::string& TensorTaker::run() {
 Status TensorTaker::finish() {
   if (!run().empty()) return make_error(error_);
   for (size_t i = 0; i < taken_.size(); ++i)
-    if (!taken_[i])
+    if (!taken_[i] && !gguf_vision_tensor(file_.file.tensors[i].name))
       return make_error("tensor '" + file_.file.tensors[i].name + "' is not one attnviz reads for this architecture");
   return Ok{};
 }
+
+bool gguf_vision_tensor(std::string_view name) { return name.starts_with("v.") || name.starts_with("mm."); }
 
 }  // namespace gguf
 
@@ -244,6 +249,7 @@ std::string stored_as(const GgufFile& file) {
   std::vector<std::pair<uint64_t, std::string>> by_type;
   uint64_t total = 0;
   for (const GgufTensorInfo& t : file.tensors) {
+    if (gguf::gguf_vision_tensor(t.name)) continue;  // counted apart (Model::vision_tensors_unread)
     const std::string name = ggml_type_name(static_cast<uint32_t>(t.type));
     auto it = std::find_if(by_type.begin(), by_type.end(), [&](const auto& e) { return e.second == name; });
     if (it == by_type.end()) by_type.emplace_back(t.bytes, name);
@@ -340,6 +346,8 @@ Result<Model> gguf_model_from_file(std::shared_ptr<const GgufMapped> shared, con
         shared, arch, model.config, how.layers_kept >= 0 ? how.layers_kept : layers_kept_by_memory(model.config));
   model.tokenizer = *tokenizer;
   model.stored_as = stored_as(file);
+  model.vision_tensors_unread = static_cast<int>(
+      std::count_if(file.tensors.begin(), file.tensors.end(), [](const GgufTensorInfo& t) { return gguf::gguf_vision_tensor(t.name); }));
   if (Status s = model_check_shapes(model); !s) return make_error(s.error());
   return model;
 }

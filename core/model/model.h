@@ -89,6 +89,8 @@ struct Model {
   // How a file stored the weights when that is worth saying: a GGUF file's tensor types by their share
   // of the weights' bytes ("GGUF: Q4_K 71%, Q6_K 27%, F32 2%"); empty otherwise.
   std::string stored_as;
+  // Tensors of a vision encoder the file holds beside the language model (Ollama's Gemma 3): not read.
+  int vision_tensors_unread = 0;
 };
 
 // Model::source of a model made here rather than opened (a file's source is its path): what it is,

@@ -305,6 +305,20 @@ TEST_CASE("gguf models: Qwen3's and Gemma's metadata become heads of their own w
   CHECK(global.rope.factor == 8.0f);
 }
 
+TEST_CASE("gguf models: a vision encoder stored beside the language model (Ollama's Gemma 3) is left unread") {
+  const Model plain = open_model("gemma3_q8_0");
+  auto with = model_open(model_dir("gemma3_q8_0") + "/with_vision.gguf");
+  REQUIRE_MESSAGE(with.ok(), with.error());
+  CHECK(with->vision_tensors_unread == 4);
+  CHECK(plain.vision_tensors_unread == 0);
+  CHECK(with->stored_as == plain.stored_as);  // the language model's tensors only
+  TraceInput in;
+  in.token_ids = read_json(model_dir("gemma3_q8_0") + "/reference.json")["cases"][2]["ids"].get<std::vector<int>>();
+  auto a = trace_run(plain, in), b = trace_run(*with, in);
+  REQUIRE((a.ok() && b.ok()));
+  CHECK(a->final == b->final);
+}
+
 TEST_CASE("gguf models: Gemma's sliding layers see their window, its global layers every key") {
   const Model g3 = open_model("gemma3_q8_0");
   TraceInput in;

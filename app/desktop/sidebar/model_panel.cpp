@@ -285,6 +285,8 @@ void source_section(AppState& app) {
                          model_source_text(app.model->source, L).c_str()));
   if (c.kv_heads() != c.n_heads) text_wrapped(tr_format(L, Str::src_gqa, c.n_heads, c.kv_heads()));
   if (app.model && !app.model->stored_as.empty()) text_wrapped(tr_format(L, Str::src_stored_as, app.model->stored_as.c_str()));
+  if (app.model && app.model->vision_tensors_unread > 0)
+    text_wrapped(tr_format(L, Str::src_vision_unread, app.model->vision_tensors_unread));
   if (c.head_dim > 0) text_wrapped(tr_format(L, Str::src_head_width, c.head_size(), c.q_dim(), c.d_model));
   if (c.positions == PositionEncoding::rotary || c.norm_kind == NormKind::rms_norm || c.gated_ffn || c.parallel_residual ||
       c.sliding_window > 0 || c.qk_norm || c.sublayer_norm || c.attn_softcap > 0 || c.logit_softcap > 0) {
