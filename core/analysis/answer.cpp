@@ -10,6 +10,7 @@
 #include "analysis/coref_readout.h"
 #include "demos/gather_data.h"
 #include "base/enum_names.h"
+#include "model/attention.h"
 #include "model/kernels.h"
 #include "text/subword_display.h"
 
@@ -163,8 +164,7 @@ std::string no_answer_english(const NoAnswer& why) {
 AnswerResult<RowVec> output_logits(const Model& model, const RowVec& h) {
   auto out = output_logits_uncapped(model, h);
   if (!out || model.config.logit_softcap <= 0.0f) return out;
-  const float cap = model.config.logit_softcap, inv = 1.0f / cap;
-  for (Eigen::Index i = 0; i < out->size(); ++i) (*out)(i) = cap * std::tanh((*out)(i) * inv);
+  for (Eigen::Index i = 0; i < out->size(); ++i) (*out)(i) = soft_cap((*out)(i), model.config.logit_softcap);
   return out;
 }
 

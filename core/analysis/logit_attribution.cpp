@@ -123,7 +123,7 @@ Result<ResidualParts> residual_parts(const Model& model, const Trace& trace, int
     if (!layer) return make_error(layer.error());
     const LayerWeights& w = **layer;
     // A lean trace (a long input) keeps the layer's input and heads: its other rows are recomputed.
-    const bool lean = trace.layers[static_cast<size_t>(l)].attn.out.size() == 0;
+    const bool lean = trace_layers_lean(trace);
     Result<LayerTrace> row_of_lean = lean ? trace_layer_rows(model, trace, l, p, 1) : Result<LayerTrace>(LayerTrace{});
     if (!row_of_lean) return make_error(row_of_lean.error());
     const LayerTrace& lt = lean ? *row_of_lean : trace.layers[static_cast<size_t>(l)];

@@ -17,13 +17,12 @@ float score_scale(const ModelConfig& c, ScoreKind kind) {
   return 1.0f / (root * c.temperature);
 }
 
+float soft_cap(float x, float cap) { return cap > 0.0f ? cap * std::tanh(x * (1.0f / cap)) : x; }
+
 void scores_soft_cap(Mat& scores, float cap) {
   if (cap <= 0.0f) return;
-  const float inv = 1.0f / cap;
-  for (Eigen::Index i = 0; i < scores.size(); ++i) scores.data()[i] = cap * std::tanh(scores.data()[i] * inv);
+  for (Eigen::Index i = 0; i < scores.size(); ++i) scores.data()[i] = soft_cap(scores.data()[i], cap);
 }
-
-float score_soft_cap(float score, float cap) { return cap > 0.0f ? cap * std::tanh(score * (1.0f / cap)) : score; }
 
 Mat head_block(MatRef stacked, int head, int head_size) {
   return stacked.size() > 0 ? Mat(stacked.block(head * head_size, 0, head_size, head_size)) : Mat();
@@ -107,7 +106,7 @@ HeadScoreCell head_score_at(const HeadTrace& head, const ModelConfig& c, int q, 
   if (head.scores_raw.size() > 0) return {head.scores_raw(q, k), head.scores_scaled(q, k)};
   // product_dot sums as product_abt does: the cell equals head_scores' bit for bit.
   const float raw = product_dot(head.q.row(q).data(), head.k.row(k).data(), head.q.cols());
-  return {raw, score_soft_cap(raw * score_scale(c, head.score), c.attn_softcap)};
+  return {raw, soft_cap(raw * score_scale(c, head.score), c.attn_softcap)};
 }
 
 void attention_ablate(AttentionTrace& t, const LayerAblation& ablate, int hs) {

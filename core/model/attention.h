@@ -115,9 +115,9 @@ HeadScoreCell head_score_at(const HeadTrace& head, const ModelConfig& config, in
 // Divides raw scores as the head's scoring function prescribes: ÷√HS for scaled_dot (or the
 // model's own scale, config.scaled_dot_scale), then ÷τ.
 float score_scale(const ModelConfig& config, ScoreKind kind);
-// The model's soft cap on scaled scores (config.attn_softcap, Gemma 2): s -> cap·tanh(s / cap),
-// nothing when cap is 0. Applied after score_scale, before the mask.
+// A soft cap (Gemma 2's on scaled scores, config.attn_softcap, and on logits, config.logit_softcap):
+// x -> cap·tanh(x / cap), nothing when cap is 0. Scores are capped after score_scale, before the mask.
+float soft_cap(float x, float cap);
 void scores_soft_cap(Mat& scores, float cap);
-float score_soft_cap(float score, float cap);
 
 }  // namespace attnviz

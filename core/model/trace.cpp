@@ -138,6 +138,11 @@ Result<TokenizedInput> tokens_for_trace(const Model& model, const std::string& t
   return words_for_trace(model, text, pad_to);
 }
 
+// Layer l's mask: `sliding` on a sliding layer of a model whose layers differ (built then), else `mask`.
+const Mat& mask_of_layer(const Mat& mask, const Mat& sliding, const ModelConfig& c, int l) {
+  return sliding.size() > 0 && layer_slides(c, l) ? sliding : mask;
+}
+
 // Runs every layer; memory == nullptr for self-attention. An error when cancelled (kTraceCancelled)
 // or when a layer kept in its file's encoding cannot be decoded.
 // mask_sliding: the sliding layers' mask when the model's layers differ (Trace::mask_sliding), else empty.
@@ -152,8 +157,7 @@ Status run_layers(const Model& model, const Mat& x0, const Mat* memory, const Ma
     if (control.cancel && control.cancel->load(std::memory_order_relaxed)) return make_error(kTraceCancelled);
     auto layer = model_layer(model, l);
     if (!layer) return make_error(layer.error());
-    const Mat& layer_mask = mask_sliding.size() > 0 && layer_slides(c, l) ? mask_sliding : mask;
-    out.push_back(layer_forward(**layer, config_of_layer(c, l), *x, memory, layer_mask, kept,
+    out.push_back(layer_forward(**layer, config_of_layer(c, l), *x, memory, mask_of_layer(mask, mask_sliding, c, l), kept,
                                 ablation_for_layer(ablation, l, c.n_heads)));
     if (kept == MapsKept::none) {  // a long input: the layer's input and heads stay (model/lean_layers.h)
       layer_trace_release(out.back(), true);
@@ -184,7 +188,7 @@ Result<MaskSpec> checked_mask(const Model& model, const TraceInput& input) {
   // own sliding window (Mistral) keeps it.
   MaskSpec mask = input.mask;
   mask.causal = mask.causal || model.config.causal;
-  // When only some layers slide (Gemma), the window is theirs alone: sliding_mask_spec.
+  // When only some layers slide (Gemma), the window is theirs alone (build_masks).
   if (const int w = model.config.sliding_window; w > 0 && !layers_differ(model.config)) mask = with_window(mask, w);
   return mask;
 }
@@ -413,7 +417,7 @@ Result<Trace> trace_prepare(const Model& model, const TraceInput& input) {
 }
 
 const Mat& trace_layer_mask(const Trace& t, int l) {
-  return t.mask_sliding.size() > 0 && layer_slides(t.config, l) ? t.mask_sliding : t.mask;
+  return mask_of_layer(t.mask, t.mask_sliding, t.config, l);
 }
 
 Status trace_finish(const Model& model, Trace& t, const TraceControl& control) {

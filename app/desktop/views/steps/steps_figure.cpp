@@ -88,15 +88,20 @@ Result<Figure> steps_figure(const AppState& app, const FontRaster* font) {
     page_formula(page, *formula, 22, Rgba{200, 110, 10, 255});
   page_paragraph(page, tr(L, kStepsExplain[step]), 14, kPageInk);
   page_gap(page, 8);
-  std::optional<LayerTrace> filled;  // a lean trace's layer (a long input), recomputed as the view does
-  if (trace_layers_lean(t)) {
+  // A lean trace's layer (a long input): the one the view recomputed for this head, else recomputed here.
+  const StepsScoresCache& cache = app.steps.scores;
+  const bool cached = cache.layer_filled && cache.version == app.trace_version && cache.layer == f.layer &&
+                      cache.head == f.head;
+  std::optional<LayerTrace> filled;
+  if (trace_layers_lean(t) && !cached) {
     if (!app.trace_model) return make_error("steps: " + std::string(tr(Lang::en, Str::steps_lean_no_model)));
     auto r = trace_layer_for_lecture(*app.trace_model, t, f.layer, f.head);
     if (!r) return make_error("steps: " + r.error());
     filled = std::move(*r);
   }
-  const LayerTrace& lt = filled ? *filled : t.layers[static_cast<size_t>(f.layer)];
-  const HeadTrace& h = filled ? lt.attn.heads[static_cast<size_t>(f.head)] : t.head(f.layer, f.head);
+  const LayerTrace* recomputed = filled ? &*filled : cached ? &*cache.layer_filled : nullptr;
+  const LayerTrace& lt = recomputed ? *recomputed : t.layers[static_cast<size_t>(f.layer)];
+  const HeadTrace& h = recomputed ? lt.attn.heads[static_cast<size_t>(f.head)] : t.head(f.layer, f.head);
   for (const StepMatrix& sm : step_matrices(t, lt, h, f, lecture_step_at(step)))
     if (Status s = add_matrix(page, app, t, f, sm); !s) return make_error("steps: " + s.error());
   return page_finish(std::move(page));
